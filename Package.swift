@@ -1,0 +1,67 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Tally",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
+    products: [
+        .library(name: "TallyCore", targets: ["TallyCore"]),
+        .library(name: "TallyVerify", targets: ["TallyVerify"]),
+        .library(name: "TallyTesting", targets: ["TallyTesting"]),
+        .executable(name: "tally", targets: ["tally"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .target(name: "TallyCore", swiftSettings: strict),
+        .target(
+            name: "TallyVerify",
+            dependencies: [
+                "TallyCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "TallyTesting",
+            dependencies: [
+                "TallyCore", "TallyVerify",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "tally",
+            dependencies: [
+                "TallyCore", "TallyVerify", "TallyTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "TallyCoreTests", dependencies: ["TallyCore"], swiftSettings: strict),
+        .testTarget(
+            name: "TallyVerifyTests",
+            dependencies: [
+                "TallyCore", "TallyVerify", "TallyTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Chains that passed ``ChainValidator``, keyed by the exact `x5c[0]` and `x5c[1]` strings.
+///
+/// Bounded: when full, the least recently used chain is dropped. Thread-safe with a lock,
+/// not an actor, because a lookup is a few hundred nanoseconds and sits on every verification.
+final class ChainCache: @unchecked Sendable {
+    struct Key: Hashable, Sendable {
+        let leaf: String
+        let intermediate: String
+    }
+
+    private struct Entry {
+        let chain: TrustedChain
+        var lastUse: UInt64
+        var revocationCheckedAt: Date?
+    }
+
+    let capacity: Int
+    private let lock = NSLock()
+    private var entries: [Key: Entry] = [:]
+    private var clock: UInt64 = 0
+
+    init(capacity: Int) {
+        self.capacity = max(0, capacity)
+    }
+
+    /// The cached chain and when its revocation status was last confirmed.
+    func lookup(_ key: Key) -> (chain: TrustedChain, revocationCheckedAt: Date?)? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard var entry = entries[key] else { return nil }
+        clock &+= 1
+        entry.lastUse = clock
+        entries[key] = entry
+        return (entry.chain, entry.revocationCheckedAt)
+    }
+
+    func insert(_ chain: TrustedChain, for key: Key) {
+        guard capacity > 0 else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        clock &+= 1
+        if entries[key] == nil, entries.count >= capacity,
+           let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+            entries.removeValue(forKey: oldest)
+        }
+        entries[key] = Entry(chain: chain, lastUse: clock, revocationCheckedAt: entries[key]?.revocationCheckedAt)
+    }
+
+    func markRevocationChecked(_ key: Key, at date: Date) {
+        lock.lock()
+        defer { lock.unlock() }
+        entries[key]?.revocationCheckedAt = date
+    }
+
+    /// How many chains are cached.
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.count
+    }
+}
