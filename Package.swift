@@ -43,10 +43,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "TallyBenchmarks",
+            dependencies: [
+                "TallyCore", "TallyVerify", "TallyTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "tally",
             dependencies: [
-                "TallyCore", "TallyVerify", "TallyTesting",
+                "TallyCore", "TallyVerify", "TallyTesting", "TallyBenchmarks",
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -31,6 +31,7 @@ public struct SignedDataVerifier: Sendable {
     public let configuration: Configuration
     private let now: @Sendable () -> Date
     private let cache: ChainCache
+    private let headers: HeaderMemo
     private let validator: ChainValidator
 
     /// - Parameters:
@@ -41,6 +42,7 @@ public struct SignedDataVerifier: Sendable {
         self.configuration = configuration
         self.now = now
         self.cache = ChainCache(capacity: configuration.chainCacheCapacity)
+        self.headers = HeaderMemo(capacity: min(8, configuration.chainCacheCapacity))
         self.validator = ChainValidator(roots: configuration.rootCertificates)
     }
 
@@ -113,7 +115,7 @@ public struct SignedDataVerifier: Sendable {
     func verify<Payload: IdentityClaiming>(_ jws: String, as: Payload.Type) async -> VerificationResult<Verified<Payload>> {
         let parsed: CompactJWS
         do {
-            parsed = try CompactJWS(jws, maximumLength: configuration.maximumLength)
+            parsed = try CompactJWS(jws, maximumLength: configuration.maximumLength, headers: headers)
         } catch {
             return .invalid(error)
         }
@@ -124,7 +126,8 @@ public struct SignedDataVerifier: Sendable {
         let x5c = parsed.header.x5c ?? []
         switch x5c.count {
         case 3:
-            return await verifyChained(parsed, leaf: x5c[0], intermediate: x5c[1], as: Payload.self)
+            let key = parsed.header.chainKey ?? ChainCache.Key(leaf: x5c[0], intermediate: x5c[1])
+            return await verifyChained(parsed, key: key, as: Payload.self)
         case 1 where configuration.acceptsXcode:
             return await verifyXcode(parsed, certificate: x5c[0], as: Payload.self)
         case 1:
@@ -138,9 +141,8 @@ public struct SignedDataVerifier: Sendable {
     }
 
     private func verifyChained<Payload: IdentityClaiming>(
-        _ parsed: CompactJWS, leaf leafBase64: String, intermediate intermediateBase64: String, as: Payload.Type
+        _ parsed: CompactJWS, key: ChainCache.Key, as: Payload.Type
     ) async -> VerificationResult<Verified<Payload>> {
-        let key = ChainCache.Key(leaf: leafBase64, intermediate: intermediateBase64)
         let chain: TrustedChain
         let revocationCheckedAt: Date?
         if let cached = cache.lookup(key) {
@@ -150,8 +152,8 @@ public struct SignedDataVerifier: Sendable {
             let leaf: Certificate
             let intermediate: Certificate
             do {
-                leaf = try Self.certificate(leafBase64, name: "x5c[0] (leaf)")
-                intermediate = try Self.certificate(intermediateBase64, name: "x5c[1] (intermediate)")
+                leaf = try Self.certificate(key.leaf, name: "x5c[0] (leaf)")
+                intermediate = try Self.certificate(key.intermediate, name: "x5c[1] (intermediate)")
             } catch {
                 return .invalid(error)
             }
@@ -253,7 +255,7 @@ public struct SignedDataVerifier: Sendable {
 
     private static func decode<Payload: Decodable>(_ bytes: [UInt8], as: Payload.Type) -> Result<Payload, VerificationFailure> {
         do {
-            return .success(try AppStoreJSON.decoder().decode(Payload.self, from: Data(bytes)))
+            return .success(try AppStoreJSON.decode(Payload.self, from: bytes))
         } catch {
             return .failure(VerificationFailure(.payloadNotDecodable, "payload is not a \(String(describing: Payload.self)): \(error)"))
         }

@@ -8,6 +8,23 @@ final class ChainCache: @unchecked Sendable {
     struct Key: Hashable, Sendable {
         let leaf: String
         let intermediate: String
+        /// Hashed once: the strings are kilobytes long and looked up on every verification.
+        private let digest: Int
+
+        init(leaf: String, intermediate: String) {
+            self.leaf = leaf
+            self.intermediate = intermediate
+            var hasher = Hasher()
+            hasher.combine(leaf)
+            hasher.combine(intermediate)
+            digest = hasher.finalize()
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.digest == rhs.digest && lhs.leaf == rhs.leaf && lhs.intermediate == rhs.intermediate
+        }
     }
 
     private struct Entry {

@@ -1,4 +1,4 @@
-@_spi(FixedExpiryValidationTime) import X509
+@_spi(FixedExpiryValidationTime) @_spi(DisableValidityCheck) import X509
 import Foundation
 import SwiftASN1
 
@@ -13,6 +13,9 @@ struct RevocationChecker: Sendable {
         }
         let requester = RecordingRequester(transport: transport)
         var verifier = Verifier(rootCertificates: CertificateStore([chain[2]])) {
+            // The chain passed these already; they are here so its critical extensions are understood.
+            RFC5280Policy.withValidityCheckDisabled()
+            AppStoreChainPolicy()
             OCSPVerifierPolicy(failureMode: .hard, requester: requester, fixedExpiryValidationTime: time)
         }
         let result = await verifier.validate(leaf: chain[0], intermediates: CertificateStore([chain[1]]))

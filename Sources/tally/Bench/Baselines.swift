@@ -1,0 +1,70 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The machine a benchmark ran on, for the record.
+enum MachineInfo {
+    static var summary: String {
+        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("model name") }?
+            .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+        return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.operatingSystemVersionString)"
+    }
+}
+
+/// Runs a program and returns its standard output, or nil when it cannot run or fails.
+enum Subprocess {
+    static func output(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String)? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [executable] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        // A child inherits the spawning thread's signal mask, and the concurrency runtime's
+        // threads block signals; `openssl speed` times itself with SIGALRM and would never stop.
+        #if canImport(Glibc)
+        var all = sigset_t()
+        var previous = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_UNBLOCK, &all, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        #endif
+        do { try process.run() } catch { return nil }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// `openssl speed ecdsap256`: the raw P-256 verification rate of OpenSSL on this core.
+enum OpenSSLSpeed {
+    static func verifyRate() -> Double? {
+        guard let (status, output) = Subprocess.output("openssl", ["speed", "-seconds", "3", "ecdsap256"]), status == 0 else { return nil }
+        // "256 bits ecdsa (nistp256)   0.0000s   0.0000s  60864.1  21440.5": verify/s is last.
+        guard let line = output.split(separator: "\n").last(where: { $0.contains("nistp256") }),
+              let last = line.split(separator: " ").last else { return nil }
+        return Double(last)
+    }
+}
+
+/// Apple's Python library verifying the same JWS, through scripts/bench_python_verify.py.
+enum PythonBaseline {
+    static func verifyRate(folder: URL) -> Result<Double, PythonError> {
+        let script = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("scripts/bench_python_verify.py")
+        guard let (status, output) = Subprocess.output("python3", [script.path, folder.path]) else {
+            return .failure(PythonError(description: "python3 did not start"))
+        }
+        guard status == 0,
+              let line = output.split(separator: "\n").last(where: { $0.hasPrefix("verifications_per_second=") }),
+              let rate = Double(line.dropFirst("verifications_per_second=".count)) else {
+            return .failure(PythonError(description: output.split(separator: "\n").suffix(2).joined(separator: " | ")))
+        }
+        return .success(rate)
+    }
+
+    struct PythonError: Error, CustomStringConvertible { var description: String }
+}

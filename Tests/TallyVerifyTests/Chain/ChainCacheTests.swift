@@ -1,0 +1,81 @@
+import Foundation
+import TallyCore
+import TallyTesting
+import TallyVerify
+import Testing
+
+@Suite struct ChainCacheTests {
+    @Test func aStreamOnOneChainCachesItOnce() async throws {
+        let ca = try Fixtures.authority()
+        let verifier = Fixtures.verifier(roots: [ca.root])
+        for id in 0..<20 {
+            #expect(await verifier.verifyTransaction(try ca.sign(Fixtures.transaction(id: "\(id)"))).value != nil)
+        }
+        #expect(verifier.cachedChainCount == 1)
+    }
+
+    @Test func aCachedChainIsStillCheckedAgainstEachPayloadsTime() async throws {
+        let ca = try Fixtures.authority()
+        let verifier = Fixtures.verifier(roots: [ca.root])
+        #expect(await verifier.verifyTransaction(try ca.sign(Fixtures.transaction())).value != nil)
+        #expect(verifier.cachedChainCount == 1)
+
+        var late = Fixtures.transaction(id: "2")
+        late.signedDate = ca.leaf.notValidAfter.addingTimeInterval(60)
+        #expect(await verifier.verifyTransaction(try ca.sign(late)).failure?.code == .certificateExpired)
+        var early = Fixtures.transaction(id: "3")
+        early.signedDate = ca.leaf.notValidBefore.addingTimeInterval(-60)
+        #expect(await verifier.verifyTransaction(try ca.sign(early)).failure?.code == .certificateNotYetValid)
+    }
+
+    @Test func aCachedChainStillNeedsAValidSignature() async throws {
+        let ca = try Fixtures.authority()
+        let verifier = Fixtures.verifier(roots: [ca.root])
+        let jws = try ca.sign(Fixtures.transaction())
+        #expect(await verifier.verifyTransaction(jws).value != nil)
+        var parts = Fixtures.segments(jws)
+        parts[1] = Fixtures.encodedJSON(["transactionId": "forged", "bundleId": "com.example", "environment": "Sandbox"])
+        #expect(await verifier.verifyTransaction(parts.joined(separator: ".")).failure?.code == .badSignature)
+    }
+
+    @Test func theCacheIsBounded() async throws {
+        let verifier = Fixtures.verifier(roots: []) { $0.chainCacheCapacity = 2 }
+        var authorities: [TestCertificateAuthority] = []
+        for _ in 0..<4 { authorities.append(try Fixtures.authority()) }
+        let trusting = Fixtures.verifier(roots: authorities.map(\.root)) { $0.chainCacheCapacity = 2 }
+        for ca in authorities {
+            #expect(await trusting.verifyTransaction(try ca.sign(Fixtures.transaction())).value != nil)
+        }
+        #expect(trusting.cachedChainCount == 2)
+        #expect(verifier.cachedChainCount == 0)
+        // An evicted chain verifies again from scratch.
+        #expect(await trusting.verifyTransaction(try authorities[0].sign(Fixtures.transaction())).value != nil)
+    }
+
+    @Test func rejectedChainsAreNotCached() async throws {
+        let ca = try Fixtures.authority()
+        let verifier = Fixtures.verifier(roots: [AppleRootCertificates.appleRootCAG3])
+        #expect(await verifier.verifyTransaction(try ca.sign(Fixtures.transaction())).failure?.code == .untrustedChain)
+        #expect(verifier.cachedChainCount == 0)
+    }
+
+    @Test func aDisabledCacheStillVerifies() async throws {
+        let ca = try Fixtures.authority()
+        let verifier = Fixtures.verifier(roots: [ca.root]) { $0.chainCacheCapacity = 0 }
+        #expect(await verifier.verifyTransaction(try ca.sign(Fixtures.transaction())).value != nil)
+        #expect(await verifier.verifyTransaction(try ca.sign(Fixtures.transaction(id: "2"))).value != nil)
+        #expect(verifier.cachedChainCount == 0)
+    }
+
+    @Test func concurrentVerificationsAgree() async throws {
+        let ca = try Fixtures.authority()
+        let verifier = Fixtures.verifier(roots: [ca.root])
+        let jws = try (0..<64).map { try ca.sign(Fixtures.transaction(id: "\($0)")) }
+        let valid = await withTaskGroup(of: Bool.self) { group in
+            for token in jws { group.addTask { await verifier.verifyTransaction(token).value != nil } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(valid == 64)
+        #expect(verifier.cachedChainCount == 1)
+    }
+}
