@@ -72,5 +72,10 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "TallyCLITests",
+            dependencies: ["tally", "TallyCore", "TallyTesting", "TallyVerify"],
+            swiftSettings: strict
+        ),
     ]
 )
