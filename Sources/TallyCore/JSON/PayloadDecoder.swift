@@ -7,8 +7,25 @@ import Foundation
 /// are exact or refused (no rounding of 1.5 into an `Int`); dates are epoch milliseconds.
 struct PayloadDecoder: Decoder {
     let value: JSONValue
-    let codingPath: [any CodingKey]
+    /// The path is kept as parent + key and joined only when asked for (in errors), so that
+    /// decoding a field allocates no array.
+    private let parentPath: [any CodingKey]
+    private let key: (any CodingKey)?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(value: JSONValue, codingPath: [any CodingKey]) {
+        self.value = value
+        self.parentPath = codingPath
+        self.key = nil
+    }
+
+    init(value: JSONValue, parentPath: [any CodingKey], key: any CodingKey) {
+        self.value = value
+        self.parentPath = parentPath
+        self.key = key
+    }
+
+    var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let members) = value else {
@@ -31,6 +48,12 @@ struct PayloadDecoder: Decoder {
     // MARK: - Conversions shared by the containers
 
     static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue, at path: [any CodingKey]) throws -> T {
+        try decode(type, from: value, parentPath: path, key: nil)
+    }
+
+    /// Decodes `value` as `T`; the path of errors is `parentPath` + `key`.
+    static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue, parentPath: [any CodingKey], key: (any CodingKey)?) throws -> T {
+        let path = Path(parent: parentPath, key: key)
         if T.self == Date.self {
             guard case .number(let number) = value else { throw mismatch(Date.self, value, path) }
             return Date(timeIntervalSince1970: number.double / 1000) as! T
@@ -41,34 +64,52 @@ struct PayloadDecoder: Decoder {
         if T.self == Int32.self { return try integer(Int32.self, value, path) as! T }
         if T.self == Bool.self { return try bool(value, path) as! T }
         if T.self == Double.self { return try double(value, path) as! T }
-        return try T(from: PayloadDecoder(value: value, codingPath: path))
+        if let key {
+            return try T(from: PayloadDecoder(value: value, parentPath: parentPath, key: key))
+        }
+        return try T(from: PayloadDecoder(value: value, codingPath: parentPath))
     }
 
-    static func string(_ value: JSONValue, _ path: [any CodingKey]) throws -> String {
+    /// A coding path joined only when an error needs it.
+    struct Path {
+        let parent: [any CodingKey]
+        let key: (any CodingKey)?
+        init(parent: [any CodingKey], key: (any CodingKey)?) {
+            self.parent = parent
+            self.key = key
+        }
+        init(_ path: [any CodingKey]) {
+            self.parent = path
+            self.key = nil
+        }
+        var joined: [any CodingKey] { key.map { parent + [$0] } ?? parent }
+    }
+
+    static func string(_ value: JSONValue, _ path: Path) throws -> String {
         guard case .string(let string) = value else { throw mismatch(String.self, value, path) }
         return string
     }
 
-    static func bool(_ value: JSONValue, _ path: [any CodingKey]) throws -> Bool {
+    static func bool(_ value: JSONValue, _ path: Path) throws -> Bool {
         guard case .bool(let bool) = value else { throw mismatch(Bool.self, value, path) }
         return bool
     }
 
-    static func double(_ value: JSONValue, _ path: [any CodingKey]) throws -> Double {
+    static func double(_ value: JSONValue, _ path: Path) throws -> Double {
         guard case .number(let number) = value else { throw mismatch(Double.self, value, path) }
         return number.double
     }
 
-    static func integer<T: FixedWidthInteger>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> T {
+    static func integer<T: FixedWidthInteger>(_ type: T.Type, _ value: JSONValue, _ path: Path) throws -> T {
         guard case .number(let number) = value else { throw mismatch(T.self, value, path) }
         guard let integer = number.integer, let exact = T(exactly: integer) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\(number.double) is not a \(T.self)"))
+            throw DecodingError.dataCorrupted(.init(codingPath: path.joined, debugDescription: "\(number.double) is not a \(T.self)"))
         }
         return exact
     }
 
-    static func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
-        DecodingError.typeMismatch(type, .init(codingPath: path, debugDescription: "expected \(type), found \(value.kindName)"))
+    static func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: Path) -> DecodingError {
+        DecodingError.typeMismatch(type, .init(codingPath: path.joined, debugDescription: "expected \(type), found \(value.kindName)"))
     }
 }
 
@@ -100,39 +141,39 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return false
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try PayloadDecoder.bool(value(key), codingPath + [key]) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try PayloadDecoder.string(value(key), codingPath + [key]) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try PayloadDecoder.double(value(key), codingPath + [key]) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try PayloadDecoder.double(value(key), codingPath + [key])) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try PayloadDecoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try PayloadDecoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try PayloadDecoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try PayloadDecoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try PayloadDecoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try PayloadDecoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try PayloadDecoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try PayloadDecoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try PayloadDecoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try PayloadDecoder.integer(type, value(key), codingPath + [key]) }
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try PayloadDecoder.decode(type, from: value(key), at: codingPath + [key]) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try PayloadDecoder.bool(value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try PayloadDecoder.string(value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try PayloadDecoder.double(value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try PayloadDecoder.double(value(key), PayloadDecoder.Path(parent: codingPath, key: key))) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try PayloadDecoder.decode(type, from: value(key), parentPath: codingPath, key: key) }
 
     // One lookup per optional field, rather than the default contains + decodeNil + decode.
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key).map { try PayloadDecoder.bool($0, codingPath + [key]) } }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(key).map { try PayloadDecoder.string($0, codingPath + [key]) } }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try present(key).map { try PayloadDecoder.double($0, codingPath + [key]) } }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key).map { try PayloadDecoder.integer(type, $0, codingPath + [key]) } }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try present(key).map { try PayloadDecoder.integer(type, $0, codingPath + [key]) } }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try present(key).map { try PayloadDecoder.integer(type, $0, codingPath + [key]) } }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key).map { try PayloadDecoder.bool($0, PayloadDecoder.Path(parent: codingPath, key: key)) } }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(key).map { try PayloadDecoder.string($0, PayloadDecoder.Path(parent: codingPath, key: key)) } }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try present(key).map { try PayloadDecoder.double($0, PayloadDecoder.Path(parent: codingPath, key: key)) } }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key).map { try PayloadDecoder.integer(type, $0, PayloadDecoder.Path(parent: codingPath, key: key)) } }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try present(key).map { try PayloadDecoder.integer(type, $0, PayloadDecoder.Path(parent: codingPath, key: key)) } }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try present(key).map { try PayloadDecoder.integer(type, $0, PayloadDecoder.Path(parent: codingPath, key: key)) } }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try present(key).map { try PayloadDecoder.decode(type, from: $0, at: codingPath + [key]) }
+        try present(key).map { try PayloadDecoder.decode(type, from: $0, parentPath: codingPath, key: key) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        try PayloadDecoder(value: value(key), codingPath: codingPath + [key]).container(keyedBy: type)
+        try PayloadDecoder(value: value(key), parentPath: codingPath, key: key).container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try PayloadDecoder(value: value(key), codingPath: codingPath + [key]).unkeyedContainer()
+        try PayloadDecoder(value: value(key), parentPath: codingPath, key: key).unkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder {
@@ -140,7 +181,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        PayloadDecoder(value: try value(key), codingPath: codingPath + [key])
+        PayloadDecoder(value: try value(key), parentPath: codingPath, key: key)
     }
 }
 
@@ -212,19 +253,19 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
         return false
     }
 
-    func decode(_ type: Bool.Type) throws -> Bool { try PayloadDecoder.bool(value, codingPath) }
-    func decode(_ type: String.Type) throws -> String { try PayloadDecoder.string(value, codingPath) }
-    func decode(_ type: Double.Type) throws -> Double { try PayloadDecoder.double(value, codingPath) }
-    func decode(_ type: Float.Type) throws -> Float { Float(try PayloadDecoder.double(value, codingPath)) }
-    func decode(_ type: Int.Type) throws -> Int { try PayloadDecoder.integer(type, value, codingPath) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try PayloadDecoder.integer(type, value, codingPath) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try PayloadDecoder.integer(type, value, codingPath) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try PayloadDecoder.integer(type, value, codingPath) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try PayloadDecoder.integer(type, value, codingPath) }
-    func decode(_ type: UInt.Type) throws -> UInt { try PayloadDecoder.integer(type, value, codingPath) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try PayloadDecoder.integer(type, value, codingPath) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try PayloadDecoder.integer(type, value, codingPath) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try PayloadDecoder.integer(type, value, codingPath) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try PayloadDecoder.integer(type, value, codingPath) }
+    func decode(_ type: Bool.Type) throws -> Bool { try PayloadDecoder.bool(value, PayloadDecoder.Path(codingPath)) }
+    func decode(_ type: String.Type) throws -> String { try PayloadDecoder.string(value, PayloadDecoder.Path(codingPath)) }
+    func decode(_ type: Double.Type) throws -> Double { try PayloadDecoder.double(value, PayloadDecoder.Path(codingPath)) }
+    func decode(_ type: Float.Type) throws -> Float { Float(try PayloadDecoder.double(value, PayloadDecoder.Path(codingPath))) }
+    func decode(_ type: Int.Type) throws -> Int { try PayloadDecoder.integer(type, value, PayloadDecoder.Path(codingPath)) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try PayloadDecoder.integer(type, value, PayloadDecoder.Path(codingPath)) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try PayloadDecoder.integer(type, value, PayloadDecoder.Path(codingPath)) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try PayloadDecoder.integer(type, value, PayloadDecoder.Path(codingPath)) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try PayloadDecoder.integer(type, value, PayloadDecoder.Path(codingPath)) }
+    func decode(_ type: UInt.Type) throws -> UInt { try PayloadDecoder.integer(type, value, PayloadDecoder.Path(codingPath)) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try PayloadDecoder.integer(type, value, PayloadDecoder.Path(codingPath)) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try PayloadDecoder.integer(type, value, PayloadDecoder.Path(codingPath)) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try PayloadDecoder.integer(type, value, PayloadDecoder.Path(codingPath)) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try PayloadDecoder.integer(type, value, PayloadDecoder.Path(codingPath)) }
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try PayloadDecoder.decode(type, from: value, at: codingPath) }
 }
