@@ -61,11 +61,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "TallyCoreTests", dependencies: ["TallyCore"], swiftSettings: strict),
+        .target(name: "TallyTestSupport", path: "Tests/TallyTestSupport", swiftSettings: strict),
+        .testTarget(name: "TallyCoreTests", dependencies: ["TallyCore", "TallyTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "TallyVerifyTests",
             dependencies: [
-                "TallyCore", "TallyVerify", "TallyTesting",
+                "TallyCore", "TallyVerify", "TallyTesting", "TallyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

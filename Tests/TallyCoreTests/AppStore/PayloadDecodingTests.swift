@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallyTestSupport
 import Testing
 
 /// Apple's model fixtures decode into Tally's models field for field: re-encoding the decoded

@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallyTestSupport
 import Testing
 
 /// `AppStoreJSON.decode` against Foundation's `JSONDecoder`: whatever the fast decoder
@@ -79,7 +80,7 @@ import Testing
     /// Foundation must accept it too and read the same values.
     @Test(.enabled(if: Vectors.available, Vectors.skipNote))
     func mutatedPayloadsNeverDecodeDifferently() throws {
-        var generator = SplitMix(seed: 2026)
+        var generator = SeededGenerator(seed: 2026)
         let alphabet = Array(#"{}[]:,"\0123456789.-+eEtrufalsn xyz\é"#.utf8)
         var accepted = 0
         for (file, type) in PayloadDecodingTests.fixtures {
@@ -103,17 +104,5 @@ import Testing
             return true
         }
         return try check(type)
-    }
-}
-
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

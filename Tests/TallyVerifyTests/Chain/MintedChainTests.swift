@@ -4,6 +4,7 @@ import SwiftASN1
 import TallyCore
 import TallyTesting
 import TallyVerify
+import TallyTestSupport
 import Testing
 import X509
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import TallyVerify
+import TallyTestSupport
 import Testing
 import X509
 

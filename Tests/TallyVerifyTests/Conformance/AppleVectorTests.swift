@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 import TallyVerify
+import TallyTestSupport
 import Testing
 import X509
 

@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 import TallyVerify
+import TallyTestSupport
 import Testing
 
 /// JWS signed by Apple's real chain (`../shared/vectors/real-apple`) verify against the bundled

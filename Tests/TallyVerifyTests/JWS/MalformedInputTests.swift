@@ -3,6 +3,7 @@ import Foundation
 import TallyCore
 import TallyTesting
 import TallyVerify
+import TallyTestSupport
 import Testing
 
 /// Every way the JWS itself can be wrong. No input crashes the verifier.
@@ -157,18 +158,5 @@ import Testing
             let cut = Int.random(in: 0..<valid.utf8.count, using: &generator)
             #expect(await verifier.verifyTransaction(String(valid.prefix(cut))).value == nil)
         }
-    }
-}
-
-/// SplitMix64: reproducible randomness for mutation tests.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
