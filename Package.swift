@@ -74,6 +74,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "TallyTestingTests",
+            dependencies: [
+                "TallyCore", "TallyVerify", "TallyTesting", "TallyTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "TallyCLITests",
             dependencies: ["tally", "TallyCore", "TallyTesting", "TallyVerify"],
             swiftSettings: strict
