@@ -17,4 +17,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
 
+vectors="${TALLY_VECTORS:-../shared/vectors}"
+if [ ! -d "$vectors" ]; then
+  echo "note: $vectors is absent: the conformance tests on Apple's vectors and real App Store data will be skipped." >&2
+fi
+
 exec swift test "$@"

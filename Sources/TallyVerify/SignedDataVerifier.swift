@@ -106,6 +106,9 @@ public struct SignedDataVerifier: Sendable {
     /// How many verified chains are cached now.
     public var cachedChainCount: Int { cache.count }
 
+    /// How many chains were validated in full (cache misses) since the verifier was made.
+    var chainValidations: Int { cache.insertions }
+
     private static func nested(_ failure: VerificationFailure, in field: String) -> VerificationFailure {
         VerificationFailure(failure.code, "\(field): \(failure.reason)", file: failure.file, line: failure.line)
     }
@@ -207,7 +210,7 @@ public struct SignedDataVerifier: Sendable {
             return .invalid(VerificationFailure(.untrustedChain, "a single x5c certificate must be Xcode's self-signed one; this one is not self-signed"))
         }
         guard let key = P256.Signing.PublicKey(certificate.publicKey) else {
-            return .invalid(VerificationFailure(.badSignature, "the Xcode certificate's key is not P-256, so it cannot sign ES256"))
+            return .invalid(VerificationFailure(.invalidCertificateChain, "the Xcode certificate's key is not P-256, so it cannot sign ES256"))
         }
         if let failure = Self.checkSignature(parsed, key: key) { return .invalid(failure) }
         let payload: Payload
@@ -280,10 +283,11 @@ public struct SignedDataVerifier: Sendable {
             return VerificationFailure(.wrongBundleID, "payload names \(said); expected '\(expected)'")
         }
         if claims.carriesAppAppleID, case .equals(let expected) = configuration.appAppleID {
-            // Production data must name the app; other data is held to the ID it names when
-            // this verifier serves Production, as Apple's libraries do.
+            // Production data must name the app; when this verifier serves Production, so must
+            // data that names no environment, and other data is held to the ID it names.
+            let servesProduction = configuration.environments.contains(.production)
             let mustMatch = claims.environment == .production
-                || (configuration.environments.contains(.production) && claims.appAppleID != nil)
+                || (servesProduction && (claims.appAppleID != nil || claims.environment == nil))
             if mustMatch, claims.appAppleID != expected {
                 let said = claims.appAppleID.map { "\($0)" } ?? "no App Apple ID"
                 return VerificationFailure(.wrongAppAppleID, "payload names \(said); expected \(expected)")

@@ -66,6 +66,15 @@ import Testing
         #expect(verdicts.map { $0["code"] as? String } == [nil, "malformed_jws", "wrong_bundle_id", nil])
     }
 
+    @Test func jsonlReadsCRLFLinesAndAnswersBlankLinesToo() throws {
+        let file = folder.appendingPathComponent("crlf.jsonl")
+        try Data((try transaction("1") + "\r\n\r\n" + (try transaction("3")) + "\r\n").utf8).write(to: file)
+        let run = try CommandLine.run(["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox", "--jsonl", file.path])
+        let verdicts = run.stdout.split(separator: "\n").map(CommandLine.json)
+        #expect(verdicts.map { $0["status"] as? String } == ["valid", "invalid", "valid"])
+        #expect(verdicts[1]["code"] as? String == "malformed_jws")
+    }
+
     @Test func anExplicitTimeIsUsed() throws {
         let run = try CommandLine.run(
             ["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox", "--at", "2060-01-01T00:00:00Z"],

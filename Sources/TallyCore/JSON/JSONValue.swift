@@ -184,10 +184,21 @@ struct JSONParser {
         if isIntegerLiteral, let integer = Self.int64(text) {
             return JSONNumber(integer: integer, double: Double(integer))
         }
-        guard let double = Double(String(decoding: text, as: UTF8.self)), double.isFinite else {
+        guard let double = Double(String(decoding: text, as: UTF8.self)), double.isFinite,
+              double != 0 || !Self.hasNonZeroDigit(text) else {
+            // Infinity, and a non-zero literal that underflows to zero (1e-400), are out of range.
             throw failure("number out of range")
         }
         return JSONNumber(integer: nil, double: double)
+    }
+
+    /// Whether a number literal has a non-zero digit before its exponent.
+    private static func hasNonZeroDigit(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in text {
+            if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { return false }
+            if byte >= UInt8(ascii: "1") && byte <= UInt8(ascii: "9") { return true }
+        }
+        return false
     }
 
     /// The value of an optionally signed run of digits, or nil when it does not fit.

@@ -37,6 +37,7 @@ final class ChainCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [Key: Entry] = [:]
     private var clock: UInt64 = 0
+    private var inserted = 0
 
     init(capacity: Int) {
         self.capacity = max(0, capacity)
@@ -63,6 +64,14 @@ final class ChainCache: @unchecked Sendable {
             entries.removeValue(forKey: oldest)
         }
         entries[key] = Entry(chain: chain, lastUse: clock, revocationCheckedAt: entries[key]?.revocationCheckedAt)
+        inserted += 1
+    }
+
+    /// How many chains were validated and stored since the cache was made.
+    var insertions: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return inserted
     }
 
     func markRevocationChecked(_ key: Key, at date: Date) {

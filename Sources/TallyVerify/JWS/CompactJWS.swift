@@ -40,11 +40,15 @@ struct CompactJWS {
         guard dots.count == 2 else {
             throw VerificationFailure(.malformedJWS, "compact JWS has more than three segments")
         }
+        // Segment bounds are byte offsets: stepping by Character would fold combining marks
+        // after a dot into the dot and silently drop them from the next segment.
         let first = utf8.index(utf8.startIndex, offsetBy: dots[0])
         let second = utf8.index(utf8.startIndex, offsetBy: dots[1])
-        let signatureSegment = jws[jws.index(after: second)...]
+        let afterFirst = utf8.index(after: first)
+        let afterSecond = utf8.index(after: second)
+        let signatureSegment = jws[afterSecond...]
         let headerSegment = jws[jws.startIndex..<first]
-        let payloadSegment = jws[jws.index(after: first)..<second]
+        let payloadSegment = jws[afterFirst..<second]
         guard !headerSegment.isEmpty, !payloadSegment.isEmpty, !signatureSegment.isEmpty else {
             throw VerificationFailure(.malformedJWS, "a JWS segment is empty")
         }
@@ -57,7 +61,8 @@ struct CompactJWS {
                 throw VerificationFailure(.malformedJWS, "header segment is not base64url")
             }
             do {
-                var decoded = try JSONDecoder().decode(Header.self, from: Data(headerBytes))
+                // The strict reader: a duplicated member (two `alg`s) is refused, not resolved.
+                var decoded = try AppStoreJSON.decode(Header.self, from: headerBytes)
                 if let x5c = decoded.x5c, x5c.count == 3 {
                     decoded.chainKey = ChainCache.Key(leaf: x5c[0], intermediate: x5c[1])
                 }

@@ -11,6 +11,14 @@ struct RevocationChecker: Sendable {
         guard chain.count == 3 else {
             return VerificationFailure(.invalidCertificateChain, "revocation checks need leaf, intermediate and root")
         }
+        // Revocation was asked for: a certificate that names no responder cannot be checked,
+        // and is refused rather than passed (swift-certificates would skip it).
+        for (certificate, name) in zip(chain.prefix(2), ["leaf", "intermediate"]) {
+            let names = (try? certificate.extensions.authorityInformationAccess)?.contains { $0.method == .ocspServer } ?? false
+            if !names {
+                return VerificationFailure(.revocationCheckFailed, "\(name) certificate names no OCSP responder, so its revocation cannot be checked")
+            }
+        }
         let requester = RecordingRequester(transport: transport)
         var verifier = Verifier(rootCertificates: CertificateStore([chain[2]])) {
             // The chain passed these already; they are here so its critical extensions are understood.

@@ -13,7 +13,8 @@ struct VerifyCommand: AsyncParsableCommand {
             Reads one compact JWS from FILE or standard input and prints
             {"status":"valid","kind":…,"payload":{…}} or {"status":"invalid","code":…,"message":…}.
             Exit status: 0 valid, 1 invalid, 2 usage error. With --jsonl, reads one JWS per line
-            and prints one verdict per line, in order; the status is 1 if any is invalid.
+            and prints one verdict per line, in order (an empty line gets a malformed_jws verdict);
+            the status is 1 if any is invalid.
             Codes are listed in docs/verification-errors.md.
             """)
 
@@ -58,16 +59,18 @@ struct VerifyCommand: AsyncParsableCommand {
         let input = try readInput()
         if jsonl {
             var allValid = true
-            for line in input.split(separator: "\n", omittingEmptySubsequences: false) {
-                let jws = line.trimmingCharacters(in: .whitespacesAndNewlines)
-                if jws.isEmpty { continue }
+            // Lines are split on LF bytes, so CRLF files work and line n of the output answers line n of the input.
+            var lines = input.split(separator: 0x0A, omittingEmptySubsequences: false)
+            if lines.last?.isEmpty == true { lines.removeLast() }
+            for line in lines {
+                let jws = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                 let report = await VerificationReport.verify(jws, kind: kind, with: verifier)
                 allValid = allValid && report.isValid
                 FileHandle.standardOutput.write(Data((report.json + "\n").utf8))
             }
             if !allValid { throw ExitCode(1) }
         } else {
-            let jws = input.trimmingCharacters(in: .whitespacesAndNewlines)
+            let jws = String(decoding: input, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             let report = await VerificationReport.verify(jws, kind: kind, with: verifier)
             FileHandle.standardOutput.write(Data((report.json + "\n").utf8))
             if !report.isValid { throw ExitCode(1) }
@@ -105,13 +108,13 @@ struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
-    private func readInput() throws -> String {
+    private func readInput() throws -> Data {
         if let file {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw ValidationError("cannot read \(file)")
             }
-            return String(decoding: data, as: UTF8.self)
+            return data
         }
-        return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        return FileHandle.standardInput.readDataToEndOfFile()
     }
 }

@@ -29,6 +29,9 @@ struct PayloadDecodingTests {
         let expected = try JSONSerialization.jsonObject(with: original) as? NSDictionary
         let actual = try JSONSerialization.jsonObject(with: reencoded) as? NSDictionary
         #expect(actual == expected, "\(file) lost or changed a field")
+        // The verifier's own decoder reads the fixture field for field too.
+        let fast = try JSONSerialization.jsonObject(with: Self.fastRoundTrip(original, as: type)) as? NSDictionary
+        #expect(fast == expected, "\(file) lost or changed a field in AppStoreJSON.decode")
     }
 
     @Test func appDataRoundTripsFieldForField() throws {
@@ -97,6 +100,13 @@ struct PayloadDecodingTests {
         #expect(production.appIdentity.environment == .production)
         #expect(sandbox.appIdentity.environment == .sandbox)
         #expect(production.appIdentity.appAppleId == 55_555)
+    }
+
+    static func fastRoundTrip(_ data: Data, as type: any AppStoreSignedPayload.Type) throws -> Data {
+        func trip<P: AppStoreSignedPayload>(_: P.Type) throws -> Data {
+            try AppStoreJSON.encoder().encode(AppStoreJSON.decode(P.self, from: Array(data)))
+        }
+        return try trip(type)
     }
 
     static func roundTrip(_ data: Data, as type: any AppStoreSignedPayload.Type) throws -> Data {

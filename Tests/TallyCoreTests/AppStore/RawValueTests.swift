@@ -12,12 +12,16 @@ import Testing
         #expect(payload.offerType?.rawValue == 99)
         let back = try JSONSerialization.jsonObject(with: AppStoreJSON.encoder().encode(payload)) as? NSDictionary
         #expect(back == (try JSONSerialization.jsonObject(with: json) as? NSDictionary))
+        #expect(try AppStoreJSON.decode(TransactionPayload.self, from: Array(json)) == payload)
     }
 
     @Test func aWrongTypeIsAnErrorNotASilentNil() {
         let json = Data(#"{"appAppleId":"blue"}"#.utf8)
         #expect(throws: DecodingError.self) {
             try AppStoreJSON.decoder().decode(AppTransactionPayload.self, from: json)
+        }
+        #expect(throws: DecodingError.self) {
+            try AppStoreJSON.decode(AppTransactionPayload.self, from: Array(json))
         }
     }
 

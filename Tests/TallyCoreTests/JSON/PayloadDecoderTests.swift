@@ -48,7 +48,7 @@ import Testing
         "", " ", "{", "}", "{\"a\":}", "{\"a\":1,}", "[1,]", "{\"a\" 1}", "{'a':1}", "{\"a\":01}", "{\"a\":-}",
         "{\"a\":1.}", "{\"a\":.5}", "{\"a\":1e}", "{\"a\":NaN}", "{\"a\":tru}", "{\"a\":\"\u{1}\"}", "{\"a\":\"\\x\"}",
         "{\"a\":\"\\ud800\"}", "{\"a\":\"\\udc00\"}", "{\"a\":1} x", "{\"a\":1}{", "{\"a\":1,\"a\":2}", "{\"a\":\"unterminated}",
-        "{\"a\":1e999}",
+        "{\"a\":1e999}", "{\"signedDate\":1e-400}", "{\"signedDate\":-5e-330}",
     ])
     func invalidJSONIsRefused(json: String) {
         #expect(throws: (any Error).self) { try AppStoreJSON.decode(TransactionPayload.self, from: Array(json.utf8)) }
@@ -93,6 +93,26 @@ import Testing
             }
         }
         #expect(accepted > 0, "no mutation was accepted, so the property was never exercised")
+    }
+
+    /// Numbers rewritten in every JSON spelling (fractions, exponents, signs, underflow,
+    /// overflow): whatever the fast decoder accepts, Foundation reads the same way.
+    @Test(.enabled(if: Vectors.available, Vectors.skipNote))
+    func numberSpellingsNeverDecodeDifferently() throws {
+        let spellings = ["1.0", "1e2", "1E+2", "-0", "-0.0", "0.5", "5.000", "1e-400", "9e999", "-1", "1e18", "123456789012345678901",
+                         "0e0", "1.5e-3", "00", "-", "2.", "4.2e"]
+        var accepted = 0
+        for (file, type) in PayloadDecodingTests.fixtures {
+            let text = String(decoding: try Vectors.data("apple/models/\(file)"), as: UTF8.self)
+            let numbers = try NSRegularExpression(pattern: #"(?<=: ?)-?[0-9]+(\.[0-9]+)?"#)
+            for match in numbers.matches(in: text, range: NSRange(text.startIndex..., in: text)).prefix(6) {
+                for spelling in spellings {
+                    let mutated = (text as NSString).replacingCharacters(in: match.range, with: spelling)
+                    if try Self.sameAsFoundation(Data(mutated.utf8), type) { accepted += 1 }
+                }
+            }
+        }
+        #expect(accepted > 0)
     }
 
     /// True when the fast decoder accepts `data`, after checking Foundation reads the same.

@@ -1,7 +1,7 @@
 import Foundation
 import TallyCore
 import TallyTesting
-import TallyVerify
+@testable import TallyVerify
 import Testing
 
 @Suite struct ChainCacheTests {
@@ -38,18 +38,21 @@ import Testing
         #expect(await verifier.verifyTransaction(parts.joined(separator: ".")).failure?.code == .badSignature)
     }
 
-    @Test func theCacheIsBounded() async throws {
-        let verifier = Fixtures.verifier(roots: []) { $0.chainCacheCapacity = 2 }
+    @Test func theCacheIsBoundedAndAnEvictedChainIsValidatedAgain() async throws {
         var authorities: [TestCertificateAuthority] = []
-        for _ in 0..<4 { authorities.append(try Fixtures.authority()) }
-        let trusting = Fixtures.verifier(roots: authorities.map(\.root)) { $0.chainCacheCapacity = 2 }
+        for _ in 0..<3 { authorities.append(try Fixtures.authority()) }
+        let verifier = Fixtures.verifier(roots: authorities.map(\.root)) { $0.chainCacheCapacity = 2 }
         for ca in authorities {
-            #expect(await trusting.verifyTransaction(try ca.sign(Fixtures.transaction())).value != nil)
+            #expect(await verifier.verifyTransaction(try ca.sign(Fixtures.transaction())).value != nil)
         }
-        #expect(trusting.cachedChainCount == 2)
-        #expect(verifier.cachedChainCount == 0)
-        // An evicted chain verifies again from scratch.
-        #expect(await trusting.verifyTransaction(try authorities[0].sign(Fixtures.transaction())).value != nil)
+        #expect(verifier.cachedChainCount == 2)
+        #expect(verifier.chainValidations == 3)
+        // The least recently used chain (the first) was evicted: verifying with it validates again.
+        #expect(await verifier.verifyTransaction(try authorities[0].sign(Fixtures.transaction(id: "2"))).value != nil)
+        #expect(verifier.chainValidations == 4)
+        // The most recent one is still cached.
+        #expect(await verifier.verifyTransaction(try authorities[2].sign(Fixtures.transaction(id: "3"))).value != nil)
+        #expect(verifier.chainValidations == 4)
     }
 
     @Test func rejectedChainsAreNotCached() async throws {

@@ -62,6 +62,20 @@ import X509
         #expect(await verifier.verifyNotification(try ca.sign(notification { $0.data = data })).failure?.code == .wrongAppAppleID)
     }
 
+    /// Leaving the environment out of signed data never turns the App Apple ID check off.
+    @Test func dataWithoutAnEnvironmentMustNameTheAppWhenProductionIsServed() async throws {
+        let verifier = Fixtures.verifier(roots: [ca.root], environments: [.production]) { $0.acceptsMissingEnvironment = true }
+        var data = NotificationData()
+        data.bundleId = "com.example"
+        #expect(await verifier.verifyNotification(try ca.sign(notification { $0.data = data })).failure?.code == .wrongAppAppleID)
+        data.appAppleId = 1234
+        #expect(await verifier.verifyNotification(try ca.sign(notification { $0.data = data })).value != nil)
+        var app = AppTransactionPayload()
+        app.bundleId = "com.example"
+        app.receiptCreationDate = Fixtures.mintDate.addingTimeInterval(86_400)
+        #expect(await verifier.verifyAppTransaction(try ca.sign(app)).failure?.code == .wrongAppAppleID)
+    }
+
     @Test func sandboxDataWithoutAnAppAppleIDPasses() async throws {
         let verifier = Fixtures.verifier(roots: [ca.root], environments: [.production, .sandbox])
         var data = NotificationData()

@@ -108,6 +108,27 @@ import Testing
         #expect(await verifier.verifyTransaction(input).failure?.code == .malformedJWS)
     }
 
+    /// Combining marks right after a dot are part of the next segment, not of the dot: the
+    /// JWS is refused, so no second spelling of a valid JWS verifies.
+    @Test(arguments: ["\u{301}", "\u{301}\u{200D}\u{FE0F}", "\u{FE0F}"])
+    func combiningMarksAfterADotAreMalformed(marks: String) async {
+        let parts = Fixtures.segments(valid)
+        let afterSecond = parts[0] + "." + parts[1] + "." + marks + parts[2]
+        let afterFirst = parts[0] + "." + marks + parts[1] + "." + parts[2]
+        #expect(await verifier.verifyTransaction(afterSecond).failure?.code == .malformedJWS)
+        #expect(await verifier.verifyTransaction(afterFirst).failure?.code == .malformedJWS)
+    }
+
+    @Test func duplicatedHeaderMembersAreMalformed() async throws {
+        let parts = Fixtures.segments(valid)
+        var header = String(decoding: Base64.decode(parts[0].utf8, alphabet: .url)!, as: UTF8.self)
+        header = header.replacingOccurrences(of: #"{"alg":"ES256""#, with: #"{"alg":"ES256","alg":"none""#)
+        let segment = Base64.encodeURL(Data(header.utf8))
+        let jws = try TestCertificateAuthority.sign(
+            json: Data(Base64.decode(parts[1].utf8, alphabet: .url)!), headerSegment: segment, key: ca.leafKey)
+        #expect(await verifier.verifyTransaction(jws).failure?.code == .malformedJWS)
+    }
+
     @Test func paddedSegmentsAreMalformed() async {
         let parts = Fixtures.segments(valid)
         let padded = [parts[0], parts[1] + "==", parts[2]].joined(separator: ".")

@@ -71,6 +71,15 @@ import Testing
         #expect(responder.requestCount == 4)
     }
 
+    /// With revocation asked for, a chain that names no responder is refused, not waved through.
+    @Test func chainWithoutAResponderCannotPassARevocationCheck() async throws {
+        let ca = try Fixtures.authority()
+        let responder = TestOCSPResponder(authority: ca, now: { Self.now })
+        let failure = await verifier(ca, responder).verifyTransaction(try ca.sign(Fixtures.transaction())).failure
+        #expect(failure?.code == .revocationCheckFailed)
+        #expect(responder.requestCount == 0)
+    }
+
     @Test func offByDefault() async throws {
         let (ca, responder) = try setUp()
         responder.setLeafStatus(.revoked(at: Fixtures.mintDate))

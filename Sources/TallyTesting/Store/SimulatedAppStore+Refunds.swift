@@ -1,0 +1,116 @@
+import Foundation
+public import TallyCore
+
+extension SimulatedAppStore {
+    /// Refunds or revokes a transaction: it carries a revocation date and reason from now on,
+    /// is published to ``updates()``, and a `REFUND` notification (or `REVOKE` for a family
+    /// revocation) is sent. A refunded subscription ends.
+    /// - Parameters:
+    ///   - transactionID: the transaction.
+    ///   - revocation: reason, type and share; a full refund for another reason by default.
+    /// - Throws: ``StoreError`` `notFound`, or `invalidState` when it is already revoked.
+    @discardableResult
+    public func refund(transactionID: String, revocation: Revocation = Revocation()) throws(StoreError) -> SignedTransaction {
+        guard let index = state.transactionIndex(transactionID) else {
+            throw StoreError(.notFound, "no transaction \(transactionID)")
+        }
+        guard state.transactions[index].payload.revocationDate == nil else {
+            throw StoreError(.invalidState, "transaction \(transactionID) is already revoked")
+        }
+        state.transactions[index].payload.revocationDate = now
+        state.transactions[index].payload.revocationReason = revocation.reason
+        state.transactions[index].payload.revocationType = revocation.type
+        state.transactions[index].payload.revocationPercentage = revocation.percentage
+        if let original = state.transactions[index].payload.originalTransactionId,
+           let subscription = state.subscriptionIndex(originalTransactionID: original),
+           state.subscriptions[subscription].latestTransactionId == transactionID {
+            state.subscriptions[subscription].status = .revoked
+            state.subscriptions[subscription].autoRenew = false
+        }
+        let transaction = try signed(state.transactions[index])
+        let type: NotificationType = revocation.type == .familyRevoke ? .revoke : .refund
+        try notify(type, subtype: nil, transaction: transaction.payload,
+                   subscription: transaction.payload.type == .autoRenewableSubscription ? transaction.payload.originalTransactionId : nil)
+        try save()
+        publish(transaction)
+        return transaction
+    }
+
+    /// Reverses a refund: the revocation is removed and `REFUND_REVERSED` is sent.
+    /// - Throws: ``StoreError`` `notFound`, or `invalidState` when it is not refunded.
+    @discardableResult
+    public func reverseRefund(transactionID: String) throws(StoreError) -> SignedTransaction {
+        guard let index = state.transactionIndex(transactionID) else {
+            throw StoreError(.notFound, "no transaction \(transactionID)")
+        }
+        guard state.transactions[index].payload.revocationDate != nil else {
+            throw StoreError(.invalidState, "transaction \(transactionID) is not refunded")
+        }
+        state.transactions[index].payload.revocationDate = nil
+        state.transactions[index].payload.revocationReason = nil
+        state.transactions[index].payload.revocationType = nil
+        state.transactions[index].payload.revocationPercentage = nil
+        if let original = state.transactions[index].payload.originalTransactionId,
+           let subscription = state.subscriptionIndex(originalTransactionID: original),
+           state.subscriptions[subscription].status == .revoked {
+            let stillPaid = state.subscriptions[subscription].expiresDate > now
+            state.subscriptions[subscription].status = stillPaid ? .active : .expired
+            state.subscriptions[subscription].autoRenew = stillPaid
+        }
+        let transaction = try signed(state.transactions[index])
+        try notify(.refundReversed, subtype: nil, transaction: transaction.payload,
+                   subscription: transaction.payload.type == .autoRenewableSubscription ? transaction.payload.originalTransactionId : nil)
+        try save()
+        publish(transaction)
+        return transaction
+    }
+
+    /// Declines a refund request: nothing changes but a `REFUND_DECLINED` notification.
+    /// - Throws: ``StoreError`` `notFound` for an unknown transaction.
+    public func declineRefund(transactionID: String) throws(StoreError) {
+        let transaction = try signedTransaction(transactionID)
+        try notify(.refundDeclined, subtype: nil, transaction: transaction.payload, subscription: nil)
+        try save()
+    }
+
+    /// The customer asked for a refund of a consumable: Apple asks the app for consumption
+    /// information with `CONSUMPTION_REQUEST`.
+    /// - Throws: ``StoreError`` `notFound` for an unknown transaction.
+    public func requestConsumptionInformation(transactionID: String, reason: ConsumptionRequestReason = .unintendedPurchase) throws(StoreError) {
+        let transaction = try signedTransaction(transactionID)
+        try notify(.consumptionRequest, subtype: nil, transaction: transaction.payload, subscription: nil, consumptionReason: reason)
+        try save()
+    }
+
+    /// Shares a purchase with a family member: a new transaction owned `FAMILY_SHARED`,
+    /// published to ``updates()``.
+    /// - Throws: ``StoreError`` `notFound`, or `invalidState` when the product is not family-shareable.
+    @discardableResult
+    public func shareWithFamily(transactionID: String) throws(StoreError) -> SignedTransaction {
+        guard let index = state.transactionIndex(transactionID) else {
+            throw StoreError(.notFound, "no transaction \(transactionID)")
+        }
+        let original = state.transactions[index].payload
+        guard let product = product(original.productId ?? ""), product.familyShareable else {
+            throw StoreError(.invalidState, "\(original.productId ?? "?") is not family-shareable")
+        }
+        var payload = original
+        payload.transactionId = nextTransactionID()
+        payload.inAppOwnershipType = .familyShared
+        payload.appAccountToken = nil
+        payload.purchaseDate = now
+        state.transactions.append(TransactionRecord(payload: payload))
+        let transaction = try signed(state.transactions[state.transactions.count - 1])
+        try save()
+        publish(transaction)
+        return transaction
+    }
+
+    /// The purchaser stops sharing: the family member's transaction is revoked with type
+    /// `FAMILY_REVOKE` and a `REVOKE` notification.
+    /// - Throws: ``StoreError`` as ``refund(transactionID:revocation:)``.
+    @discardableResult
+    public func revokeFamilySharing(transactionID: String) throws(StoreError) -> SignedTransaction {
+        try refund(transactionID: transactionID, revocation: Revocation(reason: .otherReason, type: .familyRevoke))
+    }
+}

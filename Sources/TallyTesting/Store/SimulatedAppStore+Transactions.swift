@@ -1,0 +1,73 @@
+import Foundation
+import TallyCore
+
+extension SimulatedAppStore {
+    /// Marks a transaction finished, as `Transaction.finish()`.
+    /// - Throws: ``StoreError`` `notFound` for an unknown transaction.
+    public func finish(transactionID: String) throws(StoreError) {
+        guard let index = state.transactionIndex(transactionID) else {
+            throw StoreError(.notFound, "no transaction \(transactionID)")
+        }
+        guard !state.transactions[index].finished else { return }
+        state.transactions[index].finished = true
+        try save()
+    }
+
+    /// Transactions not finished yet, signed now, oldest first, as `Transaction.unfinished`.
+    public func unfinishedTransactions() throws(StoreError) -> [SignedTransaction] {
+        var result: [SignedTransaction] = []
+        for record in state.transactions where !record.finished && record.payload.inAppOwnershipType == .purchased {
+            result.append(try signed(record))
+        }
+        return result
+    }
+
+    /// The latest transaction of each product the customer is entitled to now, as
+    /// `Transaction.currentEntitlements`: non-consumables and non-renewing subscriptions not
+    /// revoked, and auto-renewable subscriptions that are active or in a grace period.
+    public func currentEntitlements() throws(StoreError) -> [SignedTransaction] {
+        var result: [SignedTransaction] = []
+        var seen = Set<String>()
+        for record in state.transactions.reversed() {
+            let payload = record.payload
+            guard payload.revocationDate == nil, let productID = payload.productId, !seen.contains(productID) else { continue }
+            switch payload.type {
+            case .nonConsumable?, .nonRenewingSubscription?:
+                seen.insert(productID)
+                result.append(try signed(record))
+            case .autoRenewableSubscription?:
+                guard let original = payload.originalTransactionId,
+                      let subscription = state.subscriptions.first(where: { $0.originalTransactionId == original }),
+                      subscription.latestTransactionId == payload.transactionId,
+                      [.active, .billingGracePeriod].contains(subscription.status) else { continue }
+                seen.insert(productID)
+                result.append(try signed(record))
+            default:
+                continue
+            }
+        }
+        return result.reversed()
+    }
+
+    /// Every transaction, signed now, oldest first, as `Transaction.all`; finished consumables
+    /// are left out unless asked for, as StoreKit does.
+    public func history(includingFinishedConsumables: Bool = false) throws(StoreError) -> [SignedTransaction] {
+        var result: [SignedTransaction] = []
+        for record in state.transactions {
+            if record.payload.type == .consumable, record.finished, !includingFinishedConsumables { continue }
+            result.append(try signed(record))
+        }
+        return result
+    }
+
+    /// One transaction, signed now.
+    /// - Throws: ``StoreError`` `notFound` for an unknown transaction.
+    public func transaction(_ id: String) throws(StoreError) -> SignedTransaction {
+        try signedTransaction(id)
+    }
+
+    /// Whether the transaction was finished.
+    public func isFinished(transactionID: String) -> Bool {
+        state.transactionIndex(transactionID).map { state.transactions[$0].finished } ?? false
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import TallyCore
+
+/// Everything the simulated store remembers, saved as one JSON file so that a store
+/// restarted from the same file continues where it stopped (pending Ask to Buy included).
+struct StoreState: Codable, Sendable {
+    var version = 1
+    /// For a manual clock: the start of simulated time.
+    var manualStart: Date?
+    /// Seconds added to the base clock by `advance(by:)`.
+    var timeOffset: TimeInterval = 0
+    var nextTransactionNumber: Int64
+    var nextWebOrderLineItemNumber: Int64
+    var nextPendingNumber: Int64 = 1
+    var transactions: [TransactionRecord] = []
+    var subscriptions: [SubscriptionRecord] = []
+    var pending: [PendingPurchase] = []
+    var notifications: [NotificationRecord] = []
+    var consumptionInformation: [ConsumptionRecord] = []
+    var settings: SimulatedAppStore.Settings
+
+    func transactionIndex(_ id: String) -> Int? {
+        transactions.firstIndex { $0.payload.transactionId == id }
+    }
+
+    func subscriptionIndex(originalTransactionID: String) -> Int? {
+        subscriptions.firstIndex { $0.originalTransactionId == originalTransactionID }
+    }
+}
+
+/// One transaction, unsigned; it is signed with the current time whenever it is handed out.
+struct TransactionRecord: Codable, Sendable {
+    var payload: TransactionPayload
+    var finished = false
+}
+
+/// The renewal state of one auto-renewable subscription (one `originalTransactionId`).
+struct SubscriptionRecord: Codable, Sendable {
+    var originalTransactionId: String
+    var groupID: String
+    var productId: String
+    var autoRenewProductId: String
+    var autoRenew: Bool
+    var expiresDate: Date
+    var status: SubscriptionStatus
+    var latestTransactionId: String
+    var appAccountToken: String?
+    var recentSubscriptionStartDate: Date
+    var gracePeriodExpiresDate: Date?
+    var billingRetryEndsDate: Date?
+    var expirationIntent: ExpirationIntent?
+    /// A pay-as-you-go offer still running: its kind, identifier, price and periods left after the current one.
+    var offer: RunningOffer?
+    /// The next renewal fails with a billing issue.
+    var failNextRenewal = false
+}
+
+struct RunningOffer: Codable, Sendable {
+    var type: OfferType
+    var identifier: String?
+    var discountType: OfferDiscountType
+    var period: String
+    var price: Int64
+    var periodsLeft: Int
+}
+
+/// One notification and its delivery history.
+struct NotificationRecord: Codable, Sendable {
+    var uuid: String
+    var type: NotificationType
+    var subtype: NotificationSubtype?
+    var transactionId: String?
+    var signedPayload: String
+    var createdAt: Date
+    var attempts: [DeliveryAttempt] = []
+    var nextAttemptAt: Date?
+    var delivered = false
+    /// Set for notifications asked for with Request a Test Notification.
+    var testToken: String?
+}
+
+struct DeliveryAttempt: Codable, Sendable {
+    var date: Date
+    var result: String
+}
+
+/// Consumption information sent for a transaction through the fake App Store Server API.
+struct ConsumptionRecord: Codable, Sendable {
+    var transactionId: String
+    var receivedAt: Date
+    var body: Data
+}

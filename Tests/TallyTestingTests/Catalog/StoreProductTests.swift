@@ -1,0 +1,36 @@
+import TallyTesting
+import Testing
+
+extension CatalogTests {
+    @Suite struct StoreProductTests {
+        static let product = StoreProduct(
+            id: "p", referenceName: "P", kind: .consumable, displayPrice: "1.00", price: 1000,
+            localizations: [
+                ProductLocalization(locale: "en_US", displayName: "English", description: ""),
+                ProductLocalization(locale: "uk_UA", displayName: "Українська", description: ""),
+                ProductLocalization(locale: "en_GB", displayName: "British", description: ""),
+            ])
+
+        @Test(arguments: [
+            ("uk_UA", "Українська"), ("uk-UA", "Українська"), ("UK_ua", "Українська"), ("uk", "Українська"), ("uk_RU", "Українська"),
+            ("en_GB", "British"), ("en_AU", "English"), ("fr_FR", "English"), ("", "English"),
+        ])
+        func localizationIsExactThenSameLanguageThenFirst(locale: String, name: String) {
+            #expect(Self.product.localization(for: locale)?.displayName == name)
+        }
+
+        @Test func productWithoutLocalizationsHasNone() {
+            var bare = Self.product
+            bare.localizations = []
+            #expect(bare.localization(for: "en_US") == nil)
+        }
+
+        @Test func kindsKeepXcodesTypeNames() {
+            #expect(StoreProduct.Kind.all.map(\.rawValue) == ["Consumable", "NonConsumable", "NonRenewingSubscription", "RecurringSubscription"])
+            #expect(StoreProduct.Kind(rawValue: "RecurringSubscription") == .autoRenewableSubscription)
+            #expect(StoreProduct.Kind(rawValue: "AutoRenewable") == nil)
+            #expect(SubscriptionOffer.PaymentMode(rawValue: "free") == .freeTrial)
+            #expect(SubscriptionOffer.PaymentMode(rawValue: "freeTrial") == nil)
+        }
+    }
+}
