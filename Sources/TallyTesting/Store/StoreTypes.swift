@@ -96,7 +96,7 @@ public struct PendingPurchase: Sendable, Hashable, Codable, Identifiable {
     public let requestedAt: Date
 }
 
-/// A failure of the simulated store, with a stable code.
+/// A failure of the simulated store, with a stable code; equal by code.
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The stable code.
     public let code: Code
@@ -110,6 +110,10 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+
+    /// Errors are equal when their codes are; the message is for people.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// A stable store error code.
     public struct Code: RawRepresentable, Hashable, Sendable, Codable {

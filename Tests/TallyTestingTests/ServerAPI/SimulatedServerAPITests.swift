@@ -1,0 +1,209 @@
+import Crypto
+import Foundation
+import TallyCore
+import TallyTesting
+import TallyVerify
+import Testing
+
+/// The fake App Store Server API: Apple's paths, shapes and error codes, and 401 without a good token.
+@Suite struct SimulatedServerAPITests {
+    let fixture: StoreFixture
+    let key = P256.Signing.PrivateKey()
+    let credentials: ServerAPICredentials
+
+    init() throws {
+        fixture = try StoreFixture()
+        credentials = ServerAPICredentials(issuerID: "57246542-96fe-1a63-e053-0824d011072a", keys: ["2X9R4HXF34": key.publicKey])
+    }
+
+    func token(issuedAt: Date = StoreFixture.start, lifetime: TimeInterval = 1200, bundleID: String = StoreFixture.bundleID,
+               issuer: String? = nil, keyID: String = "2X9R4HXF34", signer: P256.Signing.PrivateKey? = nil) throws -> String {
+        "Bearer " + (try ServerAPIToken.sign(
+            issuerID: issuer ?? credentials.issuerID, keyID: keyID, bundleID: bundleID, key: signer ?? key,
+            issuedAt: issuedAt, lifetime: lifetime))
+    }
+
+    func call(_ method: String, _ path: String, query: [URLQueryItem] = [], body: Data = Data(), authorization: String? = nil) async throws -> ServerAPIResponse {
+        let issued = await fixture.store.now
+        let request = ServerAPIRequest(method: method, path: path, query: query, authorization: try authorization ?? token(issuedAt: issued), body: body)
+        return await fixture.store.handleServerAPI(request, credentials: credentials)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ response: ServerAPIResponse) throws -> T {
+        try AppStoreJSON.decoder().decode(T.self, from: response.body)
+    }
+
+    @Test func badTokensGet401() async throws {
+        let bought = try await fixture.buy("com.tally.echo.3hours")
+        let path = "/inApps/v1/transactions/\(bought.transactionID)"
+        let bad: [String?] = [
+            nil, "Basic abc", "Bearer not.a.jwt",
+            try token(issuedAt: StoreFixture.start.addingTimeInterval(-3600)),          // expired
+            try token(lifetime: 2 * 3600),                                              // longer than an hour
+            try token(issuedAt: StoreFixture.start.addingTimeInterval(600)),            // issued in the future
+            try token(bundleID: "com.other.app"),
+            try token(issuer: "another-issuer"),
+            try token(keyID: "UNKNOWNKEY"),
+            try token(signer: P256.Signing.PrivateKey()),                               // right kid, wrong key
+        ]
+        for authorization in bad {
+            let request = ServerAPIRequest(method: "GET", path: path, authorization: authorization)
+            let response = await fixture.store.handleServerAPI(request, credentials: credentials)
+            #expect(response.status == 401, "\(authorization ?? "none")")
+        }
+        #expect(try await call("GET", path).status == 200)
+    }
+
+    @Test func getTransactionInfo() async throws {
+        let bought = try await fixture.buy("com.tally.photo.credits.10")
+        let response = try await call("GET", "/inApps/v1/transactions/\(bought.transactionID)")
+        #expect(response.status == 200)
+        let info = try decode(TransactionInfoResponse.self, response)
+        let verified = try await fixture.verifier.verifyTransaction(try #require(info.signedTransactionInfo)).get()
+        #expect(verified.payload.transactionId == bought.transactionID)
+
+        let missing = try await call("GET", "/inApps/v1/transactions/9999999999999999")
+        #expect(missing.status == 404)
+        #expect(try decode(APIErrorResponse.self, missing).code == .transactionIdNotFound)
+        let invalid = try await call("GET", "/inApps/v1/transactions/abc")
+        #expect(invalid.status == 400)
+        #expect(try decode(APIErrorResponse.self, invalid).code == .invalidTransactionId)
+    }
+
+    @Test func transactionHistoryPagesByRevision() async throws {
+        var ids: [String] = []
+        for _ in 0..<25 { ids.append(try await fixture.buy("com.tally.zorya.report.career").transactionID) }
+        let first = try decode(HistoryResponse.self, try await call("GET", "/inApps/v2/history/\(ids[0])"))
+        #expect(first.signedTransactions?.count == 20)
+        #expect(first.hasMore == true)
+        #expect(first.bundleId == StoreFixture.bundleID)
+        #expect(first.environment == .sandbox)
+        let second = try decode(HistoryResponse.self, try await call(
+            "GET", "/inApps/v2/history/\(ids[0])", query: [URLQueryItem(name: "revision", value: first.revision)]))
+        #expect(second.signedTransactions?.count == 5)
+        #expect(second.hasMore == false)
+        var seen: [String] = []
+        for jws in (first.signedTransactions ?? []) + (second.signedTransactions ?? []) {
+            seen.append(try await fixture.verifier.verifyTransaction(jws).get().payload.transactionId ?? "")
+        }
+        #expect(seen == ids)
+
+        let descending = try decode(HistoryResponse.self, try await call(
+            "GET", "/inApps/v2/history/\(ids[0])", query: [URLQueryItem(name: "sort", value: "DESCENDING")]))
+        #expect(try await fixture.verifier.verifyTransaction(descending.signedTransactions![0]).get().payload.transactionId == ids.last)
+        let badRevision = try await call("GET", "/inApps/v2/history/\(ids[0])", query: [URLQueryItem(name: "revision", value: "!!")])
+        #expect(try decode(APIErrorResponse.self, badRevision).code == .invalidRequestRevision)
+    }
+
+    @Test func historyFiltersByProductType() async throws {
+        let consumable = try await fixture.buy("com.tally.echo.3hours")
+        _ = try await fixture.buy("com.tally.pro.yearly")
+        let filtered = try decode(HistoryResponse.self, try await call(
+            "GET", "/inApps/v2/history/\(consumable.transactionID)", query: [URLQueryItem(name: "productType", value: "AUTO_RENEWABLE")]))
+        #expect(filtered.signedTransactions?.count == 1)
+        #expect(try await fixture.verifier.verifyTransaction(filtered.signedTransactions![0]).get().payload.productId == "com.tally.pro.yearly")
+    }
+
+    @Test func allSubscriptionStatuses() async throws {
+        let bought = try await fixture.buy("com.tally.pro.monthly")
+        let status = try decode(StatusResponse.self, try await call("GET", "/inApps/v1/subscriptions/\(bought.transactionID)"))
+        let item = try #require(status.data?.first?.lastTransactions?.first)
+        #expect(item.status == .active)
+        #expect(item.originalTransactionId == bought.payload.originalTransactionId)
+        #expect(try await fixture.verifier.verifyRenewalInfo(try #require(item.signedRenewalInfo)).get().payload.autoRenewStatus == .on)
+        let expiredOnly = try decode(StatusResponse.self, try await call(
+            "GET", "/inApps/v1/subscriptions/\(bought.transactionID)", query: [URLQueryItem(name: "status", value: "2")]))
+        #expect(expiredOnly.data?.isEmpty == true)
+        let invalid = try await call("GET", "/inApps/v1/subscriptions/\(bought.transactionID)", query: [URLQueryItem(name: "status", value: "9")])
+        #expect(try decode(APIErrorResponse.self, invalid).code == .invalidStatus)
+    }
+
+    @Test func refundHistoryListsRevokedTransactions() async throws {
+        let kept = try await fixture.buy("com.tally.echo.3hours")
+        let refunded = try await fixture.buy("com.tally.echo.3hours")
+        try await fixture.store.refund(transactionID: refunded.transactionID)
+        let history = try decode(RefundHistoryResponse.self, try await call("GET", "/inApps/v2/refund/lookup/\(kept.transactionID)"))
+        #expect(history.signedTransactions?.count == 1)
+        #expect(try await fixture.verifier.verifyTransaction(history.signedTransactions![0]).get().payload.transactionId == refunded.transactionID)
+    }
+
+    @Test func consumptionInformationIsValidatedAndRecorded() async throws {
+        let consumable = try await fixture.buy("com.tally.photo.credits.10")
+        var body = ConsumptionRequest()
+        body.customerConsented = true
+        body.consumptionStatus = .init(rawValue: 2)
+        body.platform = .init(rawValue: 1)
+        body.sampleContentProvided = false
+        body.deliveryStatus = .init(rawValue: 0)
+        body.appAccountToken = ""
+        body.accountTenure = .init(rawValue: 1)
+        body.playTime = .init(rawValue: 0)
+        body.lifetimeDollarsRefunded = .init(rawValue: 0)
+        body.lifetimeDollarsPurchased = .init(rawValue: 1)
+        body.userStatus = .init(rawValue: 1)
+        let accepted = try await call("PUT", "/inApps/v1/transactions/consumption/\(consumable.transactionID)", body: AppStoreJSON.encoder().encode(body))
+        #expect(accepted.status == 202)
+        #expect(await fixture.store.consumptionInformation(transactionID: consumable.transactionID).count == 1)
+
+        body.customerConsented = false
+        let refused = try await call("PUT", "/inApps/v1/transactions/consumption/\(consumable.transactionID)", body: AppStoreJSON.encoder().encode(body))
+        #expect(refused.status == 400)
+        #expect(try decode(APIErrorResponse.self, refused).code == .invalidCustomerConsented)
+
+        body.customerConsented = true
+        let subscription = try await fixture.buy("com.tally.pro.yearly")
+        let notConsumable = try await call("PUT", "/inApps/v1/transactions/consumption/\(subscription.transactionID)", body: AppStoreJSON.encoder().encode(body))
+        #expect(try decode(APIErrorResponse.self, notConsumable).code == .invalidTransactionNotConsumable)
+    }
+
+    @Test func notificationHistoryShowsAttempts() async throws {
+        fixture.inbox.script([.status(500)])
+        let bought = try await fixture.buy("com.tally.echo.3hours")
+        try await fixture.store.tick()
+        try await fixture.store.advance(by: .seconds(3600))
+        var request = NotificationHistoryRequest()
+        request.startDate = StoreFixture.start.addingTimeInterval(-86_400)
+        request.endDate = StoreFixture.start.addingTimeInterval(86_400)
+        request.transactionId = bought.transactionID
+        let response = try decode(NotificationHistoryResponse.self, try await call(
+            "POST", "/inApps/v1/notifications/history", body: AppStoreJSON.encoder().encode(request)))
+        let item = try #require(response.notificationHistory?.first)
+        #expect(item.sendAttempts?.map(\.sendAttemptResult) == [.unsuccessfulHTTPResponseCode, .success])
+        #expect(try await fixture.verifier.verifyNotification(try #require(item.signedPayload)).get().payload.notificationType == .oneTimeCharge)
+
+        request.notificationType = .oneTimeCharge
+        let both = try await call("POST", "/inApps/v1/notifications/history", body: AppStoreJSON.encoder().encode(request))
+        #expect(try decode(APIErrorResponse.self, both).code == .multipleFiltersSupplied)
+        let noStart = try await call("POST", "/inApps/v1/notifications/history", body: Data(#"{"endDate":1767225600000}"#.utf8))
+        #expect(try decode(APIErrorResponse.self, noStart).code == .invalidStartDate)
+    }
+
+    @Test func testNotificationAndItsStatus() async throws {
+        let sent = try decode(SendTestNotificationResponse.self, try await call("POST", "/inApps/v1/notifications/test"))
+        let token = try #require(sent.testNotificationToken)
+        try await fixture.store.tick()
+        let status = try decode(CheckTestNotificationResponse.self, try await call("GET", "/inApps/v1/notifications/test/\(token)"))
+        #expect(status.sendAttempts?.first?.sendAttemptResult == .success)
+        #expect(try await fixture.verifier.verifyNotification(try #require(status.signedPayload)).get().payload.notificationType == .test)
+        let unknown = try await call("GET", "/inApps/v1/notifications/test/nope")
+        #expect(unknown.status == 404)
+        #expect(try decode(APIErrorResponse.self, unknown).code == .testNotificationNotFound)
+    }
+
+    @Test func setAppAccountToken() async throws {
+        let bought = try await fixture.buy("com.tally.pro.monthly")
+        let token = UUID()
+        let ok = try await call("PUT", "/inApps/v1/transactions/\(bought.transactionID)/appAccountToken",
+                                body: AppStoreJSON.encoder().encode(UpdateAppAccountTokenRequest(appAccountToken: token)))
+        #expect(ok.status == 200)
+        #expect(try await fixture.store.transaction(bought.transactionID).payload.appAccountTokenUUID == token)
+        let renewal = try await fixture.verifier.verifyRenewalInfo(try await fixture.store.renewalInfo(originalTransactionID: bought.transactionID)).get()
+        #expect(renewal.payload.appAccountToken == token.uuidString.lowercased())
+        let bad = try await call("PUT", "/inApps/v1/transactions/\(bought.transactionID)/appAccountToken", body: Data(#"{"appAccountToken":"x"}"#.utf8))
+        #expect(try decode(APIErrorResponse.self, bad).code == .invalidAppAccountTokenUUID)
+    }
+
+    @Test func unknownEndpointIs404() async throws {
+        #expect(try await call("GET", "/inApps/v9/nothing/here").status == 404)
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import TallyCore
+import TallyTesting
+import TallyVerify
+import Testing
+
+@Suite struct PurchaseTests {
+    @Test func consumablePurchaseIsSignedLikeTheAppStore() async throws {
+        let fixture = try StoreFixture()
+        let token = UUID()
+        let transaction = try await fixture.buy("com.tally.photo.credits.50", PurchaseOptions(appAccountToken: token))
+        let verified = try await fixture.verifier.verifyTransaction(transaction.jws).get()
+        let payload = verified.payload
+        #expect(payload.transactionId == "2000000100000001")
+        #expect(payload.originalTransactionId == payload.transactionId)
+        #expect(payload.productId == "com.tally.photo.credits.50")
+        #expect(payload.type == .consumable)
+        #expect(payload.quantity == 1)
+        #expect(payload.price == 7_990)
+        #expect(payload.currency == "USD")
+        #expect(payload.storefront == "USA")
+        #expect(payload.storefrontId == "143441")
+        #expect(payload.environment == .sandbox)
+        #expect(payload.transactionReason == .purchase)
+        #expect(payload.inAppOwnershipType == .purchased)
+        #expect(payload.appAccountTokenUUID == token)
+        #expect(payload.purchaseDate == StoreFixture.start)
+        #expect(payload.signedDate == StoreFixture.start)
+    }
+
+    @Test func quantityMultipliesThePriceAndIsBounded() async throws {
+        let fixture = try StoreFixture()
+        let three = try await fixture.buy("com.tally.zorya.report.career", PurchaseOptions(quantity: 3))
+        #expect(three.payload.quantity == 3)
+        #expect(three.payload.price == 14_970)
+        await #expect(throws: StoreError(.invalidQuantity, "")) { try await fixture.store.purchase("com.tally.zorya.report.career", options: PurchaseOptions(quantity: 11)) }
+        await #expect(throws: StoreError(.invalidQuantity, "")) { try await fixture.store.purchase("com.tally.zorya.report.career", options: PurchaseOptions(quantity: 0)) }
+        await #expect(throws: StoreError(.invalidQuantity, "")) { try await fixture.store.purchase("com.tally.zorya.lifetime", options: PurchaseOptions(quantity: 2)) }
+    }
+
+    @Test func unfinishedUntilFinished() async throws {
+        let fixture = try StoreFixture()
+        let first = try await fixture.buy("com.tally.echo.3hours")
+        let second = try await fixture.buy("com.tally.echo.3hours")
+        #expect(try await fixture.store.unfinishedTransactions().map(\.transactionID) == [first.transactionID, second.transactionID])
+        try await fixture.store.finish(transactionID: first.transactionID)
+        #expect(try await fixture.store.unfinishedTransactions().map(\.transactionID) == [second.transactionID])
+        // Finished consumables leave the history, as in StoreKit, unless asked for.
+        #expect(try await fixture.store.history().map(\.transactionID) == [second.transactionID])
+        #expect(try await fixture.store.history(includingFinishedConsumables: true).count == 2)
+    }
+
+    @Test func cancelledAndFailedPurchasesChargeNothing() async throws {
+        let fixture = try StoreFixture()
+        #expect(try await fixture.store.purchase("com.tally.echo.3hours", options: PurchaseOptions(outcome: .userCancelled)) == .userCancelled)
+        for code in [StoreError.Code.networkError, .paymentDeclined, .paymentNotAllowed, .productUnavailable] {
+            await #expect(throws: StoreError(code, "")) {
+                try await fixture.store.purchase("com.tally.echo.3hours", options: PurchaseOptions(outcome: .failure(code)))
+            }
+        }
+        await #expect(throws: StoreError(.productUnavailable, "")) { try await fixture.store.purchase("com.tally.unknown") }
+        try await fixture.store.updateSettings { $0.purchaseFailure = .paymentDeclined }
+        await #expect(throws: StoreError(.paymentDeclined, "")) { try await fixture.store.purchase("com.tally.echo.3hours") }
+        #expect(try await fixture.store.history(includingFinishedConsumables: true).isEmpty)
+    }
+
+    @Test func unverifiedOutcomeHandsOutASignatureThatFails() async throws {
+        let fixture = try StoreFixture()
+        let transaction = try await fixture.buy("com.tally.echo.3hours", PurchaseOptions(outcome: .unverified))
+        #expect(await fixture.verifier.verifyTransaction(transaction.jws).failure?.code == .badSignature)
+        // The purchase happened: the unfinished queue holds it, correctly signed.
+        let unfinished = try await fixture.store.unfinishedTransactions()
+        #expect(unfinished.count == 1)
+        #expect(await fixture.verifier.verifyTransaction(unfinished[0].jws).value != nil)
+    }
+
+    @Test func ownedNonConsumableIsNotChargedTwice() async throws {
+        let fixture = try StoreFixture()
+        let first = try await fixture.buy("com.tally.zorya.lifetime")
+        let again = try await fixture.buy("com.tally.zorya.lifetime")
+        #expect(again.transactionID == first.transactionID)
+        #expect(try await fixture.store.currentEntitlements().map(\.productID) == ["com.tally.zorya.lifetime"])
+    }
+
+    @Test func oneTimePurchasesSendOneTimeCharge() async throws {
+        let fixture = try StoreFixture()
+        let transaction = try await fixture.buy("com.tally.zorya.report.wellness")
+        try await fixture.store.tick()
+        let notification = try await fixture.last(.oneTimeCharge)
+        #expect(notification.transaction?.payload.transactionId == transaction.transactionID)
+        #expect(notification.payload.data?.bundleId == StoreFixture.bundleID)
+        #expect(notification.payload.data?.appAppleId == 6_450_000_001)
+        #expect(notification.renewalInfo == nil)
+    }
+
+    @Test func promotionalOfferMustExist() async throws {
+        let fixture = try StoreFixture()
+        await #expect(throws: StoreError(.invalidOffer, "")) {
+            try await fixture.store.purchase("com.tally.pro.monthly", options: PurchaseOptions(promotionalOfferID: "nope"))
+        }
+    }
+}
+
+@Suite struct PendingPurchaseTests {
+    @Test func askToBuyApprovedAfterARestartArrivesThroughUpdates() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-store-\(UUID().uuidString)")
+        let stateFile = folder.appendingPathComponent("state.json")
+        let first = try StoreFixture(stateFile: stateFile)
+        try await first.store.updateSettings { $0.askToBuyEnabled = true }
+        guard case .pending(let pending) = try await first.store.purchase("com.tally.zorya.report.personality") else {
+            Issue.record("expected a pending purchase")
+            return
+        }
+        #expect(pending.reason == .askToBuy)
+        #expect(try await first.store.unfinishedTransactions().isEmpty)
+
+        // The store process stops and starts again from its state file.
+        let restarted = try StoreFixture(stateFile: stateFile)
+        #expect(await restarted.store.pendingPurchases.map(\.id) == [pending.id])
+        let updates = await restarted.store.updates()
+        let approved = try await restarted.store.approveAskToBuy(pending.id)
+        var iterator = updates.makeAsyncIterator()
+        let update = await iterator.next()
+        #expect(update?.transactionID == approved.transactionID)
+        let verified = try await restarted.verifier.verifyTransaction(try #require(update).jws).get()
+        #expect(verified.payload.productId == "com.tally.zorya.report.personality")
+        #expect(await restarted.store.pendingPurchases.isEmpty)
+        #expect(try await restarted.store.unfinishedTransactions().count == 1)
+    }
+
+    @Test func askToBuyDeclinedMakesNoTransaction() async throws {
+        let fixture = try StoreFixture()
+        guard case .pending(let pending) = try await fixture.store.purchase("com.tally.echo.3hours", options: PurchaseOptions(outcome: .askToBuy)) else {
+            Issue.record("expected a pending purchase")
+            return
+        }
+        try await fixture.store.declineAskToBuy(pending.id)
+        #expect(try await fixture.store.history(includingFinishedConsumables: true).isEmpty)
+        await #expect(throws: StoreError(.notFound, "")) { try await fixture.store.approveAskToBuy(pending.id) }
+    }
+
+    @Test func interruptedPurchaseCompletesWhenResolved() async throws {
+        let fixture = try StoreFixture()
+        guard case .pending(let pending) = try await fixture.store.purchase("com.tally.echo.3hours", options: PurchaseOptions(outcome: .interrupted)) else {
+            Issue.record("expected a pending purchase")
+            return
+        }
+        #expect(pending.reason == .interrupted)
+        let transaction = try await fixture.store.resolveInterruptedPurchase(pending.id)
+        #expect(await fixture.verifier.verifyTransaction(transaction.jws).value?.payload.productId == "com.tally.echo.3hours")
+    }
+}
