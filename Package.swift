@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "TallyCore", targets: ["TallyCore"]),
         .library(name: "TallyVerify", targets: ["TallyVerify"]),
         .library(name: "TallyTesting", targets: ["TallyTesting"]),
+        .library(name: "TallyTestingServer", targets: ["TallyTestingServer"]),
         .executable(name: "tally", targets: ["tally"]),
     ],
     dependencies: [
@@ -20,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         .target(name: "TallyCore", swiftSettings: strict),
@@ -44,6 +46,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "TallyTestingServer",
+            dependencies: [
+                "TallyCore", "TallyVerify", "TallyTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "TallyBenchmarks",
             dependencies: [
                 "TallyCore", "TallyVerify", "TallyTesting",
@@ -54,7 +64,8 @@ let package = Package(
         .executableTarget(
             name: "tally",
             dependencies: [
-                "TallyCore", "TallyVerify", "TallyTesting", "TallyBenchmarks",
+                "TallyCore", "TallyVerify", "TallyTesting", "TallyTestingServer", "TallyBenchmarks",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -76,7 +87,8 @@ let package = Package(
         .testTarget(
             name: "TallyTestingTests",
             dependencies: [
-                "TallyCore", "TallyVerify", "TallyTesting", "TallyTestSupport",
+                "TallyCore", "TallyVerify", "TallyTesting", "TallyTestingServer", "TallyTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict

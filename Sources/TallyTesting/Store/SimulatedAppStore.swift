@@ -89,9 +89,9 @@ public actor SimulatedAppStore {
     }
 
     /// The configuration the store was made with.
-    public let configuration: Configuration
+    public nonisolated let configuration: Configuration
     /// The authority that signs everything.
-    public let authority: TestCertificateAuthority
+    public nonisolated let authority: TestCertificateAuthority
     let transport: any NotificationTransport
     let baseNow: @Sendable () -> Date
     var state: StoreState

@@ -1,0 +1,35 @@
+public import Logging
+public import ServiceLifecycle
+public import TallyTesting
+
+/// Keeps a served store's time moving: processes due renewals and notification deliveries a
+/// few times a second, and stops on graceful shutdown.
+public struct StoreTicker<C: Clock<Duration>>: Service {
+    let store: SimulatedAppStore
+    let clock: C
+    let interval: Duration
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - store: the store to tick.
+    ///   - clock: the clock the ticker sleeps on.
+    ///   - interval: the pause between ticks.
+    ///   - logger: where failures are logged.
+    public init(store: SimulatedAppStore, clock: C, interval: Duration = .milliseconds(200), logger: Logger) {
+        self.store = store
+        self.clock = clock
+        self.interval = interval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                try await store.tick()
+            } catch {
+                logger.error("store tick failed", metadata: ["error": "\(error)"])
+            }
+            try? await clock.sleep(for: interval)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// `tally appstore` as a user runs it: serve, buy with one HTTP call, verify with `tally verify`.
+@Suite(.serialized) struct AppStoreCommandTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-appstore-\(UUID().uuidString)")
+
+    @Test func purchasePrintsATransactionThatVerifiesWithTheFoldersRoot() throws {
+        let caDir = folder.appendingPathComponent("ca").path
+        let purchase = try CommandLine.run(["appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50",
+                                            "--account-token", "5c0b6f2e-8d5e-4c55-9a38-2f1c0d9e7b41", "--quantity", "2"])
+        #expect(purchase.status == 0, "\(purchase.stderr)")
+        let jws = purchase.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let verify = try CommandLine.run(["verify", "--kind", "transaction", "--root", caDir + "/root.cer", "--environment", "Sandbox",
+                                          "--bundle-id", "com.tally.example"], stdin: jws)
+        #expect(verify.status == 0, "\(verify.stdout)")
+        let payload = CommandLine.json(verify.stdout)["payload"] as? [String: Any]
+        #expect(payload?["quantity"] as? Int == 2)
+        #expect(payload?["productId"] as? String == "com.tally.photo.credits.50")
+        // A second run makes a different transaction.
+        let second = try CommandLine.run(["appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50"])
+        #expect(second.stdout != purchase.stdout)
+    }
+
+    @Test func purchaseOfAnUnknownProductFails() throws {
+        let run = try CommandLine.run(["appstore", "purchase", "--ca-dir", folder.appendingPathComponent("ca2").path, "--product", "nope"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("product_unavailable"))
+    }
+
+    @Test func serveBuyOverHTTPThenVerify() async throws {
+        let caDir = folder.appendingPathComponent("served").path
+        let port = Int.random(in: 20_000...40_000)
+        let server = Process()
+        server.executableURL = CommandLine.executable
+        server.arguments = ["appstore", "serve", "--ca-dir", caDir, "--port", "\(port)"]
+        server.currentDirectoryURL = CommandLine.repository
+        let log = Pipe()
+        server.standardOutput = log
+        server.standardError = log
+        try server.run()
+        defer { server.terminate() }
+        // Wait for the server to say it listens: blocking reads of its log, no sleeping.
+        var seen = ""
+        while !seen.contains("listening") {
+            let chunk = log.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(seen.contains("listening"), "\(seen)")
+
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/control/purchases")!)
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"product_id":"com.tally.zorya.report.career"}"#.utf8)
+        let (data, _) = try await URLSession.shared.data(for: request)
+        let answer = (try JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        let jws = try #require(answer?["signed_transaction"] as? String)
+        let verify = try CommandLine.run(["verify", "--kind", "transaction", "--root", caDir + "/root.cer", "--environment", "Sandbox"], stdin: jws)
+        #expect(verify.status == 0, "\(verify.stdout)")
+        #expect(FileManager.default.fileExists(atPath: caDir + "/store-state.json"))
+    }
+}
