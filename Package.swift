@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "TallyVerify", targets: ["TallyVerify"]),
         .library(name: "TallyTesting", targets: ["TallyTesting"]),
         .library(name: "TallyTestingServer", targets: ["TallyTestingServer"]),
+        .library(name: "TallyServer", targets: ["TallyServer"]),
         .executable(name: "tally", targets: ["tally"]),
     ],
     dependencies: [
@@ -22,9 +23,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(name: "TallyCore", swiftSettings: strict),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(
+            name: "TallySQLite",
+            dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))],
+            swiftSettings: strict
+        ),
         .target(
             name: "TallyVerify",
             dependencies: [
@@ -51,6 +59,17 @@ let package = Package(
                 "TallyCore", "TallyVerify", "TallyTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "TallyServer",
+            dependencies: [
+                "TallyCore", "TallyVerify", "TallySQLite",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: strict
         ),
         .target(
@@ -88,6 +107,15 @@ let package = Package(
             name: "TallyTestingTests",
             dependencies: [
                 "TallyCore", "TallyVerify", "TallyTesting", "TallyTestingServer", "TallyTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TallyServerTests",
+            dependencies: [
+                "TallyCore", "TallyVerify", "TallyTesting", "TallyServer", "TallyTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -1,0 +1,203 @@
+public import Foundation
+public import TallyCore
+
+/// What the server sells and to which app: the JSON config file (`Examples/tally.json`).
+///
+/// ```json
+/// {"app": {"bundle_id": "com.tally.example", "app_apple_id": 6450000001, "environments": ["Production"]},
+///  "currencies": [{"code": "credits", "names": {"en": "Credits", "uk": "Кредити"}}],
+///  "signup_grants": [{"currency": "credits", "amount": 2}],
+///  "products": [{"product_id": "com.tally.photo.credits.10", "kind": "consumable",
+///                "grants": [{"currency": "credits", "amount": 10}], "paywall": {"en": {…}, "uk": {…}}}]}
+/// ```
+public struct ServerCatalog: Sendable, Codable {
+    /// The app the server serves.
+    public var app: App
+    /// The currencies, by code.
+    public var currencies: [Currency]
+    /// Products by App Store product identifier.
+    public var products: [Product]
+    /// What every new user receives.
+    public var signupGrants: [Amount]
+    /// Request limits.
+    public var limits: Limits
+    /// Unpaid orders expire after this many seconds.
+    public var orderTTLSeconds: Int64
+    /// The longest reservation a client may ask for, in seconds.
+    public var maximumReservationSeconds: Int64
+    /// The secret key of server-to-server and admin calls; `TALLY_SECRET_KEY` overrides it.
+    public var secretKey: String?
+
+    /// The app.
+    public struct App: Sendable, Codable {
+        public var bundleId: String
+        public var appAppleId: Int64?
+        /// Production, Sandbox, Xcode.
+        public var environments: [String]
+    }
+
+    /// A currency and its display names by language.
+    public struct Currency: Sendable, Codable {
+        public var code: String
+        public var names: [String: String]
+    }
+
+    /// A product and what it gives.
+    public struct Product: Sendable, Codable {
+        public var productId: String
+        /// consumable, non_consumable, non_renewing or auto_renewable.
+        public var kind: Kind
+        /// What one unit grants, multiplied by the transaction's quantity.
+        public var grants: [Amount]
+        /// Entitlements it unlocks.
+        public var entitlements: [String]
+        /// A subscription's periodic allowance.
+        public var allowance: Allowance?
+        /// How long a non-renewing subscription lasts, in days.
+        public var durationDays: Int?
+        /// Paywall text by language (`en`, `uk`).
+        public var paywall: [String: Paywall]
+    }
+
+    /// The kind of product.
+    public enum Kind: String, Sendable, Codable {
+        case consumable
+        case nonConsumable = "non_consumable"
+        case nonRenewing = "non_renewing"
+        case autoRenewable = "auto_renewable"
+    }
+
+    /// A periodic allowance of a subscription: used before purchased balance, reset each period.
+    public struct Allowance: Sendable, Codable {
+        public var currency: String
+        public var amount: Int64
+        /// day, week, month or year.
+        public var per: String
+    }
+
+    /// Paywall text in one language.
+    public struct Paywall: Sendable, Codable {
+        public var title: String
+        public var description: String
+        public var benefits: [String]
+        public var aiExplanation: String?
+    }
+
+    /// Request limits.
+    public struct Limits: Sendable, Codable {
+        /// The largest request body, in bytes.
+        public var maximumBodyBytes: Int
+        /// Purchase and spend requests one user may make per minute.
+        public var userRequestsPerMinute: Int
+        /// Purchase and spend requests one IP address may make per minute.
+        public var ipRequestsPerMinute: Int
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case app, currencies, products, signupGrants, limits, secretKey
+        case orderTTLSeconds = "orderTtlSeconds"
+        case maximumReservationSeconds
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        app = try container.decode(App.self, forKey: .app)
+        currencies = try container.decode([Currency].self, forKey: .currencies)
+        products = try container.decode([Product].self, forKey: .products)
+        signupGrants = try container.decodeIfPresent([Amount].self, forKey: .signupGrants) ?? []
+        limits = try container.decodeIfPresent(Limits.self, forKey: .limits)
+            ?? Limits(maximumBodyBytes: 64 * 1024, userRequestsPerMinute: 120, ipRequestsPerMinute: 6_000)
+        orderTTLSeconds = try container.decodeIfPresent(Int64.self, forKey: .orderTTLSeconds) ?? 86_400
+        maximumReservationSeconds = try container.decodeIfPresent(Int64.self, forKey: .maximumReservationSeconds) ?? 3_600
+        secretKey = try container.decodeIfPresent(String.self, forKey: .secretKey)
+    }
+
+    /// Loads and checks a catalog file.
+    /// - Throws: ``CatalogError`` naming the problem.
+    public static func load(contentsOf url: URL) throws(CatalogError) -> ServerCatalog {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw CatalogError(reason: "cannot read \(url.path): \(error.localizedDescription)")
+        }
+        return try parse(data)
+    }
+
+    /// Parses and checks a catalog.
+    /// - Throws: ``CatalogError`` naming the problem.
+    public static func parse(_ data: Data) throws(CatalogError) -> ServerCatalog {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let catalog: ServerCatalog
+        do {
+            catalog = try decoder.decode(ServerCatalog.self, from: data)
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw CatalogError(reason: "\(path(context.codingPath + [key])): missing")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw CatalogError(reason: "\(path(context.codingPath)): \(context.debugDescription)")
+        } catch let DecodingError.dataCorrupted(context) {
+            throw CatalogError(reason: "\(path(context.codingPath)): \(context.debugDescription)")
+        } catch {
+            throw CatalogError(reason: "\(error)")
+        }
+        try catalog.check()
+        return catalog
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+    }
+
+    private func check() throws(CatalogError) {
+        let codes = Set(currencies.map(\.code))
+        guard codes.count == currencies.count else { throw CatalogError(reason: "currencies: a code appears twice") }
+        for code in codes where code.isEmpty || code.count > 64 {
+            throw CatalogError(reason: "currencies: '\(code)' must be 1 to 64 characters")
+        }
+        func checkAmount(_ amount: Amount, _ place: String) throws(CatalogError) {
+            guard codes.contains(amount.currency) else { throw CatalogError(reason: "\(place): unknown currency \(amount.currency)") }
+            guard amount.amount > 0, amount.amount <= Self.maximumAmount else {
+                throw CatalogError(reason: "\(place): amount must be 1 to \(Self.maximumAmount)")
+            }
+        }
+        for (index, grant) in signupGrants.enumerated() { try checkAmount(grant, "signup_grants[\(index)]") }
+        var seen = Set<String>()
+        for (index, product) in products.enumerated() {
+            let place = "products[\(index)]"
+            guard seen.insert(product.productId).inserted else { throw CatalogError(reason: "\(place): product_id \(product.productId) appears twice") }
+            for (grantIndex, grant) in product.grants.enumerated() { try checkAmount(grant, "\(place).grants[\(grantIndex)]") }
+            if let allowance = product.allowance {
+                guard product.kind == .autoRenewable else { throw CatalogError(reason: "\(place).allowance: only subscriptions have allowances") }
+                try checkAmount(Amount(currency: allowance.currency, amount: allowance.amount), "\(place).allowance")
+                guard ["day", "week", "month", "year"].contains(allowance.per) else {
+                    throw CatalogError(reason: "\(place).allowance.per: must be day, week, month or year")
+                }
+            }
+            if product.kind == .nonRenewing, (product.durationDays ?? 0) <= 0, !product.entitlements.isEmpty {
+                throw CatalogError(reason: "\(place).duration_days: a non-renewing subscription with entitlements needs a duration")
+            }
+        }
+        guard !app.environments.isEmpty else { throw CatalogError(reason: "app.environments: name at least one") }
+        for environment in app.environments where !["Production", "Sandbox", "Xcode"].contains(environment) {
+            throw CatalogError(reason: "app.environments: '\(environment)' is not Production, Sandbox or Xcode")
+        }
+    }
+
+    /// The largest amount of any currency in one grant or request: far from `Int64` overflow
+    /// whatever is summed.
+    public static let maximumAmount: Int64 = 1_000_000_000_000
+
+    /// A product by identifier.
+    public func product(_ id: String) -> Product? { products.first { $0.productId == id } }
+
+    /// Whether a currency exists.
+    public func hasCurrency(_ code: String) -> Bool { currencies.contains { $0.code == code } }
+}
+
+/// A catalog that cannot be used, and why.
+public struct CatalogError: Error, CustomStringConvertible, Sendable {
+    /// Where and what.
+    public let reason: String
+    public var description: String { reason }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import TallyCore
+
+/// Positions, lots and ledger entries inside one database transaction.
+///
+/// For each user and currency: `available` (spendable now), `held` (reserved) and `debt`
+/// (taken back by a refund after it was spent), all ≥ 0. The ledger records every change of
+/// `available + held − debt`, so that sum always equals the sum of the user's `balance`
+/// entries; lots record where units came from, and their `remaining` always sums to
+/// `available + held`. Spending consumes the oldest lot first.
+///
+/// Every write updates the position row first: that row lock serializes concurrent work on one
+/// user's currency on PostgreSQL, and SQLite has one writer anyway.
+struct Ledger {
+    let executor: any SQLExecutor
+    /// Now, in epoch milliseconds.
+    let now: Int64
+
+    struct Position: Equatable {
+        var available: Int64
+        var held: Int64
+        var debt: Int64
+    }
+
+    func position(_ user: String, _ currency: String) async throws -> Position {
+        let rows = try await executor.query(
+            "SELECT available, held, debt FROM positions WHERE user_id = ? AND currency = ?", [.text(user), .text(currency)])
+        guard let row = rows.first else { return Position(available: 0, held: 0, debt: 0) }
+        return Position(available: try row.int("available"), held: try row.int("held"), debt: try row.int("debt"))
+    }
+
+    private func ensurePosition(_ user: String, _ currency: String) async throws {
+        try await executor.execute(
+            "INSERT INTO positions (user_id, currency) VALUES (?, ?) ON CONFLICT DO NOTHING", [.text(user), .text(currency)])
+    }
+
+    func entry(_ user: String, _ currency: String, kind: String, amount: Int64, bucket: String = "balance",
+               transaction: String? = nil, operation: String? = nil, reference: String? = nil) async throws {
+        guard amount != 0 else { return }
+        try await executor.execute(
+            """
+            INSERT INTO ledger_entries (user_id, currency, bucket, kind, amount, transaction_id, operation_id, reference, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.text(user), .text(currency), .text(bucket), .text(kind), .int(amount), .optional(transaction),
+             .optional(operation), .optional(reference), .int(now)])
+    }
+
+    /// Adds `amount` as a new lot; debt is repaid from it first. Returns what was repaid.
+    @discardableResult
+    func grant(_ user: String, _ currency: String, amount: Int64, kind: String, source: String,
+               transaction: String? = nil, operation: String? = nil, reference: String? = nil) async throws -> Int64 {
+        precondition(amount > 0)
+        try await ensurePosition(user, currency)
+        let before = try await position(user, currency)
+        let repaid = min(before.debt, amount)
+        try await executor.execute(
+            "UPDATE positions SET available = available + ?, debt = debt - ? WHERE user_id = ? AND currency = ?",
+            [.int(amount - repaid), .int(repaid), .text(user), .text(currency)])
+        try await executor.execute(
+            """
+            INSERT INTO lots (user_id, currency, source, transaction_id, granted, remaining, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.text(user), .text(currency), .text(source), .optional(transaction), .int(amount), .int(amount - repaid), .int(now)])
+        try await entry(user, currency, kind: kind, amount: amount, transaction: transaction, operation: operation, reference: reference)
+        return repaid
+    }
+
+    /// Takes `amount` from `available` if there is that much; false (and no change) if not.
+    func spend(_ user: String, _ currency: String, amount: Int64, kind: String = "spend",
+               operation: String? = nil, reference: String? = nil) async throws -> Bool {
+        guard amount > 0 else { return true }
+        let changed = try await executor.execute(
+            "UPDATE positions SET available = available - ? WHERE user_id = ? AND currency = ? AND available >= ?",
+            [.int(amount), .text(user), .text(currency), .int(amount)])
+        guard changed == 1 else { return false }
+        try await consumeLots(user, currency, amount: amount)
+        try await entry(user, currency, kind: kind, amount: -amount, operation: operation, reference: reference)
+        return true
+    }
+
+    /// Moves `amount` from available to held; false (and no change) if not enough is available.
+    func hold(_ user: String, _ currency: String, amount: Int64) async throws -> Bool {
+        guard amount > 0 else { return true }
+        let changed = try await executor.execute(
+            "UPDATE positions SET available = available - ?, held = held + ? WHERE user_id = ? AND currency = ? AND available >= ?",
+            [.int(amount), .int(amount), .text(user), .text(currency), .int(amount)])
+        return changed == 1
+    }
+
+    /// Ends a hold of `held`: `used` of it is spent, the rest returns to available, repaying debt first.
+    func settleHold(_ user: String, _ currency: String, held: Int64, used: Int64, operation: String?, reference: String?) async throws {
+        precondition(used >= 0 && used <= held)
+        guard held > 0 else { return }
+        let before = try await position(user, currency)
+        let returned = held - used
+        let repaid = min(before.debt, returned)
+        try await executor.execute(
+            "UPDATE positions SET held = held - ?, available = available + ?, debt = debt - ? WHERE user_id = ? AND currency = ?",
+            [.int(held), .int(returned - repaid), .int(repaid), .text(user), .text(currency)])
+        // Used units leave the lots; repaid units pay the debt out of them too.
+        try await consumeLots(user, currency, amount: used + repaid)
+        try await entry(user, currency, kind: "spend", amount: -used, operation: operation, reference: reference)
+    }
+
+    /// Takes back what a lot granted: the unspent part leaves available (as far as available
+    /// goes: the rest is held by reservations), and everything else becomes debt.
+    /// Returns the amounts removed and turned into debt.
+    func clawBack(lotID: Int64, user: String, currency: String, transaction: String) async throws -> (removed: Int64, debt: Int64) {
+        try await ensurePosition(user, currency)
+        let rows = try await executor.query("SELECT granted, remaining, revoked FROM lots WHERE id = ?", [.int(lotID)])
+        guard let lot = rows.first, try lot.int("revoked") == 0 else { return (0, 0) }
+        let granted = try lot.int("granted")
+        let remaining = try lot.int("remaining")
+        let position = try await position(user, currency)
+        let removed = min(remaining, position.available)
+        let debt = granted - removed
+        try await executor.execute(
+            "UPDATE positions SET available = available - ?, debt = debt + ? WHERE user_id = ? AND currency = ?",
+            [.int(removed), .int(debt), .text(user), .text(currency)])
+        try await executor.execute(
+            "UPDATE lots SET remaining = remaining - ?, revoked = 1 WHERE id = ?", [.int(removed), .int(lotID)])
+        try await entry(user, currency, kind: "refund", amount: -removed, transaction: transaction)
+        try await entry(user, currency, kind: "refund_debt", amount: -debt, transaction: transaction)
+        return (removed, debt)
+    }
+
+    /// Consumes `amount` from the user's lots, oldest first.
+    private func consumeLots(_ user: String, _ currency: String, amount: Int64) async throws {
+        var left = amount
+        guard left > 0 else { return }
+        let lots = try await executor.query(
+            "SELECT id, remaining FROM lots WHERE user_id = ? AND currency = ? AND remaining > 0 ORDER BY id LIMIT 64",
+            [.text(user), .text(currency)])
+        for lot in lots where left > 0 {
+            let take = min(left, try lot.int("remaining"))
+            try await executor.execute("UPDATE lots SET remaining = remaining - ? WHERE id = ?", [.int(take), .int(try lot.int("id"))])
+            left -= take
+        }
+        if left > 0 {
+            // More than 64 lots were needed: continue with the next ones.
+            guard lots.count == 64 else { throw LedgerInconsistency(reason: "lots of \(user)/\(currency) hold less than the position") }
+            try await consumeLots(user, currency, amount: left)
+        }
+    }
+}
+
+/// Lots and positions disagree: a defect, reported rather than papered over.
+struct LedgerInconsistency: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { reason }
+}

@@ -1,0 +1,237 @@
+/// The schema, as named append-only migrations. A migration, once released, is never edited:
+/// changes come as new migrations at the end.
+public enum Migrations {
+    /// Every migration, in order.
+    public static let all: [Migration] = [core, appendOnlyLedger]
+
+    /// Tables of users, positions, lots, the ledger, store transactions, orders, spends,
+    /// reservations, allowances and notifications. Amounts are BIGINT with CHECKs; times are
+    /// epoch milliseconds; idempotency lives in UNIQUE constraints.
+    static let core = Migration(
+        name: "0001_core",
+        sqlite: tables(autoIncrement: "INTEGER PRIMARY KEY AUTOINCREMENT"),
+        postgres: tables(autoIncrement: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"))
+
+    private static func tables(autoIncrement: String) -> [String] {
+        [
+            """
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY,
+                app_user_id TEXT UNIQUE,
+                app_account_token TEXT NOT NULL UNIQUE,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE user_tokens (
+                token_hash TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id),
+                created_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE positions (
+                user_id TEXT NOT NULL REFERENCES users(id),
+                currency TEXT NOT NULL,
+                available BIGINT NOT NULL DEFAULT 0 CHECK (available >= 0),
+                held BIGINT NOT NULL DEFAULT 0 CHECK (held >= 0),
+                debt BIGINT NOT NULL DEFAULT 0 CHECK (debt >= 0),
+                PRIMARY KEY (user_id, currency)
+            )
+            """,
+            """
+            CREATE TABLE lots (
+                id \(autoIncrement),
+                user_id TEXT NOT NULL REFERENCES users(id),
+                currency TEXT NOT NULL,
+                source TEXT NOT NULL,
+                transaction_id TEXT,
+                granted BIGINT NOT NULL CHECK (granted > 0),
+                remaining BIGINT NOT NULL CHECK (remaining >= 0 AND remaining <= granted),
+                revoked BIGINT NOT NULL DEFAULT 0 CHECK (revoked IN (0, 1)),
+                created_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX lots_fifo ON lots (user_id, currency, id) WHERE remaining > 0",
+            "CREATE INDEX lots_transaction ON lots (transaction_id)",
+            """
+            CREATE TABLE ledger_entries (
+                id \(autoIncrement),
+                user_id TEXT NOT NULL REFERENCES users(id),
+                currency TEXT NOT NULL,
+                bucket TEXT NOT NULL CHECK (bucket IN ('balance', 'allowance')),
+                kind TEXT NOT NULL,
+                amount BIGINT NOT NULL CHECK (amount <> 0),
+                transaction_id TEXT,
+                operation_id TEXT,
+                reference TEXT,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX ledger_user ON ledger_entries (user_id, id)",
+            """
+            CREATE TABLE store_transactions (
+                transaction_id TEXT PRIMARY KEY,
+                original_transaction_id TEXT NOT NULL,
+                user_id TEXT REFERENCES users(id),
+                binding TEXT,
+                product_id TEXT NOT NULL,
+                product_kind TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                app_account_token TEXT,
+                quantity BIGINT NOT NULL CHECK (quantity > 0),
+                purchase_date BIGINT,
+                expires_date BIGINT,
+                signed_date BIGINT,
+                granted BIGINT NOT NULL DEFAULT 0 CHECK (granted IN (0, 1)),
+                revoked BIGINT NOT NULL DEFAULT 0 CHECK (revoked IN (0, 1)),
+                revocation_event_at BIGINT,
+                revocation_reason BIGINT,
+                grants_json TEXT,
+                response_json TEXT,
+                jws TEXT NOT NULL,
+                received_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX store_transactions_original ON store_transactions (original_transaction_id)",
+            "CREATE INDEX store_transactions_user ON store_transactions (user_id, received_at)",
+            "CREATE INDEX store_transactions_received ON store_transactions (received_at)",
+            """
+            CREATE TABLE renewal_infos (
+                original_transaction_id TEXT PRIMARY KEY,
+                signed_date BIGINT NOT NULL,
+                auto_renew BIGINT,
+                auto_renew_product_id TEXT,
+                in_billing_retry BIGINT,
+                grace_expires BIGINT,
+                expiration_intent BIGINT,
+                jws TEXT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE orders (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id),
+                product_id TEXT NOT NULL,
+                app_account_token TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('created', 'fulfilled', 'failed')),
+                transaction_id TEXT UNIQUE,
+                failure_reason TEXT,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE spends (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id),
+                idempotency_key TEXT NOT NULL,
+                request_hash TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                amount BIGINT NOT NULL CHECK (amount > 0),
+                reference TEXT,
+                response_json TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                UNIQUE (user_id, idempotency_key)
+            )
+            """,
+            """
+            CREATE TABLE reservations (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id),
+                idempotency_key TEXT NOT NULL,
+                request_hash TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                amount BIGINT NOT NULL CHECK (amount > 0),
+                from_allowance BIGINT NOT NULL CHECK (from_allowance >= 0),
+                from_balance BIGINT NOT NULL CHECK (from_balance >= 0),
+                allowance_original_transaction_id TEXT,
+                allowance_window_start BIGINT,
+                status TEXT NOT NULL CHECK (status IN ('held', 'committed', 'released', 'expired')),
+                used BIGINT CHECK (used >= 0),
+                expires_at BIGINT NOT NULL,
+                created_at BIGINT NOT NULL,
+                closed_at BIGINT,
+                UNIQUE (user_id, idempotency_key),
+                CHECK (from_allowance + from_balance = amount)
+            )
+            """,
+            "CREATE INDEX reservations_open ON reservations (expires_at) WHERE status = 'held'",
+            """
+            CREATE TABLE allowance_windows (
+                user_id TEXT NOT NULL REFERENCES users(id),
+                currency TEXT NOT NULL,
+                original_transaction_id TEXT NOT NULL,
+                window_start BIGINT NOT NULL,
+                window_end BIGINT NOT NULL,
+                granted BIGINT NOT NULL CHECK (granted > 0),
+                used BIGINT NOT NULL DEFAULT 0 CHECK (used >= 0),
+                held BIGINT NOT NULL DEFAULT 0 CHECK (held >= 0),
+                CHECK (used + held <= granted),
+                PRIMARY KEY (original_transaction_id, currency, window_start)
+            )
+            """,
+            """
+            CREATE TABLE notifications (
+                notification_uuid TEXT PRIMARY KEY,
+                notification_type TEXT NOT NULL,
+                subtype TEXT,
+                transaction_id TEXT,
+                original_transaction_id TEXT,
+                signed_date BIGINT,
+                environment TEXT,
+                outcome TEXT NOT NULL,
+                detail TEXT,
+                jws TEXT NOT NULL,
+                received_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX notifications_received ON notifications (received_at)",
+            """
+            CREATE TABLE consumption_requests (
+                notification_uuid TEXT PRIMARY KEY,
+                transaction_id TEXT NOT NULL,
+                reason TEXT,
+                consumption_json TEXT NOT NULL,
+                sent_status TEXT,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE adjustments (
+                user_id TEXT NOT NULL REFERENCES users(id),
+                idempotency_key TEXT NOT NULL,
+                request_hash TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                amount BIGINT NOT NULL CHECK (amount <> 0),
+                reason TEXT NOT NULL,
+                response_json TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (user_id, idempotency_key)
+            )
+            """,
+        ]
+    }
+
+    /// The database itself refuses to change or delete a ledger entry.
+    static let appendOnlyLedger = Migration(
+        name: "0002_append_only_ledger",
+        sqlite: [
+            """
+            CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger_entries
+            BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END
+            """,
+            """
+            CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger_entries
+            BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END
+            """,
+        ],
+        postgres: [
+            """
+            CREATE FUNCTION ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN RAISE EXCEPTION 'ledger entries are append-only' USING ERRCODE = '23514'; END $$
+            """,
+            "CREATE TRIGGER ledger_no_update BEFORE UPDATE OR DELETE ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_append_only()",
+        ])
+}

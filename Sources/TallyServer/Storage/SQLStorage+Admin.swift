@@ -1,0 +1,131 @@
+import Foundation
+public import TallyCore
+
+extension SQLStorage {
+    public func adjust(userID: String, amount: Amount, reason: String, idempotencyKey: String) async throws -> AdminAdjustment {
+        guard catalog.hasCurrency(amount.currency) else { throw TallyServerError(.unknownCurrency, "no currency \(amount.currency)") }
+        guard amount.amount != 0, abs(amount.amount) <= ServerCatalog.maximumAmount else {
+            throw TallyServerError(.invalidAmount, "amount must be non-zero and at most \(ServerCatalog.maximumAmount) in size")
+        }
+        guard !idempotencyKey.isEmpty, idempotencyKey.count <= 128 else {
+            throw TallyServerError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
+        }
+        guard !reason.isEmpty, reason.count <= 500 else { throw TallyServerError(.invalidRequest, "reason must be 1 to 500 characters") }
+        let requestHash = Self.hash(amount.currency, String(amount.amount), reason)
+        return try await write { executor, time in
+            guard try await executor.query("SELECT id FROM users WHERE id = ?", [.text(userID)]).first != nil else {
+                throw TallyServerError(.notFound, "no user \(userID)")
+            }
+            if let existing = try await executor.query(
+                "SELECT request_hash, response_json FROM adjustments WHERE user_id = ? AND idempotency_key = ?",
+                [.text(userID), .text(idempotencyKey)]).first {
+                guard try existing.text("request_hash") == requestHash else {
+                    throw TallyServerError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another adjustment")
+                }
+                var first = try Self.decode(AdminAdjustment.self, try existing.text("response_json"))
+                first.replayed = true
+                return first
+            }
+            let ledger = Ledger(executor: executor, now: time)
+            if amount.amount > 0 {
+                try await ledger.grant(userID, amount.currency, amount: amount.amount, kind: "adjustment", source: "adjustment", reference: reason)
+            } else {
+                // A correction downwards takes what is available; the rest is owed, as after a refund.
+                let position = try await ledger.position(userID, amount.currency)
+                let taken = min(position.available, -amount.amount)
+                _ = try await ledger.spend(userID, amount.currency, amount: taken, kind: "adjustment", reference: reason)
+                let owed = -amount.amount - taken
+                if owed > 0 {
+                    try await executor.execute(
+                        "INSERT INTO positions (user_id, currency) VALUES (?, ?) ON CONFLICT DO NOTHING", [.text(userID), .text(amount.currency)])
+                    try await executor.execute(
+                        "UPDATE positions SET debt = debt + ? WHERE user_id = ? AND currency = ?",
+                        [.int(owed), .text(userID), .text(amount.currency)])
+                    try await ledger.entry(userID, amount.currency, kind: "adjustment_debt", amount: -owed, reference: reason)
+                }
+            }
+            let response = AdminAdjustment(
+                userId: userID, currency: amount.currency, amount: amount.amount, reason: reason,
+                balance: try await balance(executor, user: userID, currency: amount.currency, time: time), replayed: false)
+            try await executor.execute(
+                """
+                INSERT INTO adjustments (user_id, idempotency_key, request_hash, currency, amount, reason, response_json, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.text(userID), .text(idempotencyKey), .text(requestHash), .text(amount.currency), .int(amount.amount), .text(reason),
+                 .text(try Self.encode(response)), .int(time)])
+            return response
+        }
+    }
+
+    public func adminUser(id: String) async throws -> AdminUser {
+        try await read { executor, time in
+            guard let row = try await executor.query("SELECT * FROM users WHERE id = ?", [.text(id)]).first else {
+                throw TallyServerError(.notFound, "no user \(id)")
+            }
+            let user = try Self.user(row)
+            let (balances, entitlements) = try await summary(executor, user: id, time: time)
+            let ledger = try await executor.query("SELECT * FROM ledger_entries WHERE user_id = ? ORDER BY id DESC LIMIT 20", [.text(id)])
+            return AdminUser(
+                userId: id, appUserId: user.appUserID, appAccountToken: user.appAccountToken, createdAt: user.createdAt,
+                balances: balances, entitlements: entitlements,
+                subscriptions: try await subscriptions(executor, user: id, time: time),
+                recentLedger: try ledger.map(Self.ledgerEntry))
+        }
+    }
+
+    public func adminTransactions(_ query: AdminTransactionQuery) async throws -> AdminTransactionPage {
+        try await read { executor, _ in
+            var sql = "SELECT * FROM store_transactions WHERE 1 = 1"
+            var binds: [SQLValue] = []
+            if let type = query.type { sql += " AND product_kind = ?"; binds.append(.text(type)) }
+            switch query.status {
+            case "granted"?: sql += " AND granted = 1 AND revoked = 0"
+            case "revoked"?: sql += " AND revoked = 1"
+            case "unbound"?: sql += " AND user_id IS NULL"
+            case nil: break
+            case let other?: throw TallyServerError(.invalidRequest, "status must be granted, revoked or unbound, not \(other)")
+            }
+            if let product = query.productID { sql += " AND product_id = ?"; binds.append(.text(product)) }
+            if let text = query.text {
+                sql += " AND (transaction_id = ? OR original_transaction_id = ? OR user_id = ?)"
+                binds += [.text(text), .text(text), .text(text)]
+            }
+            if let cursor = query.cursor { sql += " AND received_at < ?"; binds.append(.int(cursor)) }
+            sql += " ORDER BY received_at DESC, transaction_id DESC LIMIT ?"
+            binds.append(.int(Int64(query.limit + 1)))
+            let rows = try await executor.query(sql, binds)
+            let transactions = try rows.prefix(query.limit).map { row in
+                AdminTransaction(
+                    transactionId: try row.text("transaction_id"), originalTransactionId: try row.text("original_transaction_id"),
+                    userId: row.optionalText("user_id"), productId: try row.text("product_id"), type: try row.text("product_kind"),
+                    environment: try row.text("environment"), quantity: try row.int("quantity"),
+                    status: row.optionalText("user_id") == nil ? "unbound" : try row.int("revoked") == 1 ? "revoked" : "granted",
+                    granted: try row.optionalText("grants_json").map { try Self.decode([Amount].self, $0) } ?? [],
+                    purchaseDate: row.optionalInt("purchase_date").map(Self.date), expiresDate: row.optionalInt("expires_date").map(Self.date),
+                    receivedAt: Self.date(try row.int("received_at")))
+            }
+            let next = rows.count > query.limit ? transactions.last.map { String(Self.millis($0.receivedAt)) } : nil
+            return AdminTransactionPage(transactions: transactions, nextCursor: next)
+        }
+    }
+
+    public func adminNotifications(limit: Int, cursor: Int64?) async throws -> AdminNotificationPage {
+        try await read { executor, _ in
+            var sql = "SELECT * FROM notifications"
+            var binds: [SQLValue] = []
+            if let cursor { sql += " WHERE received_at < ?"; binds.append(.int(cursor)) }
+            sql += " ORDER BY received_at DESC, notification_uuid DESC LIMIT ?"
+            binds.append(.int(Int64(limit + 1)))
+            let rows = try await executor.query(sql, binds)
+            let notifications = try rows.prefix(limit).map { row in
+                AdminNotification(
+                    notificationUuid: try row.text("notification_uuid"), notificationType: try row.text("notification_type"),
+                    subtype: row.optionalText("subtype"), transactionId: row.optionalText("transaction_id"),
+                    outcome: try row.text("outcome"), detail: row.optionalText("detail"), receivedAt: Self.date(try row.int("received_at")))
+            }
+            let next = rows.count > limit ? notifications.last.map { String(Self.millis($0.receivedAt)) } : nil
+            return AdminNotificationPage(notifications: notifications, nextCursor: next)
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+public import TallyCore
+public import TallyVerify
+
+extension SQLStorage {
+    public func deliver(_ transaction: Verified<TransactionPayload>, jws: String, presenter: User, orderID: String?) async throws -> PurchaseResponse {
+        let payload = transaction.payload
+        guard let transactionID = payload.transactionId, let productID = payload.productId else {
+            throw TallyServerError(.invalidRequest, "the transaction has no transactionId or productId")
+        }
+        guard catalog.product(productID) != nil else {
+            throw TallyServerError(.unknownProduct, "product \(productID) is not in this server's catalog")
+        }
+        return try await write { executor, time in
+            let recorded = try await record(executor, time: time, payload: payload, jws: jws, presenter: presenter)
+            if let orderID {
+                try await fulfil(executor, orderID: orderID, user: presenter, productID: productID, transactionID: transactionID, time: time)
+            }
+            if !recorded.firstDelivery,
+               let stored = try await executor.query(
+                "SELECT response_json FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first?.optionalText("response_json") {
+                // A replay answers what the first delivery answered.
+                var first = try Self.decode(PurchaseResponse.self, stored)
+                first.replayed = true
+                return first
+            }
+            let (balances, entitlements) = try await summary(executor, user: presenter.id, time: time)
+            let response = PurchaseResponse(
+                transactionId: transactionID, productId: productID, granted: recorded.granted,
+                balances: balances, entitlements: entitlements, replayed: !recorded.firstDelivery)
+            // The first answer to a client is kept, so that replays repeat it.
+            var first = response
+            first.replayed = false
+            try await executor.execute(
+                "UPDATE store_transactions SET response_json = ? WHERE transaction_id = ? AND response_json IS NULL",
+                [.text(try Self.encode(first)), .text(transactionID)])
+            return response
+        }
+    }
+
+    struct Recorded {
+        /// What the transaction granted (now or before).
+        var granted: [Amount]
+        /// This call granted it (a client's first delivery); false for a replay.
+        var firstDelivery: Bool
+        var userID: String?
+    }
+
+    /// Records a transaction once and grants it once its owner is known.
+    ///
+    /// Owner: the user whose app account token it carries; else the owner of its original
+    /// transaction; else the first user who presents it (recorded as such). A transaction that
+    /// arrives revoked is recorded and grants nothing.
+    func record(_ executor: any SQLExecutor, time: Int64, payload: TransactionPayload, jws: String, presenter: User?) async throws -> Recorded {
+        let transactionID = payload.transactionId ?? ""
+        let original = payload.originalTransactionId ?? transactionID
+        let token = payload.appAccountToken?.lowercased()
+
+        if let existing = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first {
+            var owner = existing.optionalText("user_id")
+            if owner == nil, let presenter {
+                // Recorded before by a notification that could not tell whose it was: the presenter takes it.
+                try await bind(executor, transactionID: transactionID, to: presenter.id, binding: "first_presenter")
+                owner = presenter.id
+                if try existing.int("revoked") == 0 {
+                    try await grant(executor, time: time, transactionID: transactionID, userID: presenter.id,
+                                    productID: try existing.text("product_id"), quantity: try existing.int("quantity"))
+                    let granted = try await grantsOf(executor, transactionID: transactionID)
+                    return Recorded(granted: granted, firstDelivery: true, userID: owner)
+                }
+            }
+            if let presenter, owner != presenter.id {
+                throw TallyServerError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
+            }
+            return Recorded(granted: try await grantsOf(executor, transactionID: transactionID), firstDelivery: false, userID: owner)
+        }
+
+        // Who owns it?
+        var owner: String?
+        var binding: String?
+        if let token, let row = try await executor.query("SELECT id FROM users WHERE app_account_token = ?", [.text(token)]).first {
+            owner = try row.text("id")
+            binding = "app_account_token"
+        } else if let row = try await executor.query(
+            "SELECT user_id FROM store_transactions WHERE original_transaction_id = ? AND user_id IS NOT NULL LIMIT 1", [.text(original)]).first {
+            owner = try row.text("user_id")
+            binding = "original_transaction"
+        } else if let presenter {
+            owner = presenter.id
+            binding = "first_presenter"
+        }
+        if let presenter, let owner, owner != presenter.id {
+            throw TallyServerError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
+        }
+
+        let product = catalog.product(payload.productId ?? "")
+        let revoked = payload.revocationDate != nil
+        try await executor.execute(
+            """
+            INSERT INTO store_transactions (transaction_id, original_transaction_id, user_id, binding, product_id, product_kind,
+                environment, app_account_token, quantity, purchase_date, expires_date, signed_date, revoked, revocation_event_at,
+                revocation_reason, jws, received_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.text(transactionID), .text(original), .optional(owner), .optional(binding), .text(payload.productId ?? ""),
+             .text(product?.kind.rawValue ?? Self.kind(payload.type)), .text(payload.environment?.rawValue ?? "unknown"),
+             .optional(token), .int(Int64(max(1, payload.quantity ?? 1))), .optional(payload.purchaseDate.map(Self.millis)),
+             .optional(payload.expiresDate.map(Self.millis)), .optional(payload.signedDate.map(Self.millis)),
+             .int(revoked ? 1 : 0), .optional(revoked ? payload.revocationDate.map(Self.millis) : nil),
+             .optional(payload.revocationReason.map { Int64($0.rawValue) }), .text(jws), .int(time)])
+        guard let owner, !revoked, let product else {
+            return Recorded(granted: [], firstDelivery: presenter != nil, userID: owner)
+        }
+        try await grant(executor, time: time, transactionID: transactionID, userID: owner, productID: product.productId,
+                        quantity: Int64(max(1, payload.quantity ?? 1)))
+        return Recorded(granted: try await grantsOf(executor, transactionID: transactionID), firstDelivery: presenter != nil, userID: owner)
+    }
+
+    static func kind(_ type: AppStoreProductType?) -> String {
+        switch type {
+        case .consumable?: "consumable"
+        case .nonConsumable?: "non_consumable"
+        case .nonRenewingSubscription?: "non_renewing"
+        case .autoRenewableSubscription?: "auto_renewable"
+        default: "unknown"
+        }
+    }
+
+    func bind(_ executor: any SQLExecutor, transactionID: String, to userID: String, binding: String) async throws {
+        try await executor.execute(
+            "UPDATE store_transactions SET user_id = ?, binding = ? WHERE transaction_id = ? AND user_id IS NULL",
+            [.text(userID), .text(binding), .text(transactionID)])
+    }
+
+    /// Grants a recorded transaction's product × quantity, once (the `granted` flag is set in
+    /// the same statement that checks it).
+    func grant(_ executor: any SQLExecutor, time: Int64, transactionID: String, userID: String, productID: String, quantity: Int64) async throws {
+        let claimed = try await executor.execute(
+            "UPDATE store_transactions SET granted = 1 WHERE transaction_id = ? AND granted = 0", [.text(transactionID)])
+        guard claimed == 1, let product = catalog.product(productID) else { return }
+        let ledger = Ledger(executor: executor, now: time)
+        var grants: [Amount] = []
+        for grant in product.grants {
+            let amount = grant.amount * quantity
+            try await ledger.grant(userID, grant.currency, amount: amount, kind: "purchase", source: "purchase", transaction: transactionID)
+            grants.append(Amount(currency: grant.currency, amount: amount))
+        }
+        try await executor.execute(
+            "UPDATE store_transactions SET grants_json = ? WHERE transaction_id = ?", [.text(try Self.encode(grants)), .text(transactionID)])
+    }
+
+    func grantsOf(_ executor: any SQLExecutor, transactionID: String) async throws -> [Amount] {
+        guard let text = try await executor.query(
+            "SELECT grants_json FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first?.optionalText("grants_json") else {
+            return []
+        }
+        return try Self.decode([Amount].self, text)
+    }
+
+    func fulfil(_ executor: any SQLExecutor, orderID: String, user: User, productID: String, transactionID: String, time: Int64) async throws {
+        let order = try await Self.order(executor, user: user, id: orderID, now: time)
+        if order.transactionId == transactionID { return }
+        guard order.productId == productID else {
+            throw TallyServerError(.orderMismatch, "order \(orderID) is for \(order.productId), not \(productID)")
+        }
+        guard order.status == "created" || order.status == "expired" || order.status == "failed" else {
+            throw TallyServerError(.orderMismatch, "order \(orderID) is already fulfilled by another transaction")
+        }
+        // A payment that arrives for an expired or failed order still fulfils it: the money was taken.
+        try await executor.execute(
+            "UPDATE orders SET status = 'fulfilled', transaction_id = ?, updated_at = ? WHERE id = ?",
+            [.text(transactionID), .int(time), .text(orderID)])
+    }
+}

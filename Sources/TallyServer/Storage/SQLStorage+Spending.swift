@@ -1,0 +1,214 @@
+import Foundation
+public import TallyCore
+
+extension SQLStorage {
+    func validate(currency: String, amount: Int64, key: String) throws(TallyServerError) {
+        guard catalog.hasCurrency(currency) else { throw TallyServerError(.unknownCurrency, "no currency \(currency) in the catalog") }
+        guard amount > 0, amount <= ServerCatalog.maximumAmount else {
+            throw TallyServerError(.invalidAmount, "amount must be 1 to \(ServerCatalog.maximumAmount)")
+        }
+        guard !key.isEmpty, key.count <= 128 else {
+            throw TallyServerError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
+        }
+    }
+
+    static func insufficient(_ currency: String, available: Int64) -> TallyServerError {
+        var error = TallyServerError(.insufficientCredits, "not enough \(currency): \(available) available")
+        error.available = available
+        error.currency = currency
+        return error
+    }
+
+    public func spend(user: User, request: SpendRequest) async throws -> SpendResponse {
+        try validate(currency: request.currency, amount: request.amount, key: request.idempotencyKey)
+        if let reference = request.reference, reference.count > 256 {
+            throw TallyServerError(.invalidRequest, "reference must be at most 256 characters")
+        }
+        let requestHash = Self.hash(request.currency, String(request.amount), request.reference ?? "")
+        return try await write { executor, time in
+            if let existing = try await executor.query(
+                "SELECT request_hash, response_json FROM spends WHERE user_id = ? AND idempotency_key = ?",
+                [.text(user.id), .text(request.idempotencyKey)]).first {
+                guard try existing.text("request_hash") == requestHash else {
+                    throw TallyServerError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another spend")
+                }
+                var first = try Self.decode(SpendResponse.self, try existing.text("response_json"))
+                first.replayed = true
+                return first
+            }
+            try await expireDue(executor, user: user.id, currency: request.currency, time: time)
+            let id = UUID().uuidString.lowercased()
+            let allowances = Allowances(executor: executor, catalog: catalog, now: time)
+            let ledger = Ledger(executor: executor, now: time)
+            let window = try await allowances.current(user.id, request.currency)
+            let fromAllowance = min(request.amount, window?.free ?? 0)
+            let fromBalance = request.amount - fromAllowance
+            if let window, fromAllowance > 0 {
+                _ = try await allowances.use(window, user: user.id, currency: request.currency, amount: fromAllowance,
+                                             operation: id, reference: request.reference)
+            }
+            guard try await ledger.spend(user.id, request.currency, amount: fromBalance, operation: id, reference: request.reference) else {
+                let position = try await ledger.position(user.id, request.currency)
+                throw Self.insufficient(request.currency, available: position.available + (window?.free ?? 0))
+            }
+            let response = SpendResponse(
+                spendId: id, currency: request.currency, amount: request.amount, fromAllowance: fromAllowance, fromBalance: fromBalance,
+                balance: try await balance(executor, user: user.id, currency: request.currency, time: time), replayed: false)
+            try await executor.execute(
+                """
+                INSERT INTO spends (id, user_id, idempotency_key, request_hash, currency, amount, reference, response_json, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.text(id), .text(user.id), .text(request.idempotencyKey), .text(requestHash), .text(request.currency),
+                 .int(request.amount), .optional(request.reference), .text(try Self.encode(response)), .int(time)])
+            return response
+        }
+    }
+
+    // MARK: - Reservations
+
+    public func reserve(user: User, request: ReservationRequest) async throws -> Reservation {
+        try validate(currency: request.currency, amount: request.amount, key: request.idempotencyKey)
+        guard request.ttlSeconds > 0, request.ttlSeconds <= catalog.maximumReservationSeconds else {
+            throw TallyServerError(.invalidRequest, "ttl_seconds must be 1 to \(catalog.maximumReservationSeconds)")
+        }
+        let requestHash = Self.hash(request.currency, String(request.amount), String(request.ttlSeconds))
+        return try await write { executor, time in
+            if let existing = try await executor.query(
+                "SELECT * FROM reservations WHERE user_id = ? AND idempotency_key = ?", [.text(user.id), .text(request.idempotencyKey)]).first {
+                guard try existing.text("request_hash") == requestHash else {
+                    throw TallyServerError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another reservation")
+                }
+                var reservation = try await reservation(executor, existing, time: time)
+                reservation.replayed = true
+                return reservation
+            }
+            try await expireDue(executor, user: user.id, currency: request.currency, time: time)
+            let allowances = Allowances(executor: executor, catalog: catalog, now: time)
+            let ledger = Ledger(executor: executor, now: time)
+            let window = try await allowances.current(user.id, request.currency)
+            let fromAllowance = min(request.amount, window?.free ?? 0)
+            let fromBalance = request.amount - fromAllowance
+            if let window, fromAllowance > 0 {
+                _ = try await allowances.hold(window, currency: request.currency, amount: fromAllowance)
+            }
+            guard try await ledger.hold(user.id, request.currency, amount: fromBalance) else {
+                let position = try await ledger.position(user.id, request.currency)
+                throw Self.insufficient(request.currency, available: position.available + (window?.free ?? 0))
+            }
+            let id = UUID().uuidString.lowercased()
+            try await executor.execute(
+                """
+                INSERT INTO reservations (id, user_id, idempotency_key, request_hash, currency, amount, from_allowance, from_balance,
+                    allowance_original_transaction_id, allowance_window_start, status, expires_at, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'held', ?, ?)
+                """,
+                [.text(id), .text(user.id), .text(request.idempotencyKey), .text(requestHash), .text(request.currency),
+                 .int(request.amount), .int(fromAllowance), .int(fromBalance),
+                 .optional(fromAllowance > 0 ? window?.originalTransactionID : nil), .optional(fromAllowance > 0 ? window?.start : nil),
+                 .int(time + request.ttlSeconds * 1000), .int(time)])
+            return try await reservation(executor, id: id, user: user.id, time: time)
+        }
+    }
+
+    public func commit(user: User, reservationID: String, used: Int64) async throws -> Reservation {
+        guard used >= 0, used <= ServerCatalog.maximumAmount else {
+            throw TallyServerError(.invalidAmount, "used must be 0 to \(ServerCatalog.maximumAmount)")
+        }
+        return try await write { executor, time in
+            let row = try await reservationRow(executor, id: reservationID, user: user.id)
+            let status = try row.text("status")
+            if status == "committed", row.optionalInt("used") == used {
+                var reservation = try await reservation(executor, row, time: time)
+                reservation.replayed = true
+                return reservation
+            }
+            guard status == "held", try row.int("expires_at") > time else {
+                throw TallyServerError(.reservationClosed, "reservation \(reservationID) is \(status == "held" ? "expired" : status)")
+            }
+            guard used <= (try row.int("amount")) else {
+                throw TallyServerError(.usedExceedsReservation, "used \(used) is more than the \(try row.int("amount")) reserved")
+            }
+            try await settle(executor, row, used: used, status: "committed", time: time)
+            return try await reservation(executor, id: reservationID, user: user.id, time: time)
+        }
+    }
+
+    public func release(user: User, reservationID: String) async throws -> Reservation {
+        try await write { executor, time in
+            let row = try await reservationRow(executor, id: reservationID, user: user.id)
+            switch try row.text("status") {
+            case "released", "expired":
+                var reservation = try await reservation(executor, row, time: time)
+                reservation.replayed = true
+                return reservation
+            case "committed":
+                throw TallyServerError(.reservationClosed, "reservation \(reservationID) is committed")
+            default:
+                try await settle(executor, row, used: 0, status: try row.int("expires_at") > time ? "released" : "expired", time: time)
+                return try await reservation(executor, id: reservationID, user: user.id, time: time)
+            }
+        }
+    }
+
+    public func expireReservations() async throws -> Int {
+        try await write { executor, time in
+            let rows = try await executor.query(
+                "SELECT * FROM reservations WHERE status = 'held' AND expires_at <= ? ORDER BY expires_at LIMIT 500", [.int(time)])
+            for row in rows { try await settle(executor, row, used: 0, status: "expired", time: time) }
+            return rows.count
+        }
+    }
+
+    /// Expires the user's due holds on a currency before it is spent or held again.
+    func expireDue(_ executor: any SQLExecutor, user: String, currency: String, time: Int64) async throws {
+        let rows = try await executor.query(
+            "SELECT * FROM reservations WHERE user_id = ? AND currency = ? AND status = 'held' AND expires_at <= ?",
+            [.text(user), .text(currency), .int(time)])
+        for row in rows { try await settle(executor, row, used: 0, status: "expired", time: time) }
+    }
+
+    /// Closes a held reservation: allowance is used first, then balance; the rest returns.
+    private func settle(_ executor: any SQLExecutor, _ row: SQLRow, used: Int64, status: String, time: Int64) async throws {
+        let id = try row.text("id")
+        let closed = try await executor.execute(
+            "UPDATE reservations SET status = ?, used = ?, closed_at = ? WHERE id = ? AND status = 'held'",
+            [.text(status), .int(used), .int(time), .text(id)])
+        guard closed == 1 else { return }
+        let user = try row.text("user_id")
+        let currency = try row.text("currency")
+        let fromAllowance = try row.int("from_allowance")
+        let fromBalance = try row.int("from_balance")
+        let usedAllowance = min(used, fromAllowance)
+        if fromAllowance > 0, let original = row.optionalText("allowance_original_transaction_id"),
+           let start = row.optionalInt("allowance_window_start") {
+            try await Allowances(executor: executor, catalog: catalog, now: time).settle(
+                original: original, currency: currency, start: start, held: fromAllowance, used: usedAllowance,
+                user: user, operation: id, reference: "reservation")
+        }
+        try await Ledger(executor: executor, now: time).settleHold(
+            user, currency, held: fromBalance, used: used - usedAllowance, operation: id, reference: "reservation")
+    }
+
+    private func reservationRow(_ executor: any SQLExecutor, id: String, user: String) async throws -> SQLRow {
+        guard let row = try await executor.query("SELECT * FROM reservations WHERE id = ? AND user_id = ?", [.text(id), .text(user)]).first else {
+            throw TallyServerError(.notFound, "no reservation \(id)")
+        }
+        return row
+    }
+
+    private func reservation(_ executor: any SQLExecutor, id: String, user: String, time: Int64) async throws -> Reservation {
+        try await reservation(executor, try await reservationRow(executor, id: id, user: user), time: time)
+    }
+
+    private func reservation(_ executor: any SQLExecutor, _ row: SQLRow, time: Int64) async throws -> Reservation {
+        var status = try row.text("status")
+        if status == "held", try row.int("expires_at") <= time { status = "expired" }
+        return Reservation(
+            reservationId: try row.text("id"), currency: try row.text("currency"), amount: try row.int("amount"),
+            fromAllowance: try row.int("from_allowance"), fromBalance: try row.int("from_balance"), status: status,
+            used: row.optionalInt("used"), expiresAt: Self.date(try row.int("expires_at")),
+            balance: try await balance(executor, user: try row.text("user_id"), currency: try row.text("currency"), time: time),
+            replayed: false)
+    }
+}

@@ -1,0 +1,161 @@
+import Crypto
+public import Foundation
+public import TallyCore
+import TallyVerify
+
+/// ``TallyStorage`` over any ``SQLDatabase``: the same statements on SQLite and PostgreSQL.
+///
+/// A write that loses a race on a UNIQUE constraint (two instances recording the same
+/// transaction or idempotency key at once) is retried once, and the retry finds the winner's
+/// row and answers as a replay.
+public struct SQLStorage: TallyStorage {
+    let database: any SQLDatabase
+    let catalog: ServerCatalog
+    let now: @Sendable () -> Date
+
+    /// - Parameters:
+    ///   - database: where the data lives; migrate it first.
+    ///   - catalog: the products and currencies.
+    ///   - now: the clock.
+    public init(database: any SQLDatabase, catalog: ServerCatalog, now: @escaping @Sendable () -> Date) {
+        self.database = database
+        self.catalog = catalog
+        self.now = now
+    }
+
+    var millis: Int64 { Self.millis(now()) }
+
+    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
+
+    /// Runs a write, retrying once when it lost a UNIQUE race or hit a retryable conflict.
+    func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            let time = millis
+            do {
+                return try await database.write { executor in try await work(executor, time) }
+            } catch let error as SQLDatabaseError where (error.kind == .uniqueViolation || error.kind == .retryable) && attempt < 3 {
+                attempt += 1
+            }
+        }
+    }
+
+    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
+        let time = millis
+        return try await database.read { executor in try await work(executor, time) }
+    }
+
+    static func encode(_ value: some Encodable) throws -> String {
+        String(decoding: try TallyAPI.encoder().encode(value), as: UTF8.self)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+        try TallyAPI.decoder().decode(T.self, from: Data(text.utf8))
+    }
+
+    static func hash(_ parts: String...) -> String {
+        let digest = SHA256.hash(data: Data(parts.joined(separator: "\u{1F}").utf8))
+        return digest.map { String(format: "%02x", $0) }.joined()
+    }
+
+    // MARK: - Users
+
+    public func createUser(appUserID: String?, tokenHash: String) async throws -> (User, created: Bool, granted: [Amount]) {
+        try await write { executor, time in
+            if let appUserID,
+               let row = try await executor.query("SELECT * FROM users WHERE app_user_id = ?", [.text(appUserID)]).first {
+                let user = try Self.user(row)
+                try await executor.execute(
+                    "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (?, ?, ?)",
+                    [.text(tokenHash), .text(user.id), .int(time)])
+                return (user, false, [])
+            }
+            let user = User(id: UUID().uuidString.lowercased(), appUserID: appUserID, appAccountToken: UUID(), createdAt: Self.date(time))
+            try await executor.execute(
+                "INSERT INTO users (id, app_user_id, app_account_token, created_at) VALUES (?, ?, ?, ?)",
+                [.text(user.id), .optional(appUserID), .text(user.appAccountToken.uuidString.lowercased()), .int(time)])
+            try await executor.execute(
+                "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (?, ?, ?)",
+                [.text(tokenHash), .text(user.id), .int(time)])
+            let ledger = Ledger(executor: executor, now: time)
+            for grant in catalog.signupGrants {
+                try await ledger.grant(user.id, grant.currency, amount: grant.amount, kind: "signup", source: "signup")
+            }
+            return (user, true, catalog.signupGrants)
+        }
+    }
+
+    public func user(tokenHash: String) async throws -> User? {
+        try await read { executor, _ in
+            let rows = try await executor.query(
+                "SELECT u.* FROM user_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?", [.text(tokenHash)])
+            return try rows.first.map(Self.user)
+        }
+    }
+
+    public func user(id: String) async throws -> User? {
+        try await read { executor, _ in
+            try await executor.query("SELECT * FROM users WHERE id = ?", [.text(id)]).first.map(Self.user)
+        }
+    }
+
+    static func user(_ row: SQLRow) throws -> User {
+        guard let token = UUID(uuidString: try row.text("app_account_token")) else {
+            throw SQLDatabaseError(.decoding, "app_account_token is not a UUID")
+        }
+        return User(id: try row.text("id"), appUserID: row.optionalText("app_user_id"), appAccountToken: token,
+                    createdAt: date(try row.int("created_at")))
+    }
+
+    // MARK: - Orders
+
+    public func createOrder(user: User, productID: String) async throws -> Order {
+        guard catalog.product(productID) != nil else {
+            throw TallyServerError(.unknownProduct, "no product \(productID) in the catalog")
+        }
+        return try await write { executor, time in
+            let id = UUID().uuidString.lowercased()
+            try await executor.execute(
+                """
+                INSERT INTO orders (id, user_id, product_id, app_account_token, status, created_at, expires_at, updated_at)
+                VALUES (?, ?, ?, ?, 'created', ?, ?, ?)
+                """,
+                [.text(id), .text(user.id), .text(productID), .text(user.appAccountToken.uuidString.lowercased()),
+                 .int(time), .int(time + catalog.orderTTLSeconds * 1000), .int(time)])
+            return try await Self.order(executor, user: user, id: id, now: time)
+        }
+    }
+
+    public func order(user: User, id: String) async throws -> Order {
+        try await read { executor, time in try await Self.order(executor, user: user, id: id, now: time) }
+    }
+
+    public func failOrder(user: User, id: String, reason: String) async throws -> Order {
+        try await write { executor, time in
+            let order = try await Self.order(executor, user: user, id: id, now: time)
+            guard order.status == "created" else {
+                if order.status == "failed" { return order }
+                throw TallyServerError(.orderMismatch, "order \(id) is \(order.status)")
+            }
+            try await executor.execute(
+                "UPDATE orders SET status = 'failed', failure_reason = ?, updated_at = ? WHERE id = ? AND status = 'created'",
+                [.text(String(reason.prefix(200))), .int(time), .text(id)])
+            return try await Self.order(executor, user: user, id: id, now: time)
+        }
+    }
+
+    static func order(_ executor: any SQLExecutor, user: User, id: String, now: Int64) async throws -> Order {
+        guard let row = try await executor.query("SELECT * FROM orders WHERE id = ? AND user_id = ?", [.text(id), .text(user.id)]).first else {
+            throw TallyServerError(.notFound, "no order \(id)")
+        }
+        var status = try row.text("status")
+        let expires = try row.int("expires_at")
+        if status == "created", expires <= now { status = "expired" }
+        return Order(
+            orderId: id, productId: try row.text("product_id"),
+            appAccountToken: UUID(uuidString: try row.text("app_account_token")) ?? user.appAccountToken,
+            status: status, transactionId: row.optionalText("transaction_id"), failureReason: row.optionalText("failure_reason"),
+            createdAt: date(try row.int("created_at")), expiresAt: date(expires))
+    }
+}

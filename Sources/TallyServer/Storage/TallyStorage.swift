@@ -1,0 +1,93 @@
+public import Foundation
+public import TallyCore
+public import TallyVerify
+
+/// A user as the server knows them.
+public struct User: Sendable, Hashable {
+    /// Tally's identifier.
+    public let id: String
+    /// The app's own identifier, when the app gave one.
+    public let appUserID: String?
+    /// The UUID passed to StoreKit as `appAccountToken`.
+    public let appAccountToken: UUID
+    /// When the user was created.
+    public let createdAt: Date
+}
+
+/// A failure with a stable API code, thrown by storage and mapped to HTTP by the routes.
+public struct TallyServerError: Error, Sendable, CustomStringConvertible {
+    /// The stable code.
+    public let code: TallyErrorCode
+    /// What went wrong, for developers.
+    public let message: String
+    /// For `insufficient_credits`: what is available, and of which currency.
+    public var available: Int64?
+    public var currency: String?
+    /// For `verification_failed`: the verifier's code.
+    public var verificationCode: String?
+
+    /// Creates an error.
+    public init(_ code: TallyErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+/// What a notification did.
+public enum NotificationOutcome: String, Sendable {
+    /// Applied for the first time.
+    case applied
+    /// Seen before (same `notificationUUID`): nothing changed.
+    case duplicate
+    /// Recorded; it changes nothing this server tracks (a TEST, a declined refund, an older event).
+    case recorded
+}
+
+/// Where purchases, balances, spends and notifications are kept.
+///
+/// One protocol, written once over ``SQLDatabase`` (``SQLStorage``), running on SQLite or
+/// PostgreSQL; one conformance suite runs against both. Every method is one database
+/// transaction; idempotency is enforced by UNIQUE constraints, so it holds across server
+/// instances.
+public protocol TallyStorage: Sendable {
+    /// Creates a user, or returns the existing one with this app user id, with a new token.
+    func createUser(appUserID: String?, tokenHash: String) async throws -> (User, created: Bool, granted: [Amount])
+    /// The user a token (its SHA-256) belongs to.
+    func user(tokenHash: String) async throws -> User?
+    /// A user by identifier.
+    func user(id: String) async throws -> User?
+    /// Creates an order for a product.
+    func createOrder(user: User, productID: String) async throws -> Order
+    /// One of the user's orders.
+    func order(user: User, id: String) async throws -> Order
+    /// Closes an unpaid order as failed.
+    func failOrder(user: User, id: String, reason: String) async throws -> Order
+    /// Records a verified transaction and grants it, exactly once.
+    func deliver(_ transaction: Verified<TransactionPayload>, jws: String, presenter: User, orderID: String?) async throws -> PurchaseResponse
+    /// Balances, entitlements and subscriptions.
+    func account(user: User) async throws -> AccountResponse
+    /// Ledger history, newest first.
+    func ledger(user: User, currency: String?, kind: String?, limit: Int, cursor: Int64?) async throws -> LedgerPage
+    /// Spends, allowance first then oldest lot first; idempotent by key.
+    func spend(user: User, request: SpendRequest) async throws -> SpendResponse
+    /// Holds an amount for metered use.
+    func reserve(user: User, request: ReservationRequest) async throws -> Reservation
+    /// Spends what a reservation used; the rest returns.
+    func commit(user: User, reservationID: String, used: Int64) async throws -> Reservation
+    /// Releases a reservation unused.
+    func release(user: User, reservationID: String) async throws -> Reservation
+    /// Releases every reservation whose time is up; returns how many.
+    func expireReservations() async throws -> Int
+    /// Applies an App Store Server Notification, exactly once.
+    func apply(_ notification: VerifiedNotification, jws: String) async throws -> NotificationOutcome
+    /// An admin adjustment; idempotent by key.
+    func adjust(userID: String, amount: Amount, reason: String, idempotencyKey: String) async throws -> AdminAdjustment
+    /// A user's account for the admin.
+    func adminUser(id: String) async throws -> AdminUser
+    /// Store transactions for the admin, newest first.
+    func adminTransactions(_ query: AdminTransactionQuery) async throws -> AdminTransactionPage
+    /// Notifications for the admin, newest first.
+    func adminNotifications(limit: Int, cursor: Int64?) async throws -> AdminNotificationPage
+}

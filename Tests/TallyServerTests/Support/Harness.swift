@@ -1,0 +1,137 @@
+import Foundation
+import TallyCore
+import TallyServer
+import TallyTestSupport
+import TallyTesting
+import TallyVerify
+import Testing
+
+/// The storage backends the conformance suite runs on: SQLite always, PostgreSQL when
+/// `TALLY_TEST_POSTGRES_URL` names a server (the test script starts one).
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    static var available: [Backend] {
+        ProcessInfo.processInfo.environment["TALLY_TEST_POSTGRES_URL"] == nil ? [.sqlite] : [.sqlite, .postgres]
+    }
+
+    /// A new, empty, migrated database of this kind.
+    func makeDatabase() async throws -> any SQLDatabase {
+        switch self {
+        case .sqlite:
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-\(UUID().uuidString).sqlite").path
+            let database = try SQLiteDatabase(path: path)
+            try await database.migrate(Migrations.all)
+            return database
+        case .postgres:
+            return try await TestPostgres.makeDatabase()
+        }
+    }
+}
+
+/// A clock both the simulated store and the server read in tests.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+    init(_ start: Date) { current = start }
+    var now: Date { lock.withLock { current } }
+    func set(_ date: Date) { lock.withLock { current = date } }
+}
+
+/// A simulated App Store, a verifier that trusts its root, and storage on one backend.
+final class Harness: @unchecked Sendable {
+    static let start = ISO8601DateFormatter().date(from: "2026-03-01T00:00:00Z")!
+    static let catalog: ServerCatalog = try! ServerCatalog.load(contentsOf: Vectors.repository.appendingPathComponent("Examples/tally.json"))
+    static let storeCatalog: StoreKitConfiguration = try! StoreKitConfiguration.load(
+        contentsOf: Vectors.repository.appendingPathComponent("Examples/Tally.storekit"))
+    static let authority: TestCertificateAuthority = try! TestCertificateAuthority(profile: .init(issuedAt: start.addingTimeInterval(-86_400)))
+
+    let clock = TestClock(Harness.start)
+    let store: SimulatedAppStore
+    let verifier: SignedDataVerifier
+    let database: any SQLDatabase
+    let storage: SQLStorage
+    let backend: Backend
+
+    init(_ backend: Backend) async throws {
+        self.backend = backend
+        var configuration = SimulatedAppStore.Configuration(catalog: Self.storeCatalog, bundleID: "com.tally.example", appAppleID: 6_450_000_001)
+        configuration.firstTransactionNumber = 2_000_000_500_000_000 + Int64.random(in: 0..<1_000_000) * 100
+        store = try SimulatedAppStore(configuration: configuration, authority: Self.authority, time: .manual(start: Self.start))
+        verifier = SignedDataVerifier(
+            .init(bundleID: .equals("com.tally.example"), appAppleID: .equals(6_450_000_001), environments: [.sandbox, .production],
+                  rootCertificates: [Self.authority.root]),
+            now: { Harness.start })
+        database = try await backend.makeDatabase()
+        let clock = self.clock
+        storage = SQLStorage(database: database, catalog: Self.catalog, now: { clock.now })
+    }
+
+    /// Moves the store and the server's clock forward together.
+    func advance(by duration: Duration) async throws {
+        try await store.advance(by: duration)
+        clock.set(await store.now)
+    }
+
+    func user(appUserID: String? = nil) async throws -> User {
+        try await storage.createUser(appUserID: appUserID, tokenHash: UUID().uuidString).0
+    }
+
+    /// Buys from the simulated store and verifies, as a device would before posting.
+    func buy(_ product: String, for user: User?, quantity: Int = 1) async throws -> (Verified<TransactionPayload>, String) {
+        let options = PurchaseOptions(appAccountToken: user?.appAccountToken, quantity: quantity, outcome: .success)
+        guard case .success(let transaction) = try await store.purchase(product, options: options) else {
+            throw TestFailure("purchase did not succeed")
+        }
+        return (try await verifier.verifyTransaction(transaction.jws).get(), transaction.jws)
+    }
+
+    func verified(_ jws: String) async throws -> Verified<TransactionPayload> {
+        try await verifier.verifyTransaction(jws).get()
+    }
+
+    /// The notifications the store made (it delivers nowhere), verified with their signed data.
+    func notifications() async throws -> [(VerifiedNotification, String)] {
+        var result: [(VerifiedNotification, String)] = []
+        for sent in await store.notifications {
+            result.append((try await verifier.verifyNotification(sent.signedPayload, includingSignedData: true).get(), sent.signedPayload))
+        }
+        return result
+    }
+
+    func balance(_ user: User, _ currency: String) async throws -> Balance {
+        try #require(try await storage.account(user: user).balances.first { $0.currency == currency })
+    }
+
+    /// Balance = sum of ledger entries, for every user and currency: the invariant checked after every test step.
+    func checkInvariants() async throws {
+        let problems: [String] = try await database.read { executor in
+            var problems: [String] = []
+            let positions = try await executor.query("SELECT user_id, currency, available, held, debt FROM positions", [])
+            for position in positions {
+                let user = try position.text("user_id")
+                let currency = try position.text("currency")
+                let net = try position.int("available") + position.int("held") - position.int("debt")
+                let sum = try await executor.query(
+                    "SELECT COALESCE(SUM(amount), 0) AS total FROM ledger_entries WHERE user_id = ? AND currency = ? AND bucket = 'balance'",
+                    [.text(user), .text(currency)]).first?.int("total") ?? 0
+                if sum != net { problems.append("\(user)/\(currency): ledger \(sum) ≠ position \(net)") }
+                let lots = try await executor.query(
+                    "SELECT COALESCE(SUM(remaining), 0) AS total FROM lots WHERE user_id = ? AND currency = ?",
+                    [.text(user), .text(currency)]).first?.int("total") ?? 0
+                let backing = try position.int("available") + position.int("held")
+                if lots != backing { problems.append("\(user)/\(currency): lots \(lots) ≠ available + held \(backing)") }
+            }
+            return problems
+        }
+        #expect(problems.isEmpty, "\(problems)")
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
