@@ -83,7 +83,7 @@ let package = Package(
         .executableTarget(
             name: "tally",
             dependencies: [
-                "TallyCore", "TallyVerify", "TallyTesting", "TallyTestingServer", "TallyBenchmarks",
+                "TallyCore", "TallyVerify", "TallyTesting", "TallyTestingServer", "TallyServer", "TallyBenchmarks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

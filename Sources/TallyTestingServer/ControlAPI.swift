@@ -139,7 +139,13 @@ struct ControlAPI: Sendable {
         var timeRate: String?
     }
 
+    /// The failures a purchase can be told to end in.
+    static let failures: Set<String> = ["network_error", "payment_declined", "payment_not_allowed", "product_unavailable"]
+
     func updateSettings(_ body: SettingsBody) async throws -> StatusBody {
+        if let failure = body.purchaseFailure, !failure.isEmpty, !Self.failures.contains(failure) {
+            throw ControlError.invalid("purchase_failure must be \"\" or one of \(Self.failures.sorted())")
+        }
         var rate: TimeRate?
         if let name = body.timeRate {
             guard let parsed = TimeRate(name: name) else { throw ControlError.invalid("unknown time rate \(name)") }
@@ -200,7 +206,8 @@ struct ControlAPI: Sendable {
         case "ask_to_buy": .askToBuy
         case "interrupted": .interrupted
         case "unverified": .unverified
-        case let code?: .failure(StoreError.Code(rawValue: code))
+        case let code? where Self.failures.contains(code): .failure(StoreError.Code(rawValue: code))
+        case let other?: throw ControlError.invalid("outcome must be automatic, success, user_cancelled, ask_to_buy, interrupted, unverified or one of \(Self.failures.sorted()), not \(other)")
         }
         let options = PurchaseOptions(appAccountToken: token, quantity: body.quantity ?? 1, promotionalOfferID: body.promotionalOfferId, outcome: outcome)
         switch try await store.purchase(body.productId, options: options) {

@@ -31,6 +31,11 @@ public struct APIErrorBody: Codable, Hashable, Sendable {
         }
     }
 
+    /// Wraps a detail.
+    public init(error: Detail) {
+        self.error = error
+    }
+
     /// Creates an error body.
     public init(code: TallyErrorCode, message: String, requestId: String? = nil) {
         self.error = Detail(code: code, message: message, requestId: requestId)

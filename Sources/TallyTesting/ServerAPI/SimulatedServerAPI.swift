@@ -65,7 +65,7 @@ extension SimulatedAppStore {
         guard let header = request.authorization, header.hasPrefix("Bearer "),
               case .success = ServerAPIToken.verify(
                 String(header.dropFirst("Bearer ".count)), issuerID: credentials.issuerID,
-                bundleID: configuration.bundleID, keys: credentials.keys, now: now) else {
+                bundleID: configuration.bundleID, keys: credentials.keys, now: realNow) else {
             return ServerAPIResponse(status: 401, body: Data("Unauthenticated\n".utf8), contentType: "text/plain")
         }
         let segments = request.path.split(separator: "/").map(String.init)
@@ -219,7 +219,10 @@ extension SimulatedAppStore {
 
     private func refundHistory(_ id: String, query: [URLQueryItem]) throws -> RefundHistoryResponse {
         _ = try record(id)
-        let refunded = state.transactions.filter { $0.payload.revocationDate != nil }
+        // Refunds only (not family revocations), oldest refund first.
+        let refunded = state.transactions
+            .filter { $0.payload.revocationDate != nil && $0.payload.revocationType != .familyRevoke }
+            .sorted { ($0.payload.revocationDate ?? .distantPast) < ($1.payload.revocationDate ?? .distantPast) }
         let page = try self.page(refunded, revision: query.first { $0.name == "revision" }?.value)
         var response = RefundHistoryResponse()
         response.signedTransactions = page.items
@@ -230,8 +233,9 @@ extension SimulatedAppStore {
 
     private func sendConsumptionInformation(_ id: String, body: Data) throws {
         let transaction = try record(id)
-        guard transaction.payload.type == .consumable else {
-            throw APIRequestError(.invalidTransactionNotConsumable, "Invalid request. The transaction is not a consumable.")
+        // Consumption information is for consumables and auto-renewable subscriptions.
+        guard transaction.payload.type == .consumable || transaction.payload.type == .autoRenewableSubscription else {
+            throw APIRequestError(.invalidTransactionTypeNotSupported, "Invalid request. The transaction's product type is not supported.")
         }
         let request: ConsumptionRequest
         do {
@@ -292,7 +296,8 @@ extension SimulatedAppStore {
         var offset = 0
         if let token = query.first(where: { $0.name == "paginationToken" })?.value {
             guard let bytes = Base64.decode(token.utf8, alphabet: .url),
-                  let decoded = Int(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "notifications:", with: "")) else {
+                  let decoded = Int(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "notifications:", with: "")),
+                  decoded >= 0 else {
                 throw APIRequestError(.invalidPaginationToken, "Invalid request. The pagination token is invalid.")
             }
             offset = decoded

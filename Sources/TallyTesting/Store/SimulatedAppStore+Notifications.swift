@@ -76,6 +76,10 @@ extension SimulatedAppStore {
         payload.data = data
         payload.version = "2.0"
         payload.signedDate = now
+        // The history is kept for the notification history API; the oldest go first past 10,000.
+        if state.notifications.count >= 10_000 {
+            state.notifications.removeFirst(state.notifications.count - 9_999)
+        }
         state.notifications.append(NotificationRecord(
             uuid: payload.notificationUUID!, type: type, subtype: subtype, transactionId: transaction?.transactionId,
             signedPayload: try sign(payload), createdAt: now,
@@ -97,10 +101,12 @@ extension SimulatedAppStore {
             let uuid = state.notifications[index].uuid
             let body = (try? JSONSerialization.data(withJSONObject: ["signedPayload": state.notifications[index].signedPayload])) ?? Data()
             let attemptDate = now
+            attemptsMade += 1
             let result: String
             do {
                 let status = try await transport.post(body, to: url)
-                result = (200..<300).contains(status) ? "SUCCESS" : "UNSUCCESSFUL_HTTP_RESPONSE_CODE"
+                // Apple counts 200 to 206 as delivered, and every other status as a failure.
+                result = (200...206).contains(status) ? "SUCCESS" : "UNSUCCESSFUL_HTTP_RESPONSE_CODE"
             } catch {
                 result = "NO_RESPONSE"
             }
@@ -118,7 +124,7 @@ extension SimulatedAppStore {
                     state.notifications[current].nextAttemptAt = nil
                 }
             }
-            try? save()
         }
+        try? save()
     }
 }

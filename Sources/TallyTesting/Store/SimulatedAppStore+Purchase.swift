@@ -99,12 +99,13 @@ extension SimulatedAppStore {
         guard let index = state.pending.firstIndex(where: { $0.id == id && $0.reason == reason }) else {
             throw StoreError(.notFound, "no pending purchase \(id)")
         }
-        let pending = state.pending.remove(at: index)
+        let pending = state.pending[index]
         guard let product = product(pending.productID) else {
             throw StoreError(.productUnavailable, "no product \(pending.productID) in the catalog")
         }
         let transaction = try complete(
             product, appAccountToken: pending.appAccountToken, quantity: pending.quantity, promotionalOfferID: pending.promotionalOfferID)
+        state.pending.removeAll { $0.id == id }
         try save()
         publish(transaction)
         return transaction
@@ -163,6 +164,7 @@ extension SimulatedAppStore {
         payload.storefrontId = storefrontID
         payload.currency = currency
         payload.price = product.price
+        payload.appTransactionId = state.appTransactionID
         return payload
     }
 

@@ -31,8 +31,22 @@ extension SimulatedAppStore {
         let type: NotificationType = revocation.type == .familyRevoke ? .revoke : .refund
         try notify(type, subtype: nil, transaction: transaction.payload,
                    subscription: transaction.payload.type == .autoRenewableSubscription ? transaction.payload.originalTransactionId : nil)
+        // Family members lose what the purchaser was refunded, with the purchaser's reason.
+        var revokedCopies: [SignedTransaction] = []
+        if revocation.type != .familyRevoke {
+            for copy in state.transactions.indices where state.transactions[copy].sharedFrom == transactionID
+                && state.transactions[copy].payload.revocationDate == nil {
+                state.transactions[copy].payload.revocationDate = now
+                state.transactions[copy].payload.revocationReason = revocation.reason
+                state.transactions[copy].payload.revocationType = .familyRevoke
+                let signedCopy = try signed(state.transactions[copy])
+                try notify(.revoke, subtype: nil, transaction: signedCopy.payload, subscription: nil)
+                revokedCopies.append(signedCopy)
+            }
+        }
         try save()
         publish(transaction)
+        for copy in revokedCopies { publish(copy) }
         return transaction
     }
 
@@ -94,12 +108,18 @@ extension SimulatedAppStore {
         guard let product = product(original.productId ?? ""), product.familyShareable else {
             throw StoreError(.invalidState, "\(original.productId ?? "?") is not family-shareable")
         }
+        guard original.inAppOwnershipType == .purchased else {
+            throw StoreError(.invalidState, "only the purchaser's own transaction can be shared")
+        }
+        // The family member gets a transaction of their own, with its own identifiers.
         var payload = original
         payload.transactionId = nextTransactionID()
+        payload.originalTransactionId = payload.transactionId
         payload.inAppOwnershipType = .familyShared
         payload.appAccountToken = nil
         payload.purchaseDate = now
-        state.transactions.append(TransactionRecord(payload: payload))
+        payload.originalPurchaseDate = now
+        state.transactions.append(TransactionRecord(payload: payload, sharedFrom: transactionID))
         let transaction = try signed(state.transactions[state.transactions.count - 1])
         try save()
         publish(transaction)
@@ -111,6 +131,9 @@ extension SimulatedAppStore {
     /// - Throws: ``StoreError`` as ``refund(transactionID:revocation:)``.
     @discardableResult
     public func revokeFamilySharing(transactionID: String) throws(StoreError) -> SignedTransaction {
-        try refund(transactionID: transactionID, revocation: Revocation(reason: .otherReason, type: .familyRevoke))
+        guard let index = state.transactionIndex(transactionID), state.transactions[index].payload.inAppOwnershipType == .familyShared else {
+            throw StoreError(.invalidState, "transaction \(transactionID) is not a family member's copy")
+        }
+        return try refund(transactionID: transactionID, revocation: Revocation(reason: .otherReason, type: .familyRevoke))
     }
 }

@@ -32,10 +32,16 @@ extension SimulatedAppStore {
         payload.expiresDate = expires
         state.transactions.append(TransactionRecord(payload: payload))
 
+        // Apple ignores short lapses: 60 days in production, 10 minutes in the sandbox.
+        let tolerance: TimeInterval = configuration.environment == .production ? 60 * 86_400 : 600
+        var recentStart = now
+        if let index = inGroup, now.timeIntervalSince(state.subscriptions[index].expiresDate) < tolerance {
+            recentStart = state.subscriptions[index].recentSubscriptionStartDate
+        }
         let record = SubscriptionRecord(
             originalTransactionId: payload.originalTransactionId!, groupID: info.groupID, productId: product.id,
             autoRenewProductId: product.id, autoRenew: true, expiresDate: expires, status: .active,
-            latestTransactionId: transactionID, appAccountToken: appAccountToken, recentSubscriptionStartDate: now,
+            latestTransactionId: transactionID, appAccountToken: appAccountToken, recentSubscriptionStartDate: recentStart,
             offer: offer.flatMap { $0.periodsLeft > 0 ? $0 : nil })
         if let index = inGroup {
             state.subscriptions[index] = record
@@ -65,6 +71,15 @@ extension SimulatedAppStore {
                 try notify(.offerRedeemed, subtype: nil, transaction: transaction.payload, subscription: subscription.originalTransactionId)
                 return transaction
             }
+            if !subscription.autoRenew {
+                // Buying the current product again turns renewal back on.
+                subscription.autoRenew = true
+                subscription.expirationIntent = nil
+                state.subscriptions[index] = subscription
+                let transaction = try signedTransaction(subscription.latestTransactionId)
+                try notify(.didChangeRenewalStatus, subtype: .autoRenewEnabled, transaction: transaction.payload, subscription: subscription.originalTransactionId)
+                return transaction
+            }
             if subscription.autoRenewProductId != product.id {
                 // Buying the current product again cancels a pending downgrade.
                 subscription.autoRenewProductId = product.id
@@ -77,6 +92,9 @@ extension SimulatedAppStore {
         }
 
         let immediate = newInfo.level < currentLevel || (newInfo.level == currentLevel && newInfo.period == current.subscription?.period)
+        // Choosing a plan is choosing to renew.
+        subscription.autoRenew = true
+        subscription.expirationIntent = nil
         guard immediate else {
             // A downgrade (or a crossgrade to another duration) takes effect at the next renewal.
             subscription.autoRenewProductId = product.id
@@ -117,11 +135,13 @@ extension SimulatedAppStore {
         default: .payAsYouGo
         }
         // Free trials and pay-up-front offers are one period of offer.period × numberOfPeriods;
-        // pay-as-you-go offers discount that many ordinary periods.
+        // pay-as-you-go offers discount that many periods of offer.period. `offerPeriod` names
+        // the offer's whole duration either way (2 × P1M is P2M).
         let periodsLeft = discount == .payAsYouGo ? offer.numberOfPeriods - 1 : 0
+        let whole = Self.multiplied(offer.period, offer.numberOfPeriods).iso8601
         return RunningOffer(
-            type: type, identifier: offer.id, discountType: discount,
-            period: discount == .payAsYouGo ? offer.period.iso8601 : Self.multiplied(offer.period, offer.numberOfPeriods).iso8601,
+            type: type, identifier: offer.id, discountType: discount, period: whole,
+            periodLength: discount == .payAsYouGo ? offer.period.iso8601 : whole,
             price: offer.price, periodsLeft: periodsLeft)
     }
 
@@ -146,7 +166,7 @@ extension SimulatedAppStore {
             throw StoreError(.invalidState, "\(product.id) has no subscription period")
         }
         var period = ordinary
-        if let offer, offer.discountType != .payAsYouGo, let offerPeriod = SubscriptionPeriod(iso8601: offer.period) {
+        if let offer, let offerPeriod = SubscriptionPeriod(iso8601: offer.periodLength ?? offer.period) {
             period = offerPeriod
         }
         return end(of: period, from: start)
@@ -190,10 +210,13 @@ extension SimulatedAppStore {
     /// - Throws: ``StoreError`` `invalidState` when the subscription is not in billing retry or grace.
     public func resolveBillingIssue(originalTransactionID: String) throws(StoreError) {
         let index = try subscriptionIndex(originalTransactionID)
-        guard [.billingRetry, .billingGracePeriod].contains(state.subscriptions[index].status) else {
+        let subscription = state.subscriptions[index]
+        guard [.billingRetry, .billingGracePeriod].contains(subscription.status) else {
             throw StoreError(.invalidState, "subscription \(originalTransactionID) has no billing issue")
         }
-        try renew(at: index, at: now, subtype: .billingRecovery)
+        // Recovered within grace, the paid days run on from the old expiry; after it, from now.
+        let start = subscription.status == .billingGracePeriod ? subscription.expiresDate : now
+        try renew(at: index, at: start, subtype: .billingRecovery)
         try save()
     }
 
@@ -254,17 +277,22 @@ extension SimulatedAppStore {
     private func run(until target: Date) async throws(StoreError) {
         while true {
             let renewal = nextSubscriptionEvent()
-            let delivery = nextDeliveryDate()
+            // Deliveries are events only when this pass can make them: not while another pass
+            // is posting (it re-reads what is due), and not without a URL to post to.
+            let delivery = delivering || configuration.notificationURL == nil ? nil : nextDeliveryDate()
             let next = [renewal?.date, delivery].compactMap { $0 }.min()
             guard let next, next <= target else { break }
             if next > now { state.timeOffset += next.timeIntervalSince(now) }
             if let renewal, renewal.date == next {
                 try processSubscriptionEvent(at: renewal.index)
-                try save()
             } else {
+                let before = attemptsMade
                 await deliverDueNotifications()
+                if attemptsMade == before { break }  // nothing was attempted: never spin
             }
         }
+        // One write per call, not per event: a long advance stays linear in its events.
+        try save()
     }
 
     private func nextSubscriptionEvent() -> (index: Int, date: Date)? {
@@ -322,14 +350,16 @@ extension SimulatedAppStore {
         payload.transactionReason = .renewal
         payload.subscriptionGroupIdentifier = subscription.groupID
         payload.webOrderLineItemId = nextWebOrderLineItemID()
+        var applied: RunningOffer?
         if var running = offer {
             running.periodsLeft -= 1
             apply(running, to: &payload, product: product)
             subscription.offer = running.periodsLeft > 0 ? running : nil
+            applied = running
         } else {
             subscription.offer = nil
         }
-        let expires = try periodEnd(for: product, offer: nil, from: moment)
+        let expires = try periodEnd(for: product, offer: applied, from: moment)
         payload.expiresDate = expires
         state.transactions.append(TransactionRecord(payload: payload))
         subscription.productId = product.id
@@ -406,10 +436,12 @@ extension SimulatedAppStore {
         payload.signedDate = now
         payload.environment = configuration.environment
         payload.recentSubscriptionStartDate = subscription.recentSubscriptionStartDate
-        payload.renewalDate = subscription.autoRenew ? subscription.expiresDate : nil
+        // Present even when the subscription will not renew, as Apple's is.
+        payload.renewalDate = subscription.expiresDate
         payload.currency = currency
         payload.renewalPrice = subscription.offer?.price ?? product(subscription.autoRenewProductId)?.price
         payload.appAccountToken = subscription.appAccountToken
+        payload.appTransactionId = state.appTransactionID
         if let offer = subscription.offer {
             payload.offerType = offer.type
             payload.offerIdentifier = offer.identifier

@@ -97,6 +97,8 @@ public actor SimulatedAppStore {
     var state: StoreState
     var subscribers: [UUID: AsyncStream<SignedTransaction>.Continuation] = [:]
     var delivering = false
+    /// Delivery attempts made by this process, so a pass that attempted nothing is noticed.
+    var attemptsMade = 0
 
     /// Opens the store, continuing from ``Configuration/stateFile`` when it exists.
     /// - Parameters:
@@ -118,7 +120,8 @@ public actor SimulatedAppStore {
             interruptedPurchasesEnabled: catalogSettings.interruptedPurchasesEnabled,
             billingRetryOnRenewal: catalogSettings.billingIssuesEnabled,
             billingGracePeriodEnabled: catalogSettings.billingGracePeriodEnabled,
-            purchaseFailure: catalogSettings.failTransactionsEnabled ? .paymentDeclined : nil,
+            purchaseFailure: catalogSettings.failTransactionsEnabled
+                || catalogSettings.storeKitErrors.contains { $0.enabled && $0.api == SimulatedStoreKitError.purchase } ? .paymentDeclined : nil,
             timeRate: (configuration.timeRate ?? catalogSettings.timeRate).rawValue)
         var loaded: StoreState?
         if let file = configuration.stateFile, FileManager.default.fileExists(atPath: file.path) {
@@ -144,8 +147,15 @@ public actor SimulatedAppStore {
         self.state = state
     }
 
-    /// The store's current time.
-    public var now: Date { baseNow().addingTimeInterval(state.timeOffset) }
+    /// The store's current time, in whole milliseconds as Apple's dates are.
+    public var now: Date {
+        let time = baseNow().addingTimeInterval(state.timeOffset).timeIntervalSince1970
+        return Date(timeIntervalSince1970: (time * 1000).rounded(.down) / 1000)
+    }
+
+    /// The real time of the world outside the simulation (the base clock, without advances):
+    /// bearer tokens of the App Store Server API are checked against it, as Apple checks them.
+    public var realNow: Date { baseNow() }
 
     /// The store's current settings.
     public var settings: Settings { state.settings }

@@ -18,6 +18,8 @@ struct StoreState: Codable, Sendable {
     var notifications: [NotificationRecord] = []
     var consumptionInformation: [ConsumptionRecord] = []
     var settings: SimulatedAppStore.Settings
+    /// The app download's transaction identifier, carried by every transaction.
+    var appTransactionID = String(Int64.random(in: 700_000_000_000_000_000..<799_999_999_999_999_999))
 
     func transactionIndex(_ id: String) -> Int? {
         transactions.firstIndex { $0.payload.transactionId == id }
@@ -32,6 +34,8 @@ struct StoreState: Codable, Sendable {
 struct TransactionRecord: Codable, Sendable {
     var payload: TransactionPayload
     var finished = false
+    /// For a family member's copy: the purchaser's transaction it was shared from.
+    var sharedFrom: String?
 }
 
 /// The renewal state of one auto-renewable subscription (one `originalTransactionId`).
@@ -59,7 +63,10 @@ struct RunningOffer: Codable, Sendable {
     var type: OfferType
     var identifier: String?
     var discountType: OfferDiscountType
+    /// The offer's whole duration, as `offerPeriod` reports it.
     var period: String
+    /// The length of one discounted period.
+    var periodLength: String?
     var price: Int64
     var periodsLeft: Int
 }

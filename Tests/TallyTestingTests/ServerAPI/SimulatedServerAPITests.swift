@@ -24,8 +24,8 @@ import Testing
     }
 
     func call(_ method: String, _ path: String, query: [URLQueryItem] = [], body: Data = Data(), authorization: String? = nil) async throws -> ServerAPIResponse {
-        let issued = await fixture.store.now
-        let request = ServerAPIRequest(method: method, path: path, query: query, authorization: try authorization ?? token(issuedAt: issued), body: body)
+        // Tokens are checked against the real clock, which advancing the store does not move.
+        let request = ServerAPIRequest(method: method, path: path, query: query, authorization: try authorization ?? token(), body: body)
         return await fixture.store.handleServerAPI(request, credentials: credentials)
     }
 
@@ -118,13 +118,42 @@ import Testing
         #expect(try decode(APIErrorResponse.self, invalid).code == .invalidStatus)
     }
 
-    @Test func refundHistoryListsRevokedTransactions() async throws {
+    @Test func refundHistoryListsRefundsOldestFirstWithoutFamilyRevocations() async throws {
         let kept = try await fixture.buy("com.tally.echo.3hours")
-        let refunded = try await fixture.buy("com.tally.echo.3hours")
-        try await fixture.store.refund(transactionID: refunded.transactionID)
+        let later = try await fixture.buy("com.tally.echo.3hours")
+        let earlier = try await fixture.buy("com.tally.echo.3hours")
+        try await fixture.store.refund(transactionID: earlier.transactionID)
+        try await fixture.store.advance(by: .seconds(60))
+        try await fixture.store.refund(transactionID: later.transactionID)
+        let lifetime = try await fixture.buy("com.tally.zorya.lifetime")
+        let shared = try await fixture.store.shareWithFamily(transactionID: lifetime.transactionID)
+        try await fixture.store.revokeFamilySharing(transactionID: shared.transactionID)
         let history = try decode(RefundHistoryResponse.self, try await call("GET", "/inApps/v2/refund/lookup/\(kept.transactionID)"))
-        #expect(history.signedTransactions?.count == 1)
-        #expect(try await fixture.verifier.verifyTransaction(history.signedTransactions![0]).get().payload.transactionId == refunded.transactionID)
+        var ids: [String] = []
+        for jws in history.signedTransactions ?? [] { ids.append(try await fixture.verifier.verifyTransaction(jws).get().payload.transactionId ?? "") }
+        #expect(ids == [earlier.transactionID, later.transactionID])
+    }
+
+    @Test func aNegativeOrForgedPageTokenIsABadRequestNotACrash() async throws {
+        _ = try await fixture.buy("com.tally.echo.3hours")
+        var request = NotificationHistoryRequest()
+        request.startDate = StoreFixture.start.addingTimeInterval(-86_400)
+        request.endDate = StoreFixture.start.addingTimeInterval(86_400)
+        for token in [Base64.encodeURL(Data("notifications:-1".utf8)), "!!", Base64.encodeURL(Data("x".utf8))] {
+            let response = try await call("POST", "/inApps/v1/notifications/history",
+                                          query: [URLQueryItem(name: "paginationToken", value: token)], body: AppStoreJSON.encoder().encode(request))
+            #expect(try decode(APIErrorResponse.self, response).code == .invalidPaginationToken)
+        }
+        let bought = try await fixture.buy("com.tally.echo.3hours")
+        let history = try await call("GET", "/inApps/v2/history/\(bought.transactionID)",
+                                     query: [URLQueryItem(name: "revision", value: Base64.encodeURL(Data("offset:-5".utf8)))])
+        #expect(try decode(APIErrorResponse.self, history).code == .invalidRequestRevision)
+    }
+
+    @Test func tokensAreCheckedAgainstRealTimeNotTheSimulatedClock() async throws {
+        let bought = try await fixture.buy("com.tally.echo.3hours")
+        try await fixture.store.advance(by: .seconds(30 * 86_400))
+        #expect(try await call("GET", "/inApps/v1/transactions/\(bought.transactionID)").status == 200)
     }
 
     @Test func consumptionInformationIsValidatedAndRecorded() async throws {
@@ -152,8 +181,11 @@ import Testing
 
         body.customerConsented = true
         let subscription = try await fixture.buy("com.tally.pro.yearly")
-        let notConsumable = try await call("PUT", "/inApps/v1/transactions/consumption/\(subscription.transactionID)", body: AppStoreJSON.encoder().encode(body))
-        #expect(try decode(APIErrorResponse.self, notConsumable).code == .invalidTransactionNotConsumable)
+        let forSubscription = try await call("PUT", "/inApps/v1/transactions/consumption/\(subscription.transactionID)", body: AppStoreJSON.encoder().encode(body))
+        #expect(forSubscription.status == 202)
+        let lifetime = try await fixture.buy("com.tally.zorya.lifetime")
+        let notSupported = try await call("PUT", "/inApps/v1/transactions/consumption/\(lifetime.transactionID)", body: AppStoreJSON.encoder().encode(body))
+        #expect(try decode(APIErrorResponse.self, notSupported).code == .invalidTransactionTypeNotSupported)
     }
 
     @Test func notificationHistoryShowsAttempts() async throws {

@@ -1,0 +1,35 @@
+public import Logging
+public import ServiceLifecycle
+
+/// Releases reservations whose time is up, once a second, until graceful shutdown.
+/// Safe on several instances at once: each reservation is closed by a conditional update.
+public struct ReservationSweeper<C: Clock<Duration>>: Service {
+    let storage: any TallyStorage
+    let clock: C
+    let interval: Duration
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - storage: where reservations live.
+    ///   - clock: the clock it sleeps on.
+    ///   - interval: the pause between sweeps.
+    ///   - logger: where failures go.
+    public init(storage: any TallyStorage, clock: C, interval: Duration = .seconds(1), logger: Logger) {
+        self.storage = storage
+        self.clock = clock
+        self.interval = interval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                let expired = try await storage.expireReservations()
+                if expired > 0 { logger.info("reservations expired", metadata: ["count": "\(expired)"]) }
+            } catch {
+                logger.error("reservation sweep failed", metadata: ["error": "\(error)"])
+            }
+            try? await clock.sleep(for: interval)
+        }
+    }
+}

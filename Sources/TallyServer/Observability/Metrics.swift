@@ -1,0 +1,97 @@
+import Foundation
+
+/// Counters and latency histograms, exposed in Prometheus text format at `/metrics`.
+///
+/// Small and local to one server instance (no global bootstrap), so that tests build as
+/// many servers as they like. Thread-safe with a lock: an update is a dictionary write.
+public final class Metrics: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counters: [Key: Int64] = [:]
+    private var histograms: [Key: Histogram] = [:]
+    private var help: [String: (type: String, text: String)] = [:]
+
+    /// Latency buckets in seconds.
+    static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
+    struct Key: Hashable {
+        let name: String
+        let labels: [String]  // "name=\"value\"", sorted
+    }
+
+    struct Histogram {
+        var counts = [Int64](repeating: 0, count: Metrics.buckets.count)
+        var sum: Double = 0
+        var count: Int64 = 0
+    }
+
+    /// An empty registry with the server's metric families described.
+    public init() {
+        describe("tally_http_requests_total", "counter", "HTTP requests by route, method and status.")
+        describe("tally_http_request_duration_seconds", "histogram", "HTTP request latency by route and method.")
+        describe("tally_grants_total", "counter", "Units granted by purchases, by currency.")
+        describe("tally_spends_total", "counter", "Units spent, by currency.")
+        describe("tally_verification_failures_total", "counter", "Signed data refused, by verification code.")
+        describe("tally_notifications_total", "counter", "App Store notifications received, by type and outcome.")
+    }
+
+    private func describe(_ name: String, _ type: String, _ text: String) {
+        help[name] = (type, text)
+    }
+
+    /// Adds `value` to a counter.
+    public func increment(_ name: String, _ labels: [String: String] = [:], by value: Int64 = 1) {
+        let key = Key(name: name, labels: Self.render(labels))
+        lock.withLock { counters[key, default: 0] += value }
+    }
+
+    /// Records one observation of a histogram, in seconds.
+    public func observe(_ name: String, _ labels: [String: String] = [:], seconds: Double) {
+        let key = Key(name: name, labels: Self.render(labels))
+        lock.withLock {
+            var histogram = histograms[key] ?? Histogram()
+            for (index, bound) in Self.buckets.enumerated() where seconds <= bound { histogram.counts[index] += 1 }
+            histogram.sum += seconds
+            histogram.count += 1
+            histograms[key] = histogram
+        }
+    }
+
+    /// A counter's current value.
+    public func value(_ name: String, _ labels: [String: String] = [:]) -> Int64 {
+        let key = Key(name: name, labels: Self.render(labels))
+        return lock.withLock { counters[key] ?? 0 }
+    }
+
+    /// Everything, in the Prometheus text exposition format.
+    public func exposition() -> String {
+        let (counters, histograms) = lock.withLock { (self.counters, self.histograms) }
+        var lines: [String] = []
+        let names = Set(counters.keys.map(\.name)).union(histograms.keys.map(\.name)).sorted()
+        for name in names {
+            if let (type, text) = help[name] {
+                lines.append("# HELP \(name) \(text)")
+                lines.append("# TYPE \(name) \(type)")
+            }
+            for (key, value) in counters where key.name == name {
+                lines.append("\(name)\(Self.braces(key.labels)) \(value)")
+            }
+            for (key, histogram) in histograms where key.name == name {
+                for (index, bound) in Self.buckets.enumerated() {
+                    lines.append("\(name)_bucket\(Self.braces(key.labels + ["le=\"\(bound)\""])) \(histogram.counts[index])")
+                }
+                lines.append("\(name)_bucket\(Self.braces(key.labels + ["le=\"+Inf\""])) \(histogram.count)")
+                lines.append("\(name)_sum\(Self.braces(key.labels)) \(histogram.sum)")
+                lines.append("\(name)_count\(Self.braces(key.labels)) \(histogram.count)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func render(_ labels: [String: String]) -> [String] {
+        labels.map { "\($0.key)=\"\($0.value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"" }.sorted()
+    }
+
+    private static func braces(_ labels: [String]) -> String {
+        labels.isEmpty ? "" : "{" + labels.joined(separator: ",") + "}"
+    }
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import TallyCore
+import TallyServer
+import TallyVerify
+import X509
+
+/// `tally serve`: the purchase server.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the Tally purchase server.",
+        discussion: """
+            With no flags: SQLite in ./tally.sqlite, the catalog Examples/tally.json, port 8080 on 127.0.0.1,
+            trusting only Apple Root CA - G3. The secret key of admin calls comes from TALLY_SECRET_KEY or the
+            catalog's secret_key. SIGTERM finishes requests in flight, then stops.
+            """)
+
+    @Option(help: "The catalog (JSON).")
+    var config: String = "Examples/tally.json"
+
+    @Option(help: "The port to listen on.")
+    var port: Int = 8080
+
+    @Option(help: "The address to listen on (0.0.0.0 for every interface).")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "An SQLite file path, or a postgres:// URL.")
+    var database: String = "tally.sqlite"
+
+    @Flag(help: "Development mode: also accept Sandbox and Xcode data, and trust --trust-ca-dir's root.")
+    var dev = false
+
+    @Option(name: .customLong("trust-ca-dir"), help: "With --dev: a simulated App Store's certificate folder whose root.cer to trust.")
+    var trustCADir: String?
+
+    func validate() throws {
+        guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
+        if trustCADir != nil, !dev { throw ValidationError("--trust-ca-dir needs --dev: test roots are trusted only in development") }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "tally")
+        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let catalog: ServerCatalog
+        do {
+            catalog = try ServerCatalog.load(contentsOf: URL(fileURLWithPath: config))
+        } catch {
+            throw ValidationError("--config \(config): \(error)")
+        }
+
+        var roots = [AppleRootCertificates.appleRootCAG3]
+        var environments = Set(catalog.app.environments.map(AppStoreEnvironment.init(rawValue:)))
+        if dev {
+            environments.formUnion([.sandbox, .xcode])
+            if let trustCADir {
+                let file = URL(fileURLWithPath: trustCADir).appendingPathComponent("root.cer")
+                do {
+                    roots += try CertificateLoading.certificates(contentsOf: file)
+                } catch {
+                    throw ValidationError("--trust-ca-dir: \(error.reason)")
+                }
+            }
+            logger.warning("DEVELOPMENT MODE: Sandbox and Xcode data are accepted\(trustCADir.map { " and the test root in \($0) is trusted" } ?? ""). Never use --dev in production.")
+        }
+        let verifier = SignedDataVerifier(
+            SignedDataVerifier.Configuration(
+                bundleID: .equals(catalog.app.bundleId), appAppleID: catalog.app.appAppleId.map { .equals($0) } ?? .any,
+                environments: environments, rootCertificates: roots),
+            now: { Date() })
+
+        let sqlDatabase: any SQLDatabase
+        if database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
+            sqlDatabase = try await PostgresDatabase.connect(url: database, logger: logger)
+        } else {
+            sqlDatabase = try SQLiteDatabase(path: database)
+        }
+        try await sqlDatabase.migrate(Migrations.all)
+        let storage = SQLStorage(database: sqlDatabase, catalog: catalog, now: { Date() })
+        let secret = ProcessInfo.processInfo.environment["TALLY_SECRET_KEY"] ?? catalog.secretKey
+        if secret == nil { logger.notice("no secret key (TALLY_SECRET_KEY): admin and server-to-server calls are refused") }
+        let dependencies = ServerDependencies(
+            storage: storage, verifier: verifier, catalog: catalog, secretKey: secret, now: { Date() },
+            healthCheck: {
+                (try? await sqlDatabase.read { executor in try await executor.query("SELECT 1 AS ok", []).count }) == 1
+            })
+        logger.info("tally serve", metadata: [
+            "url": "http://\(host):\(port)", "database": "\(database.hasPrefix("postgres") ? "postgres" : database)",
+            "bundle_id": "\(catalog.app.bundleId)", "environments": "\(environments.map(\.rawValue).sorted())",
+        ])
+        let app = TallyServerApp.buildApplication(dependencies, host: host, port: port, logger: logger)
+        try await app.runService()
+        await sqlDatabase.close()
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import TallyCore
+import TallyServer
+import TallyTesting
+import Testing
+
+/// The API as a device and an app's server call it.
+@Suite struct APITests {
+    @Test func usersAnonymousAndByAppUserID() async throws {
+        let api = try await API()
+        try await api.test { client in
+            let anonymous = try await client.newUser()
+            #expect(anonymous.userToken.hasPrefix("tu_"))
+            #expect(anonymous.granted == [Amount(currency: "credits", amount: 2)])
+
+            let named = ByteBuffer(string: #"{"app_user_id":"firebase-123"}"#)
+            let refused = try await client.post("/v1/users", token: nil, body: named)
+            #expect(refused.status == .unauthorized)
+            let first = try await client.post("/v1/users", token: API.secret, body: named)
+            #expect(first.status == .created)
+            let again = try await client.post("/v1/users", token: API.secret, body: named)
+            #expect(again.status == .ok)
+            #expect(try API.decode(CreateUserResponse.self, again).userId == (try API.decode(CreateUserResponse.self, first)).userId)
+        }
+    }
+
+    @Test func productsInUkrainian() async throws {
+        let api = try await API()
+        try await api.test { client in
+            let response = try await client.get("/v1/products?locale=uk-UA", token: nil)
+            let products = try API.decode(ProductsResponse.self, response)
+            #expect(products.locale == "uk")
+            #expect(products.products.first { $0.productId == "com.tally.zorya.report.personality" }?.paywall.title == "Аналіз особистості")
+            #expect(products.currencies.first { $0.code == "credits" }?.name == "Кредити")
+            let english = try API.decode(ProductsResponse.self, try await client.get("/v1/products?locale=fr", token: nil))
+            #expect(english.locale == "en")
+        }
+    }
+
+    @Test func purchaseThenReplayThenSpend() async throws {
+        let api = try await API()
+        let harness = api.harness
+        try await api.test { client in
+            let user = try await client.newUser()
+            let order = try API.decode(Order.self, try await client.post(
+                "/v1/me/orders", token: user.userToken, body: API.body(CreateOrderRequest(productId: "com.tally.photo.credits.50"))))
+            #expect(order.appAccountToken == user.appAccountToken)
+            guard case .success(let transaction) = try await harness.store.purchase(
+                "com.tally.photo.credits.50", options: PurchaseOptions(appAccountToken: order.appAccountToken, outcome: .success)) else {
+                Issue.record("no purchase")
+                return
+            }
+            let request = API.body(PurchaseRequest(signedTransaction: transaction.jws, orderId: order.orderId))
+            let first = try await client.post("/v1/me/purchases", token: user.userToken, body: request)
+            #expect(first.status == .ok)
+            let purchase = try API.decode(PurchaseResponse.self, first)
+            #expect(purchase.granted == [Amount(currency: "credits", amount: 50)])
+            #expect(!purchase.replayed)
+            let replay = try API.decode(PurchaseResponse.self, try await client.post("/v1/me/purchases", token: user.userToken, body: request))
+            #expect(replay.replayed)
+            let fulfilled = try API.decode(Order.self, try await client.get("/v1/me/orders/\(order.orderId)", token: user.userToken))
+            #expect(fulfilled.status == "fulfilled")
+
+            let spend = try await client.post("/v1/me/spend", token: user.userToken,
+                                              body: API.body(SpendRequest(currency: "credits", amount: 60, idempotencyKey: "too-much")))
+            #expect(spend.status == .forbidden)
+            let error = API.json(spend)["error"] as? [String: Any]
+            #expect(error?["code"] as? String == "insufficient_credits")
+            #expect(error?["available"] as? Int == 52)
+            #expect(error?["request_id"] as? String == spend.headers[.init("X-Request-Id")!])
+
+            let me = try API.decode(AccountResponse.self, try await client.get("/v1/me", token: user.userToken))
+            #expect(me.balances.first { $0.currency == "credits" }?.available == 52)
+            let ledger = try API.decode(LedgerPage.self, try await client.get("/v1/me/ledger?currency=credits&limit=1", token: user.userToken))
+            #expect(ledger.entries.first?.kind == "purchase")
+            #expect(ledger.nextCursor != nil)
+        }
+    }
+
+    @Test func signedDataThatDoesNotVerifyIsRefusedWithItsCode() async throws {
+        let api = try await API()
+        let harness = api.harness
+        let stranger = try TestCertificateAuthority(profile: .init(issuedAt: Harness.start))
+        try await api.test { client in
+            let user = try await client.newUser()
+            guard case .success(let genuine) = try await harness.store.purchase("com.tally.echo.3hours", options: PurchaseOptions(outcome: .success)) else { return }
+            var forged = genuine.payload
+            forged.quantity = 10
+            let cases: [(String, String)] = [
+                (try stranger.sign(genuine.payload), "untrusted_chain"),
+                (genuine.jws.replacingOccurrences(of: ".", with: "..", options: [], range: genuine.jws.range(of: ".")), "malformed_jws"),
+                (String(genuine.jws.split(separator: ".")[0]) + "." + Base64.encodeURL(try AppStoreJSON.encoder().encode(forged)) + "."
+                    + String(genuine.jws.split(separator: ".")[2]), "bad_signature"),
+                ("not a jws", "malformed_jws"),
+            ]
+            for (jws, code) in cases {
+                let response = try await client.post("/v1/me/purchases", token: user.userToken, body: API.body(PurchaseRequest(signedTransaction: jws)))
+                #expect(response.status == .unprocessableContent)
+                #expect(API.errorCode(response) == "verification_failed")
+                #expect((API.json(response)["error"] as? [String: Any])?["verification_code"] as? String == code)
+            }
+            let me = try API.decode(AccountResponse.self, try await client.get("/v1/me", token: user.userToken))
+            #expect(me.balances.first { $0.currency == "seconds" }?.available == 0)
+            #expect(api.metrics.value("tally_verification_failures_total", ["code": "untrusted_chain"]) == 1)
+        }
+    }
+
+    @Test func reservationsOverHTTP() async throws {
+        let api = try await API()
+        try await api.test { client in
+            let user = try await client.newUser()
+            let held = try await client.post("/v1/me/reservations", token: user.userToken,
+                                             body: API.body(ReservationRequest(currency: "credits", amount: 2, ttlSeconds: 60, idempotencyKey: "r1")))
+            #expect(held.status == .created)
+            let reservation = try API.decode(Reservation.self, held)
+            let committed = try await client.post("/v1/me/reservations/\(reservation.reservationId)/commit", token: user.userToken,
+                                                  body: API.body(CommitReservationRequest(used: 1)))
+            #expect(try API.decode(Reservation.self, committed).balance.available == 1)
+            let released = try await client.execute(uri: "/v1/me/reservations/\(reservation.reservationId)", method: .delete,
+                                                    headers: API.bearer(user.userToken))
+            #expect(released.status == .conflict)
+            #expect(API.errorCode(released) == "reservation_closed")
+        }
+    }
+
+    @Test func notificationsAreVerifiedAndAppliedOnce() async throws {
+        let api = try await API()
+        let harness = api.harness
+        try await api.test { client in
+            let user = try await client.newUser()
+            _ = try await harness.store.purchase("com.tally.photo.credits.10", options: PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success))
+            let payload = try #require(await harness.store.notifications.last?.signedPayload)
+            let body = ByteBuffer(string: "{\"signedPayload\":\"\(payload)\"}")
+            let first = try await client.post("/v1/notifications/appstore", token: nil, body: body)
+            #expect(first.status == .ok)
+            #expect(API.json(first)["outcome"] as? String == "applied")
+            #expect(API.json(try await client.post("/v1/notifications/appstore", token: nil, body: body))["outcome"] as? String == "duplicate")
+            let me = try API.decode(AccountResponse.self, try await client.get("/v1/me", token: user.userToken))
+            #expect(me.balances.first { $0.currency == "credits" }?.available == 12)
+
+            let forged = try await client.post("/v1/notifications/appstore", token: nil, body: ByteBuffer(string: #"{"signedPayload":"a.b.c"}"#))
+            #expect(forged.status == .unprocessableContent)
+            let notJSON = try await client.post("/v1/notifications/appstore", token: nil, body: ByteBuffer(string: "signedPayload=x"))
+            #expect(notJSON.status == .badRequest)
+        }
+    }
+
+    @Test func adminEndpointsNeedTheSecretKey() async throws {
+        let api = try await API()
+        try await api.test { client in
+            let user = try await client.newUser()
+            #expect(try await client.get("/v1/admin/users/\(user.userId)", token: nil).status == .unauthorized)
+            #expect(try await client.get("/v1/admin/users/\(user.userId)", token: user.userToken).status == .unauthorized)
+            let admin = try API.decode(AdminUser.self, try await client.get("/v1/admin/users/\(user.userId)", token: API.secret))
+            #expect(admin.balances.first { $0.currency == "credits" }?.available == 2)
+            let adjust = try await client.post("/v1/admin/users/\(user.userId)/adjustments", token: API.secret,
+                                               body: ByteBuffer(string: #"{"currency":"credits","amount":3,"reason":"goodwill","idempotency_key":"g1"}"#))
+            #expect(try API.decode(AdminAdjustment.self, adjust).balance.available == 5)
+            #expect(try await client.get("/v1/admin/transactions?type=consumable", token: API.secret).status == .ok)
+            #expect(try await client.get("/v1/admin/transactions?type=gold", token: API.secret).status == .badRequest)
+            #expect(try await client.get("/v1/admin/notifications", token: API.secret).status == .ok)
+        }
+    }
+
+    @Test func systemEndpoints() async throws {
+        let api = try await API()
+        try await api.test { client in
+            #expect(API.json(try await client.get("/healthz", token: nil))["status"] as? String == "ok")
+            _ = try await client.newUser()
+            let metrics = String(buffer: try await client.get("/metrics", token: nil).body)
+            #expect(metrics.contains("tally_http_requests_total{method=\"POST\",route=\"/v1/users\",status=\"201\"} 1"))
+            #expect(metrics.contains("tally_http_request_duration_seconds_bucket"))
+            let spec = String(buffer: try await client.get("/openapi.yaml", token: nil).body)
+            #expect(spec.hasPrefix("openapi: 3.1.0"))
+            let unknown = try await client.get("/v1/nothing", token: nil)
+            #expect(unknown.status == .notFound)
+            #expect(API.errorCode(unknown) == "not_found")
+            let echoed = try await client.execute(uri: "/healthz", method: .get, headers: [.init("X-Request-Id")!: "abc-123"])
+            #expect(echoed.headers[.init("X-Request-Id")!] == "abc-123")
+        }
+    }
+}

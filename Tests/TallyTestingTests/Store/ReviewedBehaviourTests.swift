@@ -1,0 +1,154 @@
+import Foundation
+import TallyCore
+import TallyTesting
+import TallyVerify
+import Testing
+
+/// Behaviours that must match the App Store in detail.
+@Suite struct AppStoreDetailTests {
+    @Test func renewalDateIsPresentEvenWithAutoRenewOff() async throws {
+        let fixture = try StoreFixture()
+        let bought = try await fixture.buy("com.tally.pro.yearly")
+        try await fixture.store.setAutoRenew(originalTransactionID: bought.transactionID, enabled: false)
+        let renewal = try await fixture.verifier.verifyRenewalInfo(try await fixture.store.renewalInfo(originalTransactionID: bought.transactionID)).get()
+        #expect(renewal.payload.autoRenewStatus == .off)
+        #expect(renewal.payload.renewalDate == bought.payload.expiresDate)
+    }
+
+    @Test func recoveryWithinGraceKeepsThePaidDays() async throws {
+        let fixture = try StoreFixture()
+        try await fixture.store.updateSettings { $0.billingGracePeriodEnabled = true }
+        let bought = try await fixture.buy("com.tally.pro.yearly")
+        let expiry = try #require(bought.payload.expiresDate)
+        try await fixture.store.failNextRenewal(originalTransactionID: bought.transactionID)
+        try await fixture.store.advance(by: .seconds(366 * 86_400))
+        try await fixture.store.resolveBillingIssue(originalTransactionID: bought.transactionID)
+        try await fixture.store.tick()
+        let renewal = try #require(try await fixture.last(.didRenew).transaction?.payload)
+        #expect(renewal.purchaseDate == expiry)
+        #expect(renewal.expiresDate == Calendar(identifier: .gregorian).date(byAdding: .year, value: 1, to: expiry).map {
+            Date(timeIntervalSince1970: $0.timeIntervalSince1970) })
+    }
+
+    @Test func payAsYouGoOfferNamesItsWholeDurationAndDiscountsEachPeriod() async throws {
+        let fixture = try StoreFixture()
+        _ = try await fixture.buy("com.tally.pro.yearly")  // the group is taken: no trial
+        try await fixture.store.expire(originalTransactionID: try await fixture.store.subscriptionStatuses()[0].transaction.payload.originalTransactionId!)
+        let resubscribed = try await fixture.buy("com.tally.pro.monthly", PurchaseOptions(promotionalOfferID: "com.tally.pro.monthly.winback50"))
+        #expect(resubscribed.payload.offerType == .promotional)
+        #expect(resubscribed.payload.offerPeriod == "P3M")
+        #expect(resubscribed.payload.price == 2_490)
+        // Each discounted period is one month long.
+        #expect(resubscribed.payload.expiresDate == Calendar(identifier: .gregorian).date(byAdding: .month, value: 1, to: StoreFixture.start))
+    }
+
+    @Test func recentStartSurvivesAShortLapse() async throws {
+        let fixture = try StoreFixture()
+        let first = try await fixture.buy("com.tally.pro.yearly")
+        try await fixture.store.advance(by: .seconds(3600))
+        try await fixture.store.expire(originalTransactionID: first.transactionID)
+        try await fixture.store.advance(by: .seconds(60))
+        _ = try await fixture.buy("com.tally.pro.yearly")
+        let renewal = try await fixture.verifier.verifyRenewalInfo(try await fixture.store.renewalInfo(originalTransactionID: first.transactionID)).get()
+        #expect(renewal.payload.recentSubscriptionStartDate == StoreFixture.start)
+        // A lapse longer than the sandbox's ten minutes starts a new run.
+        try await fixture.store.expire(originalTransactionID: first.transactionID)
+        try await fixture.store.advance(by: .seconds(3600))
+        _ = try await fixture.buy("com.tally.pro.yearly")
+        let later = try await fixture.verifier.verifyRenewalInfo(try await fixture.store.renewalInfo(originalTransactionID: first.transactionID)).get()
+        #expect(later.payload.recentSubscriptionStartDate == (await fixture.store.now))
+    }
+
+    @Test func choosingAPlanTurnsRenewalBackOn() async throws {
+        let fixture = try StoreFixture()
+        let monthly = try await fixture.buy("com.tally.pro.monthly")
+        try await fixture.store.setAutoRenew(originalTransactionID: monthly.transactionID, enabled: false)
+        _ = try await fixture.buy("com.tally.pro.yearly")
+        let status = try await fixture.store.subscriptionStatuses()[0]
+        #expect(try await fixture.verifier.verifyRenewalInfo(status.renewalInfo).get().payload.autoRenewStatus == .on)
+    }
+
+    @Test func familyMembersHaveTheirOwnTransactionsAndLoseThemWithARefund() async throws {
+        let fixture = try StoreFixture()
+        let bought = try await fixture.buy("com.tally.zorya.lifetime")
+        let shared = try await fixture.store.shareWithFamily(transactionID: bought.transactionID)
+        #expect(shared.payload.originalTransactionId == shared.transactionID)
+        #expect(shared.payload.originalTransactionId != bought.payload.originalTransactionId)
+        try await fixture.store.refund(transactionID: bought.transactionID, revocation: Revocation(reason: .appIssue))
+        try await fixture.store.tick()
+        let revoke = try await fixture.last(.revoke)
+        #expect(revoke.transaction?.payload.transactionId == shared.transactionID)
+        #expect(revoke.transaction?.payload.revocationReason == .appIssue)
+        await #expect(throws: StoreError(.invalidState, "")) { try await fixture.store.revokeFamilySharing(transactionID: bought.transactionID) }
+    }
+
+    @Test func datesAreWholeMillisecondsOnTheSystemClock() async throws {
+        var configuration = SimulatedAppStore.Configuration(catalog: StoreFixture.catalog, bundleID: StoreFixture.bundleID)
+        configuration.firstTransactionNumber = 2_000_000_900_000_001
+        let store = try SimulatedAppStore(configuration: configuration, authority: StoreFixture.authority,
+                                          time: .system(now: { Date(timeIntervalSince1970: 1_795_256_524.9654421) }))
+        guard case .success(let transaction) = try await store.purchase("com.tally.echo.3hours") else { return }
+        let json = String(decoding: Base64.decode(transaction.jws.split(separator: ".")[1].utf8, alphabet: .url)!, as: UTF8.self)
+        #expect(json.contains("\"purchaseDate\":1795256524965,"))
+        #expect(transaction.payload.appTransactionId != nil)
+    }
+}
+
+@Suite struct StoreConcurrencyTests {
+    /// A transport that holds each post until released: a slow webhook.
+    final class Gate: NotificationTransport, @unchecked Sendable {
+        private let lock = NSLock()
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+        private(set) var posts = 0
+        func post(_ body: Data, to url: URL) async throws -> Int {
+            lock.withLock { posts += 1 }
+            await withCheckedContinuation { continuation in lock.withLock { waiting.append(continuation) } }
+            return 200
+        }
+        var held: Int { lock.withLock { waiting.count } }
+        func releaseAll() {
+            let all = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+                defer { waiting.removeAll() }
+                return waiting
+            }
+            for continuation in all { continuation.resume() }
+        }
+    }
+
+    @Test func advancingWhileADeliveryIsInFlightDoesNotSpin() async throws {
+        var configuration = SimulatedAppStore.Configuration(catalog: StoreFixture.catalog, bundleID: StoreFixture.bundleID)
+        configuration.notificationURL = StoreFixture.notificationURL
+        let gate = Gate()
+        let store = try SimulatedAppStore(configuration: configuration, authority: StoreFixture.authority,
+                                          time: .manual(start: StoreFixture.start), transport: gate)
+        _ = try await store.purchase("com.tally.echo.3hours")
+        let first = Task { try await store.tick() }
+        while gate.held == 0 { await Task.yield() }
+        // The first delivery is held; time can still move and purchases still work.
+        _ = try await store.purchase("com.tally.echo.3hours")
+        try await store.advance(by: .seconds(3600))
+        #expect(await store.now == StoreFixture.start.addingTimeInterval(3600))
+        while gate.held > 0 {
+            gate.releaseAll()
+            await Task.yield()
+        }
+        try await first.value
+        #expect(gate.posts == 2)
+    }
+
+    @Test func aStoreRestartedWithoutANotificationURLStillTicks() async throws {
+        let stateFile = FileManager.default.temporaryDirectory.appendingPathComponent("tally-store-\(UUID().uuidString).json")
+        var configuration = SimulatedAppStore.Configuration(catalog: StoreFixture.catalog, bundleID: StoreFixture.bundleID)
+        configuration.notificationURL = StoreFixture.notificationURL
+        configuration.stateFile = stateFile
+        let first = try SimulatedAppStore(configuration: configuration, authority: StoreFixture.authority,
+                                          time: .manual(start: StoreFixture.start), transport: NotificationInbox())
+        _ = try await first.purchase("com.tally.echo.3hours")  // queued, not delivered
+        configuration.notificationURL = nil
+        let restarted = try SimulatedAppStore(configuration: configuration, authority: StoreFixture.authority,
+                                              time: .manual(start: StoreFixture.start), transport: NotificationInbox())
+        try await restarted.tick()
+        try await restarted.advance(by: .seconds(86_400))
+        #expect(await restarted.notifications.count == 1)
+    }
+}
