@@ -35,8 +35,9 @@ struct Handlers: Sendable {
         v1.post("me/orders") { request, context in try await createOrder(request, context) }
         v1.get("me/orders/:id") { request, context in try await json(storage.order(user: user(request), id: parameter("id", context))) }
         v1.post("me/orders/:id/fail") { request, context in
+            let user = try await user(request)
             let body = try await decode(FailOrderRequest.self, request, context)
-            return try await json(storage.failOrder(user: user(request), id: parameter("id", context), reason: body.reason))
+            return try await json(storage.failOrder(user: user, id: parameter("id", context), reason: body.reason))
         }
         v1.post("me/purchases") { request, context in try await purchase(request, context) }
         v1.post("me/restore") { request, context in try await restore(request, context) }
@@ -74,9 +75,18 @@ struct Handlers: Sendable {
         return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: TallyRequestContext) async throws -> T {
+    /// The body, or 413 when it is larger than the limit.
+    func body(_ request: Request, limit: Int) async throws -> ByteBuffer {
         var request = request
-        let buffer = try await request.collectBody(upTo: dependencies.catalog.limits.maximumBodyBytes)
+        do {
+            return try await request.collectBody(upTo: limit)
+        } catch {
+            throw APIError(.contentTooLarge, .payloadTooLarge, "the request body is larger than \(limit) bytes")
+        }
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: TallyRequestContext) async throws -> T {
+        let buffer = try await body(request, limit: dependencies.catalog.limits.maximumBodyBytes)
         do {
             return try TallyAPI.decoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let DecodingError.keyNotFound(key, _) {
@@ -183,8 +193,7 @@ struct Handlers: Sendable {
     }
 
     func createUser(_ request: Request, _ context: TallyRequestContext) async throws -> Response {
-        var request = request
-        let buffer = try await request.collectBody(upTo: dependencies.catalog.limits.maximumBodyBytes)
+        let buffer = try await body(request, limit: dependencies.catalog.limits.maximumBodyBytes)
         var body = CreateUserRequest()
         if buffer.readableBytes > 0 {
             body = try await decode(CreateUserRequest.self, Request(head: request.head, body: .init(buffer: buffer)), context)
@@ -328,8 +337,7 @@ struct Handlers: Sendable {
     }
 
     func notification(_ request: Request, _ context: TallyRequestContext) async throws -> Response {
-        var request = request
-        let buffer = try await request.collectBody(upTo: max(dependencies.catalog.limits.maximumBodyBytes, 256 * 1024))
+        let buffer = try await body(request, limit: max(dependencies.catalog.limits.maximumBodyBytes, 256 * 1024))
         // Apple's body is camelCase: {"signedPayload": "..."}.
         guard let body = try? JSONDecoder().decode(NotificationBody.self, from: Data(buffer.readableBytesView)) else {
             throw APIError(.badRequest, .invalidRequest, "the body must be {\"signedPayload\": \"…\"}")

@@ -1,0 +1,99 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// `tally serve` as a user runs it: start, buy with `tally appstore purchase`, post with HTTP,
+/// see the balance; SIGTERM stops it cleanly.
+@Suite(.serialized) struct ServeCommandTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-serve-\(UUID().uuidString)")
+
+    /// Starts a process and waits, by reading its log (no sleeping), until it says `marker`.
+    static func start(_ arguments: [String], until marker: String) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = CommandLine.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = CommandLine.repository
+        let log = Pipe()
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        var seen = ""
+        while !seen.contains(marker) {
+            let chunk = log.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        guard seen.contains(marker) else {
+            process.terminate()
+            throw CommandFailure(description: "the process did not say \(marker): \(seen)")
+        }
+        return (process, log)
+    }
+
+    struct CommandFailure: Error, CustomStringConvertible { let description: String }
+
+    static func request(_ method: String, _ url: String, token: String? = nil, body: String? = nil) async throws -> (Int, [String: Any]) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        request.httpBody = body.map { Data($0.utf8) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+    }
+
+    @Test func aPurchaseMadeWithTheSimulatorShowsUpInTheBalance() async throws {
+        let caDir = folder.appendingPathComponent("ca").path
+        let database = folder.appendingPathComponent("tally.sqlite").path
+        let port = Int.random(in: 40_001...50_000)
+        let base = "http://127.0.0.1:\(port)"
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        // A first purchase creates the simulator's CA folder, which the server is then told to trust.
+        let warmUp = try CommandLine.run(["appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50"])
+        #expect(warmUp.status == 0, "\(warmUp.stderr)")
+
+        let (server, _) = try Self.start(
+            ["serve", "--dev", "--trust-ca-dir", caDir, "--port", "\(port)", "--database", database], until: "listening")
+        defer { server.terminate() }
+        let (created, user) = try await Self.request("POST", base + "/v1/users")
+        #expect(created == 201)
+        let token = try #require(user["user_token"] as? String)
+        let accountToken = try #require(user["app_account_token"] as? String)
+
+        let purchase = try CommandLine.run(["appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50",
+                                            "--account-token", accountToken])
+        #expect(purchase.status == 0, "\(purchase.stderr)")
+        let jws = purchase.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let body = "{\"signed_transaction\":\"\(jws)\"}"
+        let (status, delivered) = try await Self.request("POST", base + "/v1/me/purchases", token: token, body: body)
+        #expect(status == 200, "\(delivered)")
+        // Posting the same purchase again credits nothing more.
+        let (repeated, _) = try await Self.request("POST", base + "/v1/me/purchases", token: token, body: body)
+        #expect(repeated == 200)
+
+        // A stop and a start keep everything: the balance is read back from the database.
+        server.interrupt()
+        server.waitUntilExit()
+        #expect(server.terminationStatus == 0)
+        let (again, _) = try Self.start(
+            ["serve", "--dev", "--trust-ca-dir", caDir, "--port", "\(port)", "--database", database], until: "listening")
+        defer { again.terminate() }
+        let (_, me) = try await Self.request("GET", base + "/v1/me", token: token)
+        let credits = (me["balances"] as? [[String: Any]])?.first { $0["currency"] as? String == "credits" }
+        // 2 signup credits and 50 bought, once.
+        #expect(credits?["available"] as? Int == 52, "\(me)")
+
+        // SIGTERM: the server finishes and exits cleanly.
+        again.terminate()
+        again.waitUntilExit()
+        #expect(again.terminationStatus == 0)
+    }
+
+    @Test func withoutDevTheSimulatorsRootIsNotTrusted() throws {
+        let run = try CommandLine.run(["serve", "--trust-ca-dir", "/tmp/anything"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("--trust-ca-dir needs --dev"))
+    }
+}
