@@ -140,7 +140,7 @@ struct Handlers: Sendable {
     }
 
     static func tokenHash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(token.utf8)).withUnsafeBytes { Hex.lowercase($0) }
     }
 
     func user(_ request: Request) async throws -> User {

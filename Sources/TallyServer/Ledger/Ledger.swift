@@ -47,7 +47,11 @@ struct Ledger {
     }
 
     /// Adds `amount` as a new lot; debt is repaid from it first. Returns what was repaid.
+    // `@inline(never)`: Swift 6.3.1's optimizer crashes (signal 11 in LLVM's coroutine
+    // splitting) when this async method is inlined into the storage's write closures, so a
+    // release build of TallyServer needs it kept out of line.
     @discardableResult
+    @inline(never)
     func grant(_ user: String, _ currency: String, amount: Int64, kind: String, source: String,
                transaction: String? = nil, operation: String? = nil, reference: String? = nil) async throws -> Int64 {
         precondition(amount > 0)
@@ -90,6 +94,10 @@ struct Ledger {
     }
 
     /// Ends a hold of `held`: `used` of it is spent, the rest returns to available, repaying debt first.
+    // `@inline(never)`: Swift 6.3.1's optimizer crashes (signal 11 in LLVM's coroutine
+    // splitting) when this async method is inlined into the storage's write closures, so a
+    // release build of TallyServer needs it kept out of line.
+    @inline(never)
     func settleHold(_ user: String, _ currency: String, held: Int64, used: Int64, operation: String?, reference: String?) async throws {
         precondition(used >= 0 && used <= held)
         guard held > 0 else { return }

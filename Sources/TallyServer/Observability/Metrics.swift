@@ -22,6 +22,12 @@ public final class Metrics: @unchecked Sendable {
         var counts = [Int64](repeating: 0, count: Metrics.buckets.count)
         var sum: Double = 0
         var count: Int64 = 0
+
+        mutating func record(_ seconds: Double) {
+            for (index, bound) in Metrics.buckets.enumerated() where seconds <= bound { counts[index] += 1 }
+            sum += seconds
+            count += 1
+        }
     }
 
     /// An empty registry with the server's metric families described.
@@ -48,11 +54,8 @@ public final class Metrics: @unchecked Sendable {
     public func observe(_ name: String, _ labels: [String: String] = [:], seconds: Double) {
         let key = Key(name: name, labels: Self.render(labels))
         lock.withLock {
-            var histogram = histograms[key] ?? Histogram()
-            for (index, bound) in Self.buckets.enumerated() where seconds <= bound { histogram.counts[index] += 1 }
-            histogram.sum += seconds
-            histogram.count += 1
-            histograms[key] = histogram
+            // In place: a copy out of the dictionary would copy the bucket counts on every observation.
+            histograms[key, default: Histogram()].record(seconds)
         }
     }
 
@@ -88,7 +91,21 @@ public final class Metrics: @unchecked Sendable {
     }
 
     private static func render(_ labels: [String: String]) -> [String] {
-        labels.map { "\($0.key)=\"\($0.value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"" }.sorted()
+        var rendered = labels.map { $0.key + "=\"" + escape($0.value) + "\"" }
+        if rendered.count > 1 { rendered.sort() }
+        return rendered
+    }
+
+    /// A label value with `\` and `"` escaped; values without them (nearly all) are returned as they are.
+    private static func escape(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) else { return value }
+        var escaped = ""
+        escaped.reserveCapacity(value.utf8.count + 4)
+        for character in value.unicodeScalars {
+            if character == "\\" || character == "\"" { escaped.unicodeScalars.append("\\") }
+            escaped.unicodeScalars.append(character)
+        }
+        return escaped
     }
 
     private static func braces(_ labels: [String]) -> String {

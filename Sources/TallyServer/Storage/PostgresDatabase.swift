@@ -110,14 +110,19 @@ public final class PostgresDatabase: SQLDatabase {
                     try await executor.run("COMMIT", [])
                     return value
                 } catch {
-                    // After a failed COMMIT the server has already rolled back; this is then a no-op.
-                    _ = try? await executor.run("ROLLBACK", [])
+                    // After a failed COMMIT the server has already rolled back and this is a no-op.
+                    // A connection that cannot roll back is closed, never handed out mid-transaction.
+                    do {
+                        try await executor.run("ROLLBACK", [])
+                    } catch {
+                        let _: EventLoopFuture<Void> = connection.close()
+                    }
                     throw error
                 }
             }
         } catch let error where !leased {
             // The pool could not hand out a connection: the server is unreachable or the pool closed.
-            if error is CancellationError { throw error }
+            if Task.isCancelled { throw CancellationError() }
             throw SQLDatabaseError(.unavailable, "no connection to \(configuration.redactedURL): \(Self.convert(error).message)")
         }
     }
@@ -131,7 +136,7 @@ public final class PostgresDatabase: SQLDatabase {
     public func migrate(_ migrations: [Migration]) async throws {
         let lock = "SELECT pg_advisory_xact_lock(\(Self.migrationLockKey), hashtext(COALESCE(current_schema(), '')))"
         try await write { executor in
-            _ = try await executor.query(lock, [])
+            try await executor.execute(lock, [])
             try await executor.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)", [])
         }
@@ -140,7 +145,7 @@ public final class PostgresDatabase: SQLDatabase {
         }
         for migration in migrations where !applied.contains(migration.name) {
             try await write { executor in
-                _ = try await executor.query(lock, [])
+                try await executor.execute(lock, [])
                 // Another server may have applied it while this one waited for the lock.
                 let done = try await executor.query("SELECT name FROM schema_migrations WHERE name = ?", [.text(migration.name)])
                 guard done.isEmpty else { return }
@@ -317,6 +322,8 @@ public final class PostgresDatabase: SQLDatabase {
                 return .int(int)
             case .text, .varchar, .bpchar, .name, .char, .json, .jsonb, .uuid, .unknown:
                 return .text(try cell.decode(String.self))
+            case .void:
+                return .null
             default:
                 throw SQLDatabaseError(.decoding, "column \(cell.columnName) has type \(cell.dataType), neither integer nor text")
             }

@@ -56,7 +56,7 @@ public struct SQLStorage: TallyStorage {
 
     static func hash(_ parts: String...) -> String {
         let digest = SHA256.hash(data: Data(parts.joined(separator: "\u{1F}").utf8))
-        return digest.map { String(format: "%02x", $0) }.joined()
+        return digest.withUnsafeBytes { Hex.lowercase($0) }
     }
 
     // MARK: - Users

@@ -5,14 +5,16 @@ import TallySQLite
 ///
 /// Writes go through one connection, one transaction at a time; transactions that queue up
 /// while one commits are committed together (group commit): each runs in its own savepoint,
-/// so one that fails rolls back alone, and all of them share one `fsync`. Reads use a small
-/// pool of read-only connections, which WAL lets run beside the writer.
+/// so one that fails rolls back alone, and all of them share one `fsync`. The writer runs on a
+/// thread of its own (``WriterExecutor``), so that its batches and their `fsync` neither wait
+/// behind request handlers for the cooperative pool nor block it. Reads use a small pool of
+/// read-only connections, which WAL lets run beside the writer.
 public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
     public let dialect = SQLDialect.sqlite
     /// The database file.
     public let path: String
     private let writer: SQLiteConnection
-    private let commitQueue = DispatchQueue(label: "tally.sqlite.commit")
+    private let writerExecutor = WriterExecutor(label: "tally.sqlite.writer")
     private let lock = NSLock()
     private var pending: [any WriteJob] = []
     private var draining = false
@@ -54,7 +56,7 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
                 draining = true
                 return true
             }
-            if start { Task { await self.drain() } }
+            if start { Task(executorPreference: writerExecutor) { await self.drain() } }
         }
     }
 
@@ -75,7 +77,7 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
     private func run(_ batch: [any WriteJob]) async {
         let executor = SQLiteExecutor(connection: writer)
         do {
-            try writer.execute("BEGIN IMMEDIATE")
+            try writer.query("BEGIN IMMEDIATE")
         } catch {
             for job in batch { job.finish(committed: false, error: SQLiteDatabase.convert(error)) }
             return
@@ -83,9 +85,9 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
         var succeeded: [any WriteJob] = []
         for job in batch {
             do {
-                try writer.execute("SAVEPOINT job")
+                try writer.query("SAVEPOINT job")
                 if await job.run(executor) {
-                    try writer.execute("RELEASE job")
+                    try writer.query("RELEASE job")
                     succeeded.append(job)
                 } else {
                     try writer.execute("ROLLBACK TO job; RELEASE job")
@@ -95,17 +97,13 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
                 job.finish(committed: false, error: SQLiteDatabase.convert(error))
             }
         }
-        // The fsync of COMMIT happens off the cooperative thread pool.
-        let commitError: SQLDatabaseError? = await withCheckedContinuation { continuation in
-            commitQueue.async {
-                do {
-                    try self.writer.execute("COMMIT")
-                    continuation.resume(returning: nil)
-                } catch {
-                    try? self.writer.execute("ROLLBACK")
-                    continuation.resume(returning: SQLiteDatabase.convert(error))
-                }
-            }
+        // On the writer's own thread: the fsync of COMMIT blocks nothing else.
+        var commitError: SQLDatabaseError?
+        do {
+            try writer.query("COMMIT")
+        } catch {
+            try? writer.execute("ROLLBACK")
+            commitError = SQLiteDatabase.convert(error)
         }
         for job in succeeded { job.finish(committed: commitError == nil, error: commitError) }
     }
@@ -116,8 +114,8 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
         let connection = try await acquireReader()
         defer { releaseReader(connection) }
         let executor = SQLiteExecutor(connection: connection)
-        try connection.execute("BEGIN")
-        defer { try? connection.execute("COMMIT") }
+        try connection.query("BEGIN")
+        defer { _ = try? connection.query("COMMIT") }
         return try await work(executor)
     }
 
@@ -195,16 +193,33 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
     }
 }
 
+/// The writer's thread: a serial queue as the preferred executor of the task that drains the
+/// write queue, so that the writer's transactions and their COMMIT run there, one at a time.
+final class WriterExecutor: TaskExecutor, @unchecked Sendable {
+    private let queue: DispatchQueue
+
+    init(label: String) { queue = DispatchQueue(label: label) }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
 /// Statements on one SQLite connection. Used only by the task that owns the connection.
 struct SQLiteExecutor: SQLExecutor, @unchecked Sendable {
     let connection: SQLiteConnection
 
     func query(_ sql: String, _ binds: [SQLValue]) async throws(SQLDatabaseError) -> [SQLRow] {
         do {
-            return try connection.query(sql, binds.map(Self.value)).map { row in
-                var values: [String: SQLValue] = [:]
-                for (name, value) in zip(row.columns, row.values) {
-                    values[name.lowercased()] = switch value {
+            let rows = try connection.query(sql, binds.map(Self.value))
+            guard let first = rows.first else { return [] }
+            // Every row of a result has the same columns: lower-case their names once.
+            let names = first.columns.map { $0.lowercased() }
+            return rows.map { row in
+                var values = [String: SQLValue](minimumCapacity: names.count)
+                for (name, value) in zip(names, row.values) {
+                    values[name] = switch value {
                     case .integer(let int): .int(int)
                     case .text(let text): .text(text)
                     case .real(let real): .int(Int64(real))
