@@ -1,0 +1,417 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import TallyCore
+public import TallyServer
+import TallyTesting
+import TallyVerify
+
+/// Measures the purchase server over loopback: the server runs in this process on SQLite or
+/// PostgreSQL, wired as `tally serve` wires it, and ``HTTPLoadClient`` drives it with
+/// concurrent keep-alive connections.
+///
+/// Each round measures, one after the other, `GET /healthz` (the baseline: the same server,
+/// router, middleware and clients, and one `SELECT 1` on the read pool), purchases (verify +
+/// grant of a distinct signed transaction), spends (distinct idempotency keys) and
+/// `GET /v1/me`. Rates are also given as a ratio to the same round's `/healthz` rate, whose
+/// median over rounds is what stays comparable on a noisy machine.
+public enum ServerBenchmark {
+    /// Where the server keeps its data.
+    public enum Database: Sendable, CustomStringConvertible {
+        /// An SQLite file.
+        case sqlite(path: String)
+        /// A PostgreSQL server, by `postgres://` URL.
+        case postgres(url: String)
+
+        public var description: String {
+            switch self {
+            case .sqlite(let path): "SQLite \(path)"
+            case .postgres(let url): "PostgreSQL \(Self.redacted(url))"
+            }
+        }
+
+        /// The URL without its password.
+        static func redacted(_ url: String) -> String {
+            guard var components = URLComponents(string: url), components.password != nil else { return url }
+            components.password = "***"
+            return components.string ?? "postgres://…"
+        }
+    }
+
+    /// What is measured. `/healthz` is always measured: it is the baseline of the ratios.
+    public enum Endpoint: String, CaseIterable, Sendable {
+        case health = "GET /healthz"
+        case purchase = "POST /v1/me/purchases"
+        case spend = "POST /v1/me/spend"
+        case me = "GET /v1/me"
+
+        /// The rate the issue asks for on SQLite with durable commits, per second.
+        public var targetRate: Double? {
+            switch self {
+            case .health: nil
+            case .purchase: 2_000
+            case .spend: 5_000
+            case .me: 15_000
+            }
+        }
+    }
+
+    /// How to run.
+    public struct Options: Sendable {
+        /// Where the data lives.
+        public var database: Database
+        /// The catalog; its rate limits are raised by ``run(_:progress:)``, nothing else changes.
+        public var catalog: ServerCatalog
+        /// Concurrent keep-alive connections.
+        public var connections: Int
+        /// How long each endpoint is measured in total, split evenly over the rounds.
+        public var duration: Duration
+        /// How many alternating rounds.
+        public var rounds: Int
+        /// How long each endpoint is exercised before the measured rounds.
+        public var warmUp: Duration
+        /// How many users the requests are spread over.
+        public var users: Int
+        /// How many distinct signed transactions are minted for the measured purchases: the
+        /// purchase phases end early when they run out.
+        public var purchases: Int
+        /// The endpoints to measure besides `/healthz`.
+        public var endpoints: Set<Endpoint>
+
+        /// The defaults of `tally bench server`.
+        public init(database: Database, catalog: ServerCatalog, connections: Int = 16, duration: Duration = .seconds(10),
+                    rounds: Int = 5, warmUp: Duration = .seconds(1), users: Int = 1_000, purchases: Int = 40_000,
+                    endpoints: Set<Endpoint> = Set(Endpoint.allCases)) {
+            self.database = database
+            self.catalog = catalog
+            self.connections = connections
+            self.duration = duration
+            self.rounds = rounds
+            self.warmUp = warmUp
+            self.users = users
+            self.purchases = purchases
+            self.endpoints = endpoints
+        }
+    }
+
+    /// One endpoint's figures over all rounds.
+    public struct EndpointResult: Sendable, Codable {
+        /// `GET /healthz`, `POST /v1/me/purchases`, …
+        public var endpoint: String
+        /// Requests answered (all with the expected status).
+        public var requests: Int
+        /// Time spent measuring it, summed over the rounds.
+        public var seconds: Double
+        /// Requests per second over all rounds.
+        public var rate: Double
+        /// Latency percentiles over every request of every round, in milliseconds.
+        public var p50Milliseconds: Double
+        public var p99Milliseconds: Double
+        /// Median over rounds of this endpoint's rate ÷ the same round's `/healthz` rate.
+        public var ratioToHealth: Double
+        /// Each round's rate.
+        public var roundRates: [Double]
+        /// The rate the issue asks for on SQLite, if any.
+        public var targetRate: Double?
+    }
+
+    /// What a run measured.
+    public struct Result: Sendable, Codable {
+        /// `SQLite …` or `PostgreSQL …`.
+        public var database: String
+        /// The database's durability settings as read back from it (`journal_mode=wal synchronous=2`…).
+        public var durability: String
+        public var connections: Int
+        public var rounds: Int
+        public var users: Int
+        /// The rate limits the benchmark's server ran with (requests per minute per user and per IP).
+        public var rateLimitPerMinute: Int
+        /// The endpoints, `/healthz` first.
+        public var endpoints: [EndpointResult]
+        /// Set-up steps and their rates, for the record.
+        public var setup: [String]
+        /// The latency every endpoint's p99 should stay under, in milliseconds.
+        public var p99TargetMilliseconds: Double
+    }
+
+    /// A benchmark that could not produce honest figures.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The rate limit the benchmark's own server runs with: far above anything one machine can send.
+    public static let rateLimitPerMinute = 1_000_000_000
+
+    static let host = "127.0.0.1"
+    static let fundingProduct = "com.tally.photo.credits.100"
+    static let purchaseProduct = "com.tally.photo.credits.10"
+    static let spendCurrency = "credits"
+
+    /// Starts the server, runs the phases, stops the server.
+    /// - Parameters:
+    ///   - options: what to run.
+    ///   - progress: receives a line at each step.
+    /// - Throws: ``Failure`` or ``HTTPLoadClient/Failure`` when a request fails: a figure for failures is no figure.
+    public static func run(_ options: Options, progress: @escaping @Sendable (String) -> Void) async throws -> Result {
+        var catalog = options.catalog
+        // Explicit, and only for this in-process server: one machine's loopback clients are one IP
+        // address and a few users, which the production limits would rightly throttle.
+        catalog.limits.userRequestsPerMinute = rateLimitPerMinute
+        catalog.limits.ipRequestsPerMinute = rateLimitPerMinute
+        guard catalog.product(fundingProduct) != nil, catalog.product(purchaseProduct) != nil, catalog.hasCurrency(spendCurrency) else {
+            throw Failure(description: "the catalog needs \(fundingProduct), \(purchaseProduct) and the currency \(spendCurrency) (Examples/tally.json has them)")
+        }
+
+        var logger = Logger(label: "tally.bench")
+        logger.logLevel = .warning
+        let sqlDatabase: any SQLDatabase
+        let durability: String
+        switch options.database {
+        case .sqlite(let path):
+            let database = try SQLiteDatabase(path: path)
+            sqlDatabase = database
+            try await database.migrate(Migrations.all)
+            // The writer's settings decide durability; read them back rather than trust the code.
+            durability = try await database.write { executor in
+                let journal = try await executor.query("PRAGMA journal_mode", []).first?.optionalText("journal_mode") ?? "?"
+                let synchronous = try await executor.query("PRAGMA synchronous", []).first?.optionalInt("synchronous") ?? -1
+                let names: [Int64: String] = [0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"]
+                return "journal_mode=\(journal) synchronous=\(names[synchronous] ?? String(synchronous))"
+            }
+        case .postgres(let url):
+            let database = try await PostgresDatabase.connect(url: url, logger: logger)
+            sqlDatabase = database
+            try await database.migrate(Migrations.all)
+            durability = try await database.read { executor in
+                let commit = try await executor.query("SHOW synchronous_commit", []).first?.optionalText("synchronous_commit") ?? "?"
+                let fsync = try await executor.query("SHOW fsync", []).first?.optionalText("fsync") ?? "?"
+                return "synchronous_commit=\(commit) fsync=\(fsync)"
+            }
+        }
+        progress("database: \(options.database), \(durability)")
+
+        let now: @Sendable () -> Date = { Date() }
+        let issuedAt = Date()
+        let authority = try TestCertificateAuthority(profile: .init(issuedAt: issuedAt))
+        // As `tally serve --dev --trust-ca-dir`: the catalog's environments plus Sandbox, Apple's
+        // root plus the test root.
+        var environments = Set(catalog.app.environments.map(AppStoreEnvironment.init(rawValue:)))
+        environments.insert(.sandbox)
+        let verifier = SignedDataVerifier(
+            SignedDataVerifier.Configuration(
+                bundleID: .equals(catalog.app.bundleId), appAppleID: catalog.app.appAppleId.map { .equals($0) } ?? .any,
+                environments: environments, rootCertificates: [AppleRootCertificates.appleRootCAG3, authority.root]),
+            now: now)
+        let storage = SQLStorage(database: sqlDatabase, catalog: catalog, now: now)
+        let dependencies = ServerDependencies(
+            storage: storage, verifier: verifier, catalog: catalog, secretKey: nil, now: now,
+            healthCheck: {
+                (try? await sqlDatabase.read { executor in try await executor.query("SELECT 1 AS ok", []).count }) == 1
+            })
+
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        // `TallyServerApp.buildApplication`, with port 0 and a callback that learns the port.
+        let app = Application(
+            router: TallyServerApp.buildRouter(dependencies),
+            configuration: .init(address: .hostname(host, port: 0), serverName: "tally"),
+            services: [ReservationSweeper(storage: storage, clock: ContinuousClock(), logger: logger)],
+            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
+            logger: logger)
+
+        // No signal handlers: the benchmark stops its server itself, gracefully, when done.
+        let server = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let result = try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { portContinuation.finish() }
+                try await server.run()
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next(), port > 0 else { throw Failure(description: "the server did not start") }
+            let client = HTTPLoadClient(host: host, port: port)
+            let outcome: Swift.Result<Result, any Error>
+            do {
+                outcome = .success(try await measure(options, client: client, authority: authority, issuedAt: issuedAt,
+                                                     catalog: catalog, port: port, durability: durability, progress: progress))
+            } catch {
+                outcome = .failure(error)
+            }
+            try? await client.shutdown()
+            await server.triggerGracefulShutdown()
+            try await group.waitForAll()
+            return try outcome.get()
+        }
+        await sqlDatabase.close()
+        return result
+    }
+
+    struct BenchUser: Sendable {
+        var token: String
+        var appAccountToken: String
+    }
+
+    static func measure(
+        _ options: Options, client: HTTPLoadClient, authority: TestCertificateAuthority, issuedAt: Date, catalog: ServerCatalog,
+        port: Int, durability: String, progress: @escaping @Sendable (String) -> Void
+    ) async throws -> Result {
+        let hostHeader = "\(host):\(port)"
+        let connections = options.connections
+        var setup: [String] = []
+
+        // Users, through the API.
+        let created = try await client.run(
+            .init(name: "POST /v1/users", expectedStatus: 201, limit: options.users, duration: nil, keepBodies: true) { _ in
+                .init(.POST, "/v1/users", host: hostHeader, json: "{}")
+            }, connections: connections)
+        let decoder = TallyAPI.decoder()
+        let users: [BenchUser] = try (0..<options.users).map { index in
+            guard let body = created.bodies[index] else { throw Failure(description: "no answer for user \(index)") }
+            let response = try decoder.decode(CreateUserResponse.self, from: Data(body.readableBytesView))
+            return BenchUser(token: response.userToken, appAccountToken: response.appAccountToken.uuidString.lowercased())
+        }
+        setup.append(String(format: "POST /v1/users: %d users at %.0f/s", users.count, created.rate))
+        progress(setup.last!)
+
+        // Signed transactions, minted before any timing: one funding purchase per user, the
+        // warm-up's purchases and the measured ones, each distinct and bound to its user.
+        let warmUpPurchases = min(options.purchases, 5_000)
+        progress("minting \(users.count + warmUpPurchases + options.purchases) signed transactions…")
+        let firstID = Int64.random(in: 1_000_000_000_000_000...8_000_000_000_000_000)
+        let funding = try await mint(authority, count: users.count, firstID: firstID, product: fundingProduct, quantity: 10,
+                                     users: users, bundleID: catalog.app.bundleId, at: issuedAt)
+        let warmUpPool = try await mint(authority, count: warmUpPurchases, firstID: firstID + 10_000_000, product: purchaseProduct,
+                                        quantity: 1, users: users, bundleID: catalog.app.bundleId, at: issuedAt)
+        let pool = try await mint(authority, count: options.purchases, firstID: firstID + 20_000_000, product: purchaseProduct,
+                                  quantity: 1, users: users, bundleID: catalog.app.bundleId, at: issuedAt)
+
+        // Funding: 10 × 100 credits per user, so that no spend phase runs dry.
+        let funded = try await client.run(purchasePhase("funding purchases", funding[...], users, hostHeader, duration: nil), connections: connections)
+        setup.append(String(format: "funding purchases (%@ × 10): %d at %.0f/s", fundingProduct, funded.completed, funded.rate))
+        progress(setup.last!)
+        let spendCapacityPerPhase = users.count * 1_000 / (options.rounds + 1)
+
+        let endpoints = [Endpoint.health] + Endpoint.allCases.filter { $0 != .health && options.endpoints.contains($0) }
+        func phases(_ label: String, duration: Duration, purchases: ArraySlice<String>) -> [HTTPLoadClient.Phase] {
+            let time = TimeAmount.nanoseconds(Int64(seconds(duration) * 1e9))
+            return endpoints.map { endpoint in
+                switch endpoint {
+                case .health:
+                    return .init(name: endpoint.rawValue, limit: .max, duration: time) { _ in .init(.GET, "/healthz", host: hostHeader) }
+                case .purchase:
+                    return purchasePhase(endpoint.rawValue, purchases, users, hostHeader, duration: time)
+                case .spend:
+                    return .init(name: endpoint.rawValue, limit: spendCapacityPerPhase, duration: time) { index in
+                        let user = users[index % users.count]
+                        return .init(.POST, "/v1/me/spend", host: hostHeader, bearer: user.token, json:
+                            #"{"currency":"\#(spendCurrency)","amount":1,"idempotency_key":"\#(label)-\#(index)","reference":"bench"}"#)
+                    }
+                case .me:
+                    return .init(name: endpoint.rawValue, limit: .max, duration: time) { index in
+                        .init(.GET, "/v1/me", host: hostHeader, bearer: users[index % users.count].token)
+                    }
+                }
+            }
+        }
+
+        progress("warming up…")
+        for phase in phases("warm-up", duration: options.warmUp, purchases: warmUpPool[...]) {
+            _ = try await client.run(phase, connections: connections)
+        }
+
+        let rounds = max(1, options.rounds)
+        let slice = options.duration / rounds
+        let perRound = options.purchases / rounds
+        var measurements: [[HTTPLoadClient.Measurement]] = []
+        for round in 0..<rounds {
+            let purchases = pool[(round * perRound)..<((round + 1) * perRound)]
+            var row: [HTTPLoadClient.Measurement] = []
+            for phase in phases("round\(round)", duration: slice, purchases: purchases) {
+                row.append(try await client.run(phase, connections: connections))
+            }
+            measurements.append(row)
+            progress("round \(round + 1)/\(rounds): " + zip(row, endpoints)
+                .map { String(format: "%@ %.0f/s", $1.rawValue, $0.rate) }.joined(separator: ", "))
+        }
+
+        let results = endpoints.indices.map { column in
+            let rows = measurements.map { $0[column] }
+            var latencies = rows.flatMap(\.latencies)
+            latencies.sort()
+            let requests = rows.reduce(0) { $0 + $1.completed }
+            let nanoseconds = rows.reduce(0) { $0 + $1.nanoseconds }
+            let ratios = zip(rows, measurements.map { $0[0] }).map { $0.rate / $1.rate }.sorted()
+            return EndpointResult(
+                endpoint: endpoints[column].rawValue, requests: requests, seconds: Double(nanoseconds) / 1e9,
+                rate: Double(requests) / (Double(nanoseconds) / 1e9),
+                p50Milliseconds: percentile(latencies, 0.50), p99Milliseconds: percentile(latencies, 0.99),
+                ratioToHealth: ratios[ratios.count / 2], roundRates: rows.map(\.rate), targetRate: endpoints[column].targetRate)
+        }
+        return Result(
+            database: options.database.description, durability: durability, connections: connections, rounds: rounds,
+            users: users.count, rateLimitPerMinute: rateLimitPerMinute, endpoints: results, setup: setup, p99TargetMilliseconds: 25)
+    }
+
+    /// Posts `jws[i]` as the user it was minted for: the one at `(first + i) % users.count`, where
+    /// `first` is the slice's offset in the pool it was minted in.
+    static func purchasePhase(_ name: String, _ jws: ArraySlice<String>, _ users: [BenchUser], _ host: String, duration: TimeAmount?) -> HTTPLoadClient.Phase {
+        let first = jws.startIndex
+        return .init(name: name, limit: jws.count, duration: duration) { index in
+            .init(.POST, "/v1/me/purchases", host: host, bearer: users[(first + index) % users.count].token,
+                  json: #"{"signed_transaction":""# + jws[first + index] + #""}"#)
+        }
+    }
+
+    /// `count` distinct sandbox transactions of `product`, the i-th bound to user `i % users.count`,
+    /// minted on every core.
+    static func mint(
+        _ authority: TestCertificateAuthority, count: Int, firstID: Int64, product: String, quantity: Int,
+        users: [BenchUser], bundleID: String, at date: Date
+    ) async throws -> [String] {
+        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let chunk = (count + workers - 1) / workers
+        return try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
+            for start in stride(from: 0, to: count, by: max(1, chunk)) {
+                group.addTask {
+                    var signed: [String] = []
+                    for index in start..<min(count, start + chunk) {
+                        var payload = TransactionPayload()
+                        payload.transactionId = String(firstID + Int64(index))
+                        payload.originalTransactionId = payload.transactionId
+                        payload.bundleId = bundleID
+                        payload.productId = product
+                        payload.type = .consumable
+                        payload.quantity = quantity
+                        payload.price = 990
+                        payload.currency = "USD"
+                        payload.environment = .sandbox
+                        payload.storefront = "USA"
+                        payload.inAppOwnershipType = .purchased
+                        payload.transactionReason = .purchase
+                        payload.purchaseDate = date
+                        payload.originalPurchaseDate = date
+                        payload.signedDate = date
+                        payload.appAccountToken = users[index % users.count].appAccountToken
+                        signed.append(try authority.sign(payload))
+                    }
+                    return (start, signed)
+                }
+            }
+            var parts: [(Int, [String])] = []
+            for try await part in group { parts.append(part) }
+            return parts.sorted { $0.0 < $1.0 }.flatMap(\.1)
+        }
+    }
+
+    /// The nearest-rank percentile of sorted nanoseconds, in milliseconds.
+    static func percentile(_ sorted: [UInt64], _ fraction: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+        return Double(sorted[min(sorted.count - 1, max(0, rank - 1))]) / 1e6
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import TallyBenchmarks
+import TallyServer
+
+/// `tally bench server`: the purchase server's throughput and latency over loopback.
+struct BenchServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "server",
+        abstract: "Run the server in this process and drive it over loopback: purchases, spends and GET /v1/me.",
+        discussion: """
+            The server is wired as `tally serve --dev` wires it, on 127.0.0.1 and a free port, with durable
+            commits as in production, and trusts a test root minted for the run. Concurrent keep-alive
+            connections send requests back to back (closed loop). Each round measures GET /healthz (the
+            baseline), purchases (each a distinct signed transaction, verified and granted), spends (distinct
+            idempotency keys) and GET /v1/me; every rate is also given as the median over rounds of its ratio
+            to the same round's /healthz rate. Rate limits are raised for this server only.
+            """)
+
+    @Option(help: "An SQLite file path (default: a new temporary file, deleted afterwards), or a postgres:// URL of a throwaway database.")
+    var database: String?
+
+    @Option(help: "The catalog (JSON).")
+    var config: String = "Examples/tally.json"
+
+    @Option(help: "Concurrent keep-alive connections.")
+    var connections = 16
+
+    @Option(help: "Seconds each endpoint is measured, split over the rounds.")
+    var duration: Double = 10
+
+    @Option(help: "Alternating rounds of the four endpoints.")
+    var rounds = 5
+
+    @Option(help: "Seconds each endpoint is exercised before measuring.")
+    var warmUp: Double = 1
+
+    @Option(help: "Users the requests are spread over.")
+    var users = 1_000
+
+    @Option(help: "Distinct signed transactions minted for the measured purchases; purchase phases end early when they run out.")
+    var purchases = 40_000
+
+    @Option(name: .customLong("only"), parsing: .upToNextOption,
+            help: "Measure only these endpoints besides /healthz: purchase, spend, me (for profiling one of them).")
+    var only: [String] = []
+
+    @Flag(help: "Print one JSON object instead of the table.")
+    var json = false
+
+    func validate() throws {
+        guard connections > 0, connections <= 1_024 else { throw ValidationError("--connections must be 1 to 1024") }
+        guard duration > 0, duration <= 3_600, warmUp >= 0, warmUp <= 600 else {
+            throw ValidationError("--duration must be above 0 and at most 3600, --warm-up 0 to 600")
+        }
+        let known = ["purchase", "spend", "me"]
+        for name in only where !known.contains(name) { throw ValidationError("--only takes purchase, spend or me, not \(name)") }
+        guard rounds > 0, users > 0, purchases >= rounds else { throw ValidationError("--rounds, --users must be positive, --purchases at least --rounds") }
+    }
+
+    func run() async throws {
+        let catalog: ServerCatalog
+        do {
+            catalog = try ServerCatalog.load(contentsOf: URL(fileURLWithPath: config))
+        } catch {
+            throw ValidationError("--config \(config): \(error)")
+        }
+        let target: ServerBenchmark.Database
+        var temporary: String?
+        if let database, database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
+            target = .postgres(url: database)
+        } else if let database {
+            target = .sqlite(path: database)
+        } else {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-bench-\(UUID().uuidString).sqlite").path
+            temporary = path
+            target = .sqlite(path: path)
+        }
+        defer {
+            if let temporary {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + suffix) }
+            }
+        }
+
+        let options = ServerBenchmark.Options(
+            database: target, catalog: catalog, connections: connections, duration: .milliseconds(Int64(duration * 1_000)),
+            rounds: rounds, warmUp: .milliseconds(Int64(warmUp * 1_000)), users: users, purchases: purchases,
+            endpoints: only.isEmpty ? Set(ServerBenchmark.Endpoint.allCases) : Set(only.compactMap(Self.endpoint)))
+        let quiet = json
+        let result = try await ServerBenchmark.run(options) { line in
+            if !quiet { print(line) }
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.outputFormatting = [.sortedKeys]
+            var object = try JSONSerialization.jsonObject(with: encoder.encode(result)) as? [String: Any] ?? [:]
+            object["machine"] = MachineInfo.summary
+            print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+        } else {
+            print(Self.table(result))
+        }
+    }
+
+    static func endpoint(_ name: String) -> ServerBenchmark.Endpoint? {
+        switch name {
+        case "purchase": .purchase
+        case "spend": .spend
+        case "me": .me
+        default: nil
+        }
+    }
+
+    static func table(_ result: ServerBenchmark.Result) -> String {
+        var lines = [
+            "machine: \(MachineInfo.summary)",
+            "database: \(result.database), \(result.durability)",
+            "\(result.connections) connections, \(result.users) users, \(result.rounds) rounds; rate limits raised to \(result.rateLimitPerMinute)/min for this server",
+            "",
+            "endpoint                 requests  seconds      req/s   p50 ms   p99 ms  ÷ healthz  target",
+        ]
+        for endpoint in result.endpoints {
+            var verdict = ""
+            if let target = endpoint.targetRate {
+                let met = endpoint.rate >= target && endpoint.p99Milliseconds < result.p99TargetMilliseconds
+                verdict = String(format: "≥ %.0f/s, p99 < %.0f ms: %@", target, result.p99TargetMilliseconds, met ? "met" : "MISSED")
+            }
+            lines.append(String(
+                format: "%@ %10d %8.2f %10.0f %8.2f %8.2f %9.3f  %@",
+                endpoint.endpoint.padding(toLength: 22, withPad: " ", startingAt: 0), endpoint.requests, endpoint.seconds, endpoint.rate, endpoint.p50Milliseconds,
+                endpoint.p99Milliseconds, endpoint.ratioToHealth, verdict))
+        }
+        lines.append("")
+        lines.append("rates by round: " + result.endpoints.map { endpoint in
+            "\(endpoint.endpoint) " + endpoint.roundRates.map { String(format: "%.0f", $0) }.joined(separator: "/")
+        }.joined(separator: "; "))
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+
+/// `tally bench server` as a user runs it, on a tiny workload: it starts its own server, drives
+/// every endpoint, stops by itself, and reports what it measured. No figure is checked: speed
+/// is measured by the benchmark, never by tests.
+@Suite(.serialized) struct BenchServerCommandTests {
+    @Test func aShortRunReportsEveryEndpointAndTheDurableSetting() throws {
+        let run = try CommandLine.run([
+            "bench", "server", "--duration", "0.4", "--rounds", "2", "--warm-up", "0", "--users", "8", "--purchases", "40",
+            "--connections", "2", "--json",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = CommandLine.json(run.stdout)
+        #expect((report["durability"] as? String)?.contains("synchronous=FULL") == true, "\(run.stdout)")
+        let endpoints = report["endpoints"] as? [[String: Any]] ?? []
+        #expect(endpoints.compactMap { $0["endpoint"] as? String }
+            == ["GET /healthz", "POST /v1/me/purchases", "POST /v1/me/spend", "GET /v1/me"])
+        for endpoint in endpoints {
+            #expect((endpoint["requests"] as? Int ?? 0) > 0, "\(endpoint)")
+            #expect((endpoint["round_rates"] as? [Double])?.count == 2, "\(endpoint)")
+        }
+        #expect((endpoints.first?["ratio_to_health"] as? Double) == 1)
+    }
+
+    @Test func anUnknownEndpointIsAUsageError() throws {
+        let run = try CommandLine.run(["bench", "server", "--only", "refunds"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("--only"))
+    }
+}
