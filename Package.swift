@@ -8,6 +8,7 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "Tally",
+    defaultLocalization: "en",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "TallyCore", targets: ["TallyCore"]),
@@ -15,6 +16,8 @@ let package = Package(
         .library(name: "TallyTesting", targets: ["TallyTesting"]),
         .library(name: "TallyTestingServer", targets: ["TallyTestingServer"]),
         .library(name: "TallyServer", targets: ["TallyServer"]),
+        .library(name: "TallyKit", targets: ["TallyKit"]),
+        .library(name: "TallyKitTesting", targets: ["TallyKitTesting"]),
         .executable(name: "tally", targets: ["tally"]),
     ],
     dependencies: [
@@ -74,6 +77,17 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "TallyKit",
+            dependencies: ["TallyCore", "TallyVerify", "TallySQLite"],
+            resources: [.process("Resources")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "TallyKitTesting",
+            dependencies: ["TallyCore", "TallyVerify", "TallyKit", "TallyTesting"],
+            swiftSettings: strict
+        ),
+        .target(
             name: "TallyBenchmarks",
             dependencies: [
                 "TallyCore", "TallyVerify", "TallyTesting", "TallyServer",
@@ -124,6 +138,14 @@ let package = Package(
                 "TallyCore", "TallyVerify", "TallyTesting", "TallyServer", "TallyTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TallyKitTests",
+            dependencies: [
+                "TallyCore", "TallyVerify", "TallyTesting", "TallyKit", "TallyKitTesting", "TallyServer", "TallySQLite", "TallyTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict
         ),

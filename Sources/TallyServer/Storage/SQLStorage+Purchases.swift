@@ -16,6 +16,14 @@ extension SQLStorage {
             if let orderID {
                 try await fulfil(executor, orderID: orderID, user: presenter, productID: productID, transactionID: transactionID, time: time)
             }
+            if let revokedAt = payload.revocationDate {
+                // A refunded transaction re-signed by the App Store is proof of the refund: applied as a REFUND notification would be.
+                _ = try await revoke(executor, transactionID: transactionID, eventAt: Self.millis(payload.signedDate ?? revokedAt),
+                                     reason: payload.revocationReason, time: time)
+                let (balances, entitlements) = try await summary(executor, user: presenter.id, time: time)
+                return PurchaseResponse(transactionId: transactionID, productId: productID, granted: [], balances: balances,
+                                        entitlements: entitlements, replayed: !recorded.firstDelivery)
+            }
             if !recorded.firstDelivery,
                let stored = try await executor.query(
                 "SELECT response_json FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first?.optionalText("response_json") {

@@ -1,0 +1,227 @@
+public import Foundation
+public import TallyCore
+
+/// Where a paid transaction is credited and where credits are spent: on the device
+/// (``OnDeviceLedger``, for apps without a backend) or on a Tally server (``ServerDelivery``).
+///
+/// Every write is idempotent: delivering the same transaction twice grants once, spending
+/// with the same idempotency key twice spends once. ``PurchaseManager`` relies on that to
+/// retry after network errors and crashes.
+public protocol Delivery: Sendable {
+    /// What each product grants and unlocks, with its paywall texts in `language`.
+    func catalog(language: TallyLanguage) async throws(TallyError) -> [ProductGrant]
+    /// Gets ready to buy a product: the server creates an order; on the device nothing is needed.
+    func prepare(productID: String) async throws(TallyError) -> PurchaseTicket
+    /// Credits a paid transaction (or takes back a revoked one) durably and exactly once.
+    func deliver(_ transaction: StoreTransaction, ticket: PurchaseTicket?) async throws(TallyError) -> DeliveryReceipt
+    /// Closes a ticket whose payment did not happen (cancelled, declined, failed).
+    func abandon(_ ticket: PurchaseTicket, reason: String) async throws(TallyError)
+    /// Balances and entitlements now; `storeEntitlements` are the store's current entitlements.
+    func account(storeEntitlements: [StoreTransaction]) async throws(TallyError) -> AccountSnapshot
+    /// Spends an amount once per idempotency key: subscription allowance first, then the oldest purchase.
+    func spend(_ order: SpendOrder) async throws(TallyError) -> SpendResponse
+    /// Holds an amount for metered use until it is committed, released or expires.
+    func reserve(_ order: ReservationOrder) async throws(TallyError) -> Reservation
+    /// Spends the part of a reservation that was used; the rest returns.
+    func commit(reservationID: String, used: Int64) async throws(TallyError) -> Reservation
+    /// Returns a whole reservation.
+    func release(reservationID: String) async throws(TallyError) -> Reservation
+}
+
+/// What the app knows about a product before it is bought: what it grants, what it unlocks,
+/// and how the paywall describes it.
+public struct ProductGrant: Sendable, Hashable, Codable, Identifiable {
+    /// The App Store product identifier.
+    public var id: String
+    /// Its kind.
+    public var kind: ProductKind
+    /// What one unit grants, e.g. `[report.career: 1]` or `[seconds: 10800]`.
+    public var grants: [Amount]
+    /// The entitlements it unlocks while owned or subscribed.
+    public var entitlements: [String]
+    /// For a subscription: what it grants each period, used before purchased balances.
+    public var allowance: Amount?
+    /// The paywall's texts, in the language asked for.
+    public var paywall: PaywallText
+
+    /// - Parameters:
+    ///   - id: the product identifier.
+    ///   - kind: its kind.
+    ///   - grants: what one unit grants.
+    ///   - entitlements: what it unlocks.
+    ///   - allowance: a subscription's periodic allowance.
+    ///   - paywall: the paywall texts.
+    public init(id: String, kind: ProductKind, grants: [Amount] = [], entitlements: [String] = [], allowance: Amount? = nil, paywall: PaywallText) {
+        self.id = id
+        self.kind = kind
+        self.grants = grants
+        self.entitlements = entitlements
+        self.allowance = allowance
+        self.paywall = paywall
+    }
+}
+
+/// How a paywall describes a product, in one language. Prices are not here: they come from the store.
+public struct PaywallText: Sendable, Hashable, Codable {
+    /// The title ("Career Insights").
+    public var title: String
+    /// What it is, one or two sentences.
+    public var description: String
+    /// What the customer gets, as bullet points.
+    public var benefits: [String]
+    /// How the AI analysis works, when the product is one.
+    public var aiExplanation: String?
+
+    /// - Parameters:
+    ///   - title: the title.
+    ///   - description: what it is.
+    ///   - benefits: bullet points.
+    ///   - aiExplanation: how the AI analysis works.
+    public init(title: String, description: String, benefits: [String] = [], aiExplanation: String? = nil) {
+        self.title = title
+        self.description = description
+        self.benefits = benefits
+        self.aiExplanation = aiExplanation
+    }
+}
+
+/// What a purchase was prepared with: the order the server made, and the app account token
+/// to buy with.
+public struct PurchaseTicket: Sendable, Hashable, Codable {
+    /// The product to buy.
+    public var productID: String
+    /// The server's order, in server mode.
+    public var orderID: String?
+    /// The token to pass to the store as `appAccountToken`.
+    public var appAccountToken: UUID?
+
+    private enum CodingKeys: String, CodingKey {
+        case productID = "productId", orderID = "orderId", appAccountToken
+    }
+
+    /// - Parameters:
+    ///   - productID: the product.
+    ///   - orderID: the server's order.
+    ///   - appAccountToken: the token for the store.
+    public init(productID: String, orderID: String? = nil, appAccountToken: UUID? = nil) {
+        self.productID = productID
+        self.orderID = orderID
+        self.appAccountToken = appAccountToken
+    }
+}
+
+/// What a delivery did: the transaction credited (or revoked), what it granted, and the
+/// balances and entitlements after it.
+public struct DeliveryReceipt: Sendable, Hashable, Codable {
+    /// The transaction.
+    public var transactionID: String
+    /// Its product.
+    public var productID: String
+    /// What it granted (empty for a revoked transaction).
+    public var granted: [Amount]
+    /// Balances after it.
+    public var balances: [Balance]
+    /// Entitlements after it.
+    public var entitlements: [Entitlement]
+    /// Whether it had been delivered before: nothing was granted this time.
+    public var replayed: Bool
+
+    private enum CodingKeys: String, CodingKey {
+        case transactionID = "transactionId", productID = "productId", granted, balances, entitlements, replayed
+    }
+
+    /// - Parameters:
+    ///   - transactionID: the transaction.
+    ///   - productID: its product.
+    ///   - granted: what it granted.
+    ///   - balances: balances after it.
+    ///   - entitlements: entitlements after it.
+    ///   - replayed: whether it had been delivered before.
+    public init(transactionID: String, productID: String, granted: [Amount], balances: [Balance], entitlements: [Entitlement], replayed: Bool) {
+        self.transactionID = transactionID
+        self.productID = productID
+        self.granted = granted
+        self.balances = balances
+        self.entitlements = entitlements
+        self.replayed = replayed
+    }
+}
+
+/// Balances and entitlements at one moment.
+public struct AccountSnapshot: Sendable, Hashable, Codable {
+    /// One balance per currency.
+    public var balances: [Balance]
+    /// The entitlements, active or not.
+    public var entitlements: [Entitlement]
+
+    /// - Parameters:
+    ///   - balances: one per currency.
+    ///   - entitlements: the entitlements.
+    public init(balances: [Balance], entitlements: [Entitlement]) {
+        self.balances = balances
+        self.entitlements = entitlements
+    }
+
+    /// The balance of a currency (zero when there is none).
+    public func balance(_ currency: String) -> Balance {
+        balances.first { $0.currency == currency }
+            ?? Balance(currency: currency, available: 0, held: 0, debt: 0, allowance: nil, spendable: 0)
+    }
+
+    /// Whether an entitlement is active.
+    public func isActive(_ entitlement: String) -> Bool {
+        entitlements.contains { $0.id == entitlement && $0.active }
+    }
+}
+
+/// A spend, as the app asks for it.
+public struct SpendOrder: Sendable, Hashable, Codable {
+    /// The currency.
+    public var currency: String
+    /// How much, more than zero.
+    public var amount: Int64
+    /// The key that makes a retry spend nothing more; kept across retries and restarts.
+    public var idempotencyKey: String
+    /// What it was spent on (a profile, a report, a job), kept in the ledger for audit.
+    public var reference: String?
+
+    /// - Parameters:
+    ///   - currency: the currency.
+    ///   - amount: how much.
+    ///   - idempotencyKey: a key unique to this spend; a new UUID by default.
+    ///   - reference: what it was spent on.
+    public init(currency: String, amount: Int64, idempotencyKey: String = UUID().uuidString, reference: String? = nil) {
+        self.currency = currency
+        self.amount = amount
+        self.idempotencyKey = idempotencyKey
+        self.reference = reference
+    }
+}
+
+/// A reservation, as the app asks for it.
+public struct ReservationOrder: Sendable, Hashable, Codable {
+    /// The currency (`seconds`, say).
+    public var currency: String
+    /// How much to hold.
+    public var amount: Int64
+    /// How long until an uncommitted reservation returns by itself.
+    public var ttlSeconds: Int64
+    /// The key that makes a retry hold nothing more.
+    public var idempotencyKey: String
+    /// What it is used for (a profile, a recording), kept with what is spent from it.
+    public var reference: String?
+
+    /// - Parameters:
+    ///   - currency: the currency.
+    ///   - amount: how much to hold.
+    ///   - ttlSeconds: seconds until it expires.
+    ///   - idempotencyKey: a key unique to this reservation; a new UUID by default.
+    ///   - reference: what it is used for.
+    public init(currency: String, amount: Int64, ttlSeconds: Int64, idempotencyKey: String = UUID().uuidString, reference: String? = nil) {
+        self.currency = currency
+        self.amount = amount
+        self.ttlSeconds = ttlSeconds
+        self.idempotencyKey = idempotencyKey
+        self.reference = reference
+    }
+}

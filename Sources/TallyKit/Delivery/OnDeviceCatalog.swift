@@ -1,0 +1,116 @@
+public import Foundation
+public import TallyCore
+
+/// What an app without a backend sells and what each product grants, with its paywall texts
+/// in English and Ukrainian.
+///
+/// ```swift
+/// let catalog = OnDeviceCatalog(products: [
+///     .init(id: "com.zorya.report.career", kind: .consumable, grants: [Amount(currency: "report.career", amount: 1)],
+///           paywall: [.english: PaywallText(title: "Career Insights", description: "…"),
+///                     .ukrainian: PaywallText(title: "Кар'єрні інсайти", description: "…")]),
+/// ])
+/// ```
+public struct OnDeviceCatalog: Sendable, Hashable {
+    /// One product.
+    public struct Product: Sendable, Hashable {
+        /// The App Store product identifier.
+        public var id: String
+        /// Its kind.
+        public var kind: ProductKind
+        /// What one unit grants; consumables only.
+        public var grants: [Amount]
+        /// What it unlocks while owned or subscribed.
+        public var entitlements: [String]
+        /// The paywall's texts by language; English is the fallback.
+        public var paywall: [TallyLanguage: PaywallText]
+
+        /// - Parameters:
+        ///   - id: the product identifier.
+        ///   - kind: its kind.
+        ///   - grants: what one unit grants.
+        ///   - entitlements: what it unlocks.
+        ///   - paywall: texts by language.
+        public init(id: String, kind: ProductKind, grants: [Amount] = [], entitlements: [String] = [], paywall: [TallyLanguage: PaywallText]) {
+            self.id = id
+            self.kind = kind
+            self.grants = grants
+            self.entitlements = entitlements
+            self.paywall = paywall
+        }
+    }
+
+    /// The products.
+    public var products: [Product]
+
+    /// - Parameter products: the products; identifiers must be unique.
+    public init(products: [Product]) {
+        self.products = products
+    }
+
+    /// Reads the products of a Tally catalog file (the `tally serve` format, `Examples/tally.json`):
+    /// `product_id`, `kind`, `grants`, `entitlements` and the `paywall` texts by language;
+    /// everything else in the file is for the server and is ignored.
+    /// - Parameter url: the file.
+    /// - Throws: ``TallyError`` `invalid_request` when it cannot be read or has a problem.
+    public static func load(contentsOf url: URL) throws(TallyError) -> OnDeviceCatalog {
+        struct File: Decodable {
+            struct Product: Decodable {
+                var productId: String
+                var kind: String
+                var grants: [Amount]?
+                var entitlements: [String]?
+                var paywall: [String: PaywallText]?
+            }
+            var products: [Product]
+        }
+        let file: File
+        do {
+            file = try TallyAPI.decoder().decode(File.self, from: Data(contentsOf: url))
+        } catch {
+            throw TallyError(.invalidRequest, "cannot read the catalog \(url.path): \(error)")
+        }
+        var products: [Product] = []
+        for product in file.products {
+            guard let kind = ProductKind(rawValue: product.kind) else {
+                throw TallyError(.invalidRequest, "product \(product.productId) has an unknown kind \(product.kind)")
+            }
+            var texts: [TallyLanguage: PaywallText] = [:]
+            for (code, text) in product.paywall ?? [:] { texts[TallyLanguage(identifier: code)] = text }
+            products.append(Product(id: product.productId, kind: kind, grants: product.grants ?? [], entitlements: product.entitlements ?? [],
+                                    paywall: texts))
+        }
+        let catalog = OnDeviceCatalog(products: products)
+        if let problem = catalog.problem { throw TallyError(.invalidRequest, "the catalog \(url.path) is wrong: \(problem)") }
+        return catalog
+    }
+
+    /// The product with this identifier.
+    public func product(_ id: String) -> Product? { products.first { $0.id == id } }
+
+    /// What the catalog says is wrong with it, or `nil`: duplicate identifiers, grants that are
+    /// not positive, grants on products that are not consumables, a product without English texts.
+    public var problem: String? {
+        var seen = Set<String>()
+        for product in products {
+            guard seen.insert(product.id).inserted else { return "product \(product.id) appears twice" }
+            if product.grants.contains(where: { $0.amount <= 0 || $0.currency.isEmpty }) {
+                return "product \(product.id) grants an amount that is not positive"
+            }
+            if !product.grants.isEmpty, product.kind != .consumable {
+                return "product \(product.id) grants currency but is not a consumable"
+            }
+            if product.paywall[.english] == nil { return "product \(product.id) has no English paywall text" }
+        }
+        return nil
+    }
+
+    /// The catalog as ``Delivery/catalog(language:)`` returns it.
+    func grants(in language: TallyLanguage) -> [ProductGrant] {
+        products.map { product in
+            ProductGrant(
+                id: product.id, kind: product.kind, grants: product.grants, entitlements: product.entitlements,
+                paywall: product.paywall[language] ?? product.paywall[.english] ?? PaywallText(title: product.id, description: ""))
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import TallyCore
+import TallySQLite
+
+/// The ledger's SQL, each function a step inside the caller's transaction.
+extension OnDeviceLedger {
+    /// Records a purchase; `true` when it is new.
+    @discardableResult
+    static func record(_ connection: SQLiteConnection, payload: TransactionPayload, jws: String, time: Int64) throws -> Bool {
+        let transactionID = payload.transactionId ?? ""
+        try connection.query(
+            """
+            INSERT INTO ledger_purchases (transaction_id, original_transaction_id, product_id, quantity, purchase_date, expires_date,
+                price, currency, environment, jws, recorded_at, revoked_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (transaction_id) DO NOTHING
+            """,
+            [.text(transactionID), .text(payload.originalTransactionId ?? transactionID), .text(payload.productId ?? ""),
+             .integer(Int64(min(10, max(1, payload.quantity ?? 1)))), .optional(payload.purchaseDate.map(JournalTime.millis)),
+             .optional(payload.expiresDate.map(JournalTime.millis)), .optional(payload.price), .optional(payload.currency),
+             .optional(payload.environment?.rawValue), .text(jws), .integer(time),
+             .optional(payload.revocationDate.map(JournalTime.millis))])
+        return connection.changes == 1
+    }
+
+    /// Grants a new purchase's product × quantity, one lot per currency; debts are repaid first.
+    static func grant(_ connection: SQLiteConnection, product: OnDeviceCatalog.Product, payload: TransactionPayload, time: Int64) throws -> [Amount] {
+        let transactionID = payload.transactionId ?? ""
+        let quantity = Int64(min(10, max(1, payload.quantity ?? 1)))
+        let acquired = payload.purchaseDate.map(JournalTime.millis) ?? time
+        var granted: [Amount] = []
+        for grant in product.grants {
+            let amount = grant.amount * quantity
+            try connection.query(
+                "INSERT INTO ledger_lots (transaction_id, currency, amount, acquired_at) VALUES (?, ?, ?, ?)",
+                [.text(transactionID), .text(grant.currency), .integer(amount), .integer(acquired)])
+            let lot = try connection.query("SELECT last_insert_rowid() AS id").first?.int("id") ?? 0
+            try entry(connection, grant.currency, bucket: "balance", kind: "grant", amount: amount, lot: lot, transaction: transactionID, time: time)
+            let debt = try balance(connection, grant.currency).debt
+            let repaid = min(debt, amount)
+            if repaid > 0 {
+                try entry(connection, grant.currency, bucket: "balance", kind: "repay", amount: -repaid, lot: lot, transaction: transactionID, time: time)
+                try entry(connection, grant.currency, bucket: "debt", kind: "repay", amount: -repaid, transaction: transactionID, time: time)
+            }
+            try adjust(connection, grant.currency, available: amount - repaid, debt: -repaid)
+            granted.append(Amount(currency: grant.currency, amount: amount))
+        }
+        return granted
+    }
+
+    /// What a recorded purchase granted.
+    static func grants(_ connection: SQLiteConnection, transactionID: String) throws -> [Amount] {
+        try connection.query("SELECT currency, amount FROM ledger_lots WHERE transaction_id = ? ORDER BY id", [.text(transactionID)])
+            .map { Amount(currency: try $0.string("currency"), amount: try $0.int("amount")) }
+    }
+
+    /// Revokes a refunded purchase once: the unspent part of its lots is removed, the spent
+    /// part becomes debt. `true` when this call revoked it.
+    static func revoke(_ connection: SQLiteConnection, payload: TransactionPayload, jws: String, time: Int64) throws -> Bool {
+        let transactionID = payload.transactionId ?? ""
+        let revokedAt = payload.revocationDate.map(JournalTime.millis) ?? time
+        // A refund of a purchase never delivered here: recorded as revoked, nothing to take back.
+        if try record(connection, payload: payload, jws: jws, time: time) { return true }
+        try connection.query(
+            "UPDATE ledger_purchases SET revoked_at = ? WHERE transaction_id = ? AND revoked_at IS NULL",
+            [.integer(revokedAt), .text(transactionID)])
+        guard connection.changes == 1 else { return false }
+        let lots = try connection.query(
+            """
+            SELECT l.id, l.currency, l.amount, COALESCE(SUM(e.amount), 0) AS remaining
+            FROM ledger_lots l LEFT JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = 'balance'
+            WHERE l.transaction_id = ? GROUP BY l.id ORDER BY l.id
+            """, [.text(transactionID)])
+        for lot in lots {
+            let currency = try lot.string("currency"), amount = try lot.int("amount"), remaining = try lot.int("remaining")
+            // Held amounts stay spendable by their reservation; only what is free can be removed.
+            let removed = max(0, min(remaining, try balance(connection, currency).available))
+            if removed > 0 {
+                try entry(connection, currency, bucket: "balance", kind: "revoke", amount: -removed, lot: try lot.int("id"),
+                          transaction: transactionID, time: time)
+            }
+            let debt = amount - removed
+            if debt > 0 {
+                try entry(connection, currency, bucket: "debt", kind: "debt", amount: debt, transaction: transactionID, time: time)
+            }
+            try adjust(connection, currency, available: -removed, debt: debt)
+        }
+        return true
+    }
+
+    /// Takes `amount` from the oldest lots first.
+    static func take(_ connection: SQLiteConnection, currency: String, amount: Int64, kind: String, operation: String, reference: String?, time: Int64) throws {
+        let lots = try connection.query(
+            """
+            SELECT l.id, l.transaction_id, SUM(e.amount) AS remaining
+            FROM ledger_lots l JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = 'balance'
+            WHERE l.currency = ? GROUP BY l.id HAVING SUM(e.amount) > 0 ORDER BY l.acquired_at, l.id
+            """, [.text(currency)])
+        var left = amount
+        for lot in lots where left > 0 {
+            let taken = min(left, try lot.int("remaining"))
+            try entry(connection, currency, bucket: "balance", kind: kind, amount: -taken, lot: try lot.int("id"),
+                      transaction: lot["transaction_id"].text, operation: operation, reference: reference, time: time)
+            left -= taken
+        }
+        guard left == 0 else { throw TallyError(.storageFailed, "the lots of \(currency) hold less than its balance") }
+    }
+
+    static func entry(
+        _ connection: SQLiteConnection, _ currency: String, bucket: String, kind: String, amount: Int64, lot: Int64? = nil,
+        transaction: String? = nil, operation: String? = nil, reference: String? = nil, time: Int64
+    ) throws {
+        try connection.query(
+            """
+            INSERT INTO ledger_entries (currency, bucket, kind, amount, lot_id, transaction_id, operation_id, reference, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.text(currency), .text(bucket), .text(kind), .integer(amount), .optional(lot), .optional(transaction), .optional(operation),
+             .optional(reference), .integer(time)])
+    }
+
+    static func adjust(_ connection: SQLiteConnection, _ currency: String, available: Int64 = 0, held: Int64 = 0, debt: Int64 = 0) throws {
+        // An update first: an upsert would check its insert row (a negative change) against the CHECKs.
+        try connection.query(
+            "UPDATE ledger_balances SET available = available + ?, held = held + ?, debt = debt + ? WHERE currency = ?",
+            [.integer(available), .integer(held), .integer(debt), .text(currency)])
+        if connection.changes == 0 {
+            try connection.query(
+                "INSERT INTO ledger_balances (currency, available, held, debt) VALUES (?, ?, ?, ?)",
+                [.text(currency), .integer(available), .integer(held), .integer(debt)])
+        }
+    }
+
+    static func balance(_ connection: SQLiteConnection, _ currency: String) throws -> Balance {
+        guard let row = try connection.query("SELECT * FROM ledger_balances WHERE currency = ?", [.text(currency)]).first else {
+            return Balance(currency: currency, available: 0, held: 0, debt: 0, spendable: 0)
+        }
+        return try balance(row)
+    }
+
+    static func balances(_ connection: SQLiteConnection) throws -> [Balance] {
+        try connection.query("SELECT * FROM ledger_balances ORDER BY currency").map(balance)
+    }
+
+    private static func balance(_ row: SQLiteRow) throws -> Balance {
+        let available = try row.int("available")
+        return Balance(currency: try row.string("currency"), available: available, held: try row.int("held"), debt: try row.int("debt"),
+                       spendable: available)
+    }
+
+    /// Reservations past their time return what they hold.
+    static func expireReservations(_ connection: SQLiteConnection, now: Int64) throws {
+        let expired = try connection.query(
+            "SELECT id, currency, amount FROM ledger_reservations WHERE status = 'held' AND expires_at <= ?", [.integer(now)])
+        for row in expired {
+            let id = try row.string("id"), currency = try row.string("currency"), amount = try row.int("amount")
+            try entry(connection, currency, bucket: "held", kind: "expire", amount: -amount, operation: id, time: now)
+            try adjust(connection, currency, available: amount, held: -amount)
+            try connection.query("UPDATE ledger_reservations SET status = 'expired' WHERE id = ?", [.text(id)])
+        }
+    }
+
+    static func reservation(_ connection: SQLiteConnection, id: String, replayed: Bool) throws -> Reservation {
+        guard let row = try connection.query("SELECT * FROM ledger_reservations WHERE id = ?", [.text(id)]).first else {
+            throw TallyError(.storageFailed, "reservation \(id) vanished")
+        }
+        return try reservation(connection, row, replayed: replayed)
+    }
+
+    static func reservation(_ connection: SQLiteConnection, _ row: SQLiteRow, replayed: Bool) throws -> Reservation {
+        let currency = try row.string("currency"), amount = try row.int("amount")
+        return Reservation(
+            reservationId: try row.string("id"), currency: currency, amount: amount, fromAllowance: 0, fromBalance: amount,
+            status: try row.string("status"), used: row["used"].integer, expiresAt: JournalTime.date(try row.int("expires_at")),
+            balance: try balance(connection, currency), replayed: replayed)
+    }
+
+    /// Entitlements from the purchases recorded here: non-consumables and non-renewing
+    /// subscriptions while not revoked, auto-renewables until their latest expiry.
+    static func entitlements(_ connection: SQLiteConnection, catalog: OnDeviceCatalog, now: Int64) throws -> [Entitlement] {
+        var result: [String: Entitlement] = [:]
+        for product in catalog.products where !product.entitlements.isEmpty {
+            guard let row = try connection.query(
+                """
+                SELECT COUNT(*) AS owned, MAX(expires_date) AS expires, COUNT(expires_date) AS dated
+                FROM ledger_purchases WHERE product_id = ? AND revoked_at IS NULL
+                """, [.text(product.id)]).first, try row.int("owned") > 0 else { continue }
+            let expires = row["expires"].integer
+            let active = product.kind == .autoRenewable ? (expires ?? 0) > now : true
+            for id in product.entitlements {
+                let candidate = Entitlement(
+                    id: id, active: active, productId: product.id,
+                    expiresAt: product.kind == .autoRenewable ? expires.map(JournalTime.date) : nil, inGracePeriod: false)
+                if let existing = result[id], existing.active, !active || (existing.expiresAt ?? .distantFuture) >= (candidate.expiresAt ?? .distantFuture) {
+                    continue
+                }
+                result[id] = candidate
+            }
+        }
+        return result.values.sorted { $0.id < $1.id }
+    }
+}

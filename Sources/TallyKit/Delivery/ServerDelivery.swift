@@ -1,0 +1,252 @@
+public import Foundation
+public import TallyCore
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Delivery to a Tally server (`tally serve`): the server verifies each transaction, credits
+/// it once, and keeps balances, spends, reservations and entitlements for the user.
+///
+/// Purchases go through an order: ``prepare(productID:)`` creates it and hands back the
+/// app account token to buy with, ``deliver(_:ticket:)`` submits the transaction with the
+/// order, ``abandon(_:reason:)`` closes an order whose payment did not happen.
+///
+/// ```swift
+/// let credentials = try await ServerDelivery.register(baseURL: server)   // once; keep it in the Keychain
+/// let delivery = ServerDelivery(baseURL: server, credentials: credentials)
+/// ```
+public struct ServerDelivery: Delivery {
+    /// Who the device acts for: the user made by `POST /v1/users`.
+    public struct Credentials: Sendable, Hashable, Codable {
+        /// The server's user id.
+        public var userID: String
+        /// The bearer token of device calls.
+        public var userToken: String
+        /// The user's app account token, passed to the store with every purchase.
+        public var appAccountToken: UUID
+
+        /// - Parameters:
+        ///   - userID: the user id.
+        ///   - userToken: the bearer token.
+        ///   - appAccountToken: the app account token.
+        public init(userID: String, userToken: String, appAccountToken: UUID) {
+            self.userID = userID
+            self.userToken = userToken
+            self.appAccountToken = appAccountToken
+        }
+    }
+
+    /// The server's address, e.g. `https://purchases.example.com`.
+    public let baseURL: URL
+    /// The user.
+    public let credentials: Credentials
+    let transport: any HTTPTransport
+
+    /// - Parameters:
+    ///   - baseURL: the server's address.
+    ///   - credentials: the user.
+    ///   - transport: how requests travel; `URLSession` by default.
+    public init(baseURL: URL, credentials: Credentials, transport: any HTTPTransport = URLSessionTransport()) {
+        self.baseURL = baseURL
+        self.credentials = credentials
+        self.transport = transport
+    }
+
+    /// Creates an anonymous user on the server.
+    /// - Parameters:
+    ///   - baseURL: the server's address.
+    ///   - transport: how requests travel.
+    /// - Returns: the credentials to keep (in the Keychain) and use from now on.
+    /// - Throws: ``TallyError`` for network and server failures.
+    public static func register(baseURL: URL, transport: any HTTPTransport = URLSessionTransport()) async throws(TallyError) -> Credentials {
+        let client = Client(baseURL: baseURL, token: nil, transport: transport)
+        let created: CreateUserResponse = try await client.call("POST", "/v1/users", body: CreateUserRequest())
+        return Credentials(userID: created.userId, userToken: created.userToken, appAccountToken: created.appAccountToken)
+    }
+
+    var client: Client { Client(baseURL: baseURL, token: credentials.userToken, transport: transport) }
+
+    // MARK: - Delivery
+
+    public func catalog(language: TallyLanguage) async throws(TallyError) -> [ProductGrant] {
+        let response: ProductsResponse = try await client.call("GET", "/v1/products", query: [URLQueryItem(name: "locale", value: language.code)])
+        return response.products.map { product in
+            ProductGrant(
+                id: product.productId, kind: ProductKind(rawValue: product.kind) ?? .consumable, grants: product.grants,
+                entitlements: product.entitlements, allowance: product.allowance.map { Amount(currency: $0.currency, amount: $0.amount) },
+                paywall: PaywallText(
+                    title: product.paywall.title, description: product.paywall.description, benefits: product.paywall.benefits,
+                    aiExplanation: product.paywall.aiExplanation))
+        }
+    }
+
+    public func prepare(productID: String) async throws(TallyError) -> PurchaseTicket {
+        do throws(TallyError) {
+            let order: Order = try await client.call("POST", "/v1/me/orders", body: CreateOrderRequest(productId: productID))
+            return PurchaseTicket(productID: productID, orderID: order.orderId, appAccountToken: order.appAccountToken)
+        } catch where error.code == .productNotFound || error.code == .invalidRequest {
+            throw TallyError(.productNotFound, "the server has no product \(productID): \(error.reason)", requestID: error.requestID)
+        } catch where !error.isTransient && error.code != .unauthorized {
+            throw TallyError(.orderFailed, "the server did not create an order: \(error.reason)", requestID: error.requestID)
+        }
+    }
+
+    public func deliver(_ transaction: StoreTransaction, ticket: PurchaseTicket?) async throws(TallyError) -> DeliveryReceipt {
+        let response: PurchaseResponse = try await client.call(
+            "POST", "/v1/me/purchases", body: PurchaseRequest(signedTransaction: transaction.jws, orderId: ticket?.orderID))
+        // Only an answer that names this transaction proves it was credited.
+        guard response.transactionId == transaction.id else {
+            throw TallyError(.serverUnavailable, "the server answered for \(response.transactionId), not \(transaction.id)")
+        }
+        return DeliveryReceipt(
+            transactionID: response.transactionId, productID: response.productId, granted: response.granted,
+            balances: response.balances, entitlements: response.entitlements, replayed: response.replayed)
+    }
+
+    public func abandon(_ ticket: PurchaseTicket, reason: String) async throws(TallyError) {
+        guard let orderID = ticket.orderID else { return }
+        do throws(TallyError) {
+            let _: Order = try await client.call("POST", "/v1/me/orders/\(Self.escaped(orderID))/fail", body: FailOrderRequest(reason: reason))
+        } catch where error.code == .orderFailed {
+            // Already fulfilled or closed: nothing left to abandon.
+        }
+    }
+
+    public func account(storeEntitlements: [StoreTransaction]) async throws(TallyError) -> AccountSnapshot {
+        let account: AccountResponse = try await client.call("GET", "/v1/me")
+        return AccountSnapshot(balances: account.balances, entitlements: account.entitlements)
+    }
+
+    public func spend(_ order: SpendOrder) async throws(TallyError) -> SpendResponse {
+        try await client.call(
+            "POST", "/v1/me/spend",
+            body: SpendRequest(currency: order.currency, amount: order.amount, idempotencyKey: order.idempotencyKey, reference: order.reference))
+    }
+
+    public func reserve(_ order: ReservationOrder) async throws(TallyError) -> Reservation {
+        try await client.call(
+            "POST", "/v1/me/reservations",
+            body: ReservationRequest(currency: order.currency, amount: order.amount, ttlSeconds: order.ttlSeconds, idempotencyKey: order.idempotencyKey))
+    }
+
+    public func commit(reservationID: String, used: Int64) async throws(TallyError) -> Reservation {
+        try await client.call("POST", "/v1/me/reservations/\(Self.escaped(reservationID))/commit", body: CommitReservationRequest(used: used))
+    }
+
+    public func release(reservationID: String) async throws(TallyError) -> Reservation {
+        try await client.call("DELETE", "/v1/me/reservations/\(Self.escaped(reservationID))")
+    }
+
+    // MARK: - Beyond delivery
+
+    /// An order's status: `created`, `fulfilled`, `failed` or `expired`.
+    /// - Throws: ``TallyError``; `invalid_request` for an order this user does not have.
+    public func order(_ id: String) async throws(TallyError) -> Order {
+        try await client.call("GET", "/v1/me/orders/\(Self.escaped(id))")
+    }
+
+    /// The user's ledger, newest first.
+    /// - Parameters:
+    ///   - currency: only this currency.
+    ///   - kind: only this kind (`purchase`, `spend`, …).
+    ///   - limit: entries per page.
+    ///   - cursor: the previous page's `next_cursor`.
+    public func ledger(currency: String? = nil, kind: String? = nil, limit: Int = 50, cursor: String? = nil) async throws(TallyError) -> LedgerPage {
+        var query = [URLQueryItem(name: "limit", value: String(limit))]
+        if let currency { query.append(URLQueryItem(name: "currency", value: currency)) }
+        if let kind { query.append(URLQueryItem(name: "kind", value: kind)) }
+        if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
+        return try await client.call("GET", "/v1/me/ledger", query: query)
+    }
+
+    static func escaped(_ segment: String) -> String {
+        segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? segment
+    }
+}
+
+/// JSON calls to the server, with its errors mapped to ``TallyError``.
+struct Client: Sendable {
+    let baseURL: URL
+    let token: String?
+    let transport: any HTTPTransport
+
+    struct Empty: Encodable {}
+
+    func call<Response: Decodable>(_ method: String, _ path: String, query: [URLQueryItem] = []) async throws(TallyError) -> Response {
+        try await call(method, path, query: query, body: Empty?.none)
+    }
+
+    func call<Response: Decodable>(
+        _ method: String, _ path: String, query: [URLQueryItem] = [], body: (some Encodable)?
+    ) async throws(TallyError) -> Response {
+        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
+            throw TallyError(.invalidRequest, "the server address \(baseURL) is not a URL")
+        }
+        components.path = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/")).isEmpty
+            ? path : "/" + components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path
+        if !query.isEmpty { components.queryItems = query }
+        guard let url = components.url else { throw TallyError(.invalidRequest, "cannot make a URL of \(path)") }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            do {
+                request.httpBody = try TallyAPI.encoder().encode(body)
+            } catch {
+                throw TallyError(.invalidRequest, "cannot encode the request: \(error)")
+            }
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+
+        let answer: (status: Int, headers: [String: String], body: Data)
+        do {
+            answer = try await transport.send(request)
+        } catch let error as URLError where [.notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff].contains(error.code) {
+            throw TallyError(.networkUnavailable, "\(method) \(path): offline (\(error.code.rawValue))")
+        } catch {
+            throw TallyError(.networkError, "\(method) \(path): \(error)")
+        }
+        guard (200..<300).contains(answer.status) else {
+            throw Self.failure(status: answer.status, headers: answer.headers, body: answer.body, what: "\(method) \(path)")
+        }
+        do {
+            return try TallyAPI.decoder().decode(Response.self, from: answer.body)
+        } catch {
+            // A 2xx that cannot be read proves nothing: treated as no answer, retried.
+            throw TallyError(.serverUnavailable, "\(method) \(path): the answer does not decode: \(error)")
+        }
+    }
+
+    static func failure(status: Int, headers: [String: String], body: Data, what: String) -> TallyError {
+        let detail = try? TallyAPI.decoder().decode(APIErrorBody.self, from: body).error
+        let reason = "\(what): HTTP \(status) \(detail.map { "\($0.code.rawValue): \($0.message)" } ?? "")"
+        let requestID = detail?.requestId
+        if status == 429 {
+            let seconds = headers["retry-after"].flatMap(Int64.init) ?? 1
+            return TallyError(.rateLimited, reason, requestID: requestID, retryAfter: .seconds(max(1, seconds)))
+        }
+        if status >= 500 {
+            if detail?.code == .verificationUnavailable { return TallyError(.verificationUnavailable, reason, requestID: requestID) }
+            return TallyError(.serverUnavailable, reason, requestID: requestID)
+        }
+        switch detail?.code {
+        case .insufficientCredits?:
+            return TallyError(.insufficientCredits, reason, currency: detail?.currency, available: detail?.available, requestID: requestID)
+        case .verificationFailed?:
+            return TallyError(.verificationFailed, reason, requestID: requestID)
+        case .transactionBelongsToAnotherUser?:
+            return TallyError(.transactionBelongsToAnotherUser, reason, requestID: requestID)
+        case .orderMismatch?:
+            return TallyError(.orderFailed, reason, requestID: requestID)
+        case .unknownProduct?:
+            return TallyError(.productNotFound, reason, requestID: requestID)
+        case .reservationClosed?:
+            return TallyError(.reservationClosed, reason, requestID: requestID)
+        case .unauthorized?:
+            return TallyError(.unauthorized, reason, requestID: requestID)
+        default:
+            return TallyError(.invalidRequest, reason, requestID: requestID)
+        }
+    }
+}

@@ -1,0 +1,144 @@
+public import Foundation
+public import TallyCore
+
+/// How ``PurchaseManager/account(_:)`` chooses between the cached state and a fresh one.
+public enum FetchPolicy: String, Sendable, Hashable, CaseIterable {
+    /// The cached state at once, however old (within the offline window); a stale one is
+    /// refreshed in the background. Fetches only when nothing is cached. For app launch.
+    case cachedOrFetched = "cached_or_fetched"
+    /// Always fetches; fails when that fails.
+    case fetchCurrent = "fetch_current"
+    /// Never fetches: the cached state, or an empty one.
+    case fromCacheOnly = "from_cache_only"
+    /// The cached state when it is not stale; otherwise fetches, falling back to the cached
+    /// state (within the offline window) when the fetch fails for lack of network.
+    case notStaleCachedOrFetched = "not_stale_cached_or_fetched"
+}
+
+/// Balances and entitlements with where they came from and how old they are.
+public struct AccountState: Sendable, Hashable {
+    /// Where a state came from.
+    public enum Source: String, Sendable, Hashable {
+        /// Fetched just now (from the server, or from the device's ledger and store).
+        case fetched
+        /// The cached copy.
+        case cache
+        /// Nothing known: never fetched, or the cache is older than the offline window.
+        case none
+    }
+
+    /// The balances and entitlements.
+    public let snapshot: AccountSnapshot
+    /// When they were fetched.
+    public let fetchedAt: Date?
+    /// Where they came from.
+    public let source: Source
+    /// Whether they are older than the cache lifetime (24 hours by default).
+    public let isStale: Bool
+    /// The time entitlements are judged at: the device's clock, never earlier than the latest
+    /// time it showed before (a clock moved backwards does not extend access).
+    public let asOf: Date
+
+    /// Whether an entitlement is active now: active when fetched and not expired since.
+    public func isActive(_ entitlement: String) -> Bool {
+        snapshot.entitlements.contains { $0.id == entitlement && $0.active && ($0.expiresAt.map { $0 > asOf } ?? true) }
+    }
+
+    /// The balance of a currency.
+    public func balance(_ currency: String) -> Balance { snapshot.balance(currency) }
+
+    static func empty(asOf: Date) -> AccountState {
+        AccountState(snapshot: AccountSnapshot(balances: [], entitlements: []), fetchedAt: nil, source: .none, isStale: true, asOf: asOf)
+    }
+}
+
+/// The last known account state on the device, per user, with the latest time the device's
+/// clock has shown, so that moving the clock backwards neither makes a cached state younger
+/// nor an expired entitlement active again.
+struct AccountCache: Sendable {
+    let database: LocalDatabase
+    let scope: String
+
+    static let migrations: [(name: String, sql: String)] = [
+        ("account_0001", """
+            CREATE TABLE account_cache (
+                scope TEXT PRIMARY KEY,
+                snapshot_json TEXT NOT NULL,
+                fetched_at INTEGER NOT NULL
+            );
+            CREATE TABLE clock_high_water (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                latest INTEGER NOT NULL
+            );
+            CREATE TABLE onboarding (
+                scope TEXT PRIMARY KEY,
+                completed_at INTEGER NOT NULL,
+                transaction_id TEXT NOT NULL
+            );
+            """),
+    ]
+
+    init(database: LocalDatabase, scope: String) async throws(TallyError) {
+        self.database = database
+        self.scope = scope
+        try await database.migrate(Self.migrations)
+    }
+
+    /// The device's time, never earlier than any time it showed before; remembered.
+    func effectiveNow(_ now: Date) async throws(TallyError) -> Date {
+        let time = JournalTime.millis(now)
+        let latest = try await database.write { connection in
+            try connection.query(
+                "INSERT INTO clock_high_water (id, latest) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET latest = MAX(latest, excluded.latest)",
+                [.integer(time)])
+            return try connection.query("SELECT latest FROM clock_high_water WHERE id = 1").first?.int("latest") ?? time
+        }
+        return JournalTime.date(latest)
+    }
+
+    func load() async throws(TallyError) -> (snapshot: AccountSnapshot, fetchedAt: Date)? {
+        let scope = scope
+        return try await database.read { connection in
+            guard let row = try connection.query("SELECT * FROM account_cache WHERE scope = ?", [.text(scope)]).first else { return nil }
+            do {
+                let snapshot = try TallyAPI.decoder().decode(AccountSnapshot.self, from: Data(try row.string("snapshot_json").utf8))
+                return (snapshot, JournalTime.date(try row.int("fetched_at")))
+            } catch {
+                // A cache that cannot be read is as good as none.
+                return nil
+            }
+        }
+    }
+
+    func store(_ snapshot: AccountSnapshot, fetchedAt: Date) async throws(TallyError) {
+        let json = try PurchaseJournal.encode(snapshot)
+        let scope = scope, time = JournalTime.millis(fetchedAt)
+        try await database.write { connection in
+            try connection.query(
+                """
+                INSERT INTO account_cache (scope, snapshot_json, fetched_at) VALUES (?, ?, ?)
+                ON CONFLICT (scope) DO UPDATE SET snapshot_json = excluded.snapshot_json, fetched_at = excluded.fetched_at
+                """,
+                [.text(scope), .text(json), .integer(time)])
+        }
+    }
+
+    // MARK: - Onboarding
+
+    /// Records that onboarding ended with a confirmed payment (once; the first one is kept).
+    func completeOnboarding(transactionID: String, at date: Date) async throws(TallyError) {
+        let scope = scope, time = JournalTime.millis(date)
+        try await database.write { connection in
+            try connection.query(
+                "INSERT INTO onboarding (scope, completed_at, transaction_id) VALUES (?, ?, ?) ON CONFLICT (scope) DO NOTHING",
+                [.text(scope), .integer(time), .text(transactionID)])
+        }
+    }
+
+    func onboardingCompleted() async throws(TallyError) -> Bool {
+        let scope = scope
+        return try await database.read { connection in
+            try !connection.query("SELECT 1 AS done FROM onboarding WHERE scope = ?", [.text(scope)]).isEmpty
+        }
+    }
+}

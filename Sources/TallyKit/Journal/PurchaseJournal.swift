@@ -1,0 +1,292 @@
+public import Foundation
+import TallyCore
+import TallySQLite
+
+/// The device's durable record of every paid transaction from the moment the store hands it
+/// over until it is delivered and finished, of every purchase prepared but not yet paid,
+/// and of every spend whose answer did not arrive.
+///
+/// A transaction is journaled before delivery starts and its entry says how far it got, so
+/// that after a crash at any step ``PurchaseManager/start()`` takes it up again.
+public struct PurchaseJournal: Sendable {
+    /// How far a transaction got.
+    public enum State: String, Sendable, Hashable, Codable {
+        /// Journaled; not delivered yet.
+        case received
+        /// Credited at its destination; the store has not been told to finish it yet.
+        case delivered
+        /// Delivered and finished: nothing more to do.
+        case finished
+        /// Delivery refused it for good (it did not verify, say); tried again at the next start.
+        case rejected
+    }
+
+    /// One journaled transaction.
+    public struct Entry: Sendable, Hashable {
+        /// The transaction identifier, with `:revoked` for the delivery of a refund.
+        public let eventID: String
+        /// The transaction.
+        public let transaction: StoreTransaction
+        /// The server's order the purchase was prepared with, if known.
+        public let orderID: String?
+        /// How far it got.
+        public let state: State
+        /// Delivery attempts that failed.
+        public let attempts: Int
+        /// The last failure, as a code.
+        public let lastError: String?
+        /// What the delivery answered, once delivered.
+        public let receipt: DeliveryReceipt?
+    }
+
+    let database: LocalDatabase
+
+    static let migrations: [(name: String, sql: String)] = [
+        ("journal_0001", """
+            CREATE TABLE journal (
+                event_id TEXT PRIMARY KEY,
+                transaction_id TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                jws TEXT NOT NULL,
+                order_id TEXT,
+                state TEXT NOT NULL CHECK (state IN ('received', 'delivered', 'finished', 'rejected')),
+                attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+                last_error TEXT,
+                receipt_json TEXT,
+                received_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL
+            );
+            CREATE INDEX journal_state ON journal (state);
+            CREATE TABLE purchase_intents (
+                id TEXT PRIMARY KEY,
+                product_id TEXT NOT NULL,
+                order_id TEXT,
+                app_account_token TEXT,
+                state TEXT NOT NULL CHECK (state IN ('open', 'pending', 'paid', 'abandoned')),
+                transaction_id TEXT,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL
+            );
+            CREATE TABLE pending_spends (
+                idempotency_key TEXT PRIMARY KEY,
+                kind TEXT NOT NULL CHECK (kind IN ('spend', 'commit')),
+                body_json TEXT NOT NULL,
+                created_at INTEGER NOT NULL
+            );
+            """),
+    ]
+
+    /// Opens the journal in `database`, creating its tables the first time.
+    /// - Throws: ``TallyError`` `storage_failed`.
+    public init(database: LocalDatabase) async throws(TallyError) {
+        self.database = database
+        try await database.migrate(Self.migrations)
+    }
+
+    static func eventID(_ transaction: StoreTransaction) -> String {
+        transaction.isRevoked ? transaction.id + ":revoked" : transaction.id
+    }
+
+    /// Journals a transaction (durably) unless it is there already; returns its entry.
+    func record(_ transaction: StoreTransaction, orderID: String?, now: Date) async throws(TallyError) -> Entry {
+        let eventID = Self.eventID(transaction)
+        let time = Self.millis(now)
+        return try await database.write { connection in
+            try connection.query(
+                """
+                INSERT INTO journal (event_id, transaction_id, product_id, jws, order_id, state, received_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, 'received', ?, ?) ON CONFLICT (event_id) DO NOTHING
+                """,
+                [.text(eventID), .text(transaction.id), .text(transaction.productID), .text(transaction.jws), .optional(orderID),
+                 .integer(time), .integer(time)])
+            guard let row = try connection.query("SELECT * FROM journal WHERE event_id = ?", [.text(eventID)]).first else {
+                throw TallyError(.storageFailed, "the journal lost \(eventID)")
+            }
+            return try Self.entry(row)
+        }
+    }
+
+    /// The entry of a transaction event, if journaled.
+    func entry(_ eventID: String) async throws(TallyError) -> Entry? {
+        try await database.read { connection in
+            try connection.query("SELECT * FROM journal WHERE event_id = ?", [.text(eventID)]).first.map(Self.entry)
+        }
+    }
+
+    /// Entries not finished, oldest first.
+    public func unfinished() async throws(TallyError) -> [Entry] {
+        try await database.read { connection in
+            try connection.query("SELECT * FROM journal WHERE state <> 'finished' ORDER BY received_at, event_id").map(Self.entry)
+        }
+    }
+
+    /// Every entry, oldest first.
+    public func all() async throws(TallyError) -> [Entry] {
+        try await database.read { connection in
+            try connection.query("SELECT * FROM journal ORDER BY received_at, event_id").map(Self.entry)
+        }
+    }
+
+    func markDelivered(_ eventID: String, receipt: DeliveryReceipt, now: Date) async throws(TallyError) {
+        let json = try Self.encode(receipt)
+        try await update(eventID, "state = 'delivered', receipt_json = ?, last_error = NULL", [.text(json)], only: "state IN ('received', 'rejected')", now: now)
+    }
+
+    func markFinished(_ eventID: String, now: Date) async throws(TallyError) {
+        try await update(eventID, "state = 'finished'", [], only: "state = 'delivered'", now: now)
+    }
+
+    func markFailed(_ eventID: String, error: TallyError, rejected: Bool, now: Date) async throws(TallyError) {
+        try await update(
+            eventID, "attempts = attempts + 1, last_error = ?" + (rejected ? ", state = 'rejected'" : ""), [.text(error.code.rawValue)],
+            only: "state IN ('received', 'rejected')", now: now)
+    }
+
+    private func update(_ eventID: String, _ set: String, _ binds: [SQLiteValue], only condition: String, now: Date) async throws(TallyError) {
+        let time = Self.millis(now)
+        try await database.write { connection in
+            try connection.query(
+                "UPDATE journal SET \(set), updated_at = ? WHERE event_id = ? AND \(condition)",
+                binds + [.integer(time), .text(eventID)])
+        }
+    }
+
+    // MARK: - Purchase intents
+
+    /// A purchase prepared and not yet paid: its order and token, to hand to the delivery of
+    /// the transaction that pays it, or to close when the payment does not happen.
+    public struct Intent: Sendable, Hashable {
+        /// The intent's identifier (the order id, or a local one).
+        public let id: String
+        /// The ticket it was prepared with.
+        public let ticket: PurchaseTicket
+        /// `open` (payment sheet shown), `pending` (Ask to Buy), `paid` or `abandoned`.
+        public let state: String
+        /// When it was prepared.
+        public let createdAt: Date
+    }
+
+    func recordIntent(_ ticket: PurchaseTicket, now: Date) async throws(TallyError) -> String {
+        let id = ticket.orderID ?? "local-" + UUID().uuidString.lowercased()
+        let time = Self.millis(now)
+        try await database.write { connection in
+            try connection.query(
+                """
+                INSERT INTO purchase_intents (id, product_id, order_id, app_account_token, state, created_at, updated_at)
+                VALUES (?, ?, ?, ?, 'open', ?, ?) ON CONFLICT (id) DO NOTHING
+                """,
+                [.text(id), .text(ticket.productID), .optional(ticket.orderID), .optional(ticket.appAccountToken?.uuidString.lowercased()),
+                 .integer(time), .integer(time)])
+        }
+        return id
+    }
+
+    func setIntent(_ id: String, state: String, transactionID: String? = nil, now: Date) async throws(TallyError) {
+        let time = Self.millis(now)
+        try await database.write { connection in
+            try connection.query(
+                "UPDATE purchase_intents SET state = ?, transaction_id = COALESCE(?, transaction_id), updated_at = ? WHERE id = ? AND state IN ('open', 'pending')",
+                [.text(state), .optional(transactionID), .integer(time), .text(id)])
+        }
+    }
+
+    /// The open or pending intent that a transaction pays: same product and, when both have
+    /// one, the same app account token; the oldest first.
+    func intent(paidBy transaction: StoreTransaction) async throws(TallyError) -> Intent? {
+        let token = transaction.appAccountToken?.uuidString.lowercased()
+        return try await database.read { connection in
+            try connection.query(
+                """
+                SELECT * FROM purchase_intents
+                WHERE product_id = ? AND state IN ('open', 'pending') AND (? IS NULL OR app_account_token IS NULL OR app_account_token = ?)
+                ORDER BY created_at LIMIT 1
+                """,
+                [.text(transaction.productID), .optional(token), .optional(token)]).first.map(Self.intent)
+        }
+    }
+
+    /// Intents still open (not pending, not paid) prepared before `date`.
+    func openIntents(before date: Date) async throws(TallyError) -> [Intent] {
+        let time = Self.millis(date)
+        return try await database.read { connection in
+            try connection.query(
+                "SELECT * FROM purchase_intents WHERE state = 'open' AND created_at < ? ORDER BY created_at", [.integer(time)]).map(Self.intent)
+        }
+    }
+
+    /// Every intent, oldest first.
+    public func intents() async throws(TallyError) -> [Intent] {
+        try await database.read { connection in
+            try connection.query("SELECT * FROM purchase_intents ORDER BY created_at").map(Self.intent)
+        }
+    }
+
+    // MARK: - Spends whose answer did not arrive
+
+    enum PendingSpend: Sendable, Hashable, Codable {
+        case spend(SpendOrder)
+        case commit(reservation: String, used: Int64, key: String)
+
+        var key: String {
+            switch self {
+            case .spend(let order): order.idempotencyKey
+            case .commit(_, _, let key): key
+            }
+        }
+    }
+
+    func recordPendingSpend(_ spend: PendingSpend, now: Date) async throws(TallyError) {
+        let json = try Self.encode(spend)
+        let kind = if case .spend = spend { "spend" } else { "commit" }
+        let time = Self.millis(now)
+        try await database.write { connection in
+            try connection.query(
+                "INSERT INTO pending_spends (idempotency_key, kind, body_json, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [.text(spend.key), .text(kind), .text(json), .integer(time)])
+        }
+    }
+
+    func clearPendingSpend(_ key: String) async throws(TallyError) {
+        try await database.write { connection in
+            try connection.query("DELETE FROM pending_spends WHERE idempotency_key = ?", [.text(key)])
+        }
+    }
+
+    func pendingSpends() async throws(TallyError) -> [PendingSpend] {
+        try await database.read { connection in
+            try connection.query("SELECT body_json FROM pending_spends ORDER BY created_at").map { row in
+                try TallyAPI.decoder().decode(PendingSpend.self, from: Data(try row.string("body_json").utf8))
+            }
+        }
+    }
+
+    // MARK: - Rows
+
+    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+    static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
+
+    static func encode(_ value: some Encodable) throws(TallyError) -> String {
+        do {
+            return String(decoding: try TallyAPI.encoder().encode(value), as: UTF8.self)
+        } catch {
+            throw TallyError(.storageFailed, "cannot encode \(type(of: value)): \(error)")
+        }
+    }
+
+    private static func entry(_ row: SQLiteRow) throws -> Entry {
+        let receipt = try row["receipt_json"].text.map { try TallyAPI.decoder().decode(DeliveryReceipt.self, from: Data($0.utf8)) }
+        return Entry(
+            eventID: try row.string("event_id"), transaction: try StoreTransaction(jws: try row.string("jws")),
+            orderID: row["order_id"].text, state: State(rawValue: try row.string("state")) ?? .received,
+            attempts: Int(try row.int("attempts")), lastError: row["last_error"].text, receipt: receipt)
+    }
+
+    private static func intent(_ row: SQLiteRow) throws -> Intent {
+        Intent(
+            id: try row.string("id"),
+            ticket: PurchaseTicket(
+                productID: try row.string("product_id"), orderID: row["order_id"].text,
+                appAccountToken: row["app_account_token"].text.flatMap(UUID.init(uuidString:))),
+            state: try row.string("state"), createdAt: date(try row.int("created_at")))
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import TallyCore
+
+extension PurchaseManager {
+    /// Balances and entitlements, fresh or cached as `policy` says.
+    ///
+    /// The cache is kept on the device per ``Configuration/scope``: fresh for
+    /// ``Configuration/cacheLifetime`` (24 h), usable offline for
+    /// ``Configuration/offlineAccessWindow``. Its age is measured on a clock that never goes
+    /// back, so moving the device's clock backwards does not extend access.
+    /// - Throws: ``TallyError`` when a fetch is needed and fails.
+    public func account(_ policy: FetchPolicy = .cachedOrFetched) async throws(TallyError) -> AccountState {
+        let asOf = try await cache.effectiveNow(now())
+        let cached = try await cache.load().flatMap { entry -> AccountState? in
+            let age = asOf.timeIntervalSince(entry.fetchedAt)
+            guard age <= Self.seconds(configuration.offlineAccessWindow) else { return nil }
+            return AccountState(snapshot: entry.snapshot, fetchedAt: entry.fetchedAt, source: .cache,
+                                isStale: age > Self.seconds(configuration.cacheLifetime), asOf: asOf)
+        }
+        switch policy {
+        case .fromCacheOnly:
+            return cached ?? .empty(asOf: asOf)
+        case .fetchCurrent:
+            return try await refresh()
+        case .cachedOrFetched:
+            guard let cached else { return try await refresh() }
+            if cached.isStale { Task { _ = try? await self.refresh() } }
+            return cached
+        case .notStaleCachedOrFetched:
+            if let cached, !cached.isStale { return cached }
+            do throws(TallyError) {
+                return try await refresh()
+            } catch where error.isTransient {
+                if let cached { return cached }
+                throw error
+            }
+        }
+    }
+
+    /// Fetches balances and entitlements now, caches and publishes them.
+    @discardableResult
+    public func refresh() async throws(TallyError) -> AccountState {
+        let entitlements = (try? await store.currentEntitlements()) ?? []
+        let snapshot = try await delivery.account(storeEntitlements: entitlements)
+        let fetchedAt = now()
+        try await cache.store(snapshot, fetchedAt: fetchedAt)
+        let state = AccountState(snapshot: snapshot, fetchedAt: fetchedAt, source: .fetched, isStale: false,
+                                 asOf: try await cache.effectiveNow(fetchedAt))
+        if let entitlement = configuration.onboardingEntitlement, state.isActive(entitlement),
+           let paid = snapshot.entitlements.first(where: { $0.id == entitlement && $0.active }) {
+            // An active subscription found by the server (bought on another device, say) is a confirmed payment too.
+            try? await cache.completeOnboarding(transactionID: "entitlement:" + paid.productId, at: fetchedAt)
+        }
+        accountBroadcast.publish(state)
+        return state
+    }
+
+    /// Every account state from now on, starting with the latest known one.
+    public nonisolated func accountUpdates() -> AsyncStream<AccountState> {
+        accountBroadcast.stream()
+    }
+
+    /// Whether each currency can be used, from now on, starting with the latest known state.
+    /// - Parameter currencies: the currencies to follow (`report.career`, …).
+    public nonisolated func lockStates(for currencies: [String]) -> AsyncStream<[String: LockState]> {
+        let source = accountBroadcast.stream()
+        let (stream, continuation) = AsyncStream<[String: LockState]>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let task = Task {
+            var last: [String: LockState]?
+            for await state in source {
+                let states = Self.lockStates(state, currencies)
+                if states != last { continuation.yield(states) }
+                last = states
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// Whether a currency can be used now, from the cached state.
+    public func lockState(_ currency: String) async -> LockState {
+        let state = (try? await account(.fromCacheOnly)) ?? .empty(asOf: now())
+        return Self.lockStates(state, [currency])[currency] ?? .locked
+    }
+
+    static func lockStates(_ state: AccountState, _ currencies: [String]) -> [String: LockState] {
+        Dictionary(uniqueKeysWithValues: currencies.map { currency in
+            let balance = state.balance(currency)
+            return (currency, balance.available + balance.held > 0 ? LockState.unlocked : .locked)
+        })
+    }
+
+    /// Where a subscription-gated app sends its user now: the app when `entitlement` is
+    /// active, the paywall when onboarding was completed with a payment before, onboarding otherwise.
+    /// - Parameters:
+    ///   - entitlement: the entitlement that opens the app; ``Configuration/onboardingEntitlement`` by default.
+    ///   - policy: how fresh the account state must be; the cache first by default.
+    public func destination(for entitlement: String? = nil, policy: FetchPolicy = .cachedOrFetched) async -> AccessDestination {
+        guard let entitlement = entitlement ?? configuration.onboardingEntitlement else { return .main }
+        var state = try? await account(policy)
+        if state == nil { state = try? await account(.fromCacheOnly) }
+        guard let state else { return (try? await cache.onboardingCompleted()) == true ? .paywall : .onboarding }
+        if state.isActive(entitlement) { return .main }
+        return (try? await cache.onboardingCompleted()) == true ? .paywall : .onboarding
+    }
+}

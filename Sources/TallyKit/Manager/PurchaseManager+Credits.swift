@@ -1,0 +1,161 @@
+public import Foundation
+public import TallyCore
+
+extension PurchaseManager {
+    /// Spends an amount: subscription allowance first, then the oldest purchase.
+    ///
+    /// Network failures are retried with the same idempotency key, so a spend that reached
+    /// the server before its answer was lost is not spent twice.
+    /// - Parameters:
+    ///   - currency: the currency.
+    ///   - amount: how much, more than zero.
+    ///   - reference: what it is spent on, kept in the ledger.
+    ///   - idempotencyKey: the spend's key; pass the same key to retry a spend that failed.
+    /// - Throws: ``TallyError`` `insufficient_credits` (with ``TallyError/available``), network errors.
+    @discardableResult
+    public func spend(_ currency: String, amount: Int64, reference: String? = nil, idempotencyKey: String = UUID().uuidString) async throws(TallyError) -> SpendResponse {
+        let order = SpendOrder(currency: currency, amount: amount, idempotencyKey: idempotencyKey, reference: reference)
+        let response = try await withRetries { [delivery] () async throws(TallyError) -> SpendResponse in try await delivery.spend(order) }
+        await publish(response.balance)
+        return response
+    }
+
+    /// Holds an amount for metered use (seconds of recording, say) until it is committed,
+    /// released, or expires after `ttlSeconds`.
+    /// - Throws: ``TallyError`` `insufficient_credits`, network errors.
+    public func reserve(_ currency: String, amount: Int64, ttlSeconds: Int64, reference: String? = nil, idempotencyKey: String = UUID().uuidString) async throws(TallyError) -> Reservation {
+        let order = ReservationOrder(currency: currency, amount: amount, ttlSeconds: ttlSeconds, idempotencyKey: idempotencyKey, reference: reference)
+        let reservation = try await withRetries { [delivery] () async throws(TallyError) -> Reservation in try await delivery.reserve(order) }
+        await publish(reservation.balance)
+        return reservation
+    }
+
+    /// Spends what a reservation used; the rest returns to the balance.
+    ///
+    /// The commit is journaled first: if its answer does not arrive, it is retried in the
+    /// background and at every start, so work that was done is always paid for once.
+    /// - Throws: ``TallyError`` `reservation_closed` when it was released or expired.
+    @discardableResult
+    public func commit(_ reservation: Reservation, used: Int64) async throws(TallyError) -> Reservation? {
+        let pending = PurchaseJournal.PendingSpend.commit(reservation: reservation.reservationId, used: used, key: "commit:" + reservation.reservationId)
+        try await journal.recordPendingSpend(pending, now: now())
+        do throws(TallyError) {
+            let committed = try await withRetries { [delivery] () async throws(TallyError) -> Reservation in
+                try await delivery.commit(reservationID: reservation.reservationId, used: used)
+            }
+            try? await journal.clearPendingSpend(pending.key)
+            await publish(committed.balance)
+            return committed
+        } catch where error.isTransient {
+            schedulePendingSpendRetry(failures: 1)
+            return nil
+        } catch {
+            try? await journal.clearPendingSpend(pending.key)
+            throw error
+        }
+    }
+
+    /// Returns a whole reservation to the balance.
+    @discardableResult
+    public func release(_ reservation: Reservation) async throws(TallyError) -> Reservation {
+        let released = try await withRetries { [delivery] () async throws(TallyError) -> Reservation in
+            try await delivery.release(reservationID: reservation.reservationId)
+        }
+        await publish(released.balance)
+        return released
+    }
+
+    /// Uses a credit for a piece of work: checks and holds one, runs `work`, and consumes the
+    /// oldest credit only if the work succeeded; if it throws, the credit stays available.
+    ///
+    /// ```swift
+    /// let report = try await manager.consume("report.career", for: profile.id) {
+    ///     try await reports.generate(.career, for: profile)
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - currency: the credit's currency (`report.career`, `credits`).
+    ///   - amount: how many, 1 by default.
+    ///   - reference: what it is used for (a profile id), kept in the audit trail.
+    ///   - work: the work to pay for.
+    /// - Returns: what the work returned.
+    /// - Throws: ``TallyError`` `insufficient_credits` before the work starts; whatever the work throws.
+    public func consume<Value: Sendable>(
+        _ currency: String, amount: Int64 = 1, for reference: String? = nil, work: @Sendable () async throws -> Value
+    ) async throws -> Value {
+        let reservation = try await reserve(currency, amount: amount, ttlSeconds: configuration.consumeHoldSeconds, reference: reference)
+        let value: Value
+        do {
+            value = try await work()
+        } catch {
+            // Best effort: a hold that is not released expires by itself.
+            _ = try? await release(reservation)
+            throw error
+        }
+        try await commit(reservation, used: amount)
+        return value
+    }
+
+    /// Tries a call up to ``Configuration/attemptsDuringPurchase`` times while it fails for want of network.
+    func withRetries<T: Sendable>(_ call: @Sendable () async throws(TallyError) -> T) async throws(TallyError) -> T {
+        var failures = 0
+        while true {
+            do throws(TallyError) {
+                return try await call()
+            } catch where error.isTransient && failures + 1 < max(1, configuration.attemptsDuringPurchase) {
+                failures += 1
+                let delay = configuration.retry.delay(afterFailures: failures, atLeast: error.retryAfter ?? .zero, using: &random)
+                let failure = error
+                do { try await sleep(delay) } catch { throw failure }
+            }
+        }
+    }
+
+    func retryPendingSpends() async {
+        for pending in (try? await journal.pendingSpends()) ?? [] {
+            do throws(TallyError) {
+                switch pending {
+                case .spend(let order):
+                    await publish(try await delivery.spend(order).balance)
+                case .commit(let reservation, let used, _):
+                    await publish(try await delivery.commit(reservationID: reservation, used: used).balance)
+                }
+                try? await journal.clearPendingSpend(pending.key)
+            } catch where error.isTransient {
+                schedulePendingSpendRetry(failures: 1)
+            } catch {
+                // Refused for good (the reservation expired, say): nothing more to do.
+                try? await journal.clearPendingSpend(pending.key)
+            }
+        }
+    }
+
+    func schedulePendingSpendRetry(failures: Int) {
+        let key = "pending-spends"
+        guard started, retries[key] == nil else { return }
+        let delay = configuration.retry.delay(afterFailures: failures, using: &random)
+        retries[key] = Task { [weak self, sleep] in
+            do { try await sleep(delay) } catch { return }
+            await self?.retryPendingSpendsNow()
+        }
+    }
+
+    private func retryPendingSpendsNow() async {
+        retries["pending-spends"] = nil
+        await retryPendingSpends()
+    }
+
+    /// A balance changed: the latest account state is updated, cached and published.
+    func publish(_ balance: Balance) async {
+        var current = accountBroadcast.value
+        if current == nil { current = try? await account(.fromCacheOnly) }
+        guard let latest = current, latest.source != .none else { return }
+        var snapshot = latest.snapshot
+        snapshot.balances.removeAll { $0.currency == balance.currency }
+        snapshot.balances.append(balance)
+        snapshot.balances.sort { $0.currency < $1.currency }
+        let fetchedAt = now()
+        try? await cache.store(snapshot, fetchedAt: fetchedAt)
+        accountBroadcast.publish(AccountState(snapshot: snapshot, fetchedAt: fetchedAt, source: .fetched, isStale: false, asOf: latest.asOf))
+    }
+}

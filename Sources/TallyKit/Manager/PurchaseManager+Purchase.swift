@@ -1,0 +1,155 @@
+import Foundation
+import TallyCore
+
+extension PurchaseManager {
+    /// The products the app sells, as the store describes them (localized names and prices).
+    /// - Throws: ``TallyError`` `product_not_found` when the store knows none of them.
+    public func products() async throws(TallyError) -> [ProductDetails] {
+        let missing = configuration.productIDs.filter { productDetails[$0] == nil }
+        if !missing.isEmpty {
+            for product in try await store.products(for: missing) { productDetails[product.id] = product }
+        }
+        let found = configuration.productIDs.compactMap { productDetails[$0] }
+        guard !found.isEmpty else { throw TallyError(.productNotFound, "the store has none of \(configuration.productIDs)") }
+        return found
+    }
+
+    /// What each product grants and unlocks, with paywall texts in `language`.
+    /// - Parameter language: the language of the texts; the configured one by default.
+    public func catalog(language: TallyLanguage? = nil) async throws(TallyError) -> [ProductGrant] {
+        let language = language ?? configuration.language
+        if let cached = grants[language] { return cached }
+        let loaded = try await delivery.catalog(language: language)
+        grants[language] = loaded
+        return loaded
+    }
+
+    /// Buys a product: prepares it (a server order), shows the payment sheet, then journals,
+    /// delivers and finishes the transaction.
+    ///
+    /// - Parameters:
+    ///   - productID: the product.
+    ///   - quantity: units of a consumable, 1 to 10.
+    ///   - promotionalOffer: a signed promotional offer of a subscription.
+    /// - Returns: `.purchased` with what was credited, `.cancelled`, or `.pending`.
+    /// - Throws: ``TallyError``: `purchase_in_progress` while this product's purchase is under
+    ///   way, `network_unavailable` offline (nothing is started), `unused_credit_exists` when
+    ///   configured so, store failures (`payment_declined`, `product_not_found`, …), and
+    ///   delivery failures after payment (the purchase is kept and delivered later).
+    @discardableResult
+    public func purchase(_ productID: String, quantity: Int = 1, promotionalOffer: PromotionalOffer? = nil) async throws(TallyError) -> PurchaseOutcome {
+        guard started else { throw TallyError(.notStarted, "call start() before purchase()") }
+        guard !purchasesInFlight.contains(productID) else {
+            throw TallyError(.purchaseInProgress, "a purchase of \(productID) is under way")
+        }
+        purchasesInFlight.insert(productID)
+        defer { purchasesInFlight.remove(productID) }
+
+        guard await connectivity.isOnline() else {
+            throw TallyError(.networkUnavailable, "the device is offline; the purchase was not started")
+        }
+        if productDetails[productID] == nil { _ = try? await products() }
+        if configuration.blocksPurchaseWhileCreditUnused {
+            try await refuseWhileUnused(productID)
+        }
+
+        await record(.started, productID: productID)
+        let ticket: PurchaseTicket
+        do throws(TallyError) {
+            ticket = try await delivery.prepare(productID: productID)
+        } catch {
+            await record(.failed, productID: productID, error: error)
+            throw error
+        }
+        let intentID = try await journal.recordIntent(ticket, now: now())
+
+        let result: StorePurchaseResult
+        do throws(TallyError) {
+            result = try await store.purchase(productID, options: StorePurchaseOptions(
+                appAccountToken: ticket.appAccountToken, quantity: quantity, promotionalOffer: promotionalOffer))
+        } catch {
+            await close(intentID, ticket: ticket, reason: error.code.rawValue)
+            await record(.failed, productID: productID, error: error)
+            throw error
+        }
+
+        switch result {
+        case .userCancelled:
+            await close(intentID, ticket: ticket, reason: "cancelled")
+            await record(.cancelled, productID: productID)
+            return .cancelled
+        case .pending:
+            try? await journal.setIntent(intentID, state: "pending", now: now())
+            await record(.pending, productID: productID)
+            return .pending
+        case .success(let transaction):
+            await checkpoint(.paid, transaction.id)
+            switch await deliverOrSchedule(transaction, orderID: ticket.orderID, attempts: configuration.attemptsDuringPurchase) {
+            case .success(let receipt):
+                return .purchased(receipt)
+            case .failure(let error):
+                await record(.failed, productID: productID, transactionID: transaction.id, error: error)
+                throw error
+            }
+        }
+    }
+
+    /// An order whose payment did not happen is closed, not left dangling.
+    private func close(_ intentID: String, ticket: PurchaseTicket, reason: String) async {
+        try? await journal.setIntent(intentID, state: "abandoned", now: now())
+        try? await delivery.abandon(ticket, reason: reason)
+    }
+
+    private func refuseWhileUnused(_ productID: String) async throws(TallyError) {
+        guard let product = try await catalog().first(where: { $0.id == productID }), !product.grants.isEmpty else { return }
+        let state = try await account(.notStaleCachedOrFetched)
+        for grant in product.grants {
+            let balance = state.balance(grant.currency)
+            if balance.available + balance.held > 0 {
+                throw TallyError(.unusedCreditExists, "\(balance.available) \(grant.currency) unused", currency: grant.currency,
+                                 available: balance.available)
+            }
+        }
+    }
+
+    /// Restores purchases: asks the store to sync, delivers every unfinished transaction and
+    /// every current entitlement (non-consumables and subscriptions), and refreshes the account.
+    ///
+    /// Consumables already used are not restored: the store no longer lists them.
+    /// - Returns: the receipts and the account state afterwards.
+    /// - Throws: ``TallyError`` `restore_failed` when the store cannot sync or nothing could be delivered.
+    @discardableResult
+    public func restore() async throws(TallyError) -> RestoreResult {
+        guard started else { throw TallyError(.notStarted, "call start() before restore()") }
+        guard await connectivity.isOnline() else { throw TallyError(.restoreFailed, "the device is offline") }
+        let transactions: [StoreTransaction]
+        do throws(TallyError) {
+            try await store.sync()
+            transactions = try await store.unfinishedTransactions() + store.currentEntitlements()
+        } catch {
+            throw TallyError(.restoreFailed, "the store could not restore: \(error.reason)")
+        }
+        var receipts: [DeliveryReceipt] = []
+        var failures: [TallyError] = []
+        var seen = Set<String>()
+        for transaction in transactions where seen.insert(PurchaseJournal.eventID(transaction)).inserted {
+            switch await deliverOrSchedule(transaction, attempts: configuration.attemptsDuringPurchase) {
+            case .success(let receipt):
+                receipts.append(receipt)
+                await record(.restored, productID: transaction.productID, transactionID: transaction.id)
+            case .failure(let error):
+                failures.append(error)
+            }
+        }
+        if let failure = failures.first, receipts.isEmpty {
+            throw TallyError(.restoreFailed, "no purchase could be restored: \(failure)")
+        }
+        let account: AccountState
+        do throws(TallyError) {
+            account = try await refresh()
+        } catch {
+            account = try await self.account(.fromCacheOnly)
+        }
+        return RestoreResult(receipts: receipts, account: account)
+    }
+}

@@ -1,0 +1,237 @@
+public import Foundation
+import TallyCore
+
+/// Ties a ``Store`` to a ``Delivery`` so that no paid purchase is ever lost or credited twice.
+///
+/// Every transaction the store hands over is written to the device's journal before its
+/// delivery starts, and finished only after the delivery says its credit is durable. What
+/// fails for want of network is retried with exponential backoff and full jitter, and again
+/// at every ``start()``; what crashed half-way is taken up where it stopped.
+///
+/// ```swift
+/// let manager = try await PurchaseManager(
+///     store: StoreKit2Store(), delivery: ledger, database: database,
+///     configuration: .init(productIDs: ["com.zorya.report.career"]))
+/// await manager.start()                                  // at launch
+/// let outcome = try await manager.purchase("com.zorya.report.career")
+/// let report = try await manager.consume("report.career", for: profile.id) { try await generate() }
+/// ```
+///
+/// Re-entrancy: the actor suspends while the store and the delivery work. Two calls that
+/// deliver the same transaction (the purchase call and the updates stream, say) share one
+/// delivery; a second purchase of a product whose purchase is under way is refused with
+/// ``TallyError/Code/purchaseInProgress``; everything else may interleave.
+public actor PurchaseManager {
+    /// What the manager sells and how it behaves.
+    public struct Configuration: Sendable {
+        /// The App Store product identifiers the app sells.
+        public var productIDs: [String]
+        /// The language of paywall texts and error presentations.
+        public var language: TallyLanguage
+        /// How failed deliveries and spends are retried.
+        public var retry: RetryPolicy
+        /// Delivery attempts inside a purchase call before it returns and leaves the rest to background retries.
+        public var attemptsDuringPurchase: Int
+        /// Refuses to buy a product while an unused credit it grants exists (``TallyError/Code/unusedCreditExists``).
+        public var blocksPurchaseWhileCreditUnused: Bool
+        /// How long a fetched account state is fresh.
+        public var cacheLifetime: Duration
+        /// How long a cached account state may stand in when fetching fails (offline).
+        public var offlineAccessWindow: Duration
+        /// How often the account state is refreshed while started; `nil` for never.
+        public var refreshInterval: Duration?
+        /// How long a prepared purchase may stay unpaid before its order is closed at a start.
+        public var abandonUnpaidAfter: Duration
+        /// How long ``PurchaseManager/consume(_:amount:for:work:)`` holds a credit while the work runs.
+        public var consumeHoldSeconds: Int64
+        /// Whose state this is (the server's user id); caches and onboarding are kept per scope.
+        public var scope: String
+        /// The entitlement that completes onboarding when a confirmed payment unlocks it.
+        public var onboardingEntitlement: String?
+        /// Called at each step of a delivery with the transaction id; for logs and failure drills.
+        public var checkpoint: (@Sendable (PurchaseStep, String) async -> Void)?
+
+        /// - Parameter productIDs: the products the app sells.
+        public init(productIDs: [String]) {
+            self.productIDs = productIDs
+            self.language = .preferred
+            self.retry = .standard
+            self.attemptsDuringPurchase = 3
+            self.blocksPurchaseWhileCreditUnused = false
+            self.cacheLifetime = .seconds(24 * 3600)
+            self.offlineAccessWindow = .seconds(3 * 24 * 3600)
+            self.refreshInterval = .seconds(300)
+            self.abandonUnpaidAfter = .seconds(3600)
+            self.consumeHoldSeconds = 3600
+            self.scope = "device"
+            self.onboardingEntitlement = nil
+            self.checkpoint = nil
+        }
+    }
+
+    /// What became of a purchase call.
+    public enum PurchaseOutcome: Sendable, Hashable {
+        /// Paid and credited.
+        case purchased(DeliveryReceipt)
+        /// The customer dismissed the payment sheet; nothing changed.
+        case cancelled
+        /// Waiting for Ask to Buy or another approval; the credit arrives when it is approved,
+        /// through ``PurchaseManager/accountUpdates()``.
+        case pending
+    }
+
+    /// What a restore found.
+    public struct RestoreResult: Sendable, Hashable {
+        /// The transactions delivered (or found delivered before).
+        public let receipts: [DeliveryReceipt]
+        /// The account state afterwards.
+        public let account: AccountState
+    }
+
+    /// Whether a credit of a kind can be used.
+    public enum LockState: String, Sendable, Hashable {
+        /// Nothing to use: show the paywall.
+        case locked
+        /// At least one credit (or one held for work under way).
+        case unlocked
+    }
+
+    /// Where an app with a subscription gate sends its user.
+    public enum AccessDestination: String, Sendable, Hashable {
+        /// Never paid: the onboarding screens, ending with the paywall.
+        case onboarding
+        /// Paid before, not subscribed now: straight to the paywall.
+        case paywall
+        /// Subscribed: the app itself.
+        case main
+    }
+
+    public nonisolated let configuration: Configuration
+    nonisolated let store: any Store
+    nonisolated let delivery: any Delivery
+    /// The device's record of every transaction, prepared purchase and unanswered spend.
+    public nonisolated let journal: PurchaseJournal
+    let cache: AccountCache
+    let connectivity: any Connectivity
+    let analytics: any AnalyticsSink
+    let now: @Sendable () -> Date
+    let sleep: @Sendable (Duration) async throws -> Void
+    let accountBroadcast = Broadcast<AccountState>()
+
+    var started = false
+    var listener: Task<Void, Never>?
+    var refresher: Task<Void, Never>?
+    var deliveries: [String: Task<Result<DeliveryReceipt, TallyError>, Never>] = [:]
+    var retries: [String: Task<Void, Never>] = [:]
+    var purchasesInFlight: Set<String> = []
+    var productDetails: [String: ProductDetails] = [:]
+    var grants: [TallyLanguage: [ProductGrant]] = [:]
+    var random = SystemRandomNumberGenerator()
+
+    /// Creates a manager; call ``start()`` next.
+    /// - Parameters:
+    ///   - store: where purchases are made.
+    ///   - delivery: where they are credited.
+    ///   - database: the device's database (journal, cache, onboarding).
+    ///   - configuration: products and behaviour.
+    ///   - connectivity: whether the device is online; assumed online when not given and the platform has no monitor.
+    ///   - analytics: where purchase events go.
+    ///   - clock: the clock of backoff and refresh sleeps.
+    ///   - now: the current time.
+    /// - Throws: ``TallyError`` `storage_failed` when the database cannot be prepared.
+    public init<C: Clock>(
+        store: any Store, delivery: any Delivery, database: LocalDatabase, configuration: Configuration,
+        connectivity: (any Connectivity)? = nil, analytics: any AnalyticsSink = NoAnalytics(),
+        clock: C = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }
+    ) async throws(TallyError) where C.Duration == Duration {
+        self.store = store
+        self.delivery = delivery
+        self.configuration = configuration
+        self.journal = try await PurchaseJournal(database: database)
+        self.cache = try await AccountCache(database: database, scope: configuration.scope)
+        self.connectivity = connectivity ?? Self.systemConnectivity()
+        self.analytics = analytics
+        self.now = now
+        self.sleep = { duration in try await clock.sleep(for: duration) }
+    }
+
+    private static func systemConnectivity() -> any Connectivity {
+        #if canImport(Network)
+        NetworkPathConnectivity()
+        #else
+        ManualConnectivity(online: true)
+        #endif
+    }
+
+    // MARK: - Lifecycle
+
+    /// Starts listening for transaction updates and takes up everything left unfinished:
+    /// journaled transactions, the store's unfinished transactions, unanswered spends, and
+    /// orders whose payment never happened. Call it at launch; calling it again does nothing.
+    ///
+    /// Returns once each unfinished transaction was tried once; those that fail for want of
+    /// network are retried in the background.
+    public func start() async {
+        guard !started else { return }
+        started = true
+        let updates = await store.transactionUpdates()
+        listener = Task { [weak self] in
+            for await transaction in updates {
+                guard let self else { return }
+                await self.handleUpdate(transaction)
+            }
+        }
+        await recover()
+        if let interval = configuration.refreshInterval {
+            refresher = Task { [weak self, sleep] in
+                while !Task.isCancelled {
+                    do { try await sleep(interval) } catch { return }
+                    _ = try? await self?.refresh()
+                }
+            }
+        }
+    }
+
+    /// Stops listening and retrying. Deliveries under way finish; nothing is lost, the next
+    /// ``start()`` takes up what is left.
+    public func stop() {
+        started = false
+        listener?.cancel()
+        listener = nil
+        refresher?.cancel()
+        refresher = nil
+        for task in retries.values { task.cancel() }
+        retries.removeAll()
+    }
+
+    /// Whether ``start()`` was called (and ``stop()`` not since).
+    public var isStarted: Bool { started }
+
+    /// The number of deliveries waiting for a retry (for diagnostics and tests).
+    public var scheduledRetries: Int { retries.count }
+
+    func checkpoint(_ step: PurchaseStep, _ transactionID: String) async {
+        await configuration.checkpoint?(step, transactionID)
+    }
+
+    func record(_ kind: PurchaseEvent.Kind, productID: String, transactionID: String? = nil, error: TallyError? = nil) async {
+        let details = productDetails[productID]
+        await analytics.record(PurchaseEvent(
+            kind: kind, productID: productID, price: details?.price, currency: details?.currencyCode, transactionID: transactionID,
+            errorCode: error?.code.rawValue, date: now()))
+    }
+}
+
+/// The steps of a delivery, in order, as ``PurchaseManager/Configuration/checkpoint`` sees them.
+public enum PurchaseStep: String, Sendable, Hashable, CaseIterable {
+    /// The store returned a paid transaction; nothing is recorded yet.
+    case paid
+    /// The transaction is in the journal.
+    case journaled
+    /// The delivery credited it; the journal does not know yet.
+    case delivered
+    /// The journal says delivered; the store has not been told to finish it.
+    case recorded
+    /// The store finished it; the journal does not know yet.
+    case finished
+}

@@ -1,0 +1,58 @@
+public import Observation
+
+/// Where a subscription-gated app sends its user, for SwiftUI (it is `@Observable`) and
+/// UIKit (``onChange``): onboarding for a new user, the paywall for a returning user whose
+/// subscription lapsed, the app for a subscriber. Onboarding counts as done only after a
+/// confirmed payment.
+///
+/// ```swift
+/// let access = AccessModel(manager: manager, entitlement: "pro")
+/// await access.update()          // at launch, from the cache at once
+/// switch access.destination { case .onboarding: … case .paywall: … case .main: … }
+/// ```
+@MainActor
+@Observable
+public final class AccessModel {
+    /// Where to go now; `nil` until the first ``update(policy:)``.
+    public private(set) var destination: PurchaseManager.AccessDestination?
+    /// The account state it was decided on.
+    public private(set) var account: AccountState?
+    /// Called after every change, for UIKit screens that do not observe.
+    public var onChange: (@MainActor (AccessModel) -> Void)?
+
+    private let manager: PurchaseManager
+    private let entitlement: String
+    private var following: Task<Void, Never>?
+
+    /// - Parameters:
+    ///   - manager: the purchase manager.
+    ///   - entitlement: the entitlement that opens the app.
+    public init(manager: PurchaseManager, entitlement: String) {
+        self.manager = manager
+        self.entitlement = entitlement
+    }
+
+    /// Decides where to go, and from then on follows account changes (a purchase, a refresh).
+    /// - Parameter policy: how fresh the state must be; the cache first by default.
+    public func update(policy: FetchPolicy = .cachedOrFetched) async {
+        destination = await manager.destination(for: entitlement, policy: policy)
+        account = try? await manager.account(.fromCacheOnly)
+        onChange?(self)
+        guard following == nil else { return }
+        let updates = manager.accountUpdates()
+        following = Task { [weak self] in
+            for await state in updates {
+                guard let self else { return }
+                self.account = state
+                self.destination = await self.manager.destination(for: self.entitlement, policy: .fromCacheOnly)
+                self.onChange?(self)
+            }
+        }
+    }
+
+    /// Stops following account changes.
+    public func stop() {
+        following?.cancel()
+        following = nil
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+public import Observation
+
+/// The state of a paywall, for SwiftUI (it is `@Observable`) and UIKit (``onChange``):
+/// one item per product with its texts, the store's localized price and the state of its
+/// purchase button; the error to show, if any.
+///
+/// Two taps from the paywall to the payment confirmation: the purchase button, then the
+/// store's sheet. A cancelled sheet shows nothing and changes nothing.
+///
+/// ```swift
+/// let paywall = PaywallModel(manager: manager, productIDs: ["com.zorya.report.career"])
+/// await paywall.load()
+/// Button(paywall.items[0].buttonTitle) { Task { await paywall.purchase(paywall.items[0].id) } }
+///     .disabled(paywall.items[0].button != .idle)
+/// ```
+@MainActor
+@Observable
+public final class PaywallModel {
+    /// The state of a purchase button.
+    public enum ButtonState: String, Sendable, Hashable {
+        /// Ready to buy.
+        case idle
+        /// A purchase is under way: show a spinner, ignore taps.
+        case purchasing
+        /// Cannot be bought now (no price from the store, or owned already).
+        case disabled
+    }
+
+    /// One product on the paywall.
+    public struct Item: Sendable, Hashable, Identifiable {
+        /// The product identifier.
+        public let id: String
+        /// The title.
+        public let title: String
+        /// What it is.
+        public let description: String
+        /// What the customer gets.
+        public let benefits: [String]
+        /// How the AI analysis works, for products that are one.
+        public let aiExplanation: String?
+        /// The store's localized price; `nil` when the store did not describe the product.
+        public let displayPrice: String?
+        /// The purchase button's state.
+        public var button: ButtonState
+        /// The purchase button's label ("Buy for $4.99", "Purchasing…").
+        public var buttonTitle: String
+    }
+
+    /// The products, in the order asked for.
+    public private(set) var items: [Item] = []
+    /// The error to show; `nil` when there is none (a cancelled purchase is not an error).
+    public private(set) var error: ErrorPresentation?
+    /// The code of ``error``, for code that reacts to it.
+    public private(set) var errorCode: TallyError.Code?
+    /// The last purchase that completed, for navigating on (to the report generation screen, say).
+    public private(set) var lastPurchase: DeliveryReceipt?
+    /// Whether a purchase waits for approval (Ask to Buy).
+    public private(set) var isPending = false
+    /// The message to show while a purchase waits for approval.
+    public var pendingMessage: String { LocalizedStrings.table(for: language)["paywall.pending"] }
+    /// The restore button's label.
+    public var restoreTitle: String { LocalizedStrings.table(for: language)["paywall.restore"] }
+    /// Called after every change, for UIKit screens that do not observe.
+    public var onChange: (@MainActor (PaywallModel) -> Void)?
+
+    /// The language of texts and errors.
+    public let language: TallyLanguage
+    private let manager: PurchaseManager
+    private let productIDs: [String]?
+
+    /// - Parameters:
+    ///   - manager: the purchase manager.
+    ///   - productIDs: the products to show, in order; all of the manager's by default.
+    ///   - language: the language of texts and errors; the manager's by default.
+    public init(manager: PurchaseManager, productIDs: [String]? = nil, language: TallyLanguage? = nil) {
+        self.manager = manager
+        self.productIDs = productIDs
+        self.language = language ?? manager.configuration.language
+    }
+
+    /// Loads texts from the catalog and prices from the store.
+    public func load() async {
+        let ids = productIDs ?? manager.configuration.productIDs
+        let details = (try? await manager.products()) ?? []
+        let grants: [ProductGrant]
+        do {
+            grants = try await manager.catalog(language: language)
+        } catch {
+            show(error)
+            grants = []
+        }
+        let strings = LocalizedStrings.table(for: language)
+        items = ids.compactMap { id in
+            let grant = grants.first { $0.id == id }
+            let product = details.first { $0.id == id }
+            guard grant != nil || product != nil else { return nil }
+            let price = product?.displayPrice
+            return Item(
+                id: id, title: grant?.paywall.title ?? product?.displayName ?? id,
+                description: grant?.paywall.description ?? product?.description ?? "", benefits: grant?.paywall.benefits ?? [],
+                aiExplanation: grant?.paywall.aiExplanation, displayPrice: price,
+                button: price == nil ? .disabled : .idle,
+                buttonTitle: price.map { strings["paywall.button.buy"].replacingOccurrences(of: "%@", with: $0) }
+                    ?? strings["paywall.button.unavailable"])
+        }
+        changed()
+    }
+
+    /// Buys a product: the button shows progress and ignores taps until it is over.
+    /// - Returns: the outcome, or `nil` when it failed (``error`` says why).
+    @discardableResult
+    public func purchase(_ productID: String) async -> PurchaseManager.PurchaseOutcome? {
+        guard let index = items.firstIndex(where: { $0.id == productID }), items[index].button == .idle else { return nil }
+        let idle = items[index]
+        items[index].button = .purchasing
+        items[index].buttonTitle = LocalizedStrings.table(for: language)["paywall.button.purchasing"]
+        error = nil
+        errorCode = nil
+        changed()
+        defer {
+            if let index = items.firstIndex(where: { $0.id == productID }) { items[index] = idle }
+            changed()
+        }
+        do {
+            let outcome = try await manager.purchase(productID)
+            switch outcome {
+            case .purchased(let receipt): lastPurchase = receipt; isPending = false
+            case .pending: isPending = true
+            case .cancelled: break
+            }
+            return outcome
+        } catch {
+            show(error)
+            return nil
+        }
+    }
+
+    /// Restores interrupted purchases; a failure shows an error and blocks nothing.
+    public func restore() async {
+        do {
+            _ = try await manager.restore()
+        } catch {
+            show(TallyError(.restoreFailed, error.reason))
+        }
+        changed()
+    }
+
+    /// Hides the error.
+    public func dismissError() {
+        error = nil
+        errorCode = nil
+        changed()
+    }
+
+    private func show(_ failure: TallyError) {
+        error = failure.presentation(in: language)
+        errorCode = failure.code
+    }
+
+    private func changed() { onChange?(self) }
+}

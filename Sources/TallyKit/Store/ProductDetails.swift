@@ -1,0 +1,94 @@
+import Foundation
+
+/// A product as the store sells it: names and price in the customer's storefront.
+///
+/// Prices are what the store says, never hard-coded: ``displayPrice`` is the store's localized
+/// text, ``price`` the same amount in thousandths of ``currencyCode``'s unit (4.99 is 4990).
+public struct ProductDetails: Sendable, Hashable, Identifiable {
+    /// The product identifier.
+    public var id: String
+    /// What kind of product it is.
+    public var kind: ProductKind
+    /// The localized name.
+    public var displayName: String
+    /// The localized description.
+    public var description: String
+    /// The localized price, as the store formats it ("4,99 €", "199,99 ₴").
+    public var displayPrice: String
+    /// The price in thousandths of the currency unit.
+    public var price: Int64
+    /// The ISO 4217 currency code of the storefront.
+    public var currencyCode: String
+    /// For an auto-renewable subscription: its period and group.
+    public var subscription: SubscriptionTerms?
+
+    /// Creates product details.
+    /// - Parameters:
+    ///   - id: the product identifier.
+    ///   - kind: its kind.
+    ///   - displayName: the localized name.
+    ///   - description: the localized description.
+    ///   - displayPrice: the localized price text.
+    ///   - price: thousandths of the currency unit.
+    ///   - currencyCode: ISO 4217.
+    ///   - subscription: period and group of a subscription.
+    public init(
+        id: String, kind: ProductKind, displayName: String, description: String, displayPrice: String,
+        price: Int64, currencyCode: String, subscription: SubscriptionTerms? = nil
+    ) {
+        self.id = id
+        self.kind = kind
+        self.displayName = displayName
+        self.description = description
+        self.displayPrice = displayPrice
+        self.price = price
+        self.currencyCode = currencyCode
+        self.subscription = subscription
+    }
+}
+
+/// The kind of an in-app product.
+public enum ProductKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Used up and bought again: credits, top-ups, reports.
+    case consumable
+    /// Bought once, kept.
+    case nonConsumable = "non_consumable"
+    /// A subscription that does not renew by itself.
+    case nonRenewable = "non_renewing"
+    /// A subscription that renews until cancelled.
+    case autoRenewable = "auto_renewable"
+}
+
+/// The terms of an auto-renewable subscription.
+public struct SubscriptionTerms: Sendable, Hashable {
+    /// How long one period lasts.
+    public var period: Period
+    /// The subscription group.
+    public var groupID: String
+
+    /// - Parameters:
+    ///   - period: one period.
+    ///   - groupID: the group.
+    public init(period: Period, groupID: String) {
+        self.period = period
+        self.groupID = groupID
+    }
+
+    /// A subscription period: `value` × `unit`.
+    public struct Period: Sendable, Hashable {
+        /// The unit of a period.
+        public enum Unit: String, Sendable, Hashable { case day, week, month, year }
+        /// How many units.
+        public var value: Int
+        /// The unit.
+        public var unit: Unit
+
+        /// - Parameters:
+        ///   - value: how many units.
+        ///   - unit: the unit.
+        public init(value: Int, unit: Unit) {
+            self.value = value
+            self.unit = unit
+        }
+    }
+}

@@ -1,0 +1,82 @@
+public import Foundation
+
+/// Where purchases are made: the App Store through StoreKit 2 (``StoreKit2Store``), or the
+/// simulated App Store in tests and on Linux (`SimulatedStore` in TallyKitTesting).
+///
+/// Implementations map the store's API and hold no purchase logic: journaling, delivery,
+/// retries and finishing are ``PurchaseManager``'s.
+public protocol Store: Sendable {
+    /// The products with these identifiers that the store sells, with localized names and prices.
+    func products(for ids: [String]) async throws(TallyError) -> [ProductDetails]
+    /// Shows the payment sheet and returns what the customer did.
+    func purchase(_ productID: String, options: StorePurchaseOptions) async throws(TallyError) -> StorePurchaseResult
+    /// Transactions that change outside a purchase call: renewals, Ask to Buy approvals, refunds.
+    func transactionUpdates() async -> AsyncStream<StoreTransaction>
+    /// Paid transactions not finished yet, oldest first.
+    func unfinishedTransactions() async throws(TallyError) -> [StoreTransaction]
+    /// The latest transaction of each non-consumable and active subscription the customer owns.
+    func currentEntitlements() async throws(TallyError) -> [StoreTransaction]
+    /// Tells the store the transaction's content was delivered, so it stops handing it out.
+    func finish(_ transaction: StoreTransaction) async throws(TallyError)
+    /// Asks the store to bring the device's transactions up to date (restore); may ask the customer to sign in.
+    func sync() async throws(TallyError)
+}
+
+/// How a purchase is asked for.
+public struct StorePurchaseOptions: Sendable, Hashable {
+    /// The app's UUID for its user; a Tally server binds the transaction to the user who owns it.
+    public var appAccountToken: UUID?
+    /// Units of a consumable, 1 to 10.
+    public var quantity: Int
+    /// A signed promotional offer for a subscription.
+    public var promotionalOffer: PromotionalOffer?
+
+    /// - Parameters:
+    ///   - appAccountToken: the app's UUID for its user.
+    ///   - quantity: units of a consumable.
+    ///   - promotionalOffer: a signed promotional offer.
+    public init(appAccountToken: UUID? = nil, quantity: Int = 1, promotionalOffer: PromotionalOffer? = nil) {
+        self.appAccountToken = appAccountToken
+        self.quantity = quantity
+        self.promotionalOffer = promotionalOffer
+    }
+}
+
+/// A promotional offer signed by the app's server, as StoreKit takes it.
+public struct PromotionalOffer: Sendable, Hashable {
+    /// The offer identifier from App Store Connect.
+    public var offerID: String
+    /// The identifier of the key that signed it.
+    public var keyID: String
+    /// The nonce that was signed.
+    public var nonce: UUID
+    /// The signature.
+    public var signature: Data
+    /// When it was signed, in milliseconds since 1970.
+    public var timestamp: Int
+
+    /// - Parameters:
+    ///   - offerID: the offer.
+    ///   - keyID: the signing key's identifier.
+    ///   - nonce: the signed nonce.
+    ///   - signature: the signature.
+    ///   - timestamp: milliseconds since 1970.
+    public init(offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int) {
+        self.offerID = offerID
+        self.keyID = keyID
+        self.nonce = nonce
+        self.signature = signature
+        self.timestamp = timestamp
+    }
+}
+
+/// What the customer did with the payment sheet.
+public enum StorePurchaseResult: Sendable, Hashable {
+    /// Paid: the transaction to journal, deliver and finish.
+    case success(StoreTransaction)
+    /// Dismissed; nothing was charged.
+    case userCancelled
+    /// Waiting for Ask to Buy or for the customer to act outside the app; the transaction
+    /// arrives later through ``Store/transactionUpdates()``.
+    case pending
+}

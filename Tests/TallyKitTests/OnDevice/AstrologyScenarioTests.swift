@@ -1,0 +1,444 @@
+import Foundation
+import TallyCore
+@testable import TallyKit
+import TallyKitTesting
+import TallySQLite
+import TallyTesting
+import Testing
+
+/// Seed 000: an astrology app with per-report credits and no backend. One test per
+/// acceptance scenario of user stories 1–4, and the functional requirements about purchases.
+@Suite(.timeLimit(.minutes(2))) struct AstrologyScenarioTests {
+    // MARK: User story 1 — a single report bought for oneself
+
+    @Test func story1_paywallShowsTheReportWithTheStoresPrice() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        let paywall = await PaywallModel(manager: manager, productIDs: [Kit.report("personality")], language: .english)
+        await paywall.load()
+        let item = try #require(await paywall.items.first)
+        #expect(item.title == "Personality Analysis")
+        #expect(item.aiExplanation?.contains("AI model") == true)
+        #expect(item.benefits.count == 3)
+        #expect(item.displayPrice == "$4.99")
+        #expect(item.button == .idle)
+        #expect(item.buttonTitle == "Buy for $4.99")
+    }
+
+    @Test func story1_purchaseThenGenerateConsumesTheCreditAfterTheReportIsSaved() async throws {
+        let device = try await Device()
+        let (manager, ledger) = try await device.launchOnDevice()
+        let currency = "report.personality"
+        #expect(await manager.lockState(currency) == .locked)
+
+        let receipt = try await manager.buy(Kit.report("personality"))
+        #expect(receipt.granted == [Amount(currency: currency, amount: 1)])
+        #expect(await manager.lockState(currency) == .unlocked)
+        // The store was told to finish it only now that the credit is in the ledger.
+        #expect(await device.appStore.isFinished(transactionID: receipt.transactionID))
+
+        let report = try await manager.consume(currency, for: "profile-self") { "Your chart says…" }
+        #expect(report == "Your chart says…")
+        #expect(try await manager.available(currency) == 0)
+        #expect(await manager.lockState(currency) == .locked)
+        let consumed = try await ledger.consumptions(currency: currency)
+        #expect(consumed.count == 1)
+        #expect(consumed.first?.reference == "profile-self")
+        #expect(consumed.first?.date == device.time.now)
+    }
+
+    // MARK: User story 2 — the same report again, for another profile
+
+    @Test func story2_repeatPurchasesStackAndTheOldestCreditIsUsedFirst() async throws {
+        let device = try await Device()
+        let (manager, ledger) = try await device.launchOnDevice()
+        let first = try await manager.buy(Kit.report("career"))
+        device.time.advance(seconds: 60)
+        _ = try await manager.buy(Kit.report("career"))
+        #expect(try await manager.available("report.career") == 2)
+
+        _ = try await manager.consume("report.career", for: "profile-mum") { true }
+        #expect(try await manager.available("report.career") == 1)
+        // FIFO: the credit of the first purchase went first.
+        let entries = try await device.database().read { connection in
+            try connection.query("SELECT transaction_id FROM ledger_entries WHERE kind = 'spend'").map { $0["transaction_id"].text }
+        }
+        #expect(entries == [first.transactionID])
+        #expect(try await ledger.consumptions().map(\.reference) == ["profile-mum"])
+    }
+
+    // MARK: User story 3 — restore interrupted purchases
+
+    @Test func story3_anInterruptedPurchaseComesBackAfterAReinstall() async throws {
+        let device = try await Device()
+        // Paid, but the app was killed before it heard back: the transaction stays unfinished.
+        guard case .success(let paid) = try await device.appStore.purchase(Kit.report("wellness"), options: .init(outcome: .success)) else {
+            Issue.record("the purchase did not succeed"); return
+        }
+        device.reinstall()
+        // The launch itself takes up the store's unfinished transactions (FR-022)…
+        let (manager, _) = try await device.launchOnDevice()
+        #expect(try await manager.available("report.wellness") == 1)
+        // …and "Restore Interrupted Purchases" finds nothing more to credit.
+        let restored = try await manager.restore()
+        #expect(restored.account.balance("report.wellness").available == 1)
+        #expect(try await manager.available("report.wellness") == 1)
+        #expect(await device.appStore.isFinished(transactionID: paid.transactionID))
+    }
+
+    @Test func story3_consumedCreditsAreNotRestored() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        _ = try await manager.buy(Kit.report("wellness"))
+        _ = try await manager.consume("report.wellness", for: "profile-self") { () }
+        await manager.stop()
+
+        device.reinstall()
+        let (again, _) = try await device.launchOnDevice()
+        _ = try await again.restore()
+        #expect(try await again.available("report.wellness") == 0)
+    }
+
+    // MARK: User story 4 — browse every report
+
+    @Test func story4_firstLaunchShowsEveryReportLockedWithItsPrice() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        let currencies = Kit.reports.map { "report.\($0)" }
+        var states = manager.lockStates(for: currencies).makeAsyncIterator()
+        let first = try #require(await states.next())
+        #expect(first == Dictionary(uniqueKeysWithValues: currencies.map { ($0, PurchaseManager.LockState.locked) }))
+
+        let paywall = await PaywallModel(manager: manager, productIDs: Kit.reports.map(Kit.report), language: .ukrainian)
+        await paywall.load()
+        let items = await paywall.items
+        #expect(items.map(\.title) == ["Аналіз особистості", "Кар'єрні перспективи", "Сумісність у стосунках", "Здоров'я та енергія"])
+        #expect(items.allSatisfy { $0.displayPrice != nil && $0.button == .idle })
+    }
+
+    @Test func lockStateFollowsPurchasesAsAStream() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        var states = manager.lockStates(for: ["report.career"]).makeAsyncIterator()
+        #expect(await states.next() == ["report.career": .locked])
+        _ = try await manager.buy(Kit.report("career"))
+        #expect(await states.next() == ["report.career": .unlocked])
+        _ = try await manager.consume("report.career") { () }
+        #expect(await states.next() == ["report.career": .locked])
+    }
+
+    // MARK: Functional requirements
+
+    @Test func fr007_aFailedGenerationLeavesTheCreditAvailable() async throws {
+        let device = try await Device()
+        let (manager, ledger) = try await device.launchOnDevice()
+        _ = try await manager.buy(Kit.report("relationship"))
+        struct GenerationFailed: Error {}
+        await #expect(throws: GenerationFailed.self) {
+            try await manager.consume("report.relationship", for: "profile-self") { throw GenerationFailed() }
+        }
+        #expect(try await manager.available("report.relationship") == 1)
+        #expect(try await ledger.consumptions().isEmpty)
+    }
+
+    @Test func fr013_noCreditNoGeneration() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        let ran = Flag()
+        let error = await #expect(throws: TallyError.self) {
+            try await manager.consume("report.career", for: "profile-self") { ran.set() }
+        }
+        #expect(error?.code == .insufficientCredits)
+        #expect(error?.available == 0)
+        #expect(!ran.value)
+    }
+
+    @Test func fr015_cancellingThePaymentSheetChangesNothingAndShowsNothing() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        await device.store.nextPurchase(.userCancelled)
+        let paywall = await PaywallModel(manager: manager, language: .english)
+        await paywall.load()
+        let outcome = await paywall.purchase(Kit.report("career"))
+        #expect(outcome == .cancelled)
+        #expect(await paywall.error == nil)
+        #expect(try await manager.available("report.career") == 0)
+        #expect(try await device.appStore.history(includingFinishedConsumables: true).isEmpty)
+    }
+
+    @Test func fr019_aSecondTapWhilePayingIsRefused() async throws {
+        let device = try await Device()
+        let gate = Gate()
+        let (manager, _) = try await device.launchOnDevice { $0.checkpoint = { step, _ in if step == .paid { await gate.wait() } } }
+        let first = Task { try await manager.buy(Kit.report("career")) }
+        await gate.arrived()
+        let error = await #expect(throws: TallyError.self) { try await manager.purchase(Kit.report("career")) }
+        #expect(error?.code == .purchaseInProgress)
+        await gate.open()
+        _ = try await first.value
+        #expect(try await manager.available("report.career") == 1)
+        // Only one sheet was shown: one transaction.
+        #expect(try await device.appStore.history(includingFinishedConsumables: true).count == 1)
+        // Once it is over, the product can be bought again.
+        _ = try await manager.buy(Kit.report("career"))
+        #expect(try await manager.available("report.career") == 2)
+    }
+
+    @Test func fr019_thePaywallButtonShowsProgressAndIgnoresTapsMeanwhile() async throws {
+        let device = try await Device()
+        let gate = Gate()
+        let (manager, _) = try await device.launchOnDevice { $0.checkpoint = { step, _ in if step == .paid { await gate.wait() } } }
+        let paywall = await PaywallModel(manager: manager, productIDs: [Kit.report("career")], language: .english)
+        await paywall.load()
+        let tap = Task { await paywall.purchase(Kit.report("career")) }
+        await gate.arrived()
+        #expect(await paywall.items.first?.button == .purchasing)
+        #expect(await paywall.items.first?.buttonTitle == "Purchasing…")
+        #expect(await paywall.purchase(Kit.report("career")) == nil)
+        await gate.open()
+        guard case .purchased? = await tap.value else { Issue.record("the purchase did not complete"); return }
+        #expect(await paywall.items.first?.button == .idle)
+        #expect(try await manager.available("report.career") == 1)
+    }
+
+    @Test func fr025_buyingIsBlockedWhileAnUnusedCreditOfThatReportExists() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice { $0.blocksPurchaseWhileCreditUnused = true }
+        _ = try await manager.buy(Kit.report("career"))
+        let error = await #expect(throws: TallyError.self) { try await manager.purchase(Kit.report("career")) }
+        #expect(error?.code == .unusedCreditExists)
+        // Other report types are not blocked, and after use the same type can be bought again.
+        _ = try await manager.buy(Kit.report("wellness"))
+        _ = try await manager.consume("report.career") { () }
+        _ = try await manager.buy(Kit.report("career"))
+        #expect(try await device.appStore.history(includingFinishedConsumables: true).count == 3)
+    }
+
+    @Test func fr027_offlinePurchasesAreNotStartedAndTheErrorSaysWhy() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        device.connectivity.set(online: false)
+        let error = await #expect(throws: TallyError.self) { try await manager.purchase(Kit.report("career")) }
+        #expect(error?.code == .networkUnavailable)
+        #expect(error?.presentation(in: .ukrainian).title == "Немає з'єднання з інтернетом")
+        #expect(try await device.appStore.history(includingFinishedConsumables: true).isEmpty)
+    }
+
+    @Test func fr016_aTransactionThatDoesNotVerifyIsNotCreditedNorFinished() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        await device.store.nextPurchase(.unverified)
+        let error = await #expect(throws: TallyError.self) { try await manager.purchase(Kit.report("career")) }
+        #expect(error?.code == .verificationFailed)
+        #expect(error?.presentation(in: .english).action == .tryAgain)
+        #expect(try await manager.available("report.career") == 0)
+        #expect(try await device.appStore.unfinishedTransactions().count == 1)
+        #expect(try await manager.journal.unfinished().first?.state == .rejected)
+    }
+
+    @Test(arguments: [
+        (StoreError.Code.paymentDeclined, TallyError.Code.paymentDeclined, ErrorPresentation.Action.ok),
+        (.paymentNotAllowed, .paymentNotAllowed, .ok),
+        (.networkError, .networkError, .tryAgain),
+    ])
+    func fr016_storeFailuresBecomeTypedErrors(_ failure: StoreError.Code, _ expected: TallyError.Code, _ action: ErrorPresentation.Action) async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        await device.store.nextPurchase(.failure(failure))
+        let error = await #expect(throws: TallyError.self) { try await manager.purchase(Kit.report("career")) }
+        #expect(error?.code == expected)
+        #expect(error?.presentation(in: .english).action == action)
+        #expect(try await manager.available("report.career") == 0)
+    }
+
+    @Test func fr016_anUnknownProductIsProductNotFound() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        let error = await #expect(throws: TallyError.self) { try await manager.purchase("com.tally.zorya.report.unknown") }
+        #expect(error?.code == .productNotFound)
+        #expect(error?.presentation(in: .english).title == "Not available")
+    }
+
+    @Test func fr018_purchaseRecordAndCreditAreOneTransaction() async throws {
+        let device = try await Device()
+        let (manager, ledger) = try await device.launchOnDevice()
+        let receipt = try await manager.buy(Kit.report("career"), quantity: 3)
+        #expect(receipt.granted == [Amount(currency: "report.career", amount: 3)])
+        let rows = try await device.database().read { connection in
+            try connection.query("SELECT quantity, price, currency FROM ledger_purchases WHERE transaction_id = ?", [.text(receipt.transactionID)])
+        }
+        #expect(rows.first?["quantity"].integer == 3)
+        #expect(rows.first?["price"].integer == 14_970)
+        #expect(rows.first?["currency"].text == "USD")
+        #expect(try await ledger.balancesMatchEntries())
+    }
+
+    @Test func fr024_consumptionIsIrreversibleAndAudited() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        _ = try await manager.buy(Kit.report("career"))
+        _ = try await manager.consume("report.career", for: "profile-42") { () }
+        let database = try device.database()
+        await #expect(throws: TallyError.self) {
+            try await database.write { connection in try connection.query("DELETE FROM ledger_entries") }
+        }
+        await #expect(throws: TallyError.self) {
+            try await database.write { connection in try connection.query("UPDATE ledger_entries SET amount = 1") }
+        }
+        let kinds = try await database.read { connection in
+            try connection.query("SELECT kind, reference FROM ledger_entries ORDER BY id").map { "\($0["kind"].text ?? "")/\($0["reference"].text ?? "-")" }
+        }
+        #expect(kinds == ["grant/-", "hold/-", "spend/profile-42", "commit/-"])
+    }
+
+    @Test func aRefundArrivingThroughUpdatesTakesBackTheUnusedCredit() async throws {
+        let device = try await Device()
+        let events = device.analytics.events
+        let (manager, ledger) = try await device.launchOnDevice()
+        let kept = try await manager.buy(Kit.report("career"))
+        let refunded = try await manager.buy(Kit.report("career"))
+        #expect(try await manager.available("report.career") == 2)
+        var updates = manager.accountUpdates().makeAsyncIterator()
+        _ = await updates.next()
+        _ = try await device.appStore.refund(transactionID: refunded.transactionID)
+        while let state = await updates.next(), state.balance("report.career").available != 1 {}
+        #expect(try await manager.available("report.career") == 1)
+        #expect(try await ledger.balancesMatchEntries())
+        var kinds: [PurchaseEvent.Kind] = []
+        for await event in events {
+            kinds.append(event.kind)
+            if event.kind == .refunded { break }
+        }
+        #expect(kinds.last == .refunded)
+        _ = kept
+    }
+
+    @Test func aRefundOfAnAlreadyUsedCreditBecomesDebtThatTheNextPurchaseRepays() async throws {
+        let device = try await Device()
+        let (manager, ledger) = try await device.launchOnDevice()
+        let bought = try await manager.buy(Kit.report("career"))
+        _ = try await manager.consume("report.career", for: "profile-self") { () }
+        var updates = manager.accountUpdates().makeAsyncIterator()
+        _ = await updates.next()
+        _ = try await device.appStore.refund(transactionID: bought.transactionID)
+        while let state = await updates.next(), state.balance("report.career").debt != 1 {}
+        #expect(try await manager.account(.fetchCurrent).balance("report.career").debt == 1)
+        _ = try await manager.buy(Kit.report("career"))
+        let balance = try await manager.account(.fetchCurrent).balance("report.career")
+        #expect(balance.debt == 0)
+        #expect(balance.available == 0)
+        #expect(try await ledger.balancesMatchEntries())
+    }
+
+    @Test func theSameTransactionFromThePurchaseCallAndTheUpdatesStreamAtOnceCreditsOnce() async throws {
+        let device = try await Device()
+        let gate = Gate()
+        let (manager, _) = try await device.launchOnDevice { $0.checkpoint = { step, _ in if step == .journaled { await gate.wait() } } }
+        let purchase = Task { try await manager.buy(Kit.report("career")) }
+        await gate.arrived()
+        let transactionID = try #require(try await device.appStore.unfinishedTransactions().first?.transactionID)
+        try await device.store.redeliver(transactionID: transactionID)
+        await gate.open()
+        let receipt = try await purchase.value
+        #expect(receipt.transactionID == transactionID)
+        // Let the updates stream deliver what it got, then look.
+        await manager.start()
+        #expect(try await manager.available("report.career") == 1)
+        #expect(try await manager.journal.all().count == 1)
+    }
+
+    @Test func askToBuyApprovedAfterARestartIsCreditedOnce() async throws {
+        let device = try await Device { $0.askToBuyEnabled = true }
+        let (manager, _) = try await device.launchOnDevice()
+        let outcome = try await manager.purchase(Kit.report("career"))
+        #expect(outcome == .pending)
+        await manager.stop()
+
+        // The parent approves while the app is not running.
+        let pending = try #require(await device.appStore.pendingPurchases.first)
+        let approved = try await device.appStore.approveAskToBuy(pending.id)
+
+        let (again, _) = try await device.launchOnDevice()
+        #expect(try await again.available("report.career") == 1)
+        #expect(await device.appStore.isFinished(transactionID: approved.transactionID))
+        // Launching once more delivers nothing new.
+        await again.stop()
+        let (third, _) = try await device.launchOnDevice()
+        #expect(try await third.available("report.career") == 1)
+    }
+
+    @Test func askToBuyApprovedWhileRunningArrivesThroughUpdates() async throws {
+        let device = try await Device { $0.askToBuyEnabled = true }
+        let (manager, _) = try await device.launchOnDevice()
+        #expect(try await manager.purchase(Kit.report("wellness")) == .pending)
+        var updates = manager.accountUpdates().makeAsyncIterator()
+        _ = await updates.next()
+        let pending = try #require(await device.appStore.pendingPurchases.first)
+        try await device.appStore.approveAskToBuy(pending.id)
+        while let state = await updates.next(), state.balance("report.wellness").available != 1 {}
+        #expect(try await manager.available("report.wellness") == 1)
+    }
+
+    @Test func theLifetimeUnlockIsAnEntitlementFromTheStore() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        _ = try await manager.buy("com.tally.zorya.lifetime")
+        #expect(try await manager.account(.fetchCurrent).isActive("zorya.lifetime"))
+        device.reinstall()
+        let (again, _) = try await device.launchOnDevice()
+        _ = try await again.restore()
+        #expect(try await again.account(.fetchCurrent).isActive("zorya.lifetime"))
+    }
+
+    @Test func analyticsEventsCarryProductPriceAndCurrency() async throws {
+        let device = try await Device()
+        let events = device.analytics.events
+        let (manager, _) = try await device.launchOnDevice()
+        _ = try await manager.buy(Kit.report("career"))
+        await device.store.nextPurchase(.failure(.paymentDeclined))
+        _ = try? await manager.purchase(Kit.report("career"))
+        var seen: [PurchaseEvent] = []
+        for await event in events {
+            seen.append(event)
+            if event.kind == .failed { break }
+        }
+        #expect(seen.map(\.kind) == [.started, .completed, .started, .failed])
+        #expect(seen.allSatisfy { $0.productID == Kit.report("career") && $0.price == 4990 && $0.currency == "USD" })
+        #expect(seen.last?.errorCode == "payment_declined")
+    }
+}
+
+/// A flag set from a `@Sendable` closure.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var flag = false
+    var value: Bool { lock.withLock { flag } }
+    func set() { lock.withLock { flag = true } }
+}
+
+/// Holds a task at a point until the test opens it, and tells the test when it got there.
+actor Gate {
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var watchers: [CheckedContinuation<Void, Never>] = []
+    private var isOpen = false
+
+    func wait() async {
+        guard !isOpen else { return }
+        await withCheckedContinuation { continuation in
+            waiting.append(continuation)
+            for watcher in watchers { watcher.resume() }
+            watchers.removeAll()
+        }
+    }
+
+    func arrived() async {
+        guard waiting.isEmpty else { return }
+        await withCheckedContinuation { watchers.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for continuation in waiting { continuation.resume() }
+        waiting.removeAll()
+    }
+}

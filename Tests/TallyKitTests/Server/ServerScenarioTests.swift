@@ -1,0 +1,267 @@
+import Foundation
+import TallyCore
+@testable import TallyKit
+import TallyKitTesting
+import TallyServer
+import TallyTesting
+import Testing
+
+/// Seeds 001, 002 and 003: credits kept by a Tally server, running in this process on
+/// loopback, reached over HTTP by `ServerDelivery`.
+@Suite(.timeLimit(.minutes(2))) struct ServerScenarioTests {
+    static let photoProducts = ["com.tally.photo.credits.10", "com.tally.photo.credits.50", "com.tally.photo.credits.100"]
+
+    /// A device signed up with the server, its manager started.
+    static func signedUp(
+        _ device: Device, _ server: LiveServer, transport: FlakyTransport = FlakyTransport(), products: [String] = photoProducts,
+        _ configure: (inout PurchaseManager.Configuration) -> Void = { _ in }
+    ) async throws -> (PurchaseManager, ServerDelivery) {
+        let credentials = try await ServerDelivery.register(baseURL: server.baseURL, transport: transport)
+        let delivery = ServerDelivery(baseURL: server.baseURL, credentials: credentials, transport: transport)
+        let manager = try await device.launch(delivery: delivery, database: try device.database(), productIDs: products) {
+            $0.scope = credentials.userID
+            configure(&$0)
+        }
+        return (manager, delivery)
+    }
+
+    // MARK: Seed 001 — an AI photo app with server credits
+
+    @Test func seed001_twoFreeCreditsOnSignUpThenAPackOfFifty() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, delivery) = try await Self.signedUp(device, server)
+            #expect(try await manager.available("credits") == 2)
+            let receipt = try await manager.buy("com.tally.photo.credits.50")
+            #expect(receipt.granted == [Amount(currency: "credits", amount: 50)])
+            #expect(receipt.balances.first { $0.currency == "credits" }?.available == 52)
+            #expect(!receipt.replayed)
+            // The order made before payment was fulfilled by this transaction.
+            let intent = try #require(try await manager.journal.intents().first)
+            let order = try await delivery.order(try #require(intent.ticket.orderID))
+            #expect(order.status == "fulfilled")
+            #expect(order.transactionId == receipt.transactionID)
+            #expect(await device.appStore.isFinished(transactionID: receipt.transactionID))
+        }
+    }
+
+    @Test func seed001_insufficientCreditsIsATypedErrorAPaywallCanActOn() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, _) = try await Self.signedUp(device, server)
+            let error = await #expect(throws: TallyError.self) { try await manager.spend("credits", amount: 3, reference: "image-1") }
+            #expect(error?.code == .insufficientCredits)
+            #expect(error?.available == 2)
+            #expect(error?.currency == "credits")
+            let presentation = try #require(error?.presentation(in: .ukrainian))
+            #expect(presentation.title == "Недостатньо кредитів")
+            #expect(presentation.message.hasSuffix("У вас 2 кредити."))
+            #expect(try await manager.available("credits") == 2)
+        }
+    }
+
+    @Test func seed001_aSpendRetriedWithItsKeySpendsOnce() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let transport = FlakyTransport()
+            let (manager, _) = try await Self.signedUp(device, server, transport: transport)
+            // The first answer is lost after the server spent; the retry carries the same key.
+            transport.fail(.answerLost)
+            let spending = Task { try await manager.spend("credits", amount: 1, reference: "image-7", idempotencyKey: "spend-image-7") }
+            await device.clock.waitForSleepers(1)
+            device.clock.advance(by: .seconds(60))
+            let spent = try await spending.value
+            #expect(spent.replayed)
+            #expect(try await manager.available("credits") == 1)
+        }
+    }
+
+    // MARK: Seed 002 — a voice recorder selling seconds
+
+    @Test func seed002_topUpThreeHoursOfRecording() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, _) = try await Self.signedUp(device, server, products: ["com.tally.echo.3hours"])
+            let receipt = try await manager.buy("com.tally.echo.3hours")
+            #expect(receipt.granted == [Amount(currency: "seconds", amount: 10_800)])
+            #expect(try await manager.available("seconds") == 10_800)
+        }
+    }
+
+    @Test func seed002_aBookingUsesTheMonthlyAllowanceBeforeTheTopUpAndReturnsTheUnusedPart() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, _) = try await Self.signedUp(device, server, products: ["com.tally.echo.3hours", "com.tally.pro.monthly"])
+            _ = try await manager.buy("com.tally.pro.monthly")
+            _ = try await manager.buy("com.tally.echo.3hours")
+            let before = try await manager.account(.fetchCurrent).balance("seconds")
+            #expect(before.allowance?.granted == 3600)
+            #expect(before.available == 10_800)
+
+            let reservation = try await manager.reserve("seconds", amount: 4000, ttlSeconds: 600, reference: "recording-1")
+            #expect(reservation.fromAllowance == 3600)
+            #expect(reservation.fromBalance == 400)
+            let committed = try #require(try await manager.commit(reservation, used: 3700))
+            #expect(committed.status == "committed")
+            let after = try await manager.account(.fetchCurrent).balance("seconds")
+            #expect(after.allowance?.used == 3600)
+            #expect(after.available == 10_800 - 100)
+            #expect(after.held == 0)
+        }
+    }
+
+    @Test func seed002_anExpiredReservationReturnsEverything() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, _) = try await Self.signedUp(device, server, products: ["com.tally.echo.3hours"])
+            _ = try await manager.buy("com.tally.echo.3hours")
+            let reservation = try await manager.reserve("seconds", amount: 600, ttlSeconds: 60)
+            #expect(try await manager.available("seconds") == 10_200)
+            device.time.advance(seconds: 61)
+            // The server's sweeper (once a second in `tally serve`) returns it.
+            _ = try await server.storage.expireReservations()
+            #expect(try await manager.available("seconds") == 10_800)
+            let error = await #expect(throws: TallyError.self) { try await manager.commit(reservation, used: 10) }
+            #expect(error?.code == .reservationClosed)
+        }
+    }
+
+    @Test func seed002_consumeHoldsWhileRecordingAndChargesOnlyOnSuccess() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, _) = try await Self.signedUp(device, server, products: ["com.tally.echo.3hours"])
+            _ = try await manager.buy("com.tally.echo.3hours")
+            struct RecordingFailed: Error {}
+            await #expect(throws: RecordingFailed.self) {
+                try await manager.consume("seconds", amount: 300, for: "recording-2") { throw RecordingFailed() }
+            }
+            #expect(try await manager.available("seconds") == 10_800)
+            try await manager.consume("seconds", amount: 300, for: "recording-3") { () }
+            #expect(try await manager.available("seconds") == 10_500)
+        }
+    }
+
+    // MARK: Seed 003 — orders, anti-loss and backoff
+
+    @Test func seed003_aCancelledPaymentClosesItsOrder() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, delivery) = try await Self.signedUp(device, server)
+            await device.store.nextPurchase(.userCancelled)
+            #expect(try await manager.purchase("com.tally.photo.credits.10") == .cancelled)
+            let intent = try #require(try await manager.journal.intents().first)
+            #expect(intent.state == "abandoned")
+            #expect(try await delivery.order(try #require(intent.ticket.orderID)).status == "failed")
+        }
+    }
+
+    @Test func seed003_whenTheOrderCannotBeCreatedNoPaymentSheetIsShown() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let transport = FlakyTransport()
+            let (manager, _) = try await Self.signedUp(device, server, transport: transport) { $0.attemptsDuringPurchase = 1 }
+            transport.fail(.timeout)
+            let error = await #expect(throws: TallyError.self) { try await manager.purchase("com.tally.photo.credits.10") }
+            #expect(error?.code == .networkError)
+            #expect(try await device.appStore.history(includingFinishedConsumables: true).isEmpty)
+        }
+    }
+
+    @Test func seed003_serverUnreachableAfterPaymentIsRetriedWithBackoffAndCreditedOnce() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let transport = FlakyTransport()
+            let gate = Gate()
+            let (paused, _) = try await Self.signedUp(device, server, transport: transport) {
+                $0.attemptsDuringPurchase = 1
+                $0.checkpoint = { step, _ in if step == .paid { await gate.wait() } }
+            }
+            // The order is made, then the server fails while the customer pays.
+            let buying = Task { try await paused.purchase("com.tally.photo.credits.10") }
+            await gate.arrived()
+            transport.failAlways(.serverError)
+            await gate.open()
+            let error = await #expect(throws: TallyError.self) { try await buying.value }
+            #expect(error?.code == .serverUnavailable)
+            #expect(error?.presentation(in: .english).message.contains("your purchase is safe") == true)
+            let transactionID = try #require(try await paused.journal.unfinished().first?.transaction.id)
+            #expect(!(await device.appStore.isFinished(transactionID: transactionID)))
+
+            // Backoff: 1 s, 2 s, 4 s … each retry fails while the server is down.
+            for expected in [1, 2, 4] {
+                await device.clock.waitForSleepers(1)
+                let before = transport.requestCount
+                device.clock.advance(by: .seconds(expected - 1))
+                #expect(transport.requestCount == before, "retried before \(expected) s")
+                device.clock.advance(by: .seconds(1))
+                while transport.requestCount == before { await Task.yield() }
+            }
+            transport.heal()
+            var updates = paused.accountUpdates().makeAsyncIterator()
+            _ = await updates.next()
+            await device.clock.waitForSleepers(1)
+            device.clock.advance(by: .seconds(8))
+            while let state = await updates.next(), state.balance("credits").available != 12 {}
+            #expect(try await paused.available("credits") == 12)
+            #expect(await device.appStore.isFinished(transactionID: transactionID))
+            #expect(try await paused.journal.unfinished().isEmpty)
+            #expect(await paused.scheduledRetries == 0)
+        }
+    }
+
+    @Test func seed003_aLostAnswerIsNotFinishedUntilAnAnswerNamesTheTransaction() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let transport = FlakyTransport()
+            let gate = Gate()
+            let (manager, _) = try await Self.signedUp(device, server, transport: transport) {
+                $0.attemptsDuringPurchase = 2
+                $0.checkpoint = { step, _ in if step == .paid { await gate.wait() } }
+            }
+            let buying = Task { try await manager.buy("com.tally.photo.credits.10") }
+            await gate.arrived()
+            // The purchase post reaches the server, which credits it, but its answer is lost.
+            transport.fail(.answerLost)
+            await gate.open()
+            await device.clock.waitForSleepers(1)
+            let transactionID = try #require(try await manager.journal.unfinished().first?.transaction.id)
+            #expect(!(await device.appStore.isFinished(transactionID: transactionID)))
+            device.clock.advance(by: .seconds(1))
+            let receipt = try await buying.value
+            #expect(receipt.replayed)
+            #expect(try await manager.available("credits") == 12)
+        }
+    }
+
+    @Test func aTransactionOfAnotherUserIsRefusedAndNotFinished() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, _) = try await Self.signedUp(device, server)
+            // Another user's purchase, made with that user's app account token, shows up on this device.
+            let other = try await ServerDelivery.register(baseURL: server.baseURL)
+            guard case .success(let paid) = try await device.appStore.purchase(
+                "com.tally.photo.credits.10", options: .init(appAccountToken: other.appAccountToken, outcome: .success)) else {
+                Issue.record("the purchase did not succeed"); return
+            }
+            try await device.store.redeliver(transactionID: paid.transactionID)
+            while try await manager.journal.unfinished().first?.state != .rejected { await Task.yield() }
+            #expect(try await manager.journal.unfinished().first?.lastError == "transaction_belongs_to_another_user")
+            #expect(!(await device.appStore.isFinished(transactionID: paid.transactionID)))
+            #expect(try await manager.available("credits") == 2)
+        }
+    }
+
+    @Test func aRefundArrivingThroughUpdatesIsTakenBackByTheServer() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, _) = try await Self.signedUp(device, server)
+            let receipt = try await manager.buy("com.tally.photo.credits.10")
+            #expect(try await manager.available("credits") == 12)
+            var updates = manager.accountUpdates().makeAsyncIterator()
+            _ = await updates.next()
+            _ = try await device.appStore.refund(transactionID: receipt.transactionID)
+            while let state = await updates.next(), state.balance("credits").available != 2 {}
+            #expect(try await manager.available("credits") == 2)
+        }
+    }
+}

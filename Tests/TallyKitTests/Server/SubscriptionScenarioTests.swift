@@ -1,0 +1,208 @@
+import Foundation
+import TallyCore
+@testable import TallyKit
+import TallyKitTesting
+import TallyServer
+import TallyTesting
+import Testing
+
+/// Seed 004: a subscription app with an onboarding paywall, its entitlement kept by the
+/// server and cached on the device for 24 hours.
+@Suite(.timeLimit(.minutes(2))) struct SubscriptionScenarioTests {
+    static let products = ["com.tally.pro.monthly", "com.tally.pro.yearly"]
+
+    static func launch(
+        _ device: Device, _ server: LiveServer, credentials: ServerDelivery.Credentials? = nil, transport: FlakyTransport = FlakyTransport(),
+        offlineWindow: Duration = .seconds(3 * 86_400)
+    ) async throws -> (PurchaseManager, ServerDelivery.Credentials) {
+        let registered: ServerDelivery.Credentials
+        if let credentials {
+            registered = credentials
+        } else {
+            registered = try await ServerDelivery.register(baseURL: server.baseURL, transport: transport)
+        }
+        let delivery = ServerDelivery(baseURL: server.baseURL, credentials: registered, transport: transport)
+        let manager = try await device.launch(delivery: delivery, database: try device.database(), productIDs: products) {
+            $0.scope = registered.userID
+            $0.onboardingEntitlement = "pro"
+            $0.attemptsDuringPurchase = 1
+            $0.offlineAccessWindow = offlineWindow
+        }
+        return (manager, registered)
+    }
+
+    @Test func scenario1_anActiveSubscriptionIsFoundAtLaunchAndCached() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (first, credentials) = try await Self.launch(device, server)
+            _ = try await first.buy("com.tally.pro.monthly")
+            await first.stop()
+
+            // A fresh install on this device signs in as the same user.
+            device.reinstall()
+            let (manager, _) = try await Self.launch(device, server, credentials: credentials)
+            #expect(await manager.destination() == .main)
+            let cached = try await manager.account(.fromCacheOnly)
+            #expect(cached.source == .cache)
+            #expect(cached.isActive("pro"))
+        }
+    }
+
+    @Test func scenario2_withinADayTheCacheIsUsedAtOnceEvenOffline() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let transport = FlakyTransport()
+            let (manager, credentials) = try await Self.launch(device, server, transport: transport)
+            _ = try await manager.buy("com.tally.pro.monthly")
+            await manager.stop()
+
+            device.time.advance(seconds: 23 * 3600)
+            transport.failAlways(.offline)
+            let (again, _) = try await Self.launch(device, server, credentials: credentials, transport: transport)
+            let state = try await again.account(.cachedOrFetched)
+            #expect(state.source == .cache)
+            #expect(!state.isStale)
+            #expect(state.isActive("pro"))
+            #expect(await again.destination() == .main)
+
+            // After 24 hours the cache is stale: a fresh state is fetched once the network is back.
+            device.time.advance(seconds: 2 * 3600)
+            transport.heal()
+            let fresh = try await again.account(.notStaleCachedOrFetched)
+            #expect(fresh.source == .fetched)
+            #expect(fresh.isActive("pro"))
+        }
+    }
+
+    @Test func scenario3_onboardingCompletesOnlyAfterAConfirmedPayment() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, _) = try await Self.launch(device, server)
+            #expect(await manager.destination() == .onboarding)
+
+            await device.store.nextPurchase(.userCancelled)
+            #expect(try await manager.purchase("com.tally.pro.monthly") == .cancelled)
+            #expect(await manager.destination() == .onboarding)
+
+            await device.store.nextPurchase(.failure(.paymentDeclined))
+            _ = try? await manager.purchase("com.tally.pro.monthly")
+            #expect(await manager.destination() == .onboarding)
+
+            let access = await AccessModel(manager: manager, entitlement: "pro")
+            await access.update()
+            #expect(await access.destination == .onboarding)
+            _ = try await manager.buy("com.tally.pro.monthly")
+            #expect(await manager.destination(policy: .fromCacheOnly) == .main)
+            while await access.destination != .main { await Task.yield() }
+            await access.stop()
+        }
+    }
+
+    @Test func scenario3_aPendingPurchaseDoesNotCompleteOnboarding() async throws {
+        let device = try await Device { $0.askToBuyEnabled = true }
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, _) = try await Self.launch(device, server)
+            #expect(try await manager.purchase("com.tally.pro.monthly") == .pending)
+            #expect(await manager.destination() == .onboarding)
+        }
+    }
+
+    @Test func scenario4_offlineAccessFromTheLastKnownStateWithinTheWindow() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let transport = FlakyTransport()
+            let (manager, _) = try await Self.launch(device, server, transport: transport)
+            _ = try await manager.buy("com.tally.pro.yearly")
+            transport.failAlways(.offline)
+
+            device.time.advance(seconds: 2 * 86_400)
+            let stale = try await manager.account(.notStaleCachedOrFetched)
+            #expect(stale.source == .cache)
+            #expect(stale.isStale)
+            #expect(stale.isActive("pro"))
+            #expect(await manager.destination(policy: .notStaleCachedOrFetched) == .main)
+
+            // Past the offline window (three days by default) the cached state no longer counts.
+            device.time.advance(seconds: 2 * 86_400)
+            let expired = try await manager.account(.fromCacheOnly)
+            #expect(expired.source == .none)
+            #expect(!expired.isActive("pro"))
+            #expect(await manager.destination(policy: .fromCacheOnly) == .paywall)
+        }
+    }
+
+    @Test func scenario4_movingTheDeviceClockBackwardsDoesNotExtendAccess() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let transport = FlakyTransport()
+            let (manager, _) = try await Self.launch(device, server, transport: transport)
+            _ = try await manager.buy("com.tally.pro.yearly")
+            transport.failAlways(.offline)
+            device.time.advance(seconds: 4 * 86_400)
+            #expect(!(try await manager.account(.fromCacheOnly).isActive("pro")))
+            // Back to the day of purchase: the device remembers it has seen later times.
+            device.time.set(Kit.start.addingTimeInterval(3600))
+            let state = try await manager.account(.fromCacheOnly)
+            #expect(!state.isActive("pro"))
+            #expect(state.asOf >= Kit.start.addingTimeInterval(4 * 86_400))
+        }
+    }
+
+    @Test func anEntitlementThatExpiredWhileOfflineIsNotActive() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let transport = FlakyTransport()
+            let (manager, _) = try await Self.launch(device, server, transport: transport, offlineWindow: .seconds(60 * 86_400))
+            _ = try await manager.buy("com.tally.pro.monthly")
+            try await device.appStore.setAutoRenew(originalTransactionID: try #require(try await device.appStore.currentEntitlements().first?.payload.originalTransactionId), enabled: false)
+            transport.failAlways(.offline)
+            // Within the offline window, but past the subscription's own expiry.
+            device.time.set(try #require(try await manager.account(.fromCacheOnly).snapshot.entitlements.first?.expiresAt).addingTimeInterval(60))
+            let state = try await manager.account(.cachedOrFetched)
+            #expect(state.source == .cache)
+            #expect(!state.isActive("pro"))
+        }
+    }
+
+    @Test func scenario7_aNewUserGoesThroughOnboarding() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, _) = try await Self.launch(device, server)
+            let access = await AccessModel(manager: manager, entitlement: "pro")
+            await access.update()
+            #expect(await access.destination == .onboarding)
+            await access.stop()
+        }
+    }
+
+    @Test func scenario8_aReturningUserWithALapsedSubscriptionGoesStraightToThePaywall() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, _) = try await Self.launch(device, server)
+            let receipt = try await manager.buy("com.tally.pro.monthly")
+            let original = try #require(try await device.appStore.transaction(receipt.transactionID).payload.originalTransactionId)
+            try await device.appStore.setAutoRenew(originalTransactionID: original, enabled: false)
+            try await device.advance(days: 32)
+            await manager.stop()
+
+            let (again, _) = try await Self.launch(device, server, credentials: try #require(again(manager)))
+            #expect(await again.destination(policy: .fetchCurrent) == .paywall)
+        }
+    }
+
+    @Test func scenario9_aSubscriberSkipsOnboardingAndPaywall() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, credentials) = try await Self.launch(device, server)
+            _ = try await manager.buy("com.tally.pro.yearly")
+            await manager.stop()
+            try await device.advance(days: 30)
+            let (again, _) = try await Self.launch(device, server, credentials: credentials)
+            #expect(await again.destination(policy: .fetchCurrent) == .main)
+        }
+    }
+
+    private func again(_ manager: PurchaseManager) -> ServerDelivery.Credentials? {
+        (manager.delivery as? ServerDelivery)?.credentials
+    }
+}
