@@ -90,7 +90,7 @@ let package = Package(
         .target(
             name: "TallyBenchmarks",
             dependencies: [
-                "TallyCore", "TallyVerify", "TallyTesting", "TallyServer",
+                "TallyCore", "TallyVerify", "TallyTesting", "TallyServer", "TallyKit", "TallyKitTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -104,6 +104,7 @@ let package = Package(
             name: "tally",
             dependencies: [
                 "TallyCore", "TallyVerify", "TallyTesting", "TallyTestingServer", "TallyServer", "TallyBenchmarks",
+                "TallyKit", "TallyKitTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
