@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// The crash matrix, with real processes: `tally device purchase --crash-at STEP` dies by
+/// SIGKILL at each step of a purchase, on the device and against a `tally serve` process;
+/// the next launch delivers the credit, and it arrives exactly once.
+@Suite(.timeLimit(.minutes(3))) struct DeviceCrashTests {
+    /// Every step of `PurchaseStep`, in order; `stepsAreEveryStepOfAPurchase` keeps the list whole.
+    static let steps = ["paid", "journaled", "delivered", "recorded", "finished"]
+
+    enum Mode: String, CaseIterable, Sendable { case onDevice = "on-device", server }
+
+    /// One phone: its folder and the simulated App Store's certificate authority.
+    struct Phone {
+        var folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-device-\(UUID().uuidString)")
+        var server: String?
+        var caDir: String { folder.appendingPathComponent("ca").path }
+
+        func run(_ subcommand: String, _ extra: [String] = []) throws -> CommandLine.Run {
+            var arguments = ["device", subcommand, "--ca-dir", caDir, "--state", folder.appendingPathComponent("state").path]
+            if let server { arguments += ["--server", server] }
+            return try CommandLine.run(arguments + extra)
+        }
+
+        func launch() throws -> [String: Any] {
+            let run = try run("launch")
+            #expect(run.status == 0, "\(run.stderr)")
+            return CommandLine.json(run.stdout)
+        }
+    }
+
+    /// What one purchase must leave, and nothing more: a report credit on the device; on the
+    /// server, 10 credits on top of the 2 every new user gets.
+    static func product(_ mode: Mode) -> (id: String, currency: String, balance: Int) {
+        mode == .onDevice ? ("com.tally.zorya.report.career", "report.career", 1) : ("com.tally.photo.credits.10", "credits", 12)
+    }
+
+    /// Runs `body` with a `tally serve` on a fresh database that trusts the phone's App Store.
+    static func withServer(_ phone: inout Phone, _ body: (Phone) throws -> Void) throws {
+        // The authority's folder must exist before the server is told to trust it.
+        let created = try CommandLine.run(["appstore", "purchase", "--ca-dir", phone.caDir, "--product", "com.tally.photo.credits.10"])
+        #expect(created.status == 0, "\(created.stderr)")
+        let port = Int.random(in: 40_001...50_000)
+        let database = phone.folder.appendingPathComponent("server.sqlite").path
+        let (server, _) = try ServeCommandTests.start(
+            ["serve", "--dev", "--trust-ca-dir", phone.caDir, "--port", "\(port)", "--database", database], until: "listening")
+        defer { server.terminate(); server.waitUntilExit() }
+        phone.server = "http://127.0.0.1:\(port)"
+        try body(phone)
+    }
+
+    @Test(arguments: Mode.allCases, steps)
+    func aCrashAtEveryStepDeliversTheCreditExactlyOnce(mode: Mode, step: String) throws {
+        var phone = Phone()
+        defer { try? FileManager.default.removeItem(at: phone.folder) }
+        let check = { (phone: Phone) throws in
+            let (product, currency, balance) = Self.product(mode)
+            let crashed = try phone.run("purchase", ["--product", product, "--crash-at", step])
+            #expect(crashed.status == 9, "the purchase was to die by SIGKILL at \(step): \(crashed.stdout) \(crashed.stderr)")
+            #expect(crashed.stderr.contains("crashing at \(step)"))
+
+            // The next launch takes up what the crash left; the one after finds nothing to do.
+            for launch in 1...2 {
+                let state = try phone.launch()
+                let balances = state["balances"] as? [String: Int] ?? [:]
+                #expect(balances[currency] == balance, "launch \(launch) after a crash at \(step): \(state)")
+                #expect(state["unfinished_in_store"] as? Int == 0, "\(state)")
+                let journal = state["journal"] as? [[String: String]] ?? []
+                #expect(journal.count == 1 && journal.allSatisfy { $0["state"] == "finished" }, "\(journal)")
+            }
+        }
+        if mode == .server { try Self.withServer(&phone, check) } else { try check(phone) }
+    }
+
+    @Test func aCrashedPurchaseIsDeliveredAtALaterLaunchWhenTheServerIsBack() throws {
+        var phone = Phone()
+        defer { try? FileManager.default.removeItem(at: phone.folder) }
+        var server = ""
+        // Paid and journaled, then the app dies; the server goes away too.
+        try Self.withServer(&phone) { phone throws in
+            server = phone.server ?? ""
+            let crashed = try phone.run("purchase", ["--product", "com.tally.photo.credits.10", "--crash-at", "journaled"])
+            #expect(crashed.status == 9)
+        }
+        // A launch without the server cannot deliver and says why; the journal keeps the transaction.
+        let offline = Phone(folder: phone.folder, server: server)
+        let failed = try offline.run("launch")
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("network_error") || failed.stderr.contains("server_unavailable"), "\(failed.stderr)")
+
+        // The server back on the same database and port: the next launch delivers it, once.
+        let port = try #require(URL(string: server)?.port)
+        let (restarted, _) = try ServeCommandTests.start(
+            ["serve", "--dev", "--trust-ca-dir", phone.caDir, "--port", "\(port)",
+             "--database", phone.folder.appendingPathComponent("server.sqlite").path], until: "listening")
+        defer { restarted.terminate(); restarted.waitUntilExit() }
+        for _ in 1...2 {
+            let state = try offline.launch()
+            #expect((state["balances"] as? [String: Int])?["credits"] == 12, "\(state)")
+            #expect(state["unfinished_in_store"] as? Int == 0)
+        }
+    }
+
+    @Test func withoutTheServerAPurchaseIsNotStarted() throws {
+        // Nothing listens on this port: the order cannot be made, so no payment sheet is shown.
+        let phone = Phone(server: "http://127.0.0.1:\(Int.random(in: 50_001...60_000))")
+        defer { try? FileManager.default.removeItem(at: phone.folder) }
+        let run = try phone.run("purchase", ["--product", "com.tally.photo.credits.10"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("network_error"), "\(run.stderr)")
+        let store = try? Data(contentsOf: phone.folder.appendingPathComponent("state/appstore.json"))
+        #expect(store.map { !String(decoding: $0, as: UTF8.self).contains("photo.credits") } ?? true, "nothing was bought")
+    }
+
+    @Test func stepsAreEveryStepOfAPurchase() throws {
+        let run = try CommandLine.run(["device", "purchase", "--ca-dir", "/tmp/x", "--state", "/tmp/y", "--product", "p", "--crash-at", "nowhere"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("must be one of \(Self.steps.joined(separator: ", "))"), "\(run.stderr)")
+    }
+}
