@@ -4,7 +4,7 @@ public import Foundation
 /// a ``reason`` for logs, and a ``presentation(in:)`` for people, in English and Ukrainian.
 ///
 /// Two errors are equal when their codes are. A customer who cancels the payment sheet gets
-/// no error at all: ``PurchaseManager/purchase(_:options:)`` returns `.cancelled`.
+/// no error at all: ``PurchaseManager/purchase(_:quantity:promotionalOffer:)`` returns `.cancelled`.
 ///
 /// ```swift
 /// do {
