@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Runs every test of the package on a fresh Linux machine: installs and starts what the
-# tests need, then `swift test`. Safe to run again.
+# tests need, then `swift test`, then the crash check `scripts/chaos.sh --quick`. Safe to run
+# again. Arguments go to `swift test` (e.g. `--scratch-path DIR`, `--filter NAME`).
 #
 # PostgreSQL: unless TALLY_TEST_POSTGRES_URL is already set, a throwaway server is started
 # from .build-test/postgres on 127.0.0.1 (port TALLY_TEST_POSTGRES_PORT, default 55432, or the
 # next free one) and stopped on exit; the storage conformance tests then run on it as well as
 # on SQLite. When it cannot be installed or started, the tests run on SQLite only.
+#
+# Chaos: once `swift test` passes, `scripts/chaos.sh --quick` kills and restarts the `tally`
+# that `swift test` built (in its scratch path) under load, on SQLite and, when the throwaway
+# PostgreSQL runs, on PostgreSQL too (~20-40 s on 2 cores); a failure fails the run.
+# TALLY_TEST_CHAOS=0 skips it. See docs/chaos.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +20,7 @@ sudo=""
 
 # Debian packages the tests need, installed when missing.
 packages=(libsqlite3-dev)
+command -v python3 >/dev/null || packages+=(python3)  # scripts/chaos/driver.py
 [ -n "${TALLY_TEST_POSTGRES_URL:-}" ] || packages+=(postgresql)
 missing=()
 for package in "${packages[@]}"; do
@@ -105,18 +112,28 @@ start_postgres() {
     postgres_note "initdb failed: $(tail -n 3 "$run/initdb.log" 2>/dev/null)"; stop_postgres; return 1
   fi
 
-  local port="${TALLY_TEST_POSTGRES_PORT:-55432}" tries=0
-  until port_is_free "$port"; do
-    port=$((port + 1)); tries=$((tries + 1))
-    [ $tries -lt 100 ] || { postgres_note "no free port from ${TALLY_TEST_POSTGRES_PORT:-55432}"; stop_postgres; return 1; }
+  local port="${TALLY_TEST_POSTGRES_PORT:-55432}" tries=0 log
+  while :; do
+    until port_is_free "$port"; do
+      port=$((port + 1)); tries=$((tries + 1))
+      [ $tries -lt 100 ] || { postgres_note "no free port from ${TALLY_TEST_POSTGRES_PORT:-55432}"; stop_postgres; return 1; }
+    done
+    # TCP on loopback only, no Unix socket (so no socket folder is needed); durability is off,
+    # this server is thrown away after the run.
+    log="$run/server-$port.log"
+    if as_postgres "$pg_bin/pg_ctl" -D "$pg_data" -l "$log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories= -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+        start >/dev/null 2>&1; then
+      break
+    fi
+    # The port looked free but could not be bound: another run started a server on it at the
+    # same moment, or a client's connection uses it (these ports are in the ephemeral range).
+    if grep -q "could not create listen socket" "$log" 2>/dev/null && [ $tries -lt 100 ]; then
+      port=$((port + 1)); tries=$((tries + 1))
+      continue
+    fi
+    postgres_note "the server did not start: $(tail -n 3 "$log" 2>/dev/null)"; stop_postgres; return 1
   done
-  # TCP on loopback only, no Unix socket (so no socket folder is needed); durability is off,
-  # this server is thrown away after the run.
-  if ! as_postgres "$pg_bin/pg_ctl" -D "$pg_data" -l "$pg_data/server.log" -w -t 60 \
-      -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories= -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
-      start >/dev/null 2>&1; then
-    postgres_note "the server did not start: $(tail -n 3 "$pg_data/server.log" 2>/dev/null)"; stop_postgres; return 1
-  fi
   export TALLY_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
   echo "PostgreSQL $(basename "$(dirname "$pg_bin")") runs for the tests at $TALLY_TEST_POSTGRES_URL" >&2
 }
@@ -134,4 +151,42 @@ fi
 
 status=0
 swift test "$@" || status=$?
+[ $status -eq 0 ] || exit $status
+
+# --- Chaos ---------------------------------------------------------------------------------
+
+# The scratch path and configuration `swift test` built in, so that chaos runs that `tally`.
+scratch=".build" configuration="debug" chaos="${TALLY_TEST_CHAOS:-1}"
+arguments=("$@")
+for ((index = 0; index < ${#arguments[@]}; index++)); do
+  argument="${arguments[$index]}"
+  next="${arguments[$((index + 1))]:-}"
+  case "$argument" in
+    --scratch-path) scratch="$next" ;;
+    --scratch-path=*) scratch="${argument#*=}" ;;
+    -c|--configuration) configuration="$next" ;;
+    --configuration=*) configuration="${argument#*=}" ;;
+    list|--list-tests|-h|--help|--version) chaos=0 ;;  # nothing was tested
+  esac
+done
+case "$scratch" in /*) ;; *) scratch="$(pwd)/$scratch" ;; esac
+if [ "$chaos" = 0 ]; then
+  echo "Chaos check skipped." >&2
+  exit 0
+fi
+
+chaos_arguments=(--quick --tally "$scratch/$configuration/tally")
+if [ ! -x "$scratch/$configuration/tally" ]; then
+  # `swift test` builds every product, so this is rare (e.g. --skip-build): let chaos build it there.
+  chaos_arguments=(--quick --scratch-path "$scratch")
+fi
+if [ -n "$pg_run" ]; then
+  chaos_arguments+=(--postgres "$TALLY_TEST_POSTGRES_URL")
+else
+  # Only the throwaway server: a server given from outside may not let the check create a database.
+  chaos_arguments+=(--sqlite-only)
+fi
+echo "" >&2
+echo "scripts/chaos.sh ${chaos_arguments[*]}" >&2
+scripts/chaos.sh "${chaos_arguments[@]}" || status=$?
 exit $status

@@ -9,8 +9,9 @@ import TallyCore
 /// entries; lots record where units came from, and their `remaining` always sums to
 /// `available + held`. Spending consumes the oldest lot first.
 ///
-/// Every write updates the position row first: that row lock serializes concurrent work on one
-/// user's currency on PostgreSQL, and SQLite has one writer anyway.
+/// Every write that reads before it changes takes ``lock(_:_:)`` first: that row lock
+/// serializes concurrent work on one user's currency on PostgreSQL (READ COMMITTED: each
+/// statement after it sees what the previous holder committed), and SQLite has one writer anyway.
 struct Ledger {
     let executor: any SQLExecutor
     /// Now, in epoch milliseconds.
@@ -29,9 +30,15 @@ struct Ledger {
         return Position(available: try row.int("available"), held: try row.int("held"), debt: try row.int("debt"))
     }
 
-    private func ensurePosition(_ user: String, _ currency: String) async throws {
+    /// Locks the user's position in `currency` until the transaction ends, making it if needed.
+    func lock(_ user: String, _ currency: String) async throws {
+        // An upsert that changes nothing: one statement that both makes the row and locks it.
         try await executor.execute(
-            "INSERT INTO positions (user_id, currency) VALUES (?, ?) ON CONFLICT DO NOTHING", [.text(user), .text(currency)])
+            """
+            INSERT INTO positions (user_id, currency) VALUES (?, ?)
+            ON CONFLICT (user_id, currency) DO UPDATE SET available = positions.available
+            """,
+            [.text(user), .text(currency)])
     }
 
     func entry(_ user: String, _ currency: String, kind: String, amount: Int64, bucket: String = "balance",
@@ -55,7 +62,7 @@ struct Ledger {
     func grant(_ user: String, _ currency: String, amount: Int64, kind: String, source: String,
                transaction: String? = nil, operation: String? = nil, reference: String? = nil) async throws -> Int64 {
         precondition(amount > 0)
-        try await ensurePosition(user, currency)
+        try await lock(user, currency)
         let before = try await position(user, currency)
         let repaid = min(before.debt, amount)
         try await executor.execute(
@@ -101,6 +108,7 @@ struct Ledger {
     func settleHold(_ user: String, _ currency: String, held: Int64, used: Int64, operation: String?, reference: String?) async throws {
         precondition(used >= 0 && used <= held)
         guard held > 0 else { return }
+        try await lock(user, currency)
         let before = try await position(user, currency)
         let returned = held - used
         let repaid = min(before.debt, returned)
@@ -116,7 +124,7 @@ struct Ledger {
     /// goes: the rest is held by reservations), and everything else becomes debt.
     /// Returns the amounts removed and turned into debt.
     func clawBack(lotID: Int64, user: String, currency: String, transaction: String) async throws -> (removed: Int64, debt: Int64) {
-        try await ensurePosition(user, currency)
+        try await lock(user, currency)
         let rows = try await executor.query("SELECT granted, remaining, revoked FROM lots WHERE id = ?", [.int(lotID)])
         guard let lot = rows.first, try lot.int("revoked") == 0 else { return (0, 0) }
         let granted = try lot.int("granted")

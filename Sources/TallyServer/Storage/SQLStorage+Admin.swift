@@ -31,13 +31,12 @@ extension SQLStorage {
                 try await ledger.grant(userID, amount.currency, amount: amount.amount, kind: "adjustment", source: "adjustment", reference: reason)
             } else {
                 // A correction downwards takes what is available; the rest is owed, as after a refund.
+                try await ledger.lock(userID, amount.currency)
                 let position = try await ledger.position(userID, amount.currency)
                 let taken = min(position.available, -amount.amount)
                 _ = try await ledger.spend(userID, amount.currency, amount: taken, kind: "adjustment", reference: reason)
                 let owed = -amount.amount - taken
                 if owed > 0 {
-                    try await executor.execute(
-                        "INSERT INTO positions (user_id, currency) VALUES (?, ?) ON CONFLICT DO NOTHING", [.text(userID), .text(amount.currency)])
                     try await executor.execute(
                         "UPDATE positions SET debt = debt + ? WHERE user_id = ? AND currency = ?",
                         [.int(owed), .text(userID), .text(amount.currency)])

@@ -81,15 +81,21 @@ extension SQLStorage {
     /// Applies a refund or revocation unless a later revocation event was applied already.
     /// Returns whether anything changed.
     func revoke(_ executor: any SQLExecutor, transactionID: String, eventAt: Int64, reason: RevocationReason?, time: Int64) async throws -> Bool {
-        guard let row = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first else {
+        // The event is recorded by a conditional UPDATE, which also locks the row: a refund and
+        // its reversal racing (PostgreSQL) apply one after the other, and the later event wins.
+        let current = try await executor.execute(
+            """
+            UPDATE store_transactions SET revocation_event_at = ?, revocation_reason = ?
+            WHERE transaction_id = ? AND (revocation_event_at IS NULL OR revocation_event_at <= ?)
+            """,
+            [.int(eventAt), .optional(reason.map { Int64($0.rawValue) }), .text(transactionID), .int(eventAt)])
+        guard current == 1 else { return false }
+        let claimed = try await executor.execute(
+            "UPDATE store_transactions SET revoked = 1 WHERE transaction_id = ? AND revoked = 0", [.text(transactionID)])
+        guard claimed == 1,
+              let row = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first else {
             return false
         }
-        if let last = row.optionalInt("revocation_event_at"), eventAt < last { return false }
-        try await executor.execute(
-            "UPDATE store_transactions SET revocation_event_at = ?, revocation_reason = ? WHERE transaction_id = ?",
-            [.int(eventAt), .optional(reason.map { Int64($0.rawValue) }), .text(transactionID)])
-        guard try row.int("revoked") == 0 else { return false }
-        try await executor.execute("UPDATE store_transactions SET revoked = 1 WHERE transaction_id = ?", [.text(transactionID)])
         guard try row.int("granted") == 1, let user = row.optionalText("user_id") else { return true }
         let ledger = Ledger(executor: executor, now: time)
         for lot in try await executor.query(
@@ -101,14 +107,19 @@ extension SQLStorage {
 
     /// Restores what a refund took, unless a later revocation event was applied already.
     func reverseRevocation(_ executor: any SQLExecutor, transactionID: String, eventAt: Int64, time: Int64) async throws -> Bool {
-        guard let row = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first else {
+        let current = try await executor.execute(
+            """
+            UPDATE store_transactions SET revocation_event_at = ?
+            WHERE transaction_id = ? AND (revocation_event_at IS NULL OR revocation_event_at <= ?)
+            """,
+            [.int(eventAt), .text(transactionID), .int(eventAt)])
+        guard current == 1 else { return false }
+        let claimed = try await executor.execute(
+            "UPDATE store_transactions SET revoked = 0 WHERE transaction_id = ? AND revoked = 1", [.text(transactionID)])
+        guard claimed == 1,
+              let row = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first else {
             return false
         }
-        if let last = row.optionalInt("revocation_event_at"), eventAt < last { return false }
-        try await executor.execute(
-            "UPDATE store_transactions SET revocation_event_at = ? WHERE transaction_id = ?", [.int(eventAt), .text(transactionID)])
-        guard try row.int("revoked") == 1 else { return false }
-        try await executor.execute("UPDATE store_transactions SET revoked = 0 WHERE transaction_id = ?", [.text(transactionID)])
         guard let user = row.optionalText("user_id") else { return true }
         if try row.int("granted") == 0 {
             try await grant(executor, time: time, transactionID: transactionID, userID: user,

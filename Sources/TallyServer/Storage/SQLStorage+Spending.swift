@@ -26,9 +26,23 @@ extension SQLStorage {
         }
         let requestHash = Self.hash(request.currency, String(request.amount), request.reference ?? "")
         return try await write { executor, time in
-            if let existing = try await executor.query(
-                "SELECT request_hash, response_json FROM spends WHERE user_id = ? AND idempotency_key = ?",
-                [.text(user.id), .text(request.idempotencyKey)]).first {
+            let id = UUID().uuidString.lowercased()
+            // The key is claimed first: a duplicate running at the same time waits on this row
+            // (PostgreSQL) until this transaction ends, then replays it or, if it rolled back,
+            // takes the key itself. Its answer is filled in below, before the commit.
+            let claimed = try await executor.execute(
+                """
+                INSERT INTO spends (id, user_id, idempotency_key, request_hash, currency, amount, reference, response_json, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, '', ?) ON CONFLICT (user_id, idempotency_key) DO NOTHING
+                """,
+                [.text(id), .text(user.id), .text(request.idempotencyKey), .text(requestHash), .text(request.currency),
+                 .int(request.amount), .optional(request.reference), .int(time)])
+            if claimed == 0 {
+                guard let existing = try await executor.query(
+                    "SELECT request_hash, response_json FROM spends WHERE user_id = ? AND idempotency_key = ?",
+                    [.text(user.id), .text(request.idempotencyKey)]).first else {
+                    throw SQLDatabaseError(.retryable, "spend \(request.idempotencyKey) conflicted but is not there")
+                }
                 guard try existing.text("request_hash") == requestHash else {
                     throw TallyServerError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another spend")
                 }
@@ -37,15 +51,18 @@ extension SQLStorage {
                 return first
             }
             try await expireDue(executor, user: user.id, currency: request.currency, time: time)
-            let id = UUID().uuidString.lowercased()
             let allowances = Allowances(executor: executor, catalog: catalog, now: time)
             let ledger = Ledger(executor: executor, now: time)
+            // Allowance and balance are read after the lock, so they are what this spend changes.
+            try await ledger.lock(user.id, request.currency)
             let window = try await allowances.current(user.id, request.currency)
             let fromAllowance = min(request.amount, window?.free ?? 0)
             let fromBalance = request.amount - fromAllowance
             if let window, fromAllowance > 0 {
-                _ = try await allowances.use(window, user: user.id, currency: request.currency, amount: fromAllowance,
-                                             operation: id, reference: request.reference)
+                guard try await allowances.use(window, user: user.id, currency: request.currency, amount: fromAllowance,
+                                               operation: id, reference: request.reference) else {
+                    throw LedgerInconsistency(reason: "allowance of \(user.id)/\(request.currency) changed under the position lock")
+                }
             }
             guard try await ledger.spend(user.id, request.currency, amount: fromBalance, operation: id, reference: request.reference) else {
                 let position = try await ledger.position(user.id, request.currency)
@@ -54,13 +71,7 @@ extension SQLStorage {
             let response = SpendResponse(
                 spendId: id, currency: request.currency, amount: request.amount, fromAllowance: fromAllowance, fromBalance: fromBalance,
                 balance: try await balance(executor, user: user.id, currency: request.currency, time: time), replayed: false)
-            try await executor.execute(
-                """
-                INSERT INTO spends (id, user_id, idempotency_key, request_hash, currency, amount, reference, response_json, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [.text(id), .text(user.id), .text(request.idempotencyKey), .text(requestHash), .text(request.currency),
-                 .int(request.amount), .optional(request.reference), .text(try Self.encode(response)), .int(time)])
+            try await executor.execute("UPDATE spends SET response_json = ? WHERE id = ?", [.text(try Self.encode(response)), .text(id)])
             return response
         }
     }
@@ -74,8 +85,21 @@ extension SQLStorage {
         }
         let requestHash = Self.hash(request.currency, String(request.amount), String(request.ttlSeconds))
         return try await write { executor, time in
-            if let existing = try await executor.query(
-                "SELECT * FROM reservations WHERE user_id = ? AND idempotency_key = ?", [.text(user.id), .text(request.idempotencyKey)]).first {
+            let id = UUID().uuidString.lowercased()
+            // Claimed first, as a spend's key is; the split between allowance and balance is set below.
+            let claimed = try await executor.execute(
+                """
+                INSERT INTO reservations (id, user_id, idempotency_key, request_hash, currency, amount, from_allowance, from_balance,
+                    status, expires_at, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, 0, ?, 'held', ?, ?) ON CONFLICT (user_id, idempotency_key) DO NOTHING
+                """,
+                [.text(id), .text(user.id), .text(request.idempotencyKey), .text(requestHash), .text(request.currency),
+                 .int(request.amount), .int(request.amount), .int(time + request.ttlSeconds * 1000), .int(time)])
+            if claimed == 0 {
+                guard let existing = try await executor.query(
+                    "SELECT * FROM reservations WHERE user_id = ? AND idempotency_key = ?", [.text(user.id), .text(request.idempotencyKey)]).first else {
+                    throw SQLDatabaseError(.retryable, "reservation \(request.idempotencyKey) conflicted but is not there")
+                }
                 guard try existing.text("request_hash") == requestHash else {
                     throw TallyServerError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another reservation")
                 }
@@ -86,27 +110,26 @@ extension SQLStorage {
             try await expireDue(executor, user: user.id, currency: request.currency, time: time)
             let allowances = Allowances(executor: executor, catalog: catalog, now: time)
             let ledger = Ledger(executor: executor, now: time)
+            try await ledger.lock(user.id, request.currency)
             let window = try await allowances.current(user.id, request.currency)
             let fromAllowance = min(request.amount, window?.free ?? 0)
             let fromBalance = request.amount - fromAllowance
             if let window, fromAllowance > 0 {
-                _ = try await allowances.hold(window, currency: request.currency, amount: fromAllowance)
+                guard try await allowances.hold(window, currency: request.currency, amount: fromAllowance) else {
+                    throw LedgerInconsistency(reason: "allowance of \(user.id)/\(request.currency) changed under the position lock")
+                }
+                try await executor.execute(
+                    """
+                    UPDATE reservations SET from_allowance = ?, from_balance = ?, allowance_original_transaction_id = ?,
+                        allowance_window_start = ?
+                    WHERE id = ?
+                    """,
+                    [.int(fromAllowance), .int(fromBalance), .text(window.originalTransactionID), .int(window.start), .text(id)])
             }
             guard try await ledger.hold(user.id, request.currency, amount: fromBalance) else {
                 let position = try await ledger.position(user.id, request.currency)
                 throw Self.insufficient(request.currency, available: position.available + (window?.free ?? 0))
             }
-            let id = UUID().uuidString.lowercased()
-            try await executor.execute(
-                """
-                INSERT INTO reservations (id, user_id, idempotency_key, request_hash, currency, amount, from_allowance, from_balance,
-                    allowance_original_transaction_id, allowance_window_start, status, expires_at, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'held', ?, ?)
-                """,
-                [.text(id), .text(user.id), .text(request.idempotencyKey), .text(requestHash), .text(request.currency),
-                 .int(request.amount), .int(fromAllowance), .int(fromBalance),
-                 .optional(fromAllowance > 0 ? window?.originalTransactionID : nil), .optional(fromAllowance > 0 ? window?.start : nil),
-                 .int(time + request.ttlSeconds * 1000), .int(time)])
             return try await reservation(executor, id: id, user: user.id, time: time)
         }
     }
@@ -180,6 +203,8 @@ extension SQLStorage {
         let fromAllowance = try row.int("from_allowance")
         let fromBalance = try row.int("from_balance")
         let usedAllowance = min(used, fromAllowance)
+        // The position first, as every write to the user's currency locks it (see ``Ledger``).
+        try await Ledger(executor: executor, now: time).lock(user, currency)
         if fromAllowance > 0, let original = row.optionalText("allowance_original_transaction_id"),
            let start = row.optionalInt("allowance_window_start") {
             try await Allowances(executor: executor, catalog: catalog, now: time).settle(

@@ -6,8 +6,10 @@ import TallyVerify
 /// ``TallyStorage`` over any ``SQLDatabase``: the same statements on SQLite and PostgreSQL.
 ///
 /// A write that loses a race on a UNIQUE constraint (two instances recording the same
-/// transaction or idempotency key at once) is retried once, and the retry finds the winner's
-/// row and answers as a replay.
+/// transaction at once) or hits a serialization failure or deadlock is run again (up to three
+/// times), and the retry finds the winner's row and answers as a replay. Spends and
+/// reservations claim their idempotency key before anything else instead, so a duplicate
+/// waits for the first and replays it (see docs/decisions/0006-ledger-and-idempotency.md).
 public struct SQLStorage: TallyStorage {
     let database: any SQLDatabase
     let catalog: ServerCatalog

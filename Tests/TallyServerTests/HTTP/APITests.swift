@@ -148,6 +148,76 @@ import Testing
         }
     }
 
+    /// A refunded transaction, re-signed by the App Store and posted by the device, claws back
+    /// what it granted exactly as the REFUND notification does: once, however often it is
+    /// posted, and the notification arriving afterwards changes nothing more.
+    @Test(arguments: Backend.available)
+    func aReSignedRefundedTransactionClawsBackOnceAsARefundNotificationWould(backend: Backend) async throws {
+        let api = try await API(backend)
+        let store = api.harness.store
+        let harness = api.harness
+        try await api.test { client in
+            // Two users in the same state: 12 credits bought and received, 7 spent (the signup lot
+            // first, then 5 of the 10-pack), so a refund removes 5 and leaves 5 of debt.
+            var users: [(user: CreateUserResponse, transactionID: String)] = []
+            for _ in 0..<2 {
+                let user = try await client.newUser()
+                guard case .success(let bought) = try await store.purchase(
+                    "com.tally.photo.credits.10", options: PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success)) else {
+                    Issue.record("no purchase")
+                    return
+                }
+                let posted = try await client.post("/v1/me/purchases", token: user.userToken, body: API.body(PurchaseRequest(signedTransaction: bought.jws)))
+                #expect(posted.status == .ok)
+                let spent = try await client.post("/v1/me/spend", token: user.userToken,
+                                                  body: API.body(SpendRequest(currency: "credits", amount: 7, idempotencyKey: "s1")))
+                #expect(spent.status == .ok)
+                users.append((user, bought.transactionID))
+            }
+            let (device, refundedOnDevice) = users[0]
+            let (notified, refundedByNotification) = users[1]
+
+            func state(_ user: CreateUserResponse) async throws -> (available: Int64?, debt: Int64?, ledger: [String]) {
+                let me = try API.decode(AccountResponse.self, try await client.get("/v1/me", token: user.userToken))
+                let credits = me.balances.first { $0.currency == "credits" }
+                let page = try API.decode(LedgerPage.self, try await client.get("/v1/me/ledger?limit=100", token: user.userToken))
+                return (credits?.available, credits?.debt, page.entries.map { "\($0.kind) \($0.currency) \($0.amount)" })
+            }
+            func refundNotification(_ transactionID: String) async throws -> ByteBuffer {
+                let notification = try #require(try await harness.notifications().first {
+                    $0.0.payload.notificationType == .refund && $0.0.transaction?.payload.transactionId == transactionID
+                })
+                return ByteBuffer(string: "{\"signedPayload\":\"\(notification.1)\"}")
+            }
+
+            // The device posts the re-signed transaction (twice); the other user's refund comes as a notification.
+            let resigned = try await store.refund(transactionID: refundedOnDevice)
+            #expect(resigned.payload.revocationDate != nil && resigned.payload.revocationReason != nil)
+            try await store.refund(transactionID: refundedByNotification)
+            let body = API.body(PurchaseRequest(signedTransaction: resigned.jws))
+            let first = try await client.post("/v1/me/purchases", token: device.userToken, body: body)
+            #expect(first.status == .ok)
+            #expect(try API.decode(PurchaseResponse.self, first).granted.isEmpty)
+            let afterFirst = try await state(device)
+            #expect(afterFirst.available == 0 && afterFirst.debt == 5)
+            #expect(afterFirst.ledger.filter { $0.hasPrefix("refund") }.sorted() == ["refund credits -5", "refund_debt credits -5"])
+            #expect(try await client.post("/v1/me/purchases", token: device.userToken, body: body).status == .ok)
+            #expect(try await state(device) == afterFirst)
+
+            let notification = try await client.post("/v1/notifications/appstore", token: nil, body: try await refundNotification(refundedByNotification))
+            #expect(notification.status == .ok)
+            let byNotification = try await state(notified)
+            #expect(byNotification.available == afterFirst.available && byNotification.debt == afterFirst.debt)
+            #expect(byNotification.ledger == afterFirst.ledger)
+
+            // The device's own REFUND notification, arriving late, finds the refund applied.
+            let late = try await client.post("/v1/notifications/appstore", token: nil, body: try await refundNotification(refundedOnDevice))
+            #expect(late.status == .ok)
+            #expect(try await state(device) == afterFirst)
+        }
+        try await harness.checkInvariants()
+    }
+
     @Test func adminEndpointsNeedTheSecretKey() async throws {
         let api = try await API()
         try await api.test { client in

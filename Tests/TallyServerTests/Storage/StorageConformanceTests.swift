@@ -144,6 +144,72 @@ import Testing
         try await harness.checkInvariants()
     }
 
+    /// Identical spends of the whole balance arriving together: one spends, every other one
+    /// answers as its replay, none says `insufficient_credits` for a key that went through.
+    @Test(arguments: Backend.available)
+    func concurrentDuplicatesOfASpendOfEverythingAllAnswerTheOneSpend(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let storage = harness.storage
+        // A few rounds: on PostgreSQL each one is a fresh chance for the duplicates to interleave.
+        for round in 0..<4 {
+            let user = try await harness.user()
+            let request = SpendRequest(currency: "credits", amount: 2, idempotencyKey: "everything-\(round)", reference: "race")
+            let outcomes = await concurrently(8) { try await storage.spend(user: user, request: request) }
+            let responses = outcomes.compactMap { try? $0.get() }
+            #expect(responses.count == 8, "\(failures(outcomes))")
+            #expect(Set(responses.map(\.spendId)).count == 1)
+            #expect(responses.filter { !$0.replayed }.count == 1)
+            #expect(try await harness.balance(user, "credits").available == 0)
+            let spends = try await storage.ledger(user: user, currency: "credits", kind: "spend", limit: 50, cursor: nil).entries
+            #expect(spends.map(\.amount) == [-2])
+        }
+        try await harness.checkInvariants()
+    }
+
+    /// The same for reservations: one holds the whole balance, the others replay that hold.
+    @Test(arguments: Backend.available)
+    func concurrentDuplicatesOfAReservationOfEverythingAllAnswerTheOneHold(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let storage = harness.storage
+        for round in 0..<4 {
+            let user = try await harness.user()
+            let request = ReservationRequest(currency: "credits", amount: 2, ttlSeconds: 60, idempotencyKey: "everything-\(round)")
+            let outcomes = await concurrently(8) { try await storage.reserve(user: user, request: request) }
+            let reservations = outcomes.compactMap { try? $0.get() }
+            #expect(reservations.count == 8, "\(failures(outcomes))")
+            #expect(Set(reservations.map(\.reservationId)).count == 1)
+            #expect(reservations.filter { !$0.replayed }.count == 1)
+            let balance = try await harness.balance(user, "credits")
+            #expect(balance.available == 0 && balance.held == 2)
+            let rows = try await harness.database.read { executor in
+                try await executor.query("SELECT id FROM reservations WHERE user_id = ?", [.text(user.id)]).count
+            }
+            #expect(rows == 1)
+        }
+        try await harness.checkInvariants()
+    }
+
+    /// Different spends racing for one allowance: each reads the allowance after the user's
+    /// lock, so together they never take more than it holds.
+    @Test(arguments: Backend.available)
+    func concurrentSpendsNeverTakeMoreThanTheAllowance(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let user = try await harness.user()
+        let (subscription, jws) = try await harness.buy("com.tally.pro.yearly", for: user)
+        _ = try await harness.storage.deliver(subscription, jws: jws, presenter: user, orderID: nil)
+        let storage = harness.storage
+        let keys = Counter()
+        let outcomes = await concurrently(8) {
+            try await storage.spend(user: user, request: SpendRequest(currency: "seconds", amount: 1000, idempotencyKey: "minute-\(keys.next())"))
+        }
+        #expect(outcomes.filter { (try? $0.get()) != nil }.count == 3, "\(failures(outcomes))")
+        #expect(failures(outcomes).allSatisfy { $0.hasPrefix("insufficient_credits") }, "\(failures(outcomes))")
+        let balance = try await harness.balance(user, "seconds")
+        #expect(balance.allowance?.used == 3000)
+        #expect(balance.available == 0 && balance.debt == 0)
+        try await harness.checkInvariants()
+    }
+
     @Test(arguments: Backend.available)
     func badSpendsChangeNothing(backend: Backend) async throws {
         let harness = try await Harness(backend)

@@ -56,7 +56,12 @@ final class Harness: @unchecked Sendable {
     let storage: SQLStorage
     let backend: Backend
 
-    init(_ backend: Backend) async throws {
+    convenience init(_ backend: Backend) async throws {
+        try await self.init(backend, database: try await backend.makeDatabase())
+    }
+
+    /// A harness on a database made elsewhere (already migrated).
+    init(_ backend: Backend, database: any SQLDatabase) async throws {
         self.backend = backend
         var configuration = SimulatedAppStore.Configuration(catalog: Self.storeCatalog, bundleID: "com.tally.example", appAppleID: 6_450_000_001)
         configuration.firstTransactionNumber = 2_000_000_500_000_000 + Int64.random(in: 0..<1_000_000) * 100
@@ -65,7 +70,7 @@ final class Harness: @unchecked Sendable {
             .init(bundleID: .equals("com.tally.example"), appAppleID: .equals(6_450_000_001), environments: [.sandbox, .production],
                   rootCertificates: [Self.authority.root]),
             now: { Harness.start })
-        database = try await backend.makeDatabase()
+        self.database = database
         let clock = self.clock
         storage = SQLStorage(database: database, catalog: Self.catalog, now: { clock.now })
     }
@@ -134,4 +139,31 @@ final class Harness: @unchecked Sendable {
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Runs `body` `count` times at once and collects every outcome, failures included.
+func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable () async throws -> T) async -> [Result<T, any Error>] {
+    await withTaskGroup(of: Result<T, any Error>.self) { group in
+        for _ in 0..<count {
+            group.addTask {
+                do { return .success(try await body()) } catch { return .failure(error) }
+            }
+        }
+        return await group.reduce(into: []) { $0.append($1) }
+    }
+}
+
+/// The errors among outcomes, for a failing expectation's message.
+func failures<T>(_ outcomes: [Result<T, any Error>]) -> [String] {
+    outcomes.compactMap { outcome in
+        guard case .failure(let error) = outcome else { return nil }
+        return String(describing: error)
+    }
+}
+
+/// Distinct numbers for tasks running at once.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func next() -> Int { lock.withLock { value += 1; return value } }
 }

@@ -30,6 +30,14 @@ enum TestPostgres {
 
     /// A new, empty, migrated database in a schema of its own.
     static func makeDatabase() async throws -> any SQLDatabase {
+        let database = PostgresDatabase(configuration: try await makeSchema())
+        try await database.migrate(Migrations.all)
+        return database
+    }
+
+    /// A new, empty schema (not migrated), and how to connect to it: each pool made from the
+    /// configuration is one more server instance on the same data.
+    static func makeSchema() async throws -> PostgresDatabase.Configuration {
         let admin = try await admin.value
         let schema = "\(prefix)\(Int(Date().timeIntervalSince1970))_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased())"
         _ = try await admin.write { executor in try await executor.execute("CREATE SCHEMA \(schema)", []) }
@@ -38,9 +46,7 @@ enum TestPostgres {
         // Small pools that let go of idle connections soon: a run makes ~30 of them.
         configuration.maximumConnections = 4
         configuration.idleTimeout = .seconds(5)
-        let database = PostgresDatabase(configuration: configuration)
-        try await database.migrate(Migrations.all)
-        return database
+        return configuration
     }
 
     /// Drops test schemas made more than an hour ago (their name starts with the time they were made).
