@@ -147,6 +147,18 @@ extension OnDeviceLedger {
                        spendable: available)
     }
 
+    /// Units a hold gives back return to available, debt repaid first: a unit refunded while it
+    /// was held is owed, and goes to the debt rather than back to the balance.
+    static func giveBack(_ connection: SQLiteConnection, _ currency: String, amount: Int64, operation: String, time: Int64) throws {
+        guard amount > 0 else { return }
+        let repaid = min(try balance(connection, currency).debt, amount)
+        if repaid > 0 {
+            try take(connection, currency: currency, amount: repaid, kind: "repay", operation: operation, reference: nil, time: time)
+            try entry(connection, currency, bucket: "debt", kind: "repay", amount: -repaid, operation: operation, time: time)
+        }
+        try adjust(connection, currency, available: amount - repaid, debt: -repaid)
+    }
+
     /// Reservations past their time return what they hold.
     static func expireReservations(_ connection: SQLiteConnection, now: Int64) throws {
         let expired = try connection.query(
@@ -154,7 +166,8 @@ extension OnDeviceLedger {
         for row in expired {
             let id = try row.string("id"), currency = try row.string("currency"), amount = try row.int("amount")
             try entry(connection, currency, bucket: "held", kind: "expire", amount: -amount, operation: id, time: now)
-            try adjust(connection, currency, available: amount, held: -amount)
+            try adjust(connection, currency, held: -amount)
+            try giveBack(connection, currency, amount: amount, operation: id, time: now)
             try connection.query("UPDATE ledger_reservations SET status = 'expired' WHERE id = ?", [.text(id)])
         }
     }

@@ -261,7 +261,8 @@ public struct OnDeviceLedger: Delivery {
                     [.text(reservationID), .text(currency), .integer(used), .optional(reference), .integer(time)])
             }
             try Self.entry(connection, currency, bucket: "held", kind: "commit", amount: -amount, operation: reservationID, time: time)
-            try Self.adjust(connection, currency, available: amount - used, held: -amount)
+            try Self.adjust(connection, currency, held: -amount)
+            try Self.giveBack(connection, currency, amount: amount - used, operation: reservationID, time: time)
             try connection.query(
                 "UPDATE ledger_reservations SET status = 'committed', used = ? WHERE id = ?", [.integer(used), .text(reservationID)])
             return try Self.reservation(connection, id: reservationID, replayed: false)
@@ -279,7 +280,8 @@ public struct OnDeviceLedger: Delivery {
             if status == "released" || status == "expired" { return try Self.reservation(connection, row, replayed: true) }
             guard status == "held" else { throw TallyError(.reservationClosed, "reservation \(reservationID) is \(status)") }
             try Self.entry(connection, currency, bucket: "held", kind: "release", amount: -amount, operation: reservationID, time: time)
-            try Self.adjust(connection, currency, available: amount, held: -amount)
+            try Self.adjust(connection, currency, held: -amount)
+            try Self.giveBack(connection, currency, amount: amount, operation: reservationID, time: time)
             try connection.query("UPDATE ledger_reservations SET status = 'released' WHERE id = ?", [.text(reservationID)])
             return try Self.reservation(connection, id: reservationID, replayed: false)
         }

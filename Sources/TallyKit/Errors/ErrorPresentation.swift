@@ -57,6 +57,8 @@ extension TallyError {
 
     static func action(_ code: Code) -> ErrorPresentation.Action {
         switch code {
+        // For verification_failed "Try Again" delivers the paid transaction again
+        // (PaywallModel.tryAgain), it never buys again.
         case .networkUnavailable, .networkError, .serverUnavailable, .rateLimited, .verificationUnavailable,
              .verificationFailed, .restoreFailed, .orderFailed, .storageFailed:
             .tryAgain

@@ -42,17 +42,64 @@ extension PurchaseManager {
     public func refresh() async throws(TallyError) -> AccountState {
         let entitlements = (try? await store.currentEntitlements()) ?? []
         let snapshot = try await delivery.account(storeEntitlements: entitlements)
+        await applyAccount(.snapshot(snapshot)).value
         let fetchedAt = now()
-        try await cache.store(snapshot, fetchedAt: fetchedAt)
-        let state = AccountState(snapshot: snapshot, fetchedAt: fetchedAt, source: .fetched, isStale: false,
-                                 asOf: try await cache.effectiveNow(fetchedAt))
+        var published = accountBroadcast.value
+        if published == nil {
+            published = AccountState(snapshot: snapshot, fetchedAt: fetchedAt, source: .fetched, isStale: false, asOf: try await cache.effectiveNow(fetchedAt))
+        }
+        guard let state = published else { return .empty(asOf: fetchedAt) }
         if let entitlement = configuration.onboardingEntitlement, state.isActive(entitlement),
            let paid = snapshot.entitlements.first(where: { $0.id == entitlement && $0.active }) {
             // An active subscription found by the server (bought on another device, say) is a confirmed payment too.
             try? await cache.completeOnboarding(transactionID: "entitlement:" + paid.productId, at: fetchedAt)
         }
-        accountBroadcast.publish(state)
         return state
+    }
+
+    /// A change of the account: a whole snapshot, or one balance.
+    enum AccountChange: Sendable {
+        case snapshot(AccountSnapshot)
+        case balance(Balance)
+    }
+
+    /// Queues a change to be cached and published after every change queued before it.
+    ///
+    /// Called right after the destination answered, with no suspension in between, so changes
+    /// apply in the order the answers arrived: a delivery's older snapshot never overwrites a
+    /// spend that came after it because the delivery had more steps left.
+    @discardableResult
+    func applyAccount(_ change: AccountChange) -> Task<Void, Never> {
+        let previous = accountTail
+        let task = Task {
+            await previous?.value
+            await self.applyNow(change)
+        }
+        accountTail = task
+        return task
+    }
+
+    private func applyNow(_ change: AccountChange) async {
+        let fetchedAt = now()
+        guard let asOf = try? await cache.effectiveNow(fetchedAt) else { return }
+        switch change {
+        case .snapshot(let snapshot):
+            try? await cache.store(snapshot, fetchedAt: fetchedAt)
+            accountBroadcast.publish(AccountState(snapshot: snapshot, fetchedAt: fetchedAt, source: .fetched, isStale: false, asOf: asOf))
+        case .balance(let balance):
+            var current = accountBroadcast.value
+            if current == nil { current = try? await account(.fromCacheOnly) }
+            guard let latest = current, latest.source != .none else { return }
+            var snapshot = latest.snapshot
+            snapshot.balances.removeAll { $0.currency == balance.currency }
+            snapshot.balances.append(balance)
+            snapshot.balances.sort { $0.currency < $1.currency }
+            // Only a balance is new: the entitlements are as old as they were, and so is the state.
+            let stateTime = latest.fetchedAt ?? fetchedAt
+            try? await cache.store(snapshot, fetchedAt: stateTime)
+            accountBroadcast.publish(AccountState(
+                snapshot: snapshot, fetchedAt: stateTime, source: latest.source, isStale: latest.isStale, asOf: asOf))
+        }
     }
 
     /// Every account state from now on, starting with the latest known one.

@@ -116,9 +116,11 @@ extension PurchaseManager {
             do throws(TallyError) {
                 switch pending {
                 case .spend(let order):
-                    await publish(try await delivery.spend(order).balance)
+                    let balance = try await delivery.spend(order).balance
+                    await publish(balance)
                 case .commit(let reservation, let used, _):
-                    await publish(try await delivery.commit(reservationID: reservation, used: used).balance)
+                    let balance = try await delivery.commit(reservationID: reservation, used: used).balance
+                    await publish(balance)
                 }
                 try? await journal.clearPendingSpend(pending.key)
             } catch where error.isTransient {
@@ -145,17 +147,9 @@ extension PurchaseManager {
         await retryPendingSpends()
     }
 
-    /// A balance changed: the latest account state is updated, cached and published.
+    /// A balance changed: the latest account state is updated, cached and published, in the
+    /// order the destination's answers arrived.
     func publish(_ balance: Balance) async {
-        var current = accountBroadcast.value
-        if current == nil { current = try? await account(.fromCacheOnly) }
-        guard let latest = current, latest.source != .none else { return }
-        var snapshot = latest.snapshot
-        snapshot.balances.removeAll { $0.currency == balance.currency }
-        snapshot.balances.append(balance)
-        snapshot.balances.sort { $0.currency < $1.currency }
-        let fetchedAt = now()
-        try? await cache.store(snapshot, fetchedAt: fetchedAt)
-        accountBroadcast.publish(AccountState(snapshot: snapshot, fetchedAt: fetchedAt, source: .fetched, isStale: false, asOf: latest.asOf))
+        await applyAccount(.balance(balance)).value
     }
 }

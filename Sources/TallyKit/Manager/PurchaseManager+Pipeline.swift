@@ -35,7 +35,11 @@ extension PurchaseManager {
     private func run(_ transaction: StoreTransaction, orderID: String?) async -> Result<DeliveryReceipt, TallyError> {
         let eventID = PurchaseJournal.eventID(transaction)
         do throws(TallyError) {
-            let intent = transaction.isRevoked ? nil : try await journal.intent(paidBy: transaction)
+            // The purchase call knows its order; a transaction seen before keeps the order it was
+            // journaled with. Only one that arrives by itself (Ask to Buy approved, say) is matched
+            // to a prepared purchase, and a wrong match costs nothing: see `deliverOrder` below.
+            let known = try await journal.entry(eventID)
+            let intent = transaction.isRevoked || orderID != nil || known != nil ? nil : try await journal.intent(paidBy: transaction)
             let entry = try await journal.record(transaction, orderID: orderID ?? intent?.ticket.orderID, now: now())
             await checkpoint(.journaled, transaction.id)
             if let intent {
@@ -47,9 +51,9 @@ extension PurchaseManager {
             if let recorded = entry.receipt, entry.state == .delivered || entry.state == .finished {
                 receipt = recorded
             } else {
-                let ticket = PurchaseTicket(productID: transaction.productID, orderID: entry.orderID, appAccountToken: transaction.appAccountToken)
                 do throws(TallyError) {
-                    receipt = try await delivery.deliver(transaction, ticket: ticket)
+                    receipt = try await deliverOrder(transaction, orderID: entry.orderID)
+                    applyAccount(.snapshot(AccountSnapshot(balances: receipt.balances, entitlements: receipt.entitlements)))
                 } catch {
                     try? await journal.markFailed(eventID, error: error, rejected: !error.isTransient, now: now())
                     return .failure(error)
@@ -69,23 +73,33 @@ extension PurchaseManager {
                     // The credit is durable; finishing is tried again at the next start.
                 }
             }
-            await delivered(receipt, transaction: transaction, firstTime: deliveredNow)
+            await delivered(receipt, transaction: transaction, firstTime: deliveredNow && !receipt.replayed)
             return .success(receipt)
         } catch {
             return .failure(error)
         }
     }
 
+    /// Delivers with the transaction's order; when the destination says the order does not
+    /// fit (paid by another transaction, closed, not this product), delivers it without one:
+    /// a paid transaction is never refused over order bookkeeping.
+    private func deliverOrder(_ transaction: StoreTransaction, orderID: String?) async throws(TallyError) -> DeliveryReceipt {
+        let ticket = PurchaseTicket(productID: transaction.productID, orderID: orderID, appAccountToken: transaction.appAccountToken)
+        do throws(TallyError) {
+            return try await delivery.deliver(transaction, ticket: ticket)
+        } catch where error.code == .orderFailed && orderID != nil {
+            let unordered = PurchaseTicket(productID: transaction.productID, orderID: nil, appAccountToken: transaction.appAccountToken)
+            return try await delivery.deliver(transaction, ticket: unordered)
+        }
+    }
+
     /// After a durable credit: the cache, onboarding, streams and analytics learn of it.
     private func delivered(_ receipt: DeliveryReceipt, transaction: StoreTransaction, firstTime: Bool) async {
-        let snapshot = AccountSnapshot(balances: receipt.balances, entitlements: receipt.entitlements)
-        try? await cache.store(snapshot, fetchedAt: now())
+        // The snapshot was queued when the destination answered; wait for it to be applied.
+        await accountTail?.value
         if let entitlement = configuration.onboardingEntitlement, !transaction.isRevoked,
            receipt.entitlements.contains(where: { $0.id == entitlement && $0.active }) {
             try? await cache.completeOnboarding(transactionID: transaction.id, at: now())
-        }
-        if let asOf = try? await cache.effectiveNow(now()) {
-            accountBroadcast.publish(AccountState(snapshot: snapshot, fetchedAt: now(), source: .fetched, isStale: false, asOf: asOf))
         }
         if firstTime {
             await record(transaction.isRevoked ? .refunded : .completed, productID: transaction.productID, transactionID: transaction.id)

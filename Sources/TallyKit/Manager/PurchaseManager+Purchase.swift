@@ -31,11 +31,14 @@ extension PurchaseManager {
     ///   - productID: the product.
     ///   - quantity: units of a consumable, 1 to 10.
     ///   - promotionalOffer: a signed promotional offer of a subscription.
-    /// - Returns: `.purchased` with what was credited, `.cancelled`, or `.pending`.
+    /// - Returns: `.purchased` with what was credited, `.cancelled`, `.pending` (waiting for
+    ///   approval), or `.deliveryPending` when it was paid but its credit could not be delivered
+    ///   yet (it is retried in the background and at every start).
     /// - Throws: ``TallyError``: `purchase_in_progress` while this product's purchase is under
     ///   way, `network_unavailable` offline (nothing is started), `unused_credit_exists` when
-    ///   configured so, store failures (`payment_declined`, `product_not_found`, …), and
-    ///   delivery failures after payment (the purchase is kept and delivered later).
+    ///   configured so, store failures (`payment_declined`, `product_not_found`, …), and a
+    ///   paid transaction the destination refuses for good (`verification_failed`,
+    ///   `transaction_belongs_to_another_user`).
     @discardableResult
     public func purchase(_ productID: String, quantity: Int = 1, promotionalOffer: PromotionalOffer? = nil) async throws(TallyError) -> PurchaseOutcome {
         guard started else { throw TallyError(.notStarted, "call start() before purchase()") }
@@ -84,14 +87,37 @@ extension PurchaseManager {
             return .pending
         case .success(let transaction):
             await checkpoint(.paid, transaction.id)
+            try? await journal.setIntent(intentID, state: "paid", transactionID: transaction.id, now: now())
             switch await deliverOrSchedule(transaction, orderID: ticket.orderID, attempts: configuration.attemptsDuringPurchase) {
             case .success(let receipt):
                 return .purchased(receipt)
+            case .failure(let error) where error.isTransient:
+                // Paid: not an error of the purchase. Buying again would charge again.
+                return .deliveryPending(transactionID: transaction.id)
             case .failure(let error):
                 await record(.failed, productID: productID, transactionID: transaction.id, error: error)
                 throw error
             }
         }
+    }
+
+    /// Delivers again every paid transaction not delivered yet, refused ones included (a
+    /// verification that failed for a reason since fixed, say): what "Try Again" does after a
+    /// payment. It never shows a payment sheet.
+    /// - Returns: the receipts of those delivered now.
+    /// - Throws: ``TallyError``: the first failure, when nothing could be delivered.
+    @discardableResult
+    public func retryUndelivered() async throws(TallyError) -> [DeliveryReceipt] {
+        var receipts: [DeliveryReceipt] = []
+        var failure: TallyError?
+        for entry in try await journal.unfinished() {
+            switch await deliverOrSchedule(entry.transaction, orderID: entry.orderID, attempts: configuration.attemptsDuringPurchase) {
+            case .success(let receipt): receipts.append(receipt)
+            case .failure(let error): failure = failure ?? error
+            }
+        }
+        if let failure, receipts.isEmpty { throw failure }
+        return receipts
     }
 
     /// An order whose payment did not happen is closed, not left dangling.

@@ -78,6 +78,10 @@ public actor PurchaseManager {
         /// Waiting for Ask to Buy or another approval; the credit arrives when it is approved,
         /// through ``PurchaseManager/accountUpdates()``.
         case pending
+        /// Paid, but the credit could not be delivered yet (the server did not answer, say). It
+        /// is journaled and retried in the background and at every ``PurchaseManager/start()``;
+        /// it arrives through ``PurchaseManager/accountUpdates()``. Do not offer to buy again.
+        case deliveryPending(transactionID: String)
     }
 
     /// What a restore found.
@@ -119,6 +123,8 @@ public actor PurchaseManager {
     let accountBroadcast = Broadcast<AccountState>()
 
     var started = false
+    /// The last queued change of the account state (see `applyAccount`).
+    var accountTail: Task<Void, Never>?
     var listener: Task<Void, Never>?
     var refresher: Task<Void, Never>?
     var deliveries: [String: Task<Result<DeliveryReceipt, TallyError>, Never>] = [:]

@@ -59,6 +59,10 @@ public final class PaywallModel {
     public private(set) var isPending = false
     /// The message to show while a purchase waits for approval.
     public var pendingMessage: String { LocalizedStrings.table(for: language)["paywall.pending"] }
+    /// Whether the last purchase was paid and its credit is still on its way (see ``processingMessage``).
+    public private(set) var isProcessing = false
+    /// What to show while a paid purchase is being delivered.
+    public var processingMessage: String { LocalizedStrings.table(for: language)["paywall.processing"] }
     /// The restore button's label.
     public var restoreTitle: String { LocalizedStrings.table(for: language)["paywall.restore"] }
     /// Called after every change, for UIKit screens that do not observe.
@@ -125,8 +129,9 @@ public final class PaywallModel {
         do {
             let outcome = try await manager.purchase(productID)
             switch outcome {
-            case .purchased(let receipt): lastPurchase = receipt; isPending = false
+            case .purchased(let receipt): lastPurchase = receipt; isPending = false; isProcessing = false
             case .pending: isPending = true
+            case .deliveryPending: isProcessing = true
             case .cancelled: break
             }
             return outcome
@@ -142,6 +147,25 @@ public final class PaywallModel {
             _ = try await manager.restore()
         } catch {
             show(TallyError(.restoreFailed, error.reason))
+        }
+        changed()
+    }
+
+    /// What the error's "Try Again" does: after a payment whose delivery failed, delivers it
+    /// again (``PurchaseManager/retryUndelivered()``) rather than buying again; otherwise
+    /// hides the error, and the customer taps the product again.
+    public func tryAgain() async {
+        let failed = errorCode
+        dismissError()
+        guard let failed, [.verificationFailed, .serverUnavailable, .networkError, .verificationUnavailable, .rateLimited].contains(failed)
+        else { return }
+        do {
+            if let receipt = try await manager.retryUndelivered().last {
+                lastPurchase = receipt
+                isProcessing = false
+            }
+        } catch {
+            show(error)
         }
         changed()
     }

@@ -159,6 +159,7 @@ struct DevicePurchaseCommand: AsyncParsableCommand {
             case .purchased(let receipt): ["outcome": "purchased", "transaction_id": receipt.transactionID]
             case .cancelled: ["outcome": "cancelled"]
             case .pending: ["outcome": "pending"]
+            case .deliveryPending(let transactionID): ["outcome": "delivery_pending", "transaction_id": transactionID]
             }
             try await device.report(manager, simulated, extra: described)
             await manager.stop()

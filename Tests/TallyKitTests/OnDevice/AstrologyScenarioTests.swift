@@ -236,6 +236,22 @@ import Testing
         #expect(try await manager.journal.unfinished().first?.state == .rejected)
     }
 
+    @Test func fr016_tryAgainAfterAFailedVerificationDeliversAgainAndNeverChargesAgain() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        let paywall = await PaywallModel(manager: manager, productIDs: [Kit.report("career")], language: .english)
+        await paywall.load()
+        await device.store.nextPurchase(.unverified)
+        #expect(await paywall.purchase(Kit.report("career")) == nil)
+        #expect(await paywall.error?.actionTitle == "Try Again")
+        #expect(await paywall.errorCode == .verificationFailed)
+        await paywall.tryAgain()
+        // Delivered again, refused again (the signature is still bad); no second payment sheet.
+        #expect(await paywall.errorCode == .verificationFailed)
+        #expect(try await device.appStore.history(includingFinishedConsumables: true).count == 1)
+        #expect(try await manager.available("report.career") == 0)
+    }
+
     @Test(arguments: [
         (StoreError.Code.paymentDeclined, TallyError.Code.paymentDeclined, ErrorPresentation.Action.ok),
         (.paymentNotAllowed, .paymentNotAllowed, .ok),
@@ -311,6 +327,31 @@ import Testing
         }
         #expect(kinds.last == .refunded)
         _ = kept
+    }
+
+    @Test func aCreditRefundedWhileItsReportIsGeneratingIsGoneWhetherTheReportFailsOrNot() async throws {
+        for reportSucceeds in [false, true] {
+            let device = try await Device()
+            let (manager, ledger) = try await device.launchOnDevice()
+            let receipt = try await manager.buy(Kit.report("career"))
+            struct GenerationFailed: Error {}
+            let refunded = Flag()
+            _ = try? await manager.consume("report.career", for: "profile-1") {
+                // The refund arrives and is applied while the report is being generated.
+                _ = try await device.appStore.refund(transactionID: receipt.transactionID)
+                while try await ledger.account(storeEntitlements: []).balance("report.career").debt == 0 { await Task.yield() }
+                refunded.set()
+                if !reportSucceeds { throw GenerationFailed() }
+                return "report"
+            }
+            #expect(refunded.value)
+            let balance = try await ledger.account(storeEntitlements: []).balance("report.career")
+            // Nothing to use either way; a generated report was paid with the refunded credit: owed.
+            #expect(balance.available == 0 && balance.held == 0, "\(balance)")
+            #expect(balance.debt == (reportSucceeds ? 1 : 0), "report succeeded: \(reportSucceeds), \(balance)")
+            #expect(await manager.lockState("report.career") == .locked)
+            #expect(try await ledger.balancesMatchEntries())
+        }
     }
 
     @Test func aRefundOfAnAlreadyUsedCreditBecomesDebtThatTheNextPurchaseRepays() async throws {

@@ -181,10 +181,12 @@ import Testing
             await gate.arrived()
             transport.failAlways(.serverError)
             await gate.open()
-            let error = await #expect(throws: TallyError.self) { try await buying.value }
-            #expect(error?.code == .serverUnavailable)
-            #expect(error?.presentation(in: .english).message.contains("your purchase is safe") == true)
-            let transactionID = try #require(try await paused.journal.unfinished().first?.transaction.id)
+            // Paid, not delivered: no error (buying again would charge again), the credit is on its way.
+            guard case .deliveryPending(let transactionID) = try await buying.value else {
+                Issue.record("a paid purchase whose delivery failed is to be reported as deliveryPending"); return
+            }
+            #expect(try await paused.journal.unfinished().first?.transaction.id == transactionID)
+            #expect(try await paused.journal.unfinished().first?.lastError == "server_unavailable")
             #expect(!(await device.appStore.isFinished(transactionID: transactionID)))
 
             // Backoff: 1 s, 2 s, 4 s … each retry fails while the server is down.
@@ -230,6 +232,46 @@ import Testing
             let receipt = try await buying.value
             #expect(receipt.replayed)
             #expect(try await manager.available("credits") == 12)
+        }
+    }
+
+    @Test func twoPurchasesOfOneProductWithAnApprovalInBetweenAreBothCredited() async throws {
+        // The first waits for Ask to Buy with its order open; the second is paid at once; the
+        // first's approval arrives later through updates. Each must be credited, neither refused.
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, _) = try await Self.signedUp(device, server)
+            await device.store.nextPurchase(.askToBuy)
+            #expect(try await manager.purchase("com.tally.photo.credits.10") == .pending)
+            _ = try await manager.buy("com.tally.photo.credits.10")
+            #expect(try await manager.available("credits") == 12)
+
+            var updates = manager.accountUpdates().makeAsyncIterator()
+            let pending = try #require(await device.appStore.pendingPurchases.first)
+            try await device.appStore.approveAskToBuy(pending.id)
+            while let state = await updates.next(), state.balance("credits").available != 22 {}
+            #expect(try await manager.available("credits") == 22)
+            let entries = try await manager.journal.all()
+            #expect(entries.count == 2 && entries.allSatisfy { $0.state == .finished }, "\(entries.map { ($0.state, $0.lastError) })")
+        }
+    }
+
+    @Test func aPaidTransactionMatchedToAnOrderAnotherOnePaidIsStillCredited() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, delivery) = try await Self.signedUp(device, server)
+            _ = try await manager.buy("com.tally.photo.credits.10")
+            let fulfilled = try #require(try await manager.journal.intents().first?.ticket.orderID)
+            #expect(try await delivery.order(fulfilled).status == "fulfilled")
+            // Another paid transaction of the product arrives carrying that order (a wrong match).
+            guard case .success(let paid) = try await device.appStore.purchase(
+                "com.tally.photo.credits.10", options: .init(appAccountToken: delivery.credentials.appAccountToken, outcome: .success)) else {
+                Issue.record("the purchase did not succeed"); return
+            }
+            let result = await manager.process(try StoreTransaction(jws: paid.jws), orderID: fulfilled)
+            #expect((try? result.get())?.granted.first?.amount == 10, "\(result)")
+            #expect(try await manager.available("credits") == 22)
+            #expect(await device.appStore.isFinished(transactionID: paid.transactionID))
         }
     }
 

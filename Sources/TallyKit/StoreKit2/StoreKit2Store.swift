@@ -1,0 +1,295 @@
+// StoreKit exists on Apple platforms only. visionOS has no `purchase(options:)` (it takes a
+// scene there), so it is left out as well rather than failing to compile.
+#if canImport(StoreKit) && !os(visionOS)
+import Foundation
+import StoreKit
+
+/// A ``Store`` over StoreKit 2: the App Store on iPhone, iPad, Mac, Apple TV and Apple Watch.
+///
+/// It maps StoreKit and decides nothing. Every transaction is handed over as its JWS whether
+/// StoreKit verified it or not, because TallyKit verifies the JWS itself (``OnDeviceLedger``
+/// or the Tally server); journaling, delivery, retries and finishing are ``PurchaseManager``'s.
+///
+/// ```swift
+/// let manager = try await PurchaseManager(
+///     store: StoreKit2Store(), delivery: ledger, database: database,
+///     configuration: .init(productIDs: ["com.zorya.report.career"]))
+/// ```
+///
+/// Re-entrancy: the actor keeps only the StoreKit transactions it handed out, by id, so that
+/// ``finish(_:)`` has something to finish. Each change to that map happens between
+/// suspensions; two finishes of one transaction at once both call StoreKit, which is harmless.
+public actor StoreKit2Store: Store {
+    /// The StoreKit transactions handed out, by transaction id, until they are finished.
+    private var seen: [UInt64: StoreKit.Transaction] = [:]
+
+    /// Creates a store over the App Store of the device's account.
+    public init() {}
+
+    /// The products with these identifiers that the App Store sells in the customer's
+    /// storefront; identifiers it does not know are left out.
+    /// - Parameter ids: product identifiers.
+    /// - Returns: names, prices and subscription terms as StoreKit localizes them.
+    /// - Throws: ``TallyError`` `network_error` when the App Store cannot be reached,
+    ///   `product_not_found` when the products cannot be loaded.
+    public nonisolated func products(for ids: [String]) async throws(TallyError) -> [ProductDetails] {
+        do {
+            // Mapped here, so StoreKit's products never cross to another isolation domain.
+            return try await StoreKit.Product.products(for: ids).map(Self.details)
+        } catch {
+            throw Self.error(error, otherwise: .productNotFound)
+        }
+    }
+
+    /// Shows the App Store payment sheet for a product.
+    /// - Parameters:
+    ///   - productID: the product.
+    ///   - options: the app account token, the quantity and a signed promotional offer.
+    /// - Returns: `.success` with the transaction (verified by StoreKit or not), `.userCancelled`
+    ///   when the customer dismissed the sheet, or `.pending` for Ask to Buy.
+    /// - Throws: ``TallyError`` `product_not_found`, `payment_not_allowed`, `payment_declined`,
+    ///   `network_error`, `invalid_request` for a quantity or an offer StoreKit refused, and
+    ///   `verification_failed` when the transaction is not a readable JWS.
+    public func purchase(_ productID: String, options: StorePurchaseOptions) async throws(TallyError) -> StorePurchaseResult {
+        let outcome: Outcome
+        do {
+            outcome = try await Self.buy(productID, options: options)
+        } catch {
+            throw Self.error(error, otherwise: .paymentDeclined)
+        }
+        switch outcome {
+        case .paid(let signed):
+            seen[signed.transaction.id] = signed.transaction
+            return .success(try StoreTransaction(jws: signed.jws))
+        case .cancelled:
+            return .userCancelled
+        case .pending:
+            return .pending
+        }
+    }
+
+    /// Transactions StoreKit creates or changes outside a purchase call: renewals, Ask to Buy
+    /// approvals, purchases on other devices, refunds; right after launch also the unfinished ones.
+    /// - Returns: a stream of the transactions; it stops listening when the caller does.
+    public func transactionUpdates() async -> AsyncStream<StoreTransaction> {
+        let (stream, continuation) = AsyncStream<StoreTransaction>.makeStream()
+        // Detached: StoreKit's sequence is iterated off the actor, which is entered only to remember.
+        let listener = Task.detached { [weak self] in
+            for await result in StoreKit.Transaction.updates {
+                let signed = Signed(result)
+                await self?.remember(signed.transaction)
+                // An unreadable JWS is skipped: it stays unfinished and StoreKit offers it again.
+                if let transaction = try? StoreTransaction(jws: signed.jws) {
+                    continuation.yield(transaction)
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in listener.cancel() }
+        return stream
+    }
+
+    /// Paid transactions not finished yet, oldest first.
+    /// - Returns: the transactions whose JWS reads; one that does not stays unfinished in StoreKit.
+    /// - Throws: never; the signature matches ``Store``.
+    public func unfinishedTransactions() async throws(TallyError) -> [StoreTransaction] {
+        let signed = await Self.unfinished().sorted { $0.transaction.purchaseDate < $1.transaction.purchaseDate }
+        return handOut(signed)
+    }
+
+    /// The latest transaction of each non-consumable, non-renewing and active auto-renewable
+    /// subscription the customer owns.
+    /// - Returns: the transactions whose JWS reads.
+    /// - Throws: never; the signature matches ``Store``.
+    public func currentEntitlements() async throws(TallyError) -> [StoreTransaction] {
+        let signed = await Self.entitlements()
+        return handOut(signed)
+    }
+
+    /// Tells the App Store the transaction's content was delivered.
+    ///
+    /// A transaction handed out before this launch is looked up among StoreKit's unfinished
+    /// ones; one that is not there was finished already, and nothing is done.
+    /// - Parameter transaction: a transaction this store handed out.
+    /// - Throws: ``TallyError`` `invalid_request` when its id is not a StoreKit transaction id.
+    public func finish(_ transaction: StoreTransaction) async throws(TallyError) {
+        guard let id = UInt64(transaction.id) else {
+            throw TallyError(.invalidRequest, "\(transaction.id) is not a StoreKit transaction id")
+        }
+        var target = seen.removeValue(forKey: id)
+        if target == nil {
+            target = await Self.unfinished().first { $0.transaction.id == id }?.transaction
+        }
+        await target?.finish()
+    }
+
+    /// Brings the device's transactions up to date with the App Store (restore). The system asks
+    /// the customer to sign in, so call it only when the customer asked to restore.
+    /// - Throws: ``TallyError`` `restore_failed` when the App Store could not sync.
+    public nonisolated func sync() async throws(TallyError) {
+        do {
+            try await StoreKit.AppStore.sync()
+        } catch StoreKitError.userCancelled {
+            // The customer closed the sign-in: not an error; what the device has is restored.
+            // (StoreKit also reports this offline; PurchaseManager checks connectivity first.)
+        } catch {
+            throw TallyError(.restoreFailed, "the App Store could not sync: \(error)")
+        }
+    }
+
+    // MARK: - StoreKit
+
+    /// A StoreKit transaction and its JWS, whatever StoreKit's own verdict on it.
+    private struct Signed: Sendable {
+        let transaction: StoreKit.Transaction
+        let jws: String
+
+        init(_ result: StoreKit.VerificationResult<StoreKit.Transaction>) {
+            transaction = result.unsafePayloadValue
+            jws = result.jwsRepresentation
+        }
+    }
+
+    /// What came of a payment sheet, in Sendable values only.
+    private enum Outcome: Sendable {
+        case paid(Signed)
+        case cancelled
+        case pending
+    }
+
+    private func remember(_ transaction: StoreKit.Transaction) {
+        seen[transaction.id] = transaction
+    }
+
+    private func handOut(_ signed: [Signed]) -> [StoreTransaction] {
+        var transactions: [StoreTransaction] = []
+        for item in signed {
+            seen[item.transaction.id] = item.transaction
+            // One unreadable JWS must not hide the others; it stays unfinished in StoreKit.
+            if let transaction = try? StoreTransaction(jws: item.jws) { transactions.append(transaction) }
+        }
+        return transactions
+    }
+
+    /// Loads the product and shows the payment sheet. On the main actor because the sheet is UI
+    /// and StoreKit declares `purchase(options:)` there; only Sendable values leave it.
+    @MainActor
+    private static func buy(_ productID: String, options: StorePurchaseOptions) async throws -> Outcome {
+        guard let product = try await StoreKit.Product.products(for: [productID]).first else {
+            throw TallyError(.productNotFound, "the App Store does not sell \(productID) in this storefront")
+        }
+        var purchaseOptions: Set<StoreKit.Product.PurchaseOption> = []
+        if let token = options.appAccountToken {
+            purchaseOptions.insert(.appAccountToken(token))
+        }
+        if options.quantity != 1 {
+            purchaseOptions.insert(.quantity(options.quantity))
+        }
+        if let offer = options.promotionalOffer {
+            purchaseOptions.insert(.promotionalOffer(
+                offerID: offer.offerID, keyID: offer.keyID, nonce: offer.nonce, signature: offer.signature,
+                timestamp: offer.timestamp))
+        }
+        let result: StoreKit.Product.PurchaseResult
+        do {
+            result = try await product.purchase(options: purchaseOptions)
+        } catch StoreKitError.userCancelled {
+            return .cancelled
+        }
+        switch result {
+        case .success(let verification):
+            return .paid(Signed(verification))
+        case .userCancelled:
+            return .cancelled
+        case .pending:
+            return .pending
+        @unknown default:
+            // Pending keeps the order open: if a transaction comes of it, the updates bring it.
+            return .pending
+        }
+    }
+
+    private static func unfinished() async -> [Signed] {
+        var signed: [Signed] = []
+        for await result in StoreKit.Transaction.unfinished {
+            signed.append(Signed(result))
+        }
+        return signed
+    }
+
+    private static func entitlements() async -> [Signed] {
+        var signed: [Signed] = []
+        for await result in StoreKit.Transaction.currentEntitlements {
+            signed.append(Signed(result))
+        }
+        return signed
+    }
+
+    // MARK: - Mapping
+
+    /// StoreKit's errors as ``TallyError`` codes; what has no code of its own gets `otherwise`.
+    static func error(_ error: any Error, otherwise: TallyError.Code) -> TallyError {
+        let code: TallyError.Code
+        switch error {
+        case let error as TallyError:
+            return error
+        case let error as StoreKit.Product.PurchaseError:
+            switch error {
+            case .purchaseNotAllowed: code = .paymentNotAllowed
+            case .productUnavailable: code = .productNotFound
+            // A quantity or an offer StoreKit refused: the request itself was wrong.
+            default: code = .invalidRequest
+            }
+        case let error as StoreKitError:
+            switch error {
+            case .networkError: code = .networkError
+            case .notAvailableInStorefront: code = .productNotFound
+            case .notEntitled: code = .invalidRequest
+            default: code = otherwise
+            }
+        case is URLError:
+            code = .networkError
+        default:
+            code = otherwise
+        }
+        return TallyError(code, "StoreKit: \(error)")
+    }
+
+    static func details(_ product: StoreKit.Product) -> ProductDetails {
+        ProductDetails(
+            id: product.id, kind: kind(product.type), displayName: product.displayName,
+            description: product.description, displayPrice: product.displayPrice,
+            price: thousandths(product.price), currencyCode: product.priceFormatStyle.currencyCode,
+            subscription: product.subscription.map { info in
+                SubscriptionTerms(period: Self.period(info.subscriptionPeriod), groupID: info.subscriptionGroupID)
+            })
+    }
+
+    static func kind(_ type: StoreKit.Product.ProductType) -> ProductKind {
+        switch type {
+        case .consumable: .consumable
+        case .nonConsumable: .nonConsumable
+        case .nonRenewable: .nonRenewable
+        default: .autoRenewable
+        }
+    }
+
+    static func period(_ period: StoreKit.Product.SubscriptionPeriod) -> SubscriptionTerms.Period {
+        let unit: SubscriptionTerms.Period.Unit = switch period.unit {
+        case .day: .day
+        case .week: .week
+        case .month: .month
+        default: .year
+        }
+        return SubscriptionTerms.Period(value: period.value, unit: unit)
+    }
+
+    /// The price in thousandths of the currency unit (4.99 is 4990), as ``ProductDetails`` keeps it.
+    static func thousandths(_ price: Decimal) -> Int64 {
+        var scaled = price * 1000
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &scaled, 0, .plain)
+        return NSDecimalNumber(decimal: rounded).int64Value
+    }
+}
+#endif
