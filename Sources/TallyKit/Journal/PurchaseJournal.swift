@@ -4,7 +4,7 @@ import TallySQLite
 
 /// The device's durable record of every paid transaction from the moment the store hands it
 /// over until it is delivered and finished, of every purchase prepared but not yet paid,
-/// and of every spend whose answer did not arrive.
+/// of every commit whose answer did not arrive, and of every hold of work under way.
 ///
 /// A transaction is journaled before delivery starts and its entry says how far it got, so
 /// that after a crash at any step ``PurchaseManager/start()`` takes it up again.
@@ -73,6 +73,18 @@ public struct PurchaseJournal: Sendable {
                 body_json TEXT NOT NULL,
                 created_at INTEGER NOT NULL
             );
+            """),
+        // Holds of work under way are journaled too: SQLite cannot widen a CHECK, so the table is rebuilt.
+        ("journal_0002_pending_holds", """
+            CREATE TABLE pending_spends_new (
+                idempotency_key TEXT PRIMARY KEY,
+                kind TEXT NOT NULL CHECK (kind IN ('spend', 'commit', 'release')),
+                body_json TEXT NOT NULL,
+                created_at INTEGER NOT NULL
+            );
+            INSERT INTO pending_spends_new SELECT idempotency_key, kind, body_json, created_at FROM pending_spends;
+            DROP TABLE pending_spends;
+            ALTER TABLE pending_spends_new RENAME TO pending_spends;
             """),
     ]
 
@@ -226,18 +238,25 @@ public struct PurchaseJournal: Sendable {
     enum PendingSpend: Sendable, Hashable, Codable {
         case spend(SpendOrder)
         case commit(reservation: String, used: Int64, key: String)
+        /// A hold taken for work under way; if the app dies before the work ends, the next start releases it.
+        case release(reservation: String, key: String)
 
         var key: String {
             switch self {
             case .spend(let order): order.idempotencyKey
             case .commit(_, _, let key): key
+            case .release(_, let key): key
             }
         }
     }
 
     func recordPendingSpend(_ spend: PendingSpend, now: Date) async throws(TallyError) {
         let json = try Self.encode(spend)
-        let kind = if case .spend = spend { "spend" } else { "commit" }
+        let kind = switch spend {
+        case .spend: "spend"
+        case .commit: "commit"
+        case .release: "release"
+        }
         let time = Self.millis(now)
         try await database.write { connection in
             try connection.query(

@@ -149,6 +149,9 @@ extension PurchaseManager {
         if state == nil { state = try? await account(.fromCacheOnly) }
         guard let state else { return (try? await cache.onboardingCompleted()) == true ? .paywall : .onboarding }
         if state.isActive(entitlement) { return .main }
+        // An entitlement the account had, even lapsed, is a payment made before (on this device
+        // or another, before a reinstall): straight to the paywall.
+        if state.snapshot.entitlements.contains(where: { $0.id == entitlement }) { return .paywall }
         return (try? await cache.onboardingCompleted()) == true ? .paywall : .onboarding
     }
 }

@@ -4,13 +4,15 @@ public import TallyCore
 extension PurchaseManager {
     /// Spends an amount: subscription allowance first, then the oldest purchase.
     ///
-    /// Network failures are retried with the same idempotency key, so a spend that reached
-    /// the server before its answer was lost is not spent twice.
+    /// Network failures are retried here with the same idempotency key, so a spend that reached
+    /// the server before its answer was lost is not spent twice. When it still fails, whether
+    /// it was spent is unknown until it is retried with the same key: derive the key from what
+    /// is paid for (`"photo-\(photo.id)"`) and a retry, even after a restart, spends once.
     /// - Parameters:
     ///   - currency: the currency.
     ///   - amount: how much, more than zero.
     ///   - reference: what it is spent on, kept in the ledger.
-    ///   - idempotencyKey: the spend's key; pass the same key to retry a spend that failed.
+    ///   - idempotencyKey: the spend's key; the default makes every call a new spend.
     /// - Throws: ``TallyError`` `insufficient_credits` (with ``TallyError/available``), network errors.
     @discardableResult
     public func spend(_ currency: String, amount: Int64, reference: String? = nil, idempotencyKey: String = UUID().uuidString) async throws(TallyError) -> SpendResponse {
@@ -47,7 +49,8 @@ extension PurchaseManager {
             await publish(committed.balance)
             return committed
         } catch where error.isTransient {
-            schedulePendingSpendRetry(failures: 1)
+            pendingSpendFailures += 1
+            schedulePendingSpendRetry(failures: pendingSpendFailures)
             return nil
         } catch {
             try? await journal.clearPendingSpend(pending.key)
@@ -84,15 +87,29 @@ extension PurchaseManager {
         _ currency: String, amount: Int64 = 1, for reference: String? = nil, work: @Sendable () async throws -> Value
     ) async throws -> Value {
         let reservation = try await reserve(currency, amount: amount, ttlSeconds: configuration.consumeHoldSeconds, reference: reference)
+        // Journaled, so that a hold left by an app killed during the work is released at the next start.
+        let hold = PurchaseJournal.PendingSpend.release(reservation: reservation.reservationId, key: "hold:" + reservation.reservationId)
+        activeHolds.insert(reservation.reservationId)
+        try? await journal.recordPendingSpend(hold, now: now())
+        defer { activeHolds.remove(reservation.reservationId) }
         let value: Value
         do {
             value = try await work()
         } catch {
             // Best effort: a hold that is not released expires by itself.
             _ = try? await release(reservation)
+            try? await journal.clearPendingSpend(hold.key)
             throw error
         }
-        try await commit(reservation, used: amount)
+        // The commit is journaled before the hold's record goes: a crash between them is
+        // settled by the commit, never by a release of work that was done.
+        do {
+            try await commit(reservation, used: amount)
+        } catch {
+            try? await journal.clearPendingSpend(hold.key)
+            throw error
+        }
+        try? await journal.clearPendingSpend(hold.key)
         return value
     }
 
@@ -112,7 +129,17 @@ extension PurchaseManager {
     }
 
     func retryPendingSpends() async {
-        for pending in (try? await journal.pendingSpends()) ?? [] {
+        let all = (try? await journal.pendingSpends()) ?? []
+        // A hold whose work was committed is settled by its commit: commits go first, and its release never runs.
+        let committed = Set(all.compactMap { pending -> String? in
+            if case .commit(let reservation, _, _) = pending { reservation } else { nil }
+        })
+        let ordered = all.filter { if case .release = $0 { false } else { true } } + all.filter { if case .release = $0 { true } else { false } }
+        for pending in ordered {
+            if case .release(let reservation, let key) = pending, committed.contains(reservation) {
+                try? await journal.clearPendingSpend(key)
+                continue
+            }
             do throws(TallyError) {
                 switch pending {
                 case .spend(let order):
@@ -121,10 +148,18 @@ extension PurchaseManager {
                 case .commit(let reservation, let used, _):
                     let balance = try await delivery.commit(reservationID: reservation, used: used).balance
                     await publish(balance)
+                case .release(let reservation, _):
+                    // Work under way in this process keeps its hold.
+                    guard !activeHolds.contains(reservation) else { continue }
+                    let balance = try await delivery.release(reservationID: reservation).balance
+                    await publish(balance)
                 }
                 try? await journal.clearPendingSpend(pending.key)
+                pendingSpendFailures = 0
             } catch where error.isTransient {
-                schedulePendingSpendRetry(failures: 1)
+                // Backoff grows while the destination stays unreachable, as for deliveries.
+                pendingSpendFailures += 1
+                schedulePendingSpendRetry(failures: pendingSpendFailures)
             } catch {
                 // Refused for good (the reservation expired, say): nothing more to do.
                 try? await journal.clearPendingSpend(pending.key)

@@ -123,6 +123,10 @@ public actor PurchaseManager {
     let accountBroadcast = Broadcast<AccountState>()
 
     var started = false
+    /// Consecutive failures of the unanswered spends' retries, for their backoff.
+    var pendingSpendFailures = 0
+    /// Holds taken by ``consume(_:amount:for:work:)`` whose work is under way in this process.
+    var activeHolds: Set<String> = []
     /// The last queued change of the account state (see `applyAccount`).
     var accountTail: Task<Void, Never>?
     var listener: Task<Void, Never>?

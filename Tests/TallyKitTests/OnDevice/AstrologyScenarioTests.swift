@@ -354,6 +354,28 @@ import Testing
         }
     }
 
+    @Test func aHoldLeftByAnAppKilledDuringGenerationIsReleasedAtTheNextStart() async throws {
+        let device = try await Device()
+        let (manager, ledger) = try await device.launchOnDevice()
+        _ = try await manager.buy(Kit.report("career"))
+        let gate = Gate()
+        // The report is being generated when the app dies: the work never ends.
+        let generating = Task { try await manager.consume("report.career", for: "profile-1") { await gate.wait(); return "report" } }
+        await gate.arrived()
+        #expect(try await ledger.account(storeEntitlements: []).balance("report.career").held == 1)
+        await manager.stop()
+
+        let (relaunched, _) = try await device.launchOnDevice()
+        let balance = try await ledger.account(storeEntitlements: []).balance("report.career")
+        #expect(balance.available == 1 && balance.held == 0, "\(balance)")
+        #expect(await relaunched.lockState("report.career") == .unlocked)
+        let report = try await relaunched.consume("report.career", for: "profile-1") { "report" }
+        #expect(report == "report")
+        #expect(try await relaunched.available("report.career") == 0)
+        generating.cancel()
+        await gate.open()
+    }
+
     @Test func aRefundOfAnAlreadyUsedCreditBecomesDebtThatTheNextPurchaseRepays() async throws {
         let device = try await Device()
         let (manager, ledger) = try await device.launchOnDevice()

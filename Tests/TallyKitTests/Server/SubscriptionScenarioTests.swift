@@ -185,8 +185,15 @@ import Testing
             try await device.advance(days: 32)
             await manager.stop()
 
-            let (again, _) = try await Self.launch(device, server, credentials: try #require(again(manager)))
-            #expect(await again.destination(policy: .fetchCurrent) == .paywall)
+            let credentials = try #require(again(manager))
+            let (relaunched, _) = try await Self.launch(device, server, credentials: credentials)
+            #expect(await relaunched.destination(policy: .fetchCurrent) == .paywall)
+            await relaunched.stop()
+
+            // Deleted and installed again, signed in to the same account: still the paywall.
+            device.reinstall()
+            let (reinstalled, _) = try await Self.launch(device, server, credentials: credentials)
+            #expect(await reinstalled.destination(policy: .fetchCurrent) == .paywall)
         }
     }
 
