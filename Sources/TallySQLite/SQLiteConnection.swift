@@ -18,6 +18,15 @@ public enum SQLiteValue: Sendable, Hashable {
         return nil
     }
 
+    /// The number (a real, or an integer as a real), or nil.
+    public var real: Double? {
+        switch self {
+        case .real(let value): value
+        case .integer(let value): Double(value)
+        default: nil
+        }
+    }
+
     /// The text, or nil.
     public var text: String? {
         if case .text(let value) = self { return value }

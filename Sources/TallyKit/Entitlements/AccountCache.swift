@@ -35,8 +35,9 @@ public struct AccountState: Sendable, Hashable {
     public let source: Source
     /// Whether they are older than the cache lifetime (24 hours by default).
     public let isStale: Bool
-    /// The time entitlements are judged at: the device's clock, never earlier than the latest
-    /// time it showed before (a clock moved backwards does not extend access).
+    /// The time entitlements are judged at: advancing with the device's uptime since the last
+    /// look, so moving the device's clock does not change it; after a restart, the device's
+    /// clock, never earlier than before.
     public let asOf: Date
 
     /// Whether an entitlement is active now: active when fetched and not expired since.
@@ -52,9 +53,9 @@ public struct AccountState: Sendable, Hashable {
     }
 }
 
-/// The last known account state on the device, per user, with the latest time the device's
-/// clock has shown, so that moving the clock backwards neither makes a cached state younger
-/// nor an expired entitlement active again.
+/// The last known account state on the device, per user, judged on a clock the device's
+/// clock setting does not move (see ``effectiveNow(_:)``), so that moving the clock neither
+/// makes a cached state younger nor an expired entitlement active again, nor locks anyone out.
 struct AccountCache: Sendable {
     let database: LocalDatabase
     let scope: String
@@ -76,24 +77,48 @@ struct AccountCache: Sendable {
                 transaction_id TEXT NOT NULL
             );
             """),
+        ("account_0002_uptime", """
+            ALTER TABLE clock_high_water ADD COLUMN uptime REAL;
+            ALTER TABLE clock_high_water ADD COLUMN trusted INTEGER;
+            """),
     ]
 
-    init(database: LocalDatabase, scope: String) async throws(TallyError) {
+    /// Seconds since the device started, which no change of its clock moves.
+    let uptime: @Sendable () -> TimeInterval
+
+    init(database: LocalDatabase, scope: String, uptime: @escaping @Sendable () -> TimeInterval) async throws(TallyError) {
         self.database = database
         self.scope = scope
+        self.uptime = uptime
         try await database.migrate(Self.migrations)
     }
 
-    /// The device's time, never earlier than any time it showed before; remembered.
+    /// The time cached states are judged at, remembered across launches.
+    ///
+    /// While the device has not restarted it advances with the device's uptime, whatever its
+    /// clock is set to: a clock moved back extends nothing and a clock moved forward locks
+    /// nobody out. After a restart (uptime went down) it is the device's clock, never earlier
+    /// than the last time it gave.
     func effectiveNow(_ now: Date) async throws(TallyError) -> Date {
-        let time = JournalTime.millis(now)
-        let latest = try await database.write { connection in
+        let wall = JournalTime.millis(now)
+        let up = uptime()
+        let trusted = try await database.write { connection in
+            let row = try connection.query("SELECT latest, uptime, trusted FROM clock_high_water WHERE id = 1").first
+            let trusted: Int64
+            if let lastUptime = row?["uptime"].real, let lastTrusted = row?["trusted"].integer, up >= lastUptime {
+                trusted = lastTrusted + Int64(((up - lastUptime) * 1000).rounded(.down))
+            } else {
+                trusted = max(wall, row?["trusted"].integer ?? row?["latest"].integer ?? wall)
+            }
             try connection.query(
-                "INSERT INTO clock_high_water (id, latest) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET latest = MAX(latest, excluded.latest)",
-                [.integer(time)])
-            return try connection.query("SELECT latest FROM clock_high_water WHERE id = 1").first?.int("latest") ?? time
+                """
+                INSERT INTO clock_high_water (id, latest, uptime, trusted) VALUES (1, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET latest = MAX(latest, excluded.latest), uptime = excluded.uptime, trusted = excluded.trusted
+                """,
+                [.integer(wall), .real(up), .integer(trusted)])
+            return trusted
         }
-        return JournalTime.date(latest)
+        return JournalTime.date(trusted)
     }
 
     func load() async throws(TallyError) -> (snapshot: AccountSnapshot, fetchedAt: Date)? {

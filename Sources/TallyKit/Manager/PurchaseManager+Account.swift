@@ -6,8 +6,8 @@ extension PurchaseManager {
     ///
     /// The cache is kept on the device per ``Configuration/scope``: fresh for
     /// ``Configuration/cacheLifetime`` (24 h), usable offline for
-    /// ``Configuration/offlineAccessWindow``. Its age is measured on a clock that never goes
-    /// back, so moving the device's clock backwards does not extend access.
+    /// ``Configuration/offlineAccessWindow``. Its age is measured on the device's uptime, so
+    /// moving the device's clock neither extends access nor ends it.
     /// - Throws: ``TallyError`` when a fetch is needed and fails.
     public func account(_ policy: FetchPolicy = .cachedOrFetched) async throws(TallyError) -> AccountState {
         let asOf = try await cache.effectiveNow(now())
@@ -43,12 +43,13 @@ extension PurchaseManager {
         let entitlements = (try? await store.currentEntitlements()) ?? []
         let snapshot = try await delivery.account(storeEntitlements: entitlements)
         await applyAccount(.snapshot(snapshot)).value
-        let fetchedAt = now()
         var published = accountBroadcast.value
         if published == nil {
-            published = AccountState(snapshot: snapshot, fetchedAt: fetchedAt, source: .fetched, isStale: false, asOf: try await cache.effectiveNow(fetchedAt))
+            let asOf = try await cache.effectiveNow(now())
+            published = AccountState(snapshot: snapshot, fetchedAt: asOf, source: .fetched, isStale: false, asOf: asOf)
         }
-        guard let state = published else { return .empty(asOf: fetchedAt) }
+        guard let state = published else { return .empty(asOf: now()) }
+        let fetchedAt = state.asOf
         if let entitlement = configuration.onboardingEntitlement, state.isActive(entitlement),
            let paid = snapshot.entitlements.first(where: { $0.id == entitlement && $0.active }) {
             // An active subscription found by the server (bought on another device, say) is a confirmed payment too.
@@ -80,8 +81,9 @@ extension PurchaseManager {
     }
 
     private func applyNow(_ change: AccountChange) async {
-        let fetchedAt = now()
-        guard let asOf = try? await cache.effectiveNow(fetchedAt) else { return }
+        // Fetch times are on the same clock as the times they are judged at.
+        guard let asOf = try? await cache.effectiveNow(now()) else { return }
+        let fetchedAt = asOf
         switch change {
         case .snapshot(let snapshot):
             try? await cache.store(snapshot, fetchedAt: fetchedAt)

@@ -148,17 +148,20 @@ public actor PurchaseManager {
     ///   - analytics: where purchase events go.
     ///   - clock: the clock of backoff and refresh sleeps.
     ///   - now: the current time.
+    ///   - uptime: seconds since the device started; cached states are judged on it, so that
+    ///     moving the device's clock neither extends nor ends access.
     /// - Throws: ``TallyError`` `storage_failed` when the database cannot be prepared.
     public init<C: Clock>(
         store: any Store, delivery: any Delivery, database: LocalDatabase, configuration: Configuration,
         connectivity: (any Connectivity)? = nil, analytics: any AnalyticsSink = NoAnalytics(),
-        clock: C = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }
+        clock: C = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
+        uptime: @escaping @Sendable () -> TimeInterval = { ProcessInfo.processInfo.systemUptime }
     ) async throws(TallyError) where C.Duration == Duration {
         self.store = store
         self.delivery = delivery
         self.configuration = configuration
         self.journal = try await PurchaseJournal(database: database)
-        self.cache = try await AccountCache(database: database, scope: configuration.scope)
+        self.cache = try await AccountCache(database: database, scope: configuration.scope, uptime: uptime)
         self.connectivity = connectivity ?? Self.systemConnectivity()
         self.analytics = analytics
         self.now = now

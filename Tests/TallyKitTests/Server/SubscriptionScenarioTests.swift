@@ -138,13 +138,48 @@ import Testing
             let (manager, _) = try await Self.launch(device, server, transport: transport)
             _ = try await manager.buy("com.tally.pro.yearly")
             transport.failAlways(.offline)
+            // Offline, the clock set ten days back, then four real days pass: the 3-day window is over.
+            device.clockOffset = -10 * 86_400
+            #expect(try await manager.account(.fromCacheOnly).isActive("pro"))
             device.time.advance(seconds: 4 * 86_400)
-            #expect(!(try await manager.account(.fromCacheOnly).isActive("pro")))
-            // Back to the day of purchase: the device remembers it has seen later times.
-            device.time.set(Kit.start.addingTimeInterval(3600))
             let state = try await manager.account(.fromCacheOnly)
             #expect(!state.isActive("pro"))
             #expect(state.asOf >= Kit.start.addingTimeInterval(4 * 86_400))
+        }
+    }
+
+    @Test func movingTheDeviceClockForwardLocksNobodyOut() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let transport = FlakyTransport()
+            let (manager, _) = try await Self.launch(device, server, transport: transport)
+            _ = try await manager.buy("com.tally.pro.monthly")
+            transport.failAlways(.offline)
+            // A month ahead, then back: neither the cache nor the subscription end on that account.
+            device.clockOffset = 40 * 86_400
+            #expect(try await manager.account(.fromCacheOnly).isActive("pro"))
+            device.clockOffset = 0
+            device.time.advance(seconds: 3600)
+            let state = try await manager.account(.fromCacheOnly)
+            #expect(state.isActive("pro") && state.source == .cache, "\(state)")
+        }
+    }
+
+    @Test func afterARestartTheDeviceClockCountsButNeverGoesBack() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let transport = FlakyTransport()
+            let (manager, _) = try await Self.launch(device, server, transport: transport)
+            _ = try await manager.buy("com.tally.pro.yearly")
+            transport.failAlways(.offline)
+            device.time.advance(seconds: 2 * 86_400)
+            _ = try await manager.account(.fromCacheOnly)
+            // The phone restarts (its uptime starts again) with its clock set back: time as last seen stands.
+            device.time.set(Kit.start.addingTimeInterval(-100))
+            device.clockOffset = 2 * 86_400 + 100 - 5 * 86_400
+            let state = try await manager.account(.fromCacheOnly)
+            #expect(state.asOf >= Kit.start.addingTimeInterval(2 * 86_400), "\(state.asOf)")
+            #expect(state.isActive("pro"))
         }
     }
 

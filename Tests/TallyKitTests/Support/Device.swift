@@ -56,6 +56,17 @@ final class Device: @unchecked Sendable {
     let connectivity = ManualConnectivity()
     let analytics = AnalyticsStream()
     private(set) var folder: URL
+    private let offsetLock = NSLock()
+    private var offset: TimeInterval = 0
+    /// How far the phone's clock setting is from the real time (the person changed it in Settings).
+    var clockOffset: TimeInterval {
+        get { offsetLock.withLock { offset } }
+        set { offsetLock.withLock { offset = newValue } }
+    }
+    /// The phone's clock as it shows: real time plus what the person set.
+    var deviceNow: Date { time.now.addingTimeInterval(clockOffset) }
+    /// Seconds since the phone started: real time passing, whatever its clock says.
+    var uptime: TimeInterval { time.now.timeIntervalSince(Kit.start) + 100 }
     var databasePath: String { folder.appendingPathComponent("device.sqlite").path }
 
     init(time: SharedTime = SharedTime(), locale: String = "en_US", settings: (@Sendable (inout SimulatedAppStore.Settings) -> Void)? = nil) async throws {
@@ -102,10 +113,9 @@ final class Device: @unchecked Sendable {
         configuration.retry = RetryPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(60), jitter: false)
         configuration.refreshInterval = nil
         configure(&configuration)
-        let time = self.time
         let manager = try await PurchaseManager(
             store: store, delivery: delivery, database: database, configuration: configuration, connectivity: connectivity,
-            analytics: analytics, clock: clock, now: { time.now })
+            analytics: analytics, clock: clock, now: { [self] in deviceNow }, uptime: { [self] in uptime })
         await manager.start()
         return manager
     }
