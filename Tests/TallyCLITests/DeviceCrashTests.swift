@@ -102,14 +102,23 @@ import Testing
     }
 
     @Test func withoutTheServerAPurchaseIsNotStarted() throws {
-        // Nothing listens on this port: the order cannot be made, so no payment sheet is shown.
-        let phone = Phone(server: "http://127.0.0.1:\(Int.random(in: 50_001...60_000))")
+        var phone = Phone()
         defer { try? FileManager.default.removeItem(at: phone.folder) }
-        let run = try phone.run("purchase", ["--product", "com.tally.photo.credits.10"])
+        var server = ""
+        // Signed up while the server runs; then it is gone.
+        try Self.withServer(&phone) { phone throws in
+            server = phone.server ?? ""
+            let state = try phone.launch()
+            #expect(state["mode"] as? String == "server")
+        }
+        let offline = Phone(folder: phone.folder, server: server)
+        let before = try? Data(contentsOf: phone.folder.appendingPathComponent("state/appstore.json"))
+        let run = try offline.run("purchase", ["--product", "com.tally.photo.credits.10"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("network_error"), "\(run.stderr)")
-        let store = try? Data(contentsOf: phone.folder.appendingPathComponent("state/appstore.json"))
-        #expect(store.map { !String(decoding: $0, as: UTF8.self).contains("photo.credits") } ?? true, "nothing was bought")
+        // The order could not be made, so no payment sheet: the App Store's record is unchanged.
+        let after = try? Data(contentsOf: phone.folder.appendingPathComponent("state/appstore.json"))
+        #expect(before == after)
     }
 
     @Test func stepsAreEveryStepOfAPurchase() throws {

@@ -29,7 +29,8 @@ extension OnDeviceLedger {
         let acquired = payload.purchaseDate.map(JournalTime.millis) ?? time
         var granted: [Amount] = []
         for grant in product.grants {
-            let amount = grant.amount * quantity
+            let (amount, overflow) = grant.amount.multipliedReportingOverflow(by: quantity)
+            guard !overflow else { throw TallyError(.invalidRequest, "\(grant.amount) \(grant.currency) × \(quantity) does not fit in 64 bits") }
             try connection.query(
                 "INSERT INTO ledger_lots (transaction_id, currency, amount, acquired_at) VALUES (?, ?, ?, ?)",
                 [.text(transactionID), .text(grant.currency), .integer(amount), .integer(acquired)])

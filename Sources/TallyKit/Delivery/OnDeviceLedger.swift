@@ -109,6 +109,19 @@ public struct OnDeviceLedger: Delivery {
                 created_at INTEGER NOT NULL
             );
             """),
+        // The audit trail of consumptions and the lots are history too: never changed, never removed.
+        ("ledger_0002_audit_append_only", """
+            CREATE TRIGGER ledger_spends_no_update BEFORE UPDATE ON ledger_spends
+                BEGIN SELECT RAISE(ABORT, 'consumptions are append-only'); END;
+            CREATE TRIGGER ledger_spends_no_delete BEFORE DELETE ON ledger_spends
+                BEGIN SELECT RAISE(ABORT, 'consumptions are append-only'); END;
+            CREATE TRIGGER ledger_lots_no_update BEFORE UPDATE ON ledger_lots
+                BEGIN SELECT RAISE(ABORT, 'lots are append-only'); END;
+            CREATE TRIGGER ledger_lots_no_delete BEFORE DELETE ON ledger_lots
+                BEGIN SELECT RAISE(ABORT, 'lots are append-only'); END;
+            CREATE TRIGGER ledger_purchases_no_delete BEFORE DELETE ON ledger_purchases
+                BEGIN SELECT RAISE(ABORT, 'purchases are never removed'); END;
+            """),
     ]
 
     // MARK: - Delivery

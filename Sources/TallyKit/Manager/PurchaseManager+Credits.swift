@@ -105,6 +105,9 @@ extension PurchaseManager {
         // settled by the commit, never by a release of work that was done.
         do {
             try await commit(reservation, used: amount)
+        } catch where error.code == .reservationClosed {
+            // The work outlived its hold: it is paid for with a spend instead; its result is kept either way.
+            _ = try? await spend(currency, amount: amount, reference: reference, idempotencyKey: "late:" + reservation.reservationId)
         } catch {
             try? await journal.clearPendingSpend(hold.key)
             throw error

@@ -194,12 +194,18 @@ public actor PurchaseManager {
                 await self.handleUpdate(transaction)
             }
         }
+        // Streams start from the last known state at once, even before (or without) a fetch.
+        if accountBroadcast.value == nil, let cached = try? await account(.fromCacheOnly), cached.source != .none {
+            accountBroadcast.publish(cached)
+        }
         await recover()
         if let interval = configuration.refreshInterval {
             refresher = Task { [weak self, sleep] in
                 while !Task.isCancelled {
                     do { try await sleep(interval) } catch { return }
-                    _ = try? await self?.refresh()
+                    // A manager that is gone ends its loop.
+                    guard let self else { return }
+                    _ = try? await self.refresh()
                 }
             }
         }
