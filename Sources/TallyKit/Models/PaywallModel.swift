@@ -64,7 +64,11 @@ public final class PaywallModel {
     /// What to show while a paid purchase is being delivered.
     public var processingMessage: String { LocalizedStrings.table(for: language)["paywall.processing"] }
     /// The restore button's label.
-    public var restoreTitle: String { LocalizedStrings.table(for: language)["paywall.restore"] }
+    public var restoreTitle: String {
+        LocalizedStrings.table(for: language)[sellsKeptProducts ? "paywall.restore.subscriptions" : "paywall.restore"]
+    }
+    /// Whether any product shown is kept (a subscription or a lifetime unlock), which "Restore Purchases" brings back.
+    private var sellsKeptProducts = false
     /// Called after every change, for UIKit screens that do not observe.
     public var onChange: (@MainActor (PaywallModel) -> Void)?
 
@@ -95,18 +99,22 @@ public final class PaywallModel {
             grants = []
         }
         let strings = LocalizedStrings.table(for: language)
+        let account = try? await manager.account(.fromCacheOnly)
+        sellsKeptProducts = grants.contains { ids.contains($0.id) && $0.kind != .consumable }
         items = ids.compactMap { id in
             let grant = grants.first { $0.id == id }
             let product = details.first { $0.id == id }
             guard grant != nil || product != nil else { return nil }
             let price = product?.displayPrice
+            // A kept product whose entitlements are all active is owned: nothing to buy.
+            let owned = grant.map { $0.kind != .consumable && !$0.entitlements.isEmpty && $0.entitlements.allSatisfy { account?.isActive($0) == true } } ?? false
             return Item(
                 id: id, title: grant?.paywall.title ?? product?.displayName ?? id,
                 description: grant?.paywall.description ?? product?.description ?? "", benefits: grant?.paywall.benefits ?? [],
                 aiExplanation: grant?.paywall.aiExplanation, displayPrice: price,
-                button: price == nil ? .disabled : .idle,
-                buttonTitle: price.map { strings["paywall.button.buy"].replacingOccurrences(of: "%@", with: $0) }
-                    ?? strings["paywall.button.unavailable"])
+                button: price == nil || owned ? .disabled : .idle,
+                buttonTitle: owned ? strings["paywall.button.owned"]
+                    : price.map { strings["paywall.button.buy"].replacingOccurrences(of: "%@", with: $0) } ?? strings["paywall.button.unavailable"])
         }
         changed()
     }

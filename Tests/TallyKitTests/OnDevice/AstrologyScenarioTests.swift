@@ -445,8 +445,16 @@ import Testing
     @Test func theLifetimeUnlockIsAnEntitlementFromTheStore() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
+        let paywall = await PaywallModel(manager: manager, productIDs: ["com.tally.zorya.lifetime"], language: .english)
+        await paywall.load()
+        #expect(await paywall.items.first?.button == .idle)
+        #expect(await paywall.restoreTitle == "Restore Purchases")
         _ = try await manager.buy("com.tally.zorya.lifetime")
         #expect(try await manager.account(.fetchCurrent).isActive("zorya.lifetime"))
+        // Owned: the paywall offers nothing more to buy.
+        await paywall.load()
+        #expect(await paywall.items.first?.button == .disabled)
+        #expect(await paywall.items.first?.buttonTitle == "Purchased")
         device.reinstall()
         let (again, _) = try await device.launchOnDevice()
         _ = try await again.restore()
