@@ -33,24 +33,8 @@ import Testing
 
     @Test func serveBuyOverHTTPThenVerify() async throws {
         let caDir = folder.appendingPathComponent("served").path
-        let port = Int.random(in: 20_000...40_000)
-        let server = Process()
-        server.executableURL = CommandLine.executable
-        server.arguments = ["appstore", "serve", "--ca-dir", caDir, "--port", "\(port)"]
-        server.currentDirectoryURL = CommandLine.repository
-        let log = Pipe()
-        server.standardOutput = log
-        server.standardError = log
-        try server.run()
+        let (server, port) = try ServeCommandTests.serve(["appstore", "serve", "--ca-dir", caDir])
         defer { server.terminate() }
-        // Wait for the server to say it listens: blocking reads of its log, no sleeping.
-        var seen = ""
-        while !seen.contains("listening") {
-            let chunk = log.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += String(decoding: chunk, as: UTF8.self)
-        }
-        #expect(seen.contains("listening"), "\(seen)")
 
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/control/purchases")!)
         request.httpMethod = "POST"

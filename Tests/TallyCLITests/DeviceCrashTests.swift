@@ -40,10 +40,8 @@ import Testing
         // The authority's folder must exist before the server is told to trust it.
         let created = try CommandLine.run(["appstore", "purchase", "--ca-dir", phone.caDir, "--product", "com.tally.photo.credits.10"])
         #expect(created.status == 0, "\(created.stderr)")
-        let port = Int.random(in: 40_001...50_000)
         let database = phone.folder.appendingPathComponent("server.sqlite").path
-        let (server, _) = try ServeCommandTests.start(
-            ["serve", "--dev", "--trust-ca-dir", phone.caDir, "--port", "\(port)", "--database", database], until: "listening")
+        let (server, port) = try ServeCommandTests.serve(["serve", "--dev", "--trust-ca-dir", phone.caDir, "--database", database])
         defer { server.terminate(); server.waitUntilExit() }
         phone.server = "http://127.0.0.1:\(port)"
         try body(phone)
@@ -88,14 +86,13 @@ import Testing
         #expect(failed.status == 1)
         #expect(failed.stderr.contains("network_error") || failed.stderr.contains("server_unavailable"), "\(failed.stderr)")
 
-        // The server back on the same database and port: the next launch delivers it, once.
-        let port = try #require(URL(string: server)?.port)
-        let (restarted, _) = try ServeCommandTests.start(
-            ["serve", "--dev", "--trust-ca-dir", phone.caDir, "--port", "\(port)",
-             "--database", phone.folder.appendingPathComponent("server.sqlite").path], until: "listening")
+        // The server back on the same database: the next launch delivers it, once.
+        let (restarted, port) = try ServeCommandTests.serve(
+            ["serve", "--dev", "--trust-ca-dir", phone.caDir, "--database", phone.folder.appendingPathComponent("server.sqlite").path])
         defer { restarted.terminate(); restarted.waitUntilExit() }
+        let back = Phone(folder: phone.folder, server: "http://127.0.0.1:\(port)")
         for _ in 1...2 {
-            let state = try offline.launch()
+            let state = try back.launch()
             #expect((state["balances"] as? [String: Int])?["credits"] == 12, "\(state)")
             #expect(state["unfinished_in_store"] as? Int == 0)
         }

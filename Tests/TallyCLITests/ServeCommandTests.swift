@@ -9,30 +9,32 @@ import Testing
 @Suite(.serialized) struct ServeCommandTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-serve-\(UUID().uuidString)")
 
-    /// Starts a process and waits, by reading its log (no sleeping), until it says `marker`.
-    static func start(_ arguments: [String], until marker: String) throws -> (Process, Pipe) {
+    struct CommandFailure: Error, CustomStringConvertible { let description: String }
+
+    /// Starts a server command on port 0 (any free port: no clash with other tests' servers)
+    /// and returns it with the port its log says it listens on.
+    static func serve(_ arguments: [String]) throws -> (process: Process, port: Int) {
         let process = Process()
         process.executableURL = CommandLine.executable
-        process.arguments = arguments
+        process.arguments = arguments + ["--port", "0"]
         process.currentDirectoryURL = CommandLine.repository
         let log = Pipe()
         process.standardOutput = log
         process.standardError = log
         try process.run()
         var seen = ""
-        while !seen.contains(marker) {
+        while true {
+            if let range = seen.range(of: #"listening on [^\s]*:(\d+)"#, options: .regularExpression),
+               let port = Int(seen[range].split(separator: ":").last ?? "") {
+                return (process, port)
+            }
             let chunk = log.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             seen += String(decoding: chunk, as: UTF8.self)
         }
-        guard seen.contains(marker) else {
-            process.terminate()
-            throw CommandFailure(description: "the process did not say \(marker): \(seen)")
-        }
-        return (process, log)
+        process.terminate()
+        throw CommandFailure(description: "the server did not say where it listens: \(seen)")
     }
-
-    struct CommandFailure: Error, CustomStringConvertible { let description: String }
 
     static func request(_ method: String, _ url: String, token: String? = nil, body: String? = nil) async throws -> (Int, [String: Any]) {
         var request = URLRequest(url: URL(string: url)!)
@@ -46,17 +48,15 @@ import Testing
     @Test func aPurchaseMadeWithTheSimulatorShowsUpInTheBalance() async throws {
         let caDir = folder.appendingPathComponent("ca").path
         let database = folder.appendingPathComponent("tally.sqlite").path
-        let port = Int.random(in: 40_001...50_000)
-        let base = "http://127.0.0.1:\(port)"
         defer { try? FileManager.default.removeItem(at: folder) }
 
         // A first purchase creates the simulator's CA folder, which the server is then told to trust.
         let warmUp = try CommandLine.run(["appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50"])
         #expect(warmUp.status == 0, "\(warmUp.stderr)")
 
-        let (server, _) = try Self.start(
-            ["serve", "--dev", "--trust-ca-dir", caDir, "--port", "\(port)", "--database", database], until: "listening")
+        let (server, port) = try Self.serve(["serve", "--dev", "--trust-ca-dir", caDir, "--database", database])
         defer { server.terminate() }
+        let base = "http://127.0.0.1:\(port)"
         let (created, user) = try await Self.request("POST", base + "/v1/users")
         #expect(created == 201)
         let token = try #require(user["user_token"] as? String)
@@ -77,10 +77,9 @@ import Testing
         server.interrupt()
         server.waitUntilExit()
         #expect(server.terminationStatus == 0)
-        let (again, _) = try Self.start(
-            ["serve", "--dev", "--trust-ca-dir", caDir, "--port", "\(port)", "--database", database], until: "listening")
+        let (again, newPort) = try Self.serve(["serve", "--dev", "--trust-ca-dir", caDir, "--database", database])
         defer { again.terminate() }
-        let (_, me) = try await Self.request("GET", base + "/v1/me", token: token)
+        let (_, me) = try await Self.request("GET", "http://127.0.0.1:\(newPort)/v1/me", token: token)
         let credits = (me["balances"] as? [[String: Any]])?.first { $0["currency"] as? String == "credits" }
         // 2 signup credits and 50 bought, once.
         #expect(credits?["available"] as? Int == 52, "\(me)")

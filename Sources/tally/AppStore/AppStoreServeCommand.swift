@@ -21,7 +21,7 @@ struct AppStoreServeCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Option(help: "The port to listen on.")
+    @Option(help: "The port to listen on; 0 for any free port (the log says which).")
     var port: Int = 8090
 
     @Option(help: "The address to listen on.")
@@ -43,7 +43,7 @@ struct AppStoreServeCommand: AsyncParsableCommand {
         if let notify, URL(string: notify)?.scheme?.hasPrefix("http") != true {
             throw ValidationError("--notify must be an http or https URL")
         }
-        guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
     }
 
     func run() async throws {

@@ -21,7 +21,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The catalog (JSON).")
     var config: String = "Examples/tally.json"
 
-    @Option(help: "The port to listen on.")
+    @Option(help: "The port to listen on; 0 for any free port (the log says which).")
     var port: Int = 8080
 
     @Option(help: "The address to listen on (0.0.0.0 for every interface).")
@@ -37,7 +37,7 @@ struct ServeCommand: AsyncParsableCommand {
     var trustCADir: String?
 
     func validate() throws {
-        guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if trustCADir != nil, !dev { throw ValidationError("--trust-ca-dir needs --dev: test roots are trusted only in development") }
     }
 
