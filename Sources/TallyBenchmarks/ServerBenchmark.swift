@@ -135,6 +135,11 @@ public enum ServerBenchmark {
         public var setup: [String]
         /// The latency every endpoint's p99 should stay under, in milliseconds.
         public var p99TargetMilliseconds: Double
+        /// Baseline: 4 KB appended and `fsync`ed in the temporary folder, measured at the start of
+        /// each round; every write request waits for one such flush (of its batch).
+        public var durableWriteP50Milliseconds: Double
+        public var durableWriteP99Milliseconds: Double
+        public var roundDurableWriteP50Milliseconds: [Double]
     }
 
     /// A benchmark that could not produce honest figures.
@@ -143,9 +148,11 @@ public enum ServerBenchmark {
     }
 
     /// The rate limit the benchmark's own server runs with: far above anything one machine can send.
-    public static let rateLimitPerMinute = 1_000_000_000
+    public static var rateLimitPerMinute: Int { InProcessServer.rateLimitPerMinute }
 
-    static let host = "127.0.0.1"
+    static let host = InProcessServer.host
+    /// Durable writes timed per round for the disk baseline.
+    static let durableWriteSamples = 40
     static let fundingProduct = "com.tally.photo.credits.100"
     static let purchaseProduct = "com.tally.photo.credits.10"
     static let spendCurrency = "credits"
@@ -156,95 +163,38 @@ public enum ServerBenchmark {
     ///   - progress: receives a line at each step.
     /// - Throws: ``Failure`` or ``HTTPLoadClient/Failure`` when a request fails: a figure for failures is no figure.
     public static func run(_ options: Options, progress: @escaping @Sendable (String) -> Void) async throws -> Result {
-        var catalog = options.catalog
-        // Explicit, and only for this in-process server: one machine's loopback clients are one IP
-        // address and a few users, which the production limits would rightly throttle.
-        catalog.limits.userRequestsPerMinute = rateLimitPerMinute
-        catalog.limits.ipRequestsPerMinute = rateLimitPerMinute
+        let catalog = InProcessServer.benchmarkCatalog(options.catalog)
         guard catalog.product(fundingProduct) != nil, catalog.product(purchaseProduct) != nil, catalog.hasCurrency(spendCurrency) else {
             throw Failure(description: "the catalog needs \(fundingProduct), \(purchaseProduct) and the currency \(spendCurrency) (Examples/tally.json has them)")
         }
 
         var logger = Logger(label: "tally.bench")
         logger.logLevel = .warning
-        let sqlDatabase: any SQLDatabase
-        let durability: String
-        switch options.database {
-        case .sqlite(let path):
-            let database = try SQLiteDatabase(path: path)
-            sqlDatabase = database
-            try await database.migrate(Migrations.all)
-            // The writer's settings decide durability; read them back rather than trust the code.
-            durability = try await database.write { executor in
-                let journal = try await executor.query("PRAGMA journal_mode", []).first?.optionalText("journal_mode") ?? "?"
-                let synchronous = try await executor.query("PRAGMA synchronous", []).first?.optionalInt("synchronous") ?? -1
-                let names: [Int64: String] = [0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"]
-                return "journal_mode=\(journal) synchronous=\(names[synchronous] ?? String(synchronous))"
-            }
-        case .postgres(let url):
-            let database = try await PostgresDatabase.connect(url: url, logger: logger)
-            sqlDatabase = database
-            try await database.migrate(Migrations.all)
-            durability = try await database.read { executor in
-                let commit = try await executor.query("SHOW synchronous_commit", []).first?.optionalText("synchronous_commit") ?? "?"
-                let fsync = try await executor.query("SHOW fsync", []).first?.optionalText("fsync") ?? "?"
-                return "synchronous_commit=\(commit) fsync=\(fsync)"
-            }
-        }
+        let (sqlDatabase, durability) = try await InProcessServer.open(options.database, logger: logger)
         progress("database: \(options.database), \(durability)")
 
-        let now: @Sendable () -> Date = { Date() }
         let issuedAt = Date()
         let authority = try TestCertificateAuthority(profile: .init(issuedAt: issuedAt))
-        // As `tally serve --dev --trust-ca-dir`: the catalog's environments plus Sandbox, Apple's
-        // root plus the test root.
-        var environments = Set(catalog.app.environments.map(AppStoreEnvironment.init(rawValue:)))
-        environments.insert(.sandbox)
-        let verifier = SignedDataVerifier(
-            SignedDataVerifier.Configuration(
-                bundleID: .equals(catalog.app.bundleId), appAppleID: catalog.app.appAppleId.map { .equals($0) } ?? .any,
-                environments: environments, rootCertificates: [AppleRootCertificates.appleRootCAG3, authority.root]),
-            now: now)
-        let storage = SQLStorage(database: sqlDatabase, catalog: catalog, now: now)
-        let dependencies = ServerDependencies(
-            storage: storage, verifier: verifier, catalog: catalog, secretKey: nil, now: now,
-            healthCheck: {
-                (try? await sqlDatabase.read { executor in try await executor.query("SELECT 1 AS ok", []).count }) == 1
+        let verifier = InProcessServer.verifier(catalog, trusting: authority, now: { Date() })
+        let result: Swift.Result<Result, any Error>
+        do {
+            result = .success(try await InProcessServer.run(database: sqlDatabase, catalog: catalog, verifier: verifier, logger: logger) { port in
+                let client = HTTPLoadClient(host: host, port: port)
+                let outcome: Swift.Result<Result, any Error>
+                do {
+                    outcome = .success(try await measure(options, client: client, authority: authority, issuedAt: issuedAt,
+                                                         catalog: catalog, port: port, durability: durability, progress: progress))
+                } catch {
+                    outcome = .failure(error)
+                }
+                try? await client.shutdown()
+                return try outcome.get()
             })
-
-        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-        // `TallyServerApp.buildApplication`, with port 0 and a callback that learns the port.
-        let app = Application(
-            router: TallyServerApp.buildRouter(dependencies),
-            configuration: .init(address: .hostname(host, port: 0), serverName: "tally"),
-            services: [ReservationSweeper(storage: storage, clock: ContinuousClock(), logger: logger)],
-            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
-            logger: logger)
-
-        // No signal handlers: the benchmark stops its server itself, gracefully, when done.
-        let server = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let result = try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                defer { portContinuation.finish() }
-                try await server.run()
-            }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next(), port > 0 else { throw Failure(description: "the server did not start") }
-            let client = HTTPLoadClient(host: host, port: port)
-            let outcome: Swift.Result<Result, any Error>
-            do {
-                outcome = .success(try await measure(options, client: client, authority: authority, issuedAt: issuedAt,
-                                                     catalog: catalog, port: port, durability: durability, progress: progress))
-            } catch {
-                outcome = .failure(error)
-            }
-            try? await client.shutdown()
-            await server.triggerGracefulShutdown()
-            try await group.waitForAll()
-            return try outcome.get()
+        } catch {
+            result = .failure(error)
         }
         await sqlDatabase.close()
-        return result
+        return try result.get()
     }
 
     struct BenchUser: Sendable {
@@ -324,7 +274,15 @@ public enum ServerBenchmark {
         let slice = options.duration / rounds
         let perRound = options.purchases / rounds
         var measurements: [[HTTPLoadClient.Measurement]] = []
+        // The disk's speed in each round, beside the phases that wait for it.
+        let fsyncFile = FileManager.default.temporaryDirectory.appendingPathComponent("tally-bench-fsync-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: fsyncFile) }
+        var durableWrites: [UInt64] = []
+        var roundDurableWriteP50: [Double] = []
         for round in 0..<rounds {
+            let writes = try DurableWriteBaseline.measure(durableWriteSamples, file: fsyncFile)
+            durableWrites += writes
+            roundDurableWriteP50.append(percentile(writes.sorted(), 0.50))
             let purchases = pool[(round * perRound)..<((round + 1) * perRound)]
             var row: [HTTPLoadClient.Measurement] = []
             for phase in phases("round\(round)", duration: slice, purchases: purchases) {
@@ -332,7 +290,8 @@ public enum ServerBenchmark {
             }
             measurements.append(row)
             progress("round \(round + 1)/\(rounds): " + zip(row, endpoints)
-                .map { String(format: "%@ %.0f/s", $1.rawValue, $0.rate) }.joined(separator: ", "))
+                .map { String(format: "%@ %.0f/s", $1.rawValue, $0.rate) }.joined(separator: ", ")
+                + String(format: "; write+fsync p50 %.2f ms", roundDurableWriteP50.last ?? 0))
         }
 
         let results = endpoints.indices.map { column in
@@ -350,7 +309,9 @@ public enum ServerBenchmark {
         }
         return Result(
             database: options.database.description, durability: durability, connections: connections, rounds: rounds,
-            users: users.count, rateLimitPerMinute: rateLimitPerMinute, endpoints: results, setup: setup, p99TargetMilliseconds: 25)
+            users: users.count, rateLimitPerMinute: rateLimitPerMinute, endpoints: results, setup: setup, p99TargetMilliseconds: 25,
+            durableWriteP50Milliseconds: percentile(durableWrites.sorted(), 0.50),
+            durableWriteP99Milliseconds: percentile(durableWrites.sorted(), 0.99), roundDurableWriteP50Milliseconds: roundDurableWriteP50)
     }
 
     /// Posts `jws[i]` as the user it was minted for: the one at `(first + i) % users.count`, where

@@ -21,6 +21,9 @@ import Testing
             #expect((endpoint["round_rates"] as? [Double])?.count == 2, "\(endpoint)")
         }
         #expect((endpoints.first?["ratio_to_health"] as? Double) == 1)
+        // The disk's baseline, measured in each round beside the phases.
+        #expect((report["durable_write_p50_milliseconds"] as? Double ?? 0) > 0, "\(run.stdout)")
+        #expect((report["round_durable_write_p50_milliseconds"] as? [Double])?.count == 2)
     }
 
     @Test func anUnknownEndpointIsAUsageError() throws {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import TallySQLite
 
 /// SQLite in WAL mode with durable commits (`synchronous=FULL`).
@@ -37,7 +37,10 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
         self.maximumBatch = max(1, maximumBatch)
         do {
             writer = try SQLiteConnection(path: path)
-            try writer.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+            // temp_store=MEMORY: each job's savepoint needs a statement journal, which SQLite
+            // otherwise keeps in a temporary file opened, written and deleted for every job. It
+            // only serves to roll a job back inside its batch; durability is the WAL's.
+            try writer.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;")
         } catch {
             throw SQLDatabaseError(.unavailable, "cannot open \(path): \(error)")
         }
@@ -165,7 +168,7 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
     // MARK: - Migrations
 
     public func migrate(_ migrations: [Migration]) async throws {
-        try await write { executor in
+        _ = try await write { executor in
             try await executor.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)", [])
         }

@@ -130,6 +130,9 @@ struct BenchServerCommand: AsyncParsableCommand {
                 endpoint.endpoint.padding(toLength: 22, withPad: " ", startingAt: 0), endpoint.requests, endpoint.seconds, endpoint.rate, endpoint.p50Milliseconds,
                 endpoint.p99Milliseconds, endpoint.ratioToHealth, verdict))
         }
+        lines.append(String(format: "baseline: write + fsync of 4 KB in the temporary folder: p50 %.2f ms, p99 %.2f ms; p50 by round %@ ms",
+                            result.durableWriteP50Milliseconds, result.durableWriteP99Milliseconds,
+                            result.roundDurableWriteP50Milliseconds.map { String(format: "%.2f", $0) }.joined(separator: "/")))
         lines.append("")
         lines.append("rates by round: " + result.endpoints.map { endpoint in
             "\(endpoint.endpoint) " + endpoint.roundRates.map { String(format: "%.0f", $0) }.joined(separator: "/")

@@ -1,0 +1,121 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import TallyCore
+import TallyServer
+import TallyTesting
+import TallyVerify
+
+/// The Tally server, running in the benchmark's own process on 127.0.0.1 and a free port,
+/// wired as `tally serve --dev --trust-ca-dir` wires it: the catalog's environments plus
+/// Sandbox, Apple's root plus a test root minted for the run, durable commits.
+///
+/// Rate limits are raised for this server only: one machine's loopback clients are one IP
+/// address and a few users, which the production limits would rightly throttle.
+enum InProcessServer {
+    static let host = "127.0.0.1"
+
+    /// The rate limit the benchmarks' servers run with: far above anything one machine can send.
+    static let rateLimitPerMinute = 1_000_000_000
+
+    /// The catalog with its rate limits raised; nothing else changes.
+    static func benchmarkCatalog(_ catalog: ServerCatalog) -> ServerCatalog {
+        var catalog = catalog
+        catalog.limits.userRequestsPerMinute = rateLimitPerMinute
+        catalog.limits.ipRequestsPerMinute = rateLimitPerMinute
+        return catalog
+    }
+
+    /// Opens and migrates the database, and reads its durability settings back from it rather
+    /// than trusting the code (`journal_mode=wal synchronous=FULL`, `synchronous_commit=on fsync=on`).
+    static func open(_ database: ServerBenchmark.Database, logger: Logger) async throws -> (database: any SQLDatabase, durability: String) {
+        switch database {
+        case .sqlite(let path):
+            let database = try SQLiteDatabase(path: path)
+            try await database.migrate(Migrations.all)
+            // The writer's settings decide durability.
+            let durability = try await database.write { executor in
+                let journal = try await executor.query("PRAGMA journal_mode", []).first?.optionalText("journal_mode") ?? "?"
+                let synchronous = try await executor.query("PRAGMA synchronous", []).first?.optionalInt("synchronous") ?? -1
+                let names: [Int64: String] = [0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"]
+                return "journal_mode=\(journal) synchronous=\(names[synchronous] ?? String(synchronous))"
+            }
+            return (database, durability)
+        case .postgres(let url):
+            let database = try await PostgresDatabase.connect(url: url, logger: logger)
+            try await database.migrate(Migrations.all)
+            let durability = try await database.read { executor in
+                let commit = try await executor.query("SHOW synchronous_commit", []).first?.optionalText("synchronous_commit") ?? "?"
+                let fsync = try await executor.query("SHOW fsync", []).first?.optionalText("fsync") ?? "?"
+                return "synchronous_commit=\(commit) fsync=\(fsync)"
+            }
+            return (database, durability)
+        }
+    }
+
+    /// The verifier of `tally serve --dev --trust-ca-dir`: the catalog's environments plus
+    /// Sandbox, Apple's root plus `authority`'s.
+    static func verifier(_ catalog: ServerCatalog, trusting authority: TestCertificateAuthority, now: @escaping @Sendable () -> Date) -> SignedDataVerifier {
+        var environments = Set(catalog.app.environments.map(AppStoreEnvironment.init(rawValue:)))
+        environments.insert(.sandbox)
+        return SignedDataVerifier(
+            SignedDataVerifier.Configuration(
+                bundleID: .equals(catalog.app.bundleId), appAppleID: catalog.app.appAppleId.map { .equals($0) } ?? .any,
+                environments: environments, rootCertificates: [AppleRootCertificates.appleRootCAG3, authority.root]),
+            now: now)
+    }
+
+    /// Runs the server on `database` while `body` runs with its port, then stops it gracefully.
+    /// - Parameters:
+    ///   - database: the opened, migrated database; the caller closes it.
+    ///   - catalog: what the server sells (with raised limits: see ``benchmarkCatalog(_:)``).
+    ///   - verifier: what it trusts.
+    ///   - logger: the server's logger.
+    ///   - body: what to do with the running server.
+    /// - Throws: what `body` throws, or ``ServerBenchmark/Failure`` when the server does not start.
+    static func run<T: Sendable>(
+        database: any SQLDatabase, catalog: ServerCatalog, verifier: SignedDataVerifier, logger: Logger,
+        _ body: @escaping @Sendable (_ port: Int) async throws -> T
+    ) async throws -> T {
+        let now: @Sendable () -> Date = { Date() }
+        let storage = SQLStorage(database: database, catalog: catalog, now: now)
+        let dependencies = ServerDependencies(
+            storage: storage, verifier: verifier, catalog: catalog, secretKey: nil, now: now,
+            healthCheck: {
+                (try? await database.read { executor in try await executor.query("SELECT 1 AS ok", []).count }) == 1
+            })
+
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        // `TallyServerApp.buildApplication`, with port 0 and a callback that learns the port.
+        let app = Application(
+            router: TallyServerApp.buildRouter(dependencies),
+            configuration: .init(address: .hostname(host, port: 0), serverName: "tally"),
+            services: [ReservationSweeper(storage: storage, clock: ContinuousClock(), logger: logger)],
+            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
+            logger: logger)
+
+        // No signal handlers: the benchmark stops its server itself, gracefully, when done.
+        let server = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { portContinuation.finish() }
+                try await server.run()
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next(), port > 0 else {
+                await server.triggerGracefulShutdown()
+                throw ServerBenchmark.Failure(description: "the server did not start")
+            }
+            let outcome: Result<T, any Error>
+            do {
+                outcome = .success(try await body(port))
+            } catch {
+                outcome = .failure(error)
+            }
+            await server.triggerGracefulShutdown()
+            try await group.waitForAll()
+            return try outcome.get()
+        }
+    }
+}
