@@ -83,6 +83,9 @@ struct AccountCache: Sendable {
             """),
     ]
 
+    /// How often, at most, the time mark is written while the device runs.
+    static let markInterval: TimeInterval = 5
+
     /// Seconds since the device started, which no change of its clock moves.
     let uptime: @Sendable () -> TimeInterval
 
@@ -102,21 +105,25 @@ struct AccountCache: Sendable {
     func effectiveNow(_ now: Date) async throws(TallyError) -> Date {
         let wall = JournalTime.millis(now)
         let up = uptime()
-        let trusted = try await database.write { connection in
-            let row = try connection.query("SELECT latest, uptime, trusted FROM clock_high_water WHERE id = 1").first
-            let trusted: Int64
-            if let lastUptime = row?["uptime"].real, let lastTrusted = row?["trusted"].integer, up >= lastUptime {
-                trusted = lastTrusted + Int64(((up - lastUptime) * 1000).rounded(.down))
-            } else {
-                trusted = max(wall, row?["trusted"].integer ?? row?["latest"].integer ?? wall)
-            }
+        let row = try await database.read { connection in
+            try connection.query("SELECT latest, uptime, trusted FROM clock_high_water WHERE id = 1").first
+        }
+        let trusted: Int64
+        if let lastUptime = row?["uptime"].real, let lastTrusted = row?["trusted"].integer, up >= lastUptime {
+            trusted = lastTrusted + Int64(((up - lastUptime) * 1000).rounded(.down))
+            // Within one boot the mark moves with uptime alone: writing it every few seconds
+            // is enough, and spares a durable write on every read of the account.
+            if up - lastUptime < Self.markInterval { return JournalTime.date(trusted) }
+        } else {
+            trusted = max(wall, row?["trusted"].integer ?? row?["latest"].integer ?? wall)
+        }
+        try await database.write { connection in
             try connection.query(
                 """
                 INSERT INTO clock_high_water (id, latest, uptime, trusted) VALUES (1, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET latest = MAX(latest, excluded.latest), uptime = excluded.uptime, trusted = excluded.trusted
                 """,
                 [.integer(wall), .real(up), .integer(trusted)])
-            return trusted
         }
         return JournalTime.date(trusted)
     }

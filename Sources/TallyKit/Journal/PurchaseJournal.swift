@@ -86,6 +86,8 @@ public struct PurchaseJournal: Sendable {
             DROP TABLE pending_spends;
             ALTER TABLE pending_spends_new RENAME TO pending_spends;
             """),
+        // A transaction that arrives by itself is matched among the product's open intents.
+        ("journal_0003_intent_lookup", "CREATE INDEX purchase_intents_open ON purchase_intents (product_id, state, created_at);"),
     ]
 
     /// Opens the journal in `database`, creating its tables the first time.

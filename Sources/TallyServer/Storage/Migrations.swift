@@ -2,7 +2,7 @@
 /// changes come as new migrations at the end.
 public enum Migrations {
     /// Every migration, in order.
-    public static let all: [Migration] = [core, appendOnlyLedger]
+    public static let all: [Migration] = [core, appendOnlyLedger, accountIndexes]
 
     /// Tables of users, positions, lots, the ledger, store transactions, orders, spends,
     /// reservations, allowances and notifications. Amounts are BIGINT with CHECKs; times are
@@ -234,4 +234,16 @@ public enum Migrations {
             """,
             "CREATE TRIGGER ledger_no_update BEFORE UPDATE OR DELETE ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_append_only()",
         ])
+
+    /// `GET /v1/me` reads a user's kept products and subscriptions: indexes that skip the
+    /// user's consumables, however many were bought.
+    static let accountIndexes = Migration(
+        name: "0003_account_indexes",
+        sqlite: accountIndexStatements,
+        postgres: accountIndexStatements)
+
+    private static let accountIndexStatements = [
+        "CREATE INDEX store_transactions_user_kind ON store_transactions (user_id, product_kind)",
+        "CREATE INDEX store_transactions_user_product ON store_transactions (user_id, product_id)",
+    ]
 }
