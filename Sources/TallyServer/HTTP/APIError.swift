@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-public import TallyCore
+import TallyCore
 
 /// An API failure on its way out: a status, a stable code, a message.
 struct APIError: Error {

@@ -2,7 +2,7 @@ import Crypto
 public import Foundation
 public import Hummingbird
 public import Logging
-public import TallyCore
+import TallyCore
 public import TallyVerify
 
 /// Everything the server's routes need, built once at start.

@@ -1,5 +1,5 @@
 import Foundation
-public import TallyCore
+import TallyCore
 public import TallyVerify
 
 extension SQLStorage {

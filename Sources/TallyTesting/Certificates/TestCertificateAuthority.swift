@@ -1,7 +1,7 @@
 public import Crypto
 public import Foundation
 public import SwiftASN1
-public import TallyCore
+import TallyCore
 import TallyVerify
 public import X509
 

@@ -85,7 +85,7 @@ import Testing
             #expect((Self.object(badToken.body)["error"] as? [String: Any])?["code"] as? String == "invalid_body")
             let negative = try await client.execute(uri: "/control/time/advance", method: .post, body: ByteBuffer(string: #"{"seconds":-5}"#))
             #expect(negative.status == .badRequest)
-            #expect(try await fixture.store.now == StoreFixture.start)
+            #expect(await fixture.store.now == StoreFixture.start)
         }
     }
 
