@@ -1,5 +1,5 @@
 import Foundation
-import TallyCore
+public import TallyCore
 
 extension PurchaseManager {
     /// Balances and entitlements, fresh or cached as `policy` says.
@@ -109,22 +109,41 @@ extension PurchaseManager {
         accountBroadcast.stream()
     }
 
-    /// Whether each currency can be used, from now on, starting with the latest known state.
-    /// - Parameter currencies: the currencies to follow (`report.career`, …).
-    public nonisolated func lockStates(for currencies: [String]) -> AsyncStream<[String: LockState]> {
+    /// The balances, from now on, starting with the latest known ones; a value only when they change.
+    public nonisolated func balanceUpdates() -> AsyncStream<[Balance]> {
+        changes(of: \.snapshot.balances)
+    }
+
+    /// The entitlements in force (judged at each state's time), from now on, starting with the
+    /// latest known ones; a value only when the set changes.
+    public nonisolated func entitlementUpdates() -> AsyncStream<[Entitlement]> {
+        let active: @Sendable (AccountState) -> [Entitlement] = { state in
+            state.snapshot.entitlements.filter { state.isActive($0.id) && $0.active }.sorted { $0.id < $1.id }
+        }
+        return changes(of: active)
+    }
+
+    /// A value derived from each account state, published when it differs from the last one.
+    private nonisolated func changes<Value: Equatable & Sendable>(of value: @escaping @Sendable (AccountState) -> Value) -> AsyncStream<Value> {
         let source = accountBroadcast.stream()
-        let (stream, continuation) = AsyncStream<[String: LockState]>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let task = Task {
-            var last: [String: LockState]?
+            var last: Value?
             for await state in source {
-                let states = Self.lockStates(state, currencies)
-                if states != last { continuation.yield(states) }
-                last = states
+                let next = value(state)
+                if next != last { continuation.yield(next) }
+                last = next
             }
             continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
+    }
+
+    /// Whether each currency can be used, from now on, starting with the latest known state.
+    /// - Parameter currencies: the currencies to follow (`report.career`, …).
+    public nonisolated func lockStates(for currencies: [String]) -> AsyncStream<[String: LockState]> {
+        changes { Self.lockStates($0, currencies) }
     }
 
     /// Whether a currency can be used now, from the cached state.

@@ -232,6 +232,21 @@ import Testing
         }
     }
 
+    @Test func entitlementsAndBalancesArriveAsStreamsOnlyWhenTheyChange() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, _) = try await Self.launch(device, server)
+            var entitlements = manager.entitlementUpdates().makeAsyncIterator()
+            var balances = manager.balanceUpdates().makeAsyncIterator()
+            #expect(await entitlements.next() == [])
+            let first = await balances.next()
+            _ = try await manager.buy("com.tally.pro.monthly")
+            #expect(await entitlements.next()?.map(\.id) == ["pro"])
+            let second = await balances.next()
+            #expect(first != second, "a subscription with an allowance changes the balances")
+        }
+    }
+
     @Test func scenario9_aSubscriberSkipsOnboardingAndPaywall() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
