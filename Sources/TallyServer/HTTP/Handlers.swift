@@ -41,7 +41,7 @@ struct Handlers: Sendable {
         }
         v1.post("me/purchases") { request, context in try await purchase(request, context) }
         v1.post("me/restore") { request, context in try await restore(request, context) }
-        v1.get("me") { request, _ in try await json(storage.account(user: user(request))) }
+        v1.get("me") { request, _ in try await json(written: storage.account(user: user(request))) }
         v1.get("me/ledger") { request, _ in try await ledger(request) }
         v1.post("me/spend") { request, context in try await spend(request, context) }
         v1.post("me/reservations") { request, context in try await reserve(request, context) }
@@ -73,6 +73,11 @@ struct Handlers: Sendable {
     func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let data = try TallyAPI.encoder().encode(value)
         return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// The same answer as ``json(_:status:)``, written without `JSONEncoder` (see ``ResponseJSON``).
+    func json(written value: some ResponseJSONWritable, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ResponseJSON.encode(value)))
     }
 
     /// The body, or 413 when it is larger than the limit.

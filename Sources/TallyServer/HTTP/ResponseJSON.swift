@@ -1,0 +1,161 @@
+import Foundation
+import Hummingbird
+import TallyCore
+
+/// A value the handlers can answer without `JSONEncoder`: it writes the very bytes
+/// `TallyAPI.encoder()` would (snake_case keys, sorted; ISO 8601 dates with milliseconds;
+/// nil optionals left out; `/` not escaped). Only the hot answers conform; the rest go
+/// through `Codable`.
+protocol ResponseJSONWritable: Encodable {
+    /// Writes the value as one JSON value.
+    func write(to json: inout ResponseJSON)
+}
+
+/// Appends JSON to a `ByteBuffer`, byte for byte as Foundation's `JSONEncoder` with
+/// `.sortedKeys` and `.withoutEscapingSlashes` writes it. The caller writes keys in sorted
+/// order; the writer adds the commas.
+struct ResponseJSON {
+    private(set) var buffer: ByteBuffer
+    /// Whether the next key or element is the first of its object or array.
+    private var first = true
+
+    init(capacity: Int = 512) {
+        buffer = ByteBufferAllocator().buffer(capacity: capacity)
+    }
+
+    /// Encodes a value into a buffer.
+    static func encode(_ value: some ResponseJSONWritable) -> ByteBuffer {
+        var json = ResponseJSON()
+        value.write(to: &json)
+        return json.buffer
+    }
+
+    // MARK: - Containers
+
+    mutating func object(_ body: (inout ResponseJSON) -> Void) {
+        buffer.writeInteger(UInt8(ascii: "{"))
+        first = true
+        body(&self)
+        buffer.writeInteger(UInt8(ascii: "}"))
+        first = false
+    }
+
+    mutating func array<Element>(_ elements: [Element], _ body: (inout ResponseJSON, Element) -> Void) {
+        buffer.writeInteger(UInt8(ascii: "["))
+        first = true
+        for element in elements {
+            separate()
+            body(&self, element)
+            first = false
+        }
+        buffer.writeInteger(UInt8(ascii: "]"))
+        first = false
+    }
+
+    private mutating func separate() {
+        if !first { buffer.writeInteger(UInt8(ascii: ",")) }
+    }
+
+    /// Writes `"key":` after a comma when needed. Keys are plain ASCII and never need escaping.
+    private mutating func key(_ key: StaticString) {
+        separate()
+        buffer.writeInteger(UInt8(ascii: "\""))
+        buffer.writeStaticString(key)
+        buffer.writeInteger(UInt8(ascii: "\""))
+        buffer.writeInteger(UInt8(ascii: ":"))
+        first = true
+    }
+
+    // MARK: - Members
+
+    mutating func field(_ name: StaticString, _ value: String) {
+        key(name)
+        string(value)
+        first = false
+    }
+
+    mutating func field(_ name: StaticString, _ value: Int64) {
+        key(name)
+        buffer.writeString(String(value))
+        first = false
+    }
+
+    mutating func field(_ name: StaticString, _ value: Bool) {
+        key(name)
+        buffer.writeStaticString(value ? "true" : "false")
+        first = false
+    }
+
+    mutating func field(_ name: StaticString, _ value: Date) {
+        field(name, TallyAPI.timestamp(value))
+    }
+
+    mutating func field(_ name: StaticString, _ value: UUID) {
+        field(name, value.uuidString)
+    }
+
+    /// Leaves the member out when nil, as synthesized `Codable` does (`encodeIfPresent`).
+    mutating func field(_ name: StaticString, _ value: Date?) {
+        if let value { field(name, value) }
+    }
+
+    mutating func field(_ name: StaticString, _ value: Bool?) {
+        if let value { field(name, value) }
+    }
+
+    mutating func field(_ name: StaticString, _ value: some ResponseJSONWritable) {
+        key(name)
+        value.write(to: &self)
+        first = false
+    }
+
+    mutating func field<Value: ResponseJSONWritable>(_ name: StaticString, _ value: Value?) {
+        if let value { field(name, value) }
+    }
+
+    mutating func field<Element: ResponseJSONWritable>(_ name: StaticString, _ elements: [Element]) {
+        key(name)
+        array(elements) { json, element in element.write(to: &json) }
+        first = false
+    }
+
+    // MARK: - Strings
+
+    /// Writes a JSON string: `"` and `\` escaped, `\b \f \n \r \t` by name, the other
+    /// control characters as `\u00XX` (lowercase hex), everything else (`/`, non-ASCII) as is.
+    mutating func string(_ value: String) {
+        buffer.writeInteger(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { bytes in
+            var start = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if start < index { buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<index])) }
+                escape(byte)
+                start = index + 1
+            }
+            if start < bytes.count { buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...])) }
+        }
+        buffer.writeInteger(UInt8(ascii: "\""))
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        buffer.writeInteger(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer.writeInteger(byte)
+        case 0x08: buffer.writeInteger(UInt8(ascii: "b"))
+        case 0x0C: buffer.writeInteger(UInt8(ascii: "f"))
+        case 0x0A: buffer.writeInteger(UInt8(ascii: "n"))
+        case 0x0D: buffer.writeInteger(UInt8(ascii: "r"))
+        case 0x09: buffer.writeInteger(UInt8(ascii: "t"))
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            buffer.writeStaticString("u00")
+            hex.withUTF8Buffer { digits in
+                buffer.writeInteger(digits[Int(byte >> 4)])
+                buffer.writeInteger(digits[Int(byte & 0x0F)])
+            }
+        }
+    }
+}
