@@ -13,6 +13,23 @@ enum MachineInfo {
     }
 }
 
+/// How `tally bench` commands print what they measured.
+enum BenchReport {
+    /// One JSON object (snake_case keys, sorted, with the machine) with `json`, else the table.
+    static func print<Result: Encodable>(_ result: Result, json: Bool, table: (Result) -> String) throws {
+        guard json else {
+            Swift.print(table(result))
+            return
+        }
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys]
+        var object = try JSONSerialization.jsonObject(with: encoder.encode(result)) as? [String: Any] ?? [:]
+        object["machine"] = MachineInfo.summary
+        Swift.print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+    }
+}
+
 /// Runs a program and returns its standard output, or nil when it cannot run or fails.
 enum Subprocess {
     static func output(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String)? {

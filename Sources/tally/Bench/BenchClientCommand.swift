@@ -82,16 +82,7 @@ struct BenchClientCommand: AsyncParsableCommand {
         let result = try await ClientBenchmark.run(options) { line in
             if !quiet { print(line) }
         }
-        if json {
-            let encoder = JSONEncoder()
-            encoder.keyEncodingStrategy = .convertToSnakeCase
-            encoder.outputFormatting = [.sortedKeys]
-            var object = try JSONSerialization.jsonObject(with: encoder.encode(result)) as? [String: Any] ?? [:]
-            object["machine"] = MachineInfo.summary
-            print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
-        } else {
-            print(Self.table(result))
-        }
+        try BenchReport.print(result, json: json, table: Self.table)
     }
 
     static func table(_ result: ClientBenchmark.Result) -> String {
