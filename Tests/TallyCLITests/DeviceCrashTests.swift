@@ -118,6 +118,18 @@ import Testing
         #expect(before == after)
     }
 
+    @Test(arguments: [
+        (["--server", "ftp://127.0.0.1:1"], "--server"),
+        (["--catalog", "/nonexistent/tally.json"], "--catalog"),
+    ])
+    func badOptionsAreUsageErrorsAndTouchNothing(extra: [String], option: String) throws {
+        let phone = Phone()
+        let run = try CommandLine.run(["device", "launch", "--ca-dir", phone.caDir, "--state", phone.folder.path] + extra)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains(option), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: phone.folder.path))
+    }
+
     @Test func stepsAreEveryStepOfAPurchase() throws {
         let run = try CommandLine.run(["device", "purchase", "--ca-dir", "/tmp/x", "--state", "/tmp/y", "--product", "p", "--crash-at", "nowhere"])
         #expect(run.status == 2)

@@ -219,12 +219,17 @@ public struct PurchaseJournal: Sendable {
         }
     }
 
-    /// Intents still open (not pending, not paid) prepared before `date`.
-    func openIntents(before date: Date) async throws(TallyError) -> [Intent] {
-        let time = Self.millis(date)
+    /// Intents not paid: open ones prepared before `open`, pending ones (Ask to Buy never
+    /// answered or declined) prepared before `pending`.
+    func unpaidIntents(openBefore open: Date, pendingBefore pending: Date) async throws(TallyError) -> [Intent] {
+        let (openTime, pendingTime) = (Self.millis(open), Self.millis(pending))
         return try await database.read { connection in
             try connection.query(
-                "SELECT * FROM purchase_intents WHERE state = 'open' AND created_at < ? ORDER BY created_at", [.integer(time)]).map(Self.intent)
+                """
+                SELECT * FROM purchase_intents
+                WHERE (state = 'open' AND created_at < ?) OR (state = 'pending' AND created_at < ?) ORDER BY created_at
+                """,
+                [.integer(openTime), .integer(pendingTime)]).map(Self.intent)
         }
     }
 
@@ -283,7 +288,12 @@ public struct PurchaseJournal: Sendable {
 
     // MARK: - Rows
 
-    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+    /// Milliseconds since 1970, clamped: a date far in the past or future (a cutoff of "never") must not trap.
+    static func millis(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        guard value.isFinite else { return value > 0 ? .max : .min }
+        return Int64(max(-9.2e18, min(9.2e18, value)))
+    }
     static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
 
     static func encode(_ value: some Encodable) throws(TallyError) -> String {

@@ -43,12 +43,13 @@ extension PurchaseManager {
         let entitlements = (try? await store.currentEntitlements()) ?? []
         let snapshot = try await delivery.account(storeEntitlements: entitlements)
         await applyAccount(.snapshot(snapshot)).value
-        var published = accountBroadcast.value
-        if published == nil {
+        let state: AccountState
+        if let published = accountBroadcast.value {
+            state = published
+        } else {
             let asOf = try await cache.effectiveNow(now())
-            published = AccountState(snapshot: snapshot, fetchedAt: asOf, source: .fetched, isStale: false, asOf: asOf)
+            state = AccountState(snapshot: snapshot, fetchedAt: asOf, source: .fetched, isStale: false, asOf: asOf)
         }
-        guard let state = published else { return .empty(asOf: now()) }
         let fetchedAt = state.asOf
         if let entitlement = configuration.onboardingEntitlement, state.isActive(entitlement),
            let paid = snapshot.entitlements.first(where: { $0.id == entitlement && $0.active }) {

@@ -96,9 +96,10 @@ extension PurchaseManager {
         do {
             value = try await work()
         } catch {
-            // Best effort: a hold that is not released expires by itself.
-            _ = try? await release(reservation)
-            try? await journal.clearPendingSpend(hold.key)
+            // A hold whose release fails stays journaled: the next start releases it.
+            if (try? await release(reservation)) != nil {
+                try? await journal.clearPendingSpend(hold.key)
+            }
             throw error
         }
         // The commit is journaled before the hold's record goes: a crash between them is

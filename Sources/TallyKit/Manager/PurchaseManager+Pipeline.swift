@@ -5,10 +5,14 @@ import TallyCore
 extension PurchaseManager {
     /// Delivers a transaction, trying up to `attempts` times here (waiting between tries) and
     /// leaving a transient failure to a background retry.
-    func deliverOrSchedule(_ transaction: StoreTransaction, orderID: String? = nil, attempts: Int) async -> Result<DeliveryReceipt, TallyError> {
+    /// - Parameter matchIntent: whether a transaction without a known order is matched to a
+    ///   prepared purchase; not for the purchase call's own transaction, whose intent it settled.
+    func deliverOrSchedule(
+        _ transaction: StoreTransaction, orderID: String? = nil, matchIntent: Bool = true, attempts: Int
+    ) async -> Result<DeliveryReceipt, TallyError> {
         var attempt = 1
         while true {
-            let result = await process(transaction, orderID: orderID)
+            let result = await process(transaction, orderID: orderID, matchIntent: matchIntent)
             guard case .failure(let error) = result, error.isTransient else { return result }
             let failures = (try? await journal.entry(PurchaseJournal.eventID(transaction)))?.attempts ?? attempt
             if attempt >= max(1, attempts) || !started {
@@ -22,24 +26,24 @@ extension PurchaseManager {
     }
 
     /// One delivery of one transaction; concurrent calls for the same transaction share it.
-    func process(_ transaction: StoreTransaction, orderID: String?) async -> Result<DeliveryReceipt, TallyError> {
+    func process(_ transaction: StoreTransaction, orderID: String?, matchIntent: Bool = true) async -> Result<DeliveryReceipt, TallyError> {
         let eventID = PurchaseJournal.eventID(transaction)
         if let running = deliveries[eventID] { return await running.value }
-        let task = Task { await self.run(transaction, orderID: orderID) }
+        let task = Task { await self.run(transaction, orderID: orderID, matchIntent: matchIntent) }
         deliveries[eventID] = task
         let result = await task.value
         deliveries[eventID] = nil
         return result
     }
 
-    private func run(_ transaction: StoreTransaction, orderID: String?) async -> Result<DeliveryReceipt, TallyError> {
+    private func run(_ transaction: StoreTransaction, orderID: String?, matchIntent: Bool) async -> Result<DeliveryReceipt, TallyError> {
         let eventID = PurchaseJournal.eventID(transaction)
         do throws(TallyError) {
             // The purchase call knows its order; a transaction seen before keeps the order it was
             // journaled with. Only one that arrives by itself (Ask to Buy approved, say) is matched
             // to a prepared purchase, and a wrong match costs nothing: see `deliverOrder` below.
             let known = try await journal.entry(eventID)
-            let intent = transaction.isRevoked || orderID != nil || known != nil ? nil : try await journal.intent(paidBy: transaction)
+            let intent = !matchIntent || transaction.isRevoked || orderID != nil || known != nil ? nil : try await journal.intent(paidBy: transaction)
             let entry = try await journal.record(transaction, orderID: orderID ?? intent?.ticket.orderID, now: now())
             await checkpoint(.journaled, transaction.id)
             if let intent {
@@ -135,9 +139,11 @@ extension PurchaseManager {
             _ = await deliverOrSchedule(transaction, attempts: 1)
         }
         await retryPendingSpends()
-        // Prepared purchases that no transaction paid: the payment never happened.
+        // Prepared purchases that no transaction paid: the payment never happened. An Ask to
+        // Buy request lapses after a day; a payment that still comes fulfils the closed order.
         let cutoff = now().addingTimeInterval(-Self.seconds(configuration.abandonUnpaidAfter))
-        for intent in (try? await journal.openIntents(before: cutoff)) ?? [] {
+        let pendingCutoff = min(cutoff, now().addingTimeInterval(-Self.askToBuyLifetime))
+        for intent in (try? await journal.unpaidIntents(openBefore: cutoff, pendingBefore: pendingCutoff)) ?? [] {
             do throws(TallyError) {
                 try await delivery.abandon(intent.ticket, reason: "not_paid")
                 try await journal.setIntent(intent.id, state: "abandoned", now: now())
@@ -147,6 +153,9 @@ extension PurchaseManager {
         }
         _ = try? await refresh()
     }
+
+    /// How long a pending purchase is waited for before its order is closed: two days.
+    static let askToBuyLifetime: TimeInterval = 2 * 86_400
 
     static func seconds(_ duration: Duration) -> TimeInterval {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

@@ -42,6 +42,7 @@ extension PurchaseManager {
     @discardableResult
     public func purchase(_ productID: String, quantity: Int = 1, promotionalOffer: PromotionalOffer? = nil) async throws(TallyError) -> PurchaseOutcome {
         guard started else { throw TallyError(.notStarted, "call start() before purchase()") }
+        guard (1...10).contains(quantity) else { throw TallyError(.invalidRequest, "quantity must be 1 to 10, not \(quantity)") }
         guard !purchasesInFlight.contains(productID) else {
             throw TallyError(.purchaseInProgress, "a purchase of \(productID) is under way")
         }
@@ -88,7 +89,7 @@ extension PurchaseManager {
         case .success(let transaction):
             await checkpoint(.paid, transaction.id)
             try? await journal.setIntent(intentID, state: "paid", transactionID: transaction.id, now: now())
-            switch await deliverOrSchedule(transaction, orderID: ticket.orderID, attempts: configuration.attemptsDuringPurchase) {
+            switch await deliverOrSchedule(transaction, orderID: ticket.orderID, matchIntent: false, attempts: configuration.attemptsDuringPurchase) {
             case .success(let receipt):
                 return .purchased(receipt)
             case .failure(let error) where error.isTransient:

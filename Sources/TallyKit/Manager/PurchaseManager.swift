@@ -157,7 +157,7 @@ public actor PurchaseManager {
         store: any Store, delivery: any Delivery, database: LocalDatabase, configuration: Configuration,
         connectivity: (any Connectivity)? = nil, analytics: any AnalyticsSink = NoAnalytics(),
         clock: C = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
-        uptime: @escaping @Sendable () -> TimeInterval = { ProcessInfo.processInfo.systemUptime }
+        uptime: @escaping @Sendable () -> TimeInterval = PurchaseManager.timeSinceBoot
     ) async throws(TallyError) where C.Duration == Duration {
         self.store = store
         self.delivery = delivery
@@ -168,6 +168,19 @@ public actor PurchaseManager {
         self.analytics = analytics
         self.now = now
         self.sleep = { duration in try await clock.sleep(for: duration) }
+    }
+
+    /// Seconds since the device started, sleep included (`systemUptime` stops while it sleeps,
+    /// which would stretch cached access on a phone that sleeps most of the day).
+    public static func timeSinceBoot() -> TimeInterval {
+        var time = timespec()
+        #if canImport(Darwin)
+        // Darwin's CLOCK_MONOTONIC keeps counting while the system sleeps.
+        guard clock_gettime(CLOCK_MONOTONIC, &time) == 0 else { return ProcessInfo.processInfo.systemUptime }
+        #else
+        guard clock_gettime(CLOCK_BOOTTIME, &time) == 0 else { return ProcessInfo.processInfo.systemUptime }
+        #endif
+        return TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1e9
     }
 
     private static func systemConnectivity() -> any Connectivity {

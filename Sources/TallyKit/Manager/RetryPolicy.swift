@@ -43,7 +43,9 @@ public struct RetryPolicy: Sendable, Hashable {
         let cap = cap(afterFailures: failures)
         let wait: Duration
         if jitter {
-            let nanoseconds = cap.components.seconds * 1_000_000_000 + cap.components.attoseconds / 1_000_000_000
+            // Saturating: a cap of centuries must not overflow.
+            let (whole, overflow) = cap.components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            let nanoseconds = overflow ? Int64.max : whole.addingReportingOverflow(cap.components.attoseconds / 1_000_000_000).partialValue
             wait = .nanoseconds(nanoseconds > 0 ? Int64.random(in: 0...nanoseconds, using: &generator) : 0)
         } else {
             wait = cap

@@ -43,8 +43,11 @@ struct DeviceOptions: ParsableArguments {
     var server: String?
 
     func validate() throws {
-        if let server, URL(string: server)?.host == nil {
-            throw ValidationError("--server must be a URL such as http://127.0.0.1:8080, not '\(server)'")
+        if let server, URL(string: server)?.host == nil || !["http", "https"].contains(URL(string: server)?.scheme ?? "") {
+            throw ValidationError("--server must be an http(s) URL such as http://127.0.0.1:8080, not '\(server)'")
+        }
+        guard FileManager.default.isReadableFile(atPath: catalog) else {
+            throw ValidationError("--catalog \(catalog) cannot be read (run from the repository, or give its path)")
         }
     }
 
@@ -52,13 +55,14 @@ struct DeviceOptions: ParsableArguments {
 
     /// The app, launched: the manager over the simulated store and the chosen delivery.
     func launch(crashAt: PurchaseStep? = nil) async throws -> (PurchaseManager, SimulatedStore) {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let authority = try store.authority()
+        // Everything is read and checked before the device's folder is touched.
+        let catalog = try OnDeviceCatalog.load(contentsOf: URL(fileURLWithPath: self.catalog))
         var configuration = try store.storeConfiguration()
+        let authority = try store.authority()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         configuration.stateFile = folder.appendingPathComponent("appstore.json")
         let appStore = try SimulatedAppStore(configuration: configuration, authority: authority, time: .system(now: { Date() }))
         let simulated = SimulatedStore(appStore)
-        let catalog = try OnDeviceCatalog.load(contentsOf: URL(fileURLWithPath: self.catalog))
         let database = try LocalDatabase(path: folder.appendingPathComponent("device.sqlite").path)
 
         let delivery: any Delivery

@@ -155,6 +155,41 @@ import Testing
         }
     }
 
+    @Test func anAskToBuyThatIsNeverApprovedHasItsOrderClosedAtALaterStart() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, delivery) = try await Self.signedUp(device, server)
+            await device.store.nextPurchase(.askToBuy)
+            #expect(try await manager.purchase("com.tally.photo.credits.10") == .pending)
+            let orderID = try #require(try await manager.journal.intents().first?.ticket.orderID)
+            await manager.stop()
+            // The same user opens the app again: a day later the request may still be answered.
+            let relaunch = { try await device.launch(delivery: delivery, database: try device.database(), productIDs: Self.photoProducts) }
+            device.time.advance(seconds: 86_400)
+            let next = try await relaunch()
+            #expect(try await next.journal.intents().first?.state == "pending")
+            await next.stop()
+            device.time.advance(seconds: 2 * 86_400)
+            let later = try await relaunch()
+            #expect(try await later.journal.intents().first?.state == "abandoned")
+            // Closed, not dangling (the server may have expired it first).
+            #expect(["failed", "expired"].contains(try await delivery.order(orderID).status))
+        }
+    }
+
+    @Test func aQuantityOutsideOneToTenChangesNothing() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, _) = try await Self.signedUp(device, server)
+            for quantity in [0, -1, 11] {
+                let error = await #expect(throws: TallyError.self) { try await manager.purchase("com.tally.photo.credits.10", quantity: quantity) }
+                #expect(error?.code == .invalidRequest)
+            }
+            #expect(try await manager.journal.intents().isEmpty)
+            #expect(try await device.appStore.history(includingFinishedConsumables: true).isEmpty)
+        }
+    }
+
     @Test func seed003_whenTheOrderCannotBeCreatedNoPaymentSheetIsShown() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
