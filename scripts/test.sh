@@ -10,7 +10,7 @@
 #
 # Chaos: once `swift test` passes, `scripts/chaos.sh --quick` kills and restarts the `tally`
 # that `swift test` built (in its scratch path) under load, on SQLite and, when the throwaway
-# PostgreSQL runs, on PostgreSQL too (~20-40 s on 2 cores); a failure fails the run.
+# PostgreSQL runs, on PostgreSQL too (about 20 s on 2 cores); a failure fails the run.
 # TALLY_TEST_CHAOS=0 skips it. See docs/chaos.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +31,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "warning: could not install ${missing[*]}; continuing with what is there." >&2
   fi
 fi
+# The SQLite headers are needed to build at all (the server and TallyKit use the system SQLite).
+if ! dpkg -s libsqlite3-dev >/dev/null 2>&1 && [ ! -f /usr/include/sqlite3.h ]; then
+  echo "error: libsqlite3-dev is missing and could not be installed (apt-get install libsqlite3-dev needs root or sudo)." >&2
+  exit 1
+fi
 
 vectors="${TALLY_VECTORS:-../shared/vectors}"
 if [ ! -d "$vectors" ]; then
@@ -48,15 +53,22 @@ postgres_note() {
   echo "" >&2
 }
 
-# Runs a command as the postgres user (initdb and postgres refuse to run as root).
+# Runs a command of the throwaway server: as root, as the postgres user (initdb and postgres
+# refuse to run as root); otherwise as the user running the tests, who owns the cluster.
 as_postgres() {
-  if [ "$(id -un)" = postgres ]; then
+  if [ "$(id -u)" != 0 ]; then
     "$@"
-  elif [ "$(id -u)" = 0 ] && command -v runuser >/dev/null; then
+  elif command -v runuser >/dev/null; then
     runuser -u postgres -- "$@"
   else
-    sudo -n -u postgres -- "$@"
+    su postgres -s /bin/sh -c '"$0" "$@"' -- "$@"
   fi
+}
+
+# As root, the cluster's folder is given to the postgres user; otherwise it is the user's own.
+give_to_postgres() {
+  [ "$(id -u)" = 0 ] || return 0
+  chown postgres:postgres "$1"
 }
 
 port_is_free() {
@@ -86,7 +98,7 @@ start_postgres() {
   if [ -z "$pg_bin" ] || [ ! -x "$pg_bin/initdb" ] || [ ! -x "$pg_bin/pg_ctl" ]; then
     postgres_note "no server binaries under /usr/lib/postgresql/*/bin"; return 1
   fi
-  if ! id postgres >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then
     postgres_note "there is no postgres user"; return 1
   fi
   mkdir -p "$pg_root"
@@ -97,14 +109,14 @@ start_postgres() {
   done
   local run="$pg_root/run-$$"
   mkdir -p "$run"
-  if ! chown postgres:postgres "$run" 2>/dev/null && ! $sudo chown postgres:postgres "$run" 2>/dev/null; then
+  if ! give_to_postgres "$run" 2>/dev/null; then
     postgres_note "cannot give $run to the postgres user"; rm -rf "$run"; return 1
   fi
   if ! as_postgres test -w "$run"; then
     # The checkout is not reachable by the postgres user: use /tmp instead.
     rm -rf "$run"
     run="$(mktemp -d /tmp/tally-test-postgres.XXXXXX)"
-    chown postgres:postgres "$run" 2>/dev/null || $sudo chown postgres:postgres "$run" 2>/dev/null || true
+    give_to_postgres "$run" 2>/dev/null || true
   fi
   pg_run="$run"
   local pg_data="$run/data"
