@@ -139,7 +139,7 @@ public enum ClientBenchmark {
     /// What a run measured.
     public struct Result: Sendable, Codable {
         public var modes: [ModeResult]
-        /// The goal of the issue for paid → usable p99, and the limit seed 000 asks for, in milliseconds.
+        /// The goal for paid → usable p99, and the limit seed 000 sets, in milliseconds.
         public var targetP99Milliseconds: Double
         public var seedLimitMilliseconds: Double
         /// The device database's settings (those `LocalDatabase` opens with).

@@ -48,7 +48,7 @@ public enum ServerBenchmark {
         case spend = "POST /v1/me/spend"
         case me = "GET /v1/me"
 
-        /// The rate the issue asks for on SQLite with durable commits, per second.
+        /// The target rate on SQLite with durable commits, per second.
         public var targetRate: Double? {
             switch self {
             case .health: nil
@@ -114,7 +114,7 @@ public enum ServerBenchmark {
         public var ratioToHealth: Double
         /// Each round's rate.
         public var roundRates: [Double]
-        /// The rate the issue asks for on SQLite, if any.
+        /// The target rate on SQLite, if any.
         public var targetRate: Double?
     }
 

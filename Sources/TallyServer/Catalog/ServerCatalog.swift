@@ -177,6 +177,17 @@ public struct ServerCatalog: Sendable, Codable {
             if product.kind == .nonRenewing, (product.durationDays ?? 0) <= 0, !product.entitlements.isEmpty {
                 throw CatalogError(reason: "\(place).duration_days: a non-renewing subscription with entitlements needs a duration")
             }
+            // Bounded so that no date arithmetic on them can overflow.
+            if let days = product.durationDays, !(0...36_500).contains(days) {
+                throw CatalogError(reason: "\(place).duration_days: must be 0 to 36500")
+            }
+        }
+        guard (60...30 * 86_400).contains(orderTTLSeconds) else { throw CatalogError(reason: "order_ttl_seconds: must be 60 to 2592000") }
+        guard (1...30 * 86_400).contains(maximumReservationSeconds) else {
+            throw CatalogError(reason: "maximum_reservation_seconds: must be 1 to 2592000")
+        }
+        guard limits.maximumBodyBytes >= 1_024, limits.userRequestsPerMinute > 0, limits.ipRequestsPerMinute > 0 else {
+            throw CatalogError(reason: "limits: maximum_body_bytes must be at least 1024 and the rates more than 0")
         }
         guard !app.environments.isEmpty else { throw CatalogError(reason: "app.environments: name at least one") }
         for environment in app.environments where !["Production", "Sandbox", "Xcode"].contains(environment) {

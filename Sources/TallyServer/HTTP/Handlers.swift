@@ -171,8 +171,10 @@ struct Handlers: Sendable {
         guard isAdmin(request) else { throw APIError(.unauthorized, .unauthorized, "the secret key is required (Authorization: Bearer)") }
     }
 
-    func limit(user: User, context: TallyRequestContext) throws {
-        for (limiter, key) in [(userLimiter, "user:" + user.id), (ipLimiter, "ip:" + context.remoteAddress)] {
+    func limit(user: User?, context: TallyRequestContext) throws {
+        var keys = [(ipLimiter, "ip:" + context.remoteAddress)]
+        if let user { keys.insert((userLimiter, "user:" + user.id), at: 0) }
+        for (limiter, key) in keys {
             if let wait = limiter.take(key) {
                 var error = APIError(.tooManyRequests, .rateLimited, "too many requests; retry in \(wait) s")
                 error.headers[.retryAfter] = String(wait)
@@ -198,6 +200,8 @@ struct Handlers: Sendable {
     }
 
     func createUser(_ request: Request, _ context: TallyRequestContext) async throws -> Response {
+        // Sign-ups grant credits: an address may not make users without limit (the app's server, with the key, may).
+        if !isAdmin(request) { try limit(user: nil, context: context) }
         let buffer = try await body(request, limit: dependencies.catalog.limits.maximumBodyBytes)
         var body = CreateUserRequest()
         if buffer.readableBytes > 0 {
@@ -300,6 +304,12 @@ struct Handlers: Sendable {
                 results.append(RestoreResponse.Item(transactionId: nil, purchase: nil, error: APIError(error).body))
             } catch let error as APIError {
                 results.append(RestoreResponse.Item(transactionId: nil, purchase: nil, error: error.body))
+            } catch {
+                // Each item is its own transaction: those delivered stand, this one is reported, the request goes on.
+                context.logger.error("restore item failed", metadata: ["error": "\(error)"])
+                results.append(RestoreResponse.Item(
+                    transactionId: nil, purchase: nil,
+                    error: APIError(.internalServerError, .internalError, "this transaction could not be delivered; retry").body))
             }
         }
         let account = try await storage.account(user: user)

@@ -24,6 +24,10 @@ struct ServerMiddleware: RouterMiddleware {
             response = APIError(error).response(requestID: context.requestID)
         } catch let error as HTTPError {
             response = Self.convert(error).response(requestID: context.requestID)
+        } catch let error as SQLDatabaseError where error.kind == .unavailable {
+            // The database is down: the request may be retried, it is not the server's fault to report as 500.
+            context.logger.error("database unavailable", metadata: ["error": "\(error)"])
+            response = APIError(.serviceUnavailable, .unavailable, "the database is unavailable; retry later").response(requestID: context.requestID)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             response = APIError(.internalServerError, .internalError, "the server failed; the request may be retried").response(requestID: context.requestID)

@@ -486,7 +486,9 @@ extension PostgresDatabase {
                 case "application_name":
                     applicationName = value
                 case "connect_timeout":
-                    guard let seconds = Int(value), seconds > 0 else { throw invalid("connect_timeout \(value) is not a positive number of seconds") }
+                    guard let seconds = Int(value), (1...3_600).contains(seconds) else {
+                        throw invalid("connect_timeout \(value) is not 1 to 3600 seconds")
+                    }
                     connectTimeout = .seconds(seconds)
                 default:
                     throw invalid("unknown parameter \(item.name)")

@@ -4,7 +4,8 @@ public import TallyCore
 extension SQLStorage {
     public func adjust(userID: String, amount: Amount, reason: String, idempotencyKey: String) async throws -> AdminAdjustment {
         guard catalog.hasCurrency(amount.currency) else { throw TallyServerError(.unknownCurrency, "no currency \(amount.currency)") }
-        guard amount.amount != 0, abs(amount.amount) <= ServerCatalog.maximumAmount else {
+        // `magnitude`, not `abs`: abs(Int64.min) traps.
+        guard amount.amount != 0, amount.amount.magnitude <= UInt64(ServerCatalog.maximumAmount) else {
             throw TallyServerError(.invalidAmount, "amount must be non-zero and at most \(ServerCatalog.maximumAmount) in size")
         }
         guard !idempotencyKey.isEmpty, idempotencyKey.count <= 128 else {

@@ -11,6 +11,10 @@ extension SQLStorage {
         guard catalog.product(productID) != nil else {
             throw TallyServerError(.unknownProduct, "product \(productID) is not in this server's catalog")
         }
+        // The App Store sells 1 to 10 units at once; anything else is not a purchase to credit.
+        guard (1...10).contains(payload.quantity ?? 1) else {
+            throw TallyServerError(.invalidRequest, "quantity \(payload.quantity ?? 1) is not 1 to 10")
+        }
         return try await write { executor, time in
             let recorded = try await record(executor, time: time, payload: payload, jws: jws, presenter: presenter)
             if let orderID {
@@ -168,6 +172,10 @@ extension SQLStorage {
     func fulfil(_ executor: any SQLExecutor, orderID: String, user: User, productID: String, transactionID: String, time: Int64) async throws {
         let order = try await Self.order(executor, user: user, id: orderID, now: time)
         if order.transactionId == transactionID { return }
+        // One transaction fulfils one order (UNIQUE in the database): said here, not as a constraint error.
+        if try await executor.query("SELECT id FROM orders WHERE transaction_id = ?", [.text(transactionID)]).first != nil {
+            throw TallyServerError(.orderMismatch, "transaction \(transactionID) already fulfilled another order")
+        }
         guard order.productId == productID else {
             throw TallyServerError(.orderMismatch, "order \(orderID) is for \(order.productId), not \(productID)")
         }

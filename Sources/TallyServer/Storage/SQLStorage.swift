@@ -30,7 +30,7 @@ public struct SQLStorage: TallyStorage {
     static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
     static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
 
-    /// Runs a write, retrying once when it lost a UNIQUE race or hit a retryable conflict.
+    /// Runs a write, retrying up to three times when it lost a UNIQUE race or hit a retryable conflict.
     func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
         var attempt = 0
         while true {

@@ -32,6 +32,9 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
     ///   - maximumBatch: the most transactions one commit may carry.
     /// - Throws: ``SQLDatabaseError`` when it cannot be opened.
     public init(path: String, readers: Int = 4, maximumBatch: Int = 256) throws(SQLDatabaseError) {
+        guard path != ":memory:", !path.hasPrefix("file::memory:"), !path.isEmpty else {
+            throw SQLDatabaseError(.other, "an in-memory SQLite database cannot be shared by the writer and the readers: give a file")
+        }
         self.path = path
         self.readerCount = max(1, readers)
         self.maximumBatch = max(1, maximumBatch)
@@ -225,7 +228,8 @@ struct SQLiteExecutor: SQLExecutor, @unchecked Sendable {
                     values[name] = switch value {
                     case .integer(let int): .int(int)
                     case .text(let text): .text(text)
-                    case .real(let real): .int(Int64(real))
+                    // Amounts are integers; a real that is not a whole Int64 is refused, never truncated.
+                    case .real(let real): Int64(exactly: real).map(SQLValue.int) ?? .text(String(real))
                     case .blob(let bytes): .text(String(decoding: bytes, as: UTF8.self))
                     case .null: .null
                     }

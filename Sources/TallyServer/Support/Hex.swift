@@ -1,7 +1,7 @@
 /// Lower-case hexadecimal text of bytes: the form of token hashes and request hashes.
 ///
 /// A lookup table rather than `String(format: "%02x")`, which goes through Foundation's
-/// formatter once per byte and was the largest single cost of an authenticated request.
+/// formatter once per byte, on the path of every authenticated request.
 enum Hex {
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 

@@ -64,6 +64,25 @@ import Testing
             let fulfilled = try API.decode(Order.self, try await client.get("/v1/me/orders/\(order.orderId)", token: user.userToken))
             #expect(fulfilled.status == "fulfilled")
 
+            // The same transaction posted with a second order: 409 with its code, not a constraint error.
+            let second = try API.decode(Order.self, try await client.post(
+                "/v1/me/orders", token: user.userToken, body: API.body(CreateOrderRequest(productId: "com.tally.photo.credits.50"))))
+            let reused = try await client.post(
+                "/v1/me/purchases", token: user.userToken, body: API.body(PurchaseRequest(signedTransaction: transaction.jws, orderId: second.orderId)))
+            #expect(reused.status == .conflict)
+            #expect(API.errorCode(reused) == "order_mismatch")
+            #expect(try API.decode(Order.self, try await client.get("/v1/me/orders/\(second.orderId)", token: user.userToken)).status == "created")
+
+            // A signed quantity the App Store never sells is refused and credits nothing.
+            var eleven = transaction.payload
+            eleven.transactionId = "2999999999999011"
+            eleven.originalTransactionId = eleven.transactionId
+            eleven.quantity = 11
+            let tooMany = try await client.post("/v1/me/purchases", token: user.userToken,
+                                                body: API.body(PurchaseRequest(signedTransaction: try Harness.authority.sign(eleven))))
+            #expect(tooMany.status == .badRequest)
+            #expect(API.errorCode(tooMany) == "invalid_request")
+
             let spend = try await client.post("/v1/me/spend", token: user.userToken,
                                               body: API.body(SpendRequest(currency: "credits", amount: 60, idempotencyKey: "too-much")))
             #expect(spend.status == .forbidden)
@@ -86,7 +105,9 @@ import Testing
         let stranger = try TestCertificateAuthority(profile: .init(issuedAt: Harness.start))
         try await api.test { client in
             let user = try await client.newUser()
-            guard case .success(let genuine) = try await harness.store.purchase("com.tally.echo.3hours", options: PurchaseOptions(outcome: .success)) else { return }
+            guard case .success(let genuine) = try await harness.store.purchase("com.tally.echo.3hours", options: PurchaseOptions(outcome: .success)) else {
+                Issue.record("the simulated purchase did not succeed"); return
+            }
             var forged = genuine.payload
             forged.quantity = 10
             let cases: [(String, String)] = [
