@@ -57,6 +57,10 @@ struct AppStoreServeCommand: AsyncParsableCommand {
         configuration.timeRate = timeRate.flatMap(TimeRate.init(name:))
         let simulated = try SimulatedAppStore(configuration: configuration, authority: authority, time: .system(now: { Date() }))
         let credentials = try APIKeyFile.openOrCreate(folder: folder)
+        if !["127.0.0.1", "::1", "localhost"].contains(host) {
+            // The control API has no authentication: anyone who reaches it can mint purchases signed by this root.
+            logger.warning("the control API of the simulated App Store has no authentication and listens on \(host): anyone who reaches it can mint signed purchases. Bind it to 127.0.0.1 unless this network is yours alone.")
+        }
 
         let router = AppStoreSimulatorRouter.build(store: simulated, credentials: credentials.credentials)
         let app = Application(
