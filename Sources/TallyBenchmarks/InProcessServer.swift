@@ -54,16 +54,9 @@ enum InProcessServer {
         }
     }
 
-    /// The verifier of `tally serve --dev --trust-ca-dir`: the catalog's environments plus
-    /// Sandbox, Apple's root plus `authority`'s.
+    /// The verifier of `tally serve --dev --trust-ca-dir`, trusting `authority`'s root.
     static func verifier(_ catalog: ServerCatalog, trusting authority: TestCertificateAuthority, now: @escaping @Sendable () -> Date) -> SignedDataVerifier {
-        var environments = Set(catalog.app.environments.map(AppStoreEnvironment.init(rawValue:)))
-        environments.insert(.sandbox)
-        return SignedDataVerifier(
-            SignedDataVerifier.Configuration(
-                bundleID: .equals(catalog.app.bundleId), appAppleID: catalog.app.appAppleId.map { .equals($0) } ?? .any,
-                environments: environments, rootCertificates: [AppleRootCertificates.appleRootCAG3, authority.root]),
-            now: now)
+        catalog.verifier(development: true, testRoots: [authority.root], now: now)
     }
 
     /// Runs the server on `database` while `body` runs with its port, then stops it gracefully.

@@ -51,10 +51,8 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--config \(config): \(error)")
         }
 
-        var roots = [AppleRootCertificates.appleRootCAG3]
-        var environments = Set(catalog.app.environments.map(AppStoreEnvironment.init(rawValue:)))
+        var roots: [Certificate] = []
         if dev {
-            environments.formUnion([.sandbox, .xcode])
             if let trustCADir {
                 let file = URL(fileURLWithPath: trustCADir).appendingPathComponent("root.cer")
                 do {
@@ -65,11 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             logger.warning("DEVELOPMENT MODE: Sandbox and Xcode data are accepted\(trustCADir.map { " and the test root in \($0) is trusted" } ?? ""). Never use --dev in production.")
         }
-        let verifier = SignedDataVerifier(
-            SignedDataVerifier.Configuration(
-                bundleID: .equals(catalog.app.bundleId), appAppleID: catalog.app.appAppleId.map { .equals($0) } ?? .any,
-                environments: environments, rootCertificates: roots),
-            now: { Date() })
+        let verifier = catalog.verifier(development: dev, testRoots: roots)
 
         let sqlDatabase: any SQLDatabase
         if database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
@@ -88,7 +82,7 @@ struct ServeCommand: AsyncParsableCommand {
             })
         logger.info("tally serve", metadata: [
             "url": "http://\(host):\(port)", "database": "\(database.hasPrefix("postgres") ? "postgres" : database)",
-            "bundle_id": "\(catalog.app.bundleId)", "environments": "\(environments.map(\.rawValue).sorted())",
+            "bundle_id": "\(catalog.app.bundleId)", "environments": "\(verifier.configuration.environments.map(\.rawValue).sorted())",
         ])
         let app = TallyServerApp.buildApplication(dependencies, host: host, port: port, logger: logger)
         try await app.runService()
