@@ -64,7 +64,7 @@ struct Handlers: Sendable {
         v1.get("admin/notifications") { request, _ in
             try admin(request)
             let query = request.uri.queryParameters
-            return try await json(storage.adminNotifications(limit: try pageSize(query["limit"]), cursor: try cursor(query["cursor"])))
+            return try await json(storage.adminNotifications(limit: try pageSize(query["limit"]), cursor: try adminCursor(query["cursor"])))
         }
     }
 
@@ -128,6 +128,12 @@ struct Handlers: Sendable {
             throw APIError(.badRequest, .invalidRequest, "limit must be 1 to 200")
         }
         return value
+    }
+
+    func adminCursor(_ text: Substring?) throws -> AdminCursor? {
+        guard let text else { return nil }
+        guard let cursor = AdminCursor(text: text) else { throw APIError(.badRequest, .invalidRequest, "cursor is not one this server gave") }
+        return cursor
     }
 
     func cursor(_ text: Substring?) throws -> Int64? {
@@ -401,7 +407,7 @@ struct Handlers: Sendable {
         return try json(try await storage.adminTransactions(AdminTransactionQuery(
             type: query["type"].map(String.init), status: query["status"].map(String.init),
             productID: query["product_id"].map(String.init), text: query["q"].map(String.init),
-            limit: try pageSize(query["limit"]), cursor: try cursor(query["cursor"]))))
+            limit: try pageSize(query["limit"]), cursor: try adminCursor(query["cursor"]))))
     }
 }
 

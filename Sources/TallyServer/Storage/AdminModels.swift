@@ -33,11 +33,11 @@ public struct AdminTransactionQuery: Sendable, Hashable {
     /// Matches a transaction id, original transaction id or user id exactly.
     public var text: String?
     public var limit: Int
-    /// Return transactions received before this position (from the previous page).
-    public var cursor: Int64?
+    /// Return transactions after this position, newest first (from the previous page).
+    public var cursor: AdminCursor?
 
     /// Creates a query.
-    public init(type: String? = nil, status: String? = nil, productID: String? = nil, text: String? = nil, limit: Int = 50, cursor: Int64? = nil) {
+    public init(type: String? = nil, status: String? = nil, productID: String? = nil, text: String? = nil, limit: Int = 50, cursor: AdminCursor? = nil) {
         self.type = type
         self.status = status
         self.productID = productID
@@ -85,4 +85,32 @@ public struct AdminNotification: Codable, Hashable, Sendable {
 public struct AdminNotificationPage: Codable, Hashable, Sendable {
     public var notifications: [AdminNotification]
     public var nextCursor: String?
+}
+
+/// A position in an admin list ordered newest first: the time received and, among rows of the
+/// same millisecond, the row's identifier, so that no row falls between two pages.
+public struct AdminCursor: Sendable, Hashable {
+    /// When the last row of the page was received, in milliseconds since 1970.
+    public var receivedAt: Int64
+    /// Its identifier (transaction id or notification UUID).
+    public var id: String
+
+    /// - Parameters:
+    ///   - receivedAt: milliseconds since 1970.
+    ///   - id: the row's identifier.
+    public init(receivedAt: Int64, id: String) {
+        self.receivedAt = receivedAt
+        self.id = id
+    }
+
+    /// Reads a cursor as ``text`` writes it (`<milliseconds>_<id>`); nil for anything else.
+    public init?(text: some StringProtocol) {
+        guard let separator = text.firstIndex(of: "_"), let millis = Int64(text[..<separator]), millis >= 0 else { return nil }
+        let id = String(text[text.index(after: separator)...])
+        guard !id.isEmpty, id.count <= 128 else { return nil }
+        self.init(receivedAt: millis, id: id)
+    }
+
+    /// The cursor as `next_cursor` gives it.
+    public var text: String { "\(receivedAt)_\(id)" }
 }

@@ -91,7 +91,10 @@ extension SQLStorage {
                 sql += " AND (transaction_id = ? OR original_transaction_id = ? OR user_id = ?)"
                 binds += [.text(text), .text(text), .text(text)]
             }
-            if let cursor = query.cursor { sql += " AND received_at < ?"; binds.append(.int(cursor)) }
+            if let cursor = query.cursor {
+                sql += " AND (received_at < ? OR (received_at = ? AND transaction_id < ?))"
+                binds += [.int(cursor.receivedAt), .int(cursor.receivedAt), .text(cursor.id)]
+            }
             sql += " ORDER BY received_at DESC, transaction_id DESC LIMIT ?"
             binds.append(.int(Int64(query.limit + 1)))
             let rows = try await executor.query(sql, binds)
@@ -105,16 +108,20 @@ extension SQLStorage {
                     purchaseDate: row.optionalInt("purchase_date").map(Self.date), expiresDate: row.optionalInt("expires_date").map(Self.date),
                     receivedAt: Self.date(try row.int("received_at")))
             }
-            let next = rows.count > query.limit ? transactions.last.map { String(Self.millis($0.receivedAt)) } : nil
+            let next = rows.count > query.limit
+                ? transactions.last.map { AdminCursor(receivedAt: Self.millis($0.receivedAt), id: $0.transactionId).text } : nil
             return AdminTransactionPage(transactions: transactions, nextCursor: next)
         }
     }
 
-    public func adminNotifications(limit: Int, cursor: Int64?) async throws -> AdminNotificationPage {
+    public func adminNotifications(limit: Int, cursor: AdminCursor?) async throws -> AdminNotificationPage {
         try await read { executor, _ in
             var sql = "SELECT * FROM notifications"
             var binds: [SQLValue] = []
-            if let cursor { sql += " WHERE received_at < ?"; binds.append(.int(cursor)) }
+            if let cursor {
+                sql += " WHERE received_at < ? OR (received_at = ? AND notification_uuid < ?)"
+                binds += [.int(cursor.receivedAt), .int(cursor.receivedAt), .text(cursor.id)]
+            }
             sql += " ORDER BY received_at DESC, notification_uuid DESC LIMIT ?"
             binds.append(.int(Int64(limit + 1)))
             let rows = try await executor.query(sql, binds)
@@ -124,7 +131,8 @@ extension SQLStorage {
                     subtype: row.optionalText("subtype"), transactionId: row.optionalText("transaction_id"),
                     outcome: try row.text("outcome"), detail: row.optionalText("detail"), receivedAt: Self.date(try row.int("received_at")))
             }
-            let next = rows.count > limit ? notifications.last.map { String(Self.millis($0.receivedAt)) } : nil
+            let next = rows.count > limit
+                ? notifications.last.map { AdminCursor(receivedAt: Self.millis($0.receivedAt), id: $0.notificationUuid).text } : nil
             return AdminNotificationPage(notifications: notifications, nextCursor: next)
         }
     }

@@ -89,5 +89,5 @@ public protocol TallyStorage: Sendable {
     /// Store transactions for the admin, newest first.
     func adminTransactions(_ query: AdminTransactionQuery) async throws -> AdminTransactionPage
     /// Notifications for the admin, newest first.
-    func adminNotifications(limit: Int, cursor: Int64?) async throws -> AdminNotificationPage
+    func adminNotifications(limit: Int, cursor: AdminCursor?) async throws -> AdminNotificationPage
 }

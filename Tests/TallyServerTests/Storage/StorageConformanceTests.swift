@@ -52,6 +52,28 @@ import Testing
     }
 
     @Test(arguments: Backend.available)
+    func adminPagesLoseNoRowReceivedInTheSameMillisecond(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let user = try await harness.user()
+        // The manual clock does not move: every purchase is received in the same millisecond.
+        var expected = Set<String>()
+        for _ in 0..<7 {
+            let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: user)
+            _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+            expected.insert(try #require(verified.payload.transactionId))
+        }
+        var seen: [String] = []
+        var cursor: AdminCursor?
+        repeat {
+            let page = try await harness.storage.adminTransactions(AdminTransactionQuery(text: user.id, limit: 2, cursor: cursor))
+            seen += page.transactions.map(\.transactionId)
+            cursor = try page.nextCursor.map { try #require(AdminCursor(text: $0)) }
+        } while cursor != nil
+        #expect(seen.count == expected.count)
+        #expect(Set(seen) == expected)
+    }
+
+    @Test(arguments: Backend.available)
     func twentyConcurrentDeliveriesOfOneTransactionGrantOnce(backend: Backend) async throws {
         let harness = try await Harness(backend)
         let user = try await harness.user()
