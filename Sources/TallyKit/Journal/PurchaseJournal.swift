@@ -245,14 +245,16 @@ public struct PurchaseJournal: Sendable {
     enum PendingSpend: Sendable, Hashable, Codable {
         case spend(SpendOrder)
         case commit(reservation: String, used: Int64, key: String)
-        /// A hold taken for work under way; if the app dies before the work ends, the next start releases it.
-        case release(reservation: String, key: String)
+        /// A hold for work under way, journaled before it is asked for; if the app dies (or the
+        /// answer is lost) before the work ends, the next start asks again with the same key,
+        /// which holds nothing more, and releases it.
+        case hold(ReservationOrder)
 
         var key: String {
             switch self {
             case .spend(let order): order.idempotencyKey
             case .commit(_, _, let key): key
-            case .release(_, let key): key
+            case .hold(let order): "hold:" + order.idempotencyKey
             }
         }
     }
@@ -262,7 +264,7 @@ public struct PurchaseJournal: Sendable {
         let kind = switch spend {
         case .spend: "spend"
         case .commit: "commit"
-        case .release: "release"
+        case .hold: "release"
         }
         let time = Self.millis(now)
         try await database.write { connection in

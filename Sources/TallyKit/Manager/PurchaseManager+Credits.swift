@@ -86,12 +86,24 @@ extension PurchaseManager {
     public func consume<Value: Sendable>(
         _ currency: String, amount: Int64 = 1, for reference: String? = nil, work: @Sendable () async throws -> Value
     ) async throws -> Value {
-        let reservation = try await reserve(currency, amount: amount, ttlSeconds: configuration.consumeHoldSeconds, reference: reference)
-        // Journaled, so that a hold left by an app killed during the work is released at the next start.
-        let hold = PurchaseJournal.PendingSpend.release(reservation: reservation.reservationId, key: "hold:" + reservation.reservationId)
-        activeHolds.insert(reservation.reservationId)
-        try? await journal.recordPendingSpend(hold, now: now())
-        defer { activeHolds.remove(reservation.reservationId) }
+        // Journaled before it is asked for, so that a hold whose answer was lost, or left by an
+        // app killed during the work, is released at the next start.
+        let order = ReservationOrder(
+            currency: currency, amount: amount, ttlSeconds: configuration.consumeHoldSeconds,
+            idempotencyKey: UUID().uuidString, reference: reference)
+        let hold = PurchaseJournal.PendingSpend.hold(order)
+        try await journal.recordPendingSpend(hold, now: now())
+        activeHolds.insert(order.idempotencyKey)
+        defer { activeHolds.remove(order.idempotencyKey) }
+        let reservation: Reservation
+        do {
+            reservation = try await reserve(
+                currency, amount: amount, ttlSeconds: order.ttlSeconds, reference: reference, idempotencyKey: order.idempotencyKey)
+        } catch where !error.isTransient {
+            // Refused (not enough credits): nothing is held.
+            try? await journal.clearPendingSpend(hold.key)
+            throw error
+        }
         let value: Value
         do {
             value = try await work()
@@ -107,8 +119,15 @@ extension PurchaseManager {
         do {
             try await commit(reservation, used: amount)
         } catch where error.code == .reservationClosed {
-            // The work outlived its hold: it is paid for with a spend instead; its result is kept either way.
-            _ = try? await spend(currency, amount: amount, reference: reference, idempotencyKey: "late:" + reservation.reservationId)
+            // The work outlived its hold: it is paid for with a spend instead, journaled so that a
+            // lost answer is sent again; its result is kept either way.
+            let late = PurchaseJournal.PendingSpend.spend(SpendOrder(
+                currency: currency, amount: amount, idempotencyKey: "late:" + reservation.reservationId, reference: reference))
+            try? await journal.recordPendingSpend(late, now: now())
+            if case .spend(let lateOrder) = late, (try? await spend(
+                currency, amount: amount, reference: reference, idempotencyKey: lateOrder.idempotencyKey)) != nil {
+                try? await journal.clearPendingSpend(late.key)
+            }
         } catch {
             try? await journal.clearPendingSpend(hold.key)
             throw error
@@ -138,12 +157,8 @@ extension PurchaseManager {
         let committed = Set(all.compactMap { pending -> String? in
             if case .commit(let reservation, _, _) = pending { reservation } else { nil }
         })
-        let ordered = all.filter { if case .release = $0 { false } else { true } } + all.filter { if case .release = $0 { true } else { false } }
+        let ordered = all.filter { if case .hold = $0 { false } else { true } } + all.filter { if case .hold = $0 { true } else { false } }
         for pending in ordered {
-            if case .release(let reservation, let key) = pending, committed.contains(reservation) {
-                try? await journal.clearPendingSpend(key)
-                continue
-            }
             do throws(TallyError) {
                 switch pending {
                 case .spend(let order):
@@ -152,11 +167,15 @@ extension PurchaseManager {
                 case .commit(let reservation, let used, _):
                     let balance = try await delivery.commit(reservationID: reservation, used: used).balance
                     await publish(balance)
-                case .release(let reservation, _):
+                case .hold(let order):
                     // Work under way in this process keeps its hold.
-                    guard !activeHolds.contains(reservation) else { continue }
-                    let balance = try await delivery.release(reservationID: reservation).balance
-                    await publish(balance)
+                    guard !activeHolds.contains(order.idempotencyKey) else { continue }
+                    // The same key finds the hold if it was made, and makes one to release if not.
+                    let reservation = try await delivery.reserve(order)
+                    if !committed.contains(reservation.reservationId) {
+                        let balance = try await delivery.release(reservationID: reservation.reservationId).balance
+                        await publish(balance)
+                    }
                 }
                 try? await journal.clearPendingSpend(pending.key)
                 pendingSpendFailures = 0

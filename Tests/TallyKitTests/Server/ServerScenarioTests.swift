@@ -141,6 +141,26 @@ import Testing
         }
     }
 
+    @Test func aHoldWhoseAnswerWasLostIsReleasedAtTheNextStart() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let transport = FlakyTransport()
+            let (manager, delivery) = try await Self.signedUp(
+                device, server, transport: transport, products: ["com.tally.echo.3hours"]) { $0.attemptsDuringPurchase = 1 }
+            _ = try await manager.buy("com.tally.echo.3hours")
+            // The hold reaches the server; its answer does not.
+            transport.fail(.answerLost)
+            await #expect(throws: TallyError.self) { try await manager.consume("seconds", amount: 300, for: "recording-1") { () } }
+            #expect(try await delivery.account(storeEntitlements: []).balance("seconds").held == 300)
+            await manager.stop()
+
+            let relaunched = try await device.launch(delivery: delivery, database: try device.database(), productIDs: ["com.tally.echo.3hours"])
+            let balance = try await delivery.account(storeEntitlements: []).balance("seconds")
+            #expect(balance.held == 0 && balance.available == 10_800, "\(balance)")
+            #expect(try await relaunched.journal.pendingSpends().isEmpty)
+        }
+    }
+
     // MARK: Seed 003 — orders, anti-loss and backoff
 
     @Test func seed003_aCancelledPaymentClosesItsOrder() async throws {
