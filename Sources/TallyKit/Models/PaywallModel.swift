@@ -69,6 +69,8 @@ public final class PaywallModel {
     }
     /// Whether any product shown is kept (a subscription or a lifetime unlock), which "Restore Purchases" brings back.
     private var sellsKeptProducts = false
+    /// The products shown that are kept once bought (subscriptions, lifetime unlocks).
+    private var keptProducts: Set<String> = []
     /// Called after every change, for UIKit screens that do not observe.
     public var onChange: (@MainActor (PaywallModel) -> Void)?
 
@@ -100,7 +102,8 @@ public final class PaywallModel {
         }
         let strings = LocalizedStrings.table(for: language)
         let account = try? await manager.account(.fromCacheOnly)
-        sellsKeptProducts = grants.contains { ids.contains($0.id) && $0.kind != .consumable }
+        keptProducts = Set(grants.filter { ids.contains($0.id) && $0.kind != .consumable }.map(\.id))
+        sellsKeptProducts = !keptProducts.isEmpty
         items = ids.compactMap { id in
             let grant = grants.first { $0.id == id }
             let product = details.first { $0.id == id }
@@ -124,7 +127,7 @@ public final class PaywallModel {
     @discardableResult
     public func purchase(_ productID: String) async -> PurchaseManager.PurchaseOutcome? {
         guard let index = items.firstIndex(where: { $0.id == productID }), items[index].button == .idle else { return nil }
-        let idle = items[index]
+        var idle = items[index]
         items[index].button = .purchasing
         items[index].buttonTitle = LocalizedStrings.table(for: language)["paywall.button.purchasing"]
         error = nil
@@ -137,7 +140,13 @@ public final class PaywallModel {
         do {
             let outcome = try await manager.purchase(productID)
             switch outcome {
-            case .purchased(let receipt): lastPurchase = receipt; isPending = false; isProcessing = false
+            case .purchased(let receipt):
+                lastPurchase = receipt; isPending = false; isProcessing = false
+                // A kept product, once bought, is owned: its button does not come back as Buy.
+                if keptProducts.contains(productID), !receipt.entitlements.filter(\.active).isEmpty {
+                    idle.button = .disabled
+                    idle.buttonTitle = LocalizedStrings.table(for: language)["paywall.button.owned"]
+                }
             case .pending: isPending = true
             case .deliveryPending: isProcessing = true
             case .cancelled: break

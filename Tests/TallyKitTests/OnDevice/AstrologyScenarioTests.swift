@@ -449,9 +449,12 @@ import Testing
         await paywall.load()
         #expect(await paywall.items.first?.button == .idle)
         #expect(await paywall.restoreTitle == "Restore Purchases")
-        _ = try await manager.buy("com.tally.zorya.lifetime")
+        guard case .purchased = await paywall.purchase("com.tally.zorya.lifetime") else {
+            Issue.record("the purchase through the paywall did not complete"); return
+        }
         #expect(try await manager.account(.fetchCurrent).isActive("zorya.lifetime"))
-        // Owned: the paywall offers nothing more to buy.
+        // Owned at once, and after a reload: the paywall offers nothing more to buy.
+        #expect(await paywall.items.first?.buttonTitle == "Purchased")
         await paywall.load()
         #expect(await paywall.items.first?.button == .disabled)
         #expect(await paywall.items.first?.buttonTitle == "Purchased")
