@@ -96,12 +96,15 @@ extension PurchaseManager {
         activeHolds.insert(order.idempotencyKey)
         defer { activeHolds.remove(order.idempotencyKey) }
         let reservation: Reservation
+        // One catch-all clause with an `if`, not `catch where`: a partial `catch where` here, beside
+        // the `defer` above, hangs or crashes Swift 6.3.1's optimizer (MandatoryInlining) in -O builds.
         do {
             reservation = try await reserve(
                 currency, amount: amount, ttlSeconds: order.ttlSeconds, reference: reference, idempotencyKey: order.idempotencyKey)
-        } catch where !error.isTransient {
-            // Refused (not enough credits): nothing is held.
-            try? await journal.clearPendingSpend(hold.key)
+        } catch {
+            // Refused (not enough credits): nothing is held. A transient failure keeps the
+            // journaled hold, which the next start settles.
+            if !error.isTransient { try? await journal.clearPendingSpend(hold.key) }
             throw error
         }
         let value: Value
