@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the package on a fresh Linux machine: installs and starts what the
-# tests need, then `swift test`, then the crash check `scripts/chaos.sh --quick`. Safe to run
-# again. Arguments go to `swift test` (e.g. `--scratch-path DIR`, `--filter NAME`).
+# tests need, then `swift test`, then builds the release `tally` and runs a short smoke of it,
+# then the crash check `scripts/chaos.sh --quick`. Safe to run again. Arguments go to
+# `swift test` (e.g. `--scratch-path DIR`, `--filter NAME`).
 #
 # PostgreSQL: unless TALLY_TEST_POSTGRES_URL is already set, a throwaway server is started
 # from .build-test/postgres on 127.0.0.1 (port TALLY_TEST_POSTGRES_PORT, default 55432, or the
@@ -161,9 +162,28 @@ fi
 
 # --- Tests ---------------------------------------------------------------------------------
 
+run_start=$SECONDS
 status=0
 swift test "$@" || status=$?
 [ $status -eq 0 ] || exit $status
+echo "swift test passed in $((SECONDS - run_start)) s" >&2
+
+# --- Release build and smoke -----------------------------------------------------------------
+
+# What users deploy is the release `tally`: it must compile (the optimizer can fail where a debug
+# build does not) and run. It builds in its own scratch path, so the debug build stays warm.
+# TALLY_TEST_RELEASE=0 skips it.
+if [ "${TALLY_TEST_RELEASE:-1}" != 0 ]; then
+  release_start=$SECONDS
+  release_scratch="$(pwd)/.build-release"
+  swift build -c release --product tally --scratch-path "$release_scratch"
+  release_tally="$release_scratch/release/tally"
+  echo "release build done in $((SECONDS - release_start)) s; smoke:" >&2
+  "$release_tally" --help >/dev/null
+  "$release_tally" bench verify --count 2000 --uncached-count 200 --no-openssl
+  "$release_tally" bench server --duration 2 --rounds 1 --warm-up 0.2 --users 20 --purchases 400 --connections 4
+  echo "release build and smoke passed in $((SECONDS - release_start)) s" >&2
+fi
 
 # --- Chaos ---------------------------------------------------------------------------------
 
@@ -201,4 +221,5 @@ fi
 echo "" >&2
 echo "scripts/chaos.sh ${chaos_arguments[*]}" >&2
 scripts/chaos.sh "${chaos_arguments[@]}" || status=$?
+echo "scripts/test.sh finished in $((SECONDS - run_start)) s (status $status)" >&2
 exit $status
