@@ -1,4 +1,7 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.0
+// The client package: what an app adds by this repository's URL. It depends on Apple's
+// crypto packages only; the purchase server and the `tally` command are the package in
+// `Server/`, which depends on this one by path.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -9,25 +12,19 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "Tally",
     defaultLocalization: "en",
-    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "TallyCore", targets: ["TallyCore"]),
         .library(name: "TallyVerify", targets: ["TallyVerify"]),
-        .library(name: "TallyTesting", targets: ["TallyTesting"]),
-        .library(name: "TallyTestingServer", targets: ["TallyTestingServer"]),
-        .library(name: "TallyServer", targets: ["TallyServer"]),
         .library(name: "TallyKit", targets: ["TallyKit"]),
+        .library(name: "TallyTesting", targets: ["TallyTesting"]),
         .library(name: "TallyKitTesting", targets: ["TallyKitTesting"]),
-        .executable(name: "tally", targets: ["tally"]),
+        .library(name: "TallySQLite", targets: ["TallySQLite"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
-        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
         .target(name: "TallyCore", swiftSettings: strict),
@@ -58,25 +55,6 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "TallyTestingServer",
-            dependencies: [
-                "TallyCore", "TallyVerify", "TallyTesting",
-                .product(name: "Hummingbird", package: "hummingbird"),
-            ],
-            swiftSettings: strict
-        ),
-        .target(
-            name: "TallyServer",
-            dependencies: [
-                "TallyCore", "TallyVerify", "TallySQLite",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            resources: [.copy("Resources/openapi.yaml")],
-            swiftSettings: strict
-        ),
-        .target(
             name: "TallyKit",
             dependencies: ["TallyCore", "TallyVerify", "TallySQLite"],
             resources: [.process("Resources")],
@@ -85,31 +63,6 @@ let package = Package(
         .target(
             name: "TallyKitTesting",
             dependencies: ["TallyCore", "TallyVerify", "TallyKit", "TallyTesting"],
-            swiftSettings: strict
-        ),
-        .target(
-            name: "TallyBenchmarks",
-            dependencies: [
-                "TallyCore", "TallyVerify", "TallyTesting", "TallyServer", "TallyKit", "TallyKitTesting",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "tally",
-            dependencies: [
-                "TallyCore", "TallyVerify", "TallyTesting", "TallyTestingServer", "TallyServer", "TallyBenchmarks",
-                "TallyKit", "TallyKitTesting",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
             swiftSettings: strict
         ),
         .target(name: "TallyTestSupport", path: "Tests/TallyTestSupport", swiftSettings: strict),
@@ -127,32 +80,14 @@ let package = Package(
         .testTarget(
             name: "TallyTestingTests",
             dependencies: [
-                "TallyCore", "TallyVerify", "TallyTesting", "TallyTestingServer", "TallyTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "TallyServerTests",
-            dependencies: [
-                "TallyCore", "TallyVerify", "TallyTesting", "TallyServer", "TallyTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "TallyCore", "TallyVerify", "TallyTesting", "TallyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "TallyKitTests",
-            dependencies: [
-                "TallyCore", "TallyVerify", "TallyTesting", "TallyKit", "TallyKitTesting", "TallyServer", "TallySQLite", "TallyTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "TallyCLITests",
-            dependencies: ["tally", "TallyCore", "TallyTesting", "TallyVerify"],
+            dependencies: ["TallyCore", "TallyVerify", "TallyTesting", "TallyKit", "TallyKitTesting", "TallySQLite", "TallyTestSupport"],
             swiftSettings: strict
         ),
     ]

@@ -90,7 +90,7 @@ fi
 # --- the tally executable -------------------------------------------------------------------
 
 if [ -z "$tally" ]; then
-  build=(swift build --product tally)
+  build=(swift build --package-path Server --product tally)
   [ -z "$scratch" ] || build+=(--scratch-path "$scratch")
   echo "chaos: ${build[*]}" >&2
   "${build[@]}" --quiet >&2

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test of the package on a fresh Linux machine: installs and starts what the
-# tests need, then `swift test`, then builds the release `tally` and runs a short smoke of it,
-# then the crash check `scripts/chaos.sh --quick`. Safe to run again. Arguments go to
-# `swift test` (e.g. `--scratch-path DIR`, `--filter NAME`).
+# Runs every test of both packages (the client at the root, the server in Server/) on a fresh
+# Linux machine: installs and starts what the tests need, then `swift test` in each package,
+# then builds the release `tally` and runs a short smoke of it, then the crash check
+# `scripts/chaos.sh --quick`. Safe to run again. Arguments go to both `swift test` runs
+# (e.g. `--filter NAME`).
 #
 # PostgreSQL: unless TALLY_TEST_POSTGRES_URL is already set, a throwaway server is started
 # from .build-test/postgres on 127.0.0.1 (port TALLY_TEST_POSTGRES_PORT, default 55432, or the
@@ -162,21 +163,32 @@ fi
 
 # --- Tests ---------------------------------------------------------------------------------
 
+# Two packages: the client at the root (what apps add) and the server in Server/, each with its
+# own build folder. TALLY_TEST_ONLY=client or server runs one of them.
 run_start=$SECONDS
 status=0
-swift test "$@" || status=$?
-[ $status -eq 0 ] || exit $status
-echo "swift test passed in $((SECONDS - run_start)) s" >&2
+only="${TALLY_TEST_ONLY:-}"
+if [ "$only" != server ]; then
+  swift test "$@" || status=$?
+  [ $status -eq 0 ] || exit $status
+  echo "client package: swift test passed in $((SECONDS - run_start)) s" >&2
+fi
+if [ "$only" != client ]; then
+  server_start=$SECONDS
+  swift test --package-path Server "$@" || status=$?
+  [ $status -eq 0 ] || exit $status
+  echo "server package: swift test passed in $((SECONDS - server_start)) s" >&2
+fi
 
 # --- Release build and smoke -----------------------------------------------------------------
 
 # What users deploy is the release `tally`: it must compile (the optimizer can fail where a debug
 # build does not) and run. It builds in its own scratch path, so the debug build stays warm.
 # TALLY_TEST_RELEASE=0 skips it.
-if [ "${TALLY_TEST_RELEASE:-1}" != 0 ]; then
+if [ "${TALLY_TEST_RELEASE:-1}" != 0 ] && [ "$only" != client ]; then
   release_start=$SECONDS
-  release_scratch="$(pwd)/.build-release"
-  swift build -c release --product tally --scratch-path "$release_scratch"
+  release_scratch="$(pwd)/Server/.build-release"
+  swift build --package-path Server -c release --product tally --scratch-path "$release_scratch"
   release_tally="$release_scratch/release/tally"
   echo "release build done in $((SECONDS - release_start)) s; smoke:" >&2
   "$release_tally" --help >/dev/null
@@ -187,15 +199,15 @@ fi
 
 # --- Chaos ---------------------------------------------------------------------------------
 
-# The scratch path and configuration `swift test` built in, so that chaos runs that `tally`.
-scratch=".build" configuration="debug" chaos="${TALLY_TEST_CHAOS:-1}"
+# The scratch path and configuration the server package's `swift test` built in, so that chaos
+# runs that `tally`.
+scratch="Server/.build" configuration="debug" chaos="${TALLY_TEST_CHAOS:-1}"
+[ "$only" != client ] || chaos=0
 arguments=("$@")
 for ((index = 0; index < ${#arguments[@]}; index++)); do
   argument="${arguments[$index]}"
   next="${arguments[$((index + 1))]:-}"
   case "$argument" in
-    --scratch-path) scratch="$next" ;;
-    --scratch-path=*) scratch="${argument#*=}" ;;
     -c|--configuration) configuration="$next" ;;
     --configuration=*) configuration="${argument#*=}" ;;
     list|--list-tests|-h|--help|--version) chaos=0 ;;  # nothing was tested

@@ -10,6 +10,8 @@ public import Observation
 /// await access.update()          // at launch, from the cache at once
 /// switch access.destination { case .onboarding: … case .paywall: … case .main: … }
 /// ```
+// Observation needs these systems; the package itself supports older ones.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
 @MainActor
 @Observable
 public final class AccessModel {

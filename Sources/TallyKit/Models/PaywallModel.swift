@@ -14,6 +14,8 @@ public import Observation
 /// Button(paywall.items[0].buttonTitle) { Task { await paywall.purchase(paywall.items[0].id) } }
 ///     .disabled(paywall.items[0].button != .idle)
 /// ```
+// Observation needs these systems; the package itself supports older ones.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
 @MainActor
 @Observable
 public final class PaywallModel {

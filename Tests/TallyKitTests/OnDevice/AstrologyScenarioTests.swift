@@ -53,7 +53,7 @@ import Testing
         let device = try await Device()
         let (manager, ledger) = try await device.launchOnDevice()
         let first = try await manager.buy(Kit.report("career"))
-        device.time.advance(seconds: 60)
+        device.time.advance(by: 60)
         _ = try await manager.buy(Kit.report("career"))
         #expect(try await manager.available("report.career") == 2)
 

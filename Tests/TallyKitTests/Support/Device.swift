@@ -1,13 +1,7 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Hummingbird
-import HummingbirdTesting
 import TallyCore
 import TallyKit
 import TallyKitTesting
-import TallyServer
 import TallyTestSupport
 import TallyTesting
 import TallyVerify
@@ -36,75 +30,28 @@ enum Kit {
     }
 }
 
-/// A clock both the simulated store, the device and the server read.
-final class SharedTime: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-    init(_ start: Date = Kit.start) { current = start }
-    var now: Date { lock.withLock { current } }
-    func set(_ date: Date) { lock.withLock { current = date } }
-    func advance(seconds: TimeInterval) { lock.withLock { current = current.addingTimeInterval(seconds) } }
-}
+/// One customer's phone with the example store (see `SimulatedDevice`).
+typealias Device = SimulatedDevice
 
-/// One customer's phone: the App Store (which outlives the app), and the app's folder,
-/// whose database survives restarts and is lost on reinstall.
-final class Device: @unchecked Sendable {
-    let time: SharedTime
-    let appStore: SimulatedAppStore
-    let store: SimulatedStore
-    let clock = ManualClock()
-    let connectivity = ManualConnectivity()
-    let analytics = AnalyticsStream()
-    private(set) var folder: URL
-    private let offsetLock = NSLock()
-    private var offset: TimeInterval = 0
-    /// How far the phone's clock setting is from the real time (the person changed it in Settings).
-    var clockOffset: TimeInterval {
-        get { offsetLock.withLock { offset } }
-        set { offsetLock.withLock { offset = newValue } }
-    }
-    /// The phone's clock as it shows: real time plus what the person set.
-    var deviceNow: Date { time.now.addingTimeInterval(clockOffset) }
-    /// Seconds since the phone started: real time passing, whatever its clock says.
-    var uptime: TimeInterval { time.now.timeIntervalSince(Kit.start) + 100 }
-    var databasePath: String { folder.appendingPathComponent("device.sqlite").path }
-
-    init(time: SharedTime = SharedTime(), locale: String = "en_US", settings: (@Sendable (inout SimulatedAppStore.Settings) -> Void)? = nil) async throws {
-        self.time = time
+extension SimulatedDevice {
+    /// A phone whose App Store sells the example catalog, on `time`.
+    convenience init(
+        time: ManualDate = ManualDate(Kit.start), locale: String = "en_US",
+        settings: (@Sendable (inout SimulatedAppStore.Settings) -> Void)? = nil
+    ) async throws {
         var configuration = SimulatedAppStore.Configuration(catalog: Kit.storeCatalog, bundleID: Kit.bundleID, appAppleID: Kit.appAppleID)
         configuration.firstTransactionNumber = 2_000_000_700_000_000 + Int64.random(in: 0..<1_000_000) * 100
-        appStore = try SimulatedAppStore(configuration: configuration, authority: Kit.authority, time: .manual(start: time.now))
+        let appStore = try SimulatedAppStore(configuration: configuration, authority: Kit.authority, time: .manual(start: time.now))
         if let settings { try await appStore.updateSettings(settings) }
-        store = SimulatedStore(appStore, locale: locale)
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-device-\(UUID().uuidString)")
+        self.init(appStore: appStore, time: time, locale: locale)
     }
 
-    /// The app deleted and installed again: its folder is new and empty.
-    func reinstall() {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-device-\(UUID().uuidString)")
-    }
-
-    /// Moves the App Store's clock and the shared clock together.
+    /// Lets `days` of real time pass.
     func advance(days: Int) async throws {
-        try await appStore.advance(by: .seconds(days * 86_400))
-        time.set(await appStore.now)
+        try await advance(by: .seconds(days * 86_400))
     }
 
-    func database() throws -> LocalDatabase { try LocalDatabase(path: databasePath) }
-
-    func onDeviceLedger(_ database: LocalDatabase) async throws -> OnDeviceLedger {
-        let time = self.time
-        return try await OnDeviceLedger(database: database, catalog: Kit.onDeviceCatalog, verifier: Kit.verifier { time.now }, now: { time.now })
-    }
-
-    /// The app launched with on-device delivery (seed 000).
-    func launchOnDevice(_ configure: (inout PurchaseManager.Configuration) -> Void = { _ in }) async throws -> (PurchaseManager, OnDeviceLedger) {
-        let database = try database()
-        let ledger = try await onDeviceLedger(database)
-        let manager = try await launch(delivery: ledger, database: database, productIDs: Kit.reports.map(Kit.report) + ["com.tally.zorya.lifetime"], configure)
-        return (manager, ledger)
-    }
-
+    /// The app launched on `delivery` with the test's retry policy, no refresh loop, in English.
     func launch(
         delivery: any Delivery, database: LocalDatabase, productIDs: [String], _ configure: (inout PurchaseManager.Configuration) -> Void = { _ in }
     ) async throws -> PurchaseManager {
@@ -113,76 +60,22 @@ final class Device: @unchecked Sendable {
         configuration.retry = RetryPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(60), jitter: false)
         configuration.refreshInterval = nil
         configure(&configuration)
-        let manager = try await PurchaseManager(
-            store: store, delivery: delivery, database: database, configuration: configuration, connectivity: connectivity,
-            analytics: analytics, clock: clock, now: { [self] in deviceNow }, uptime: { [self] in uptime })
-        await manager.start()
-        return manager
+        return try await launch(delivery: delivery, database: database, configuration: configuration)
     }
 }
 
-/// A Tally server running on loopback for the length of a test, on SQLite, with the test
-/// authority trusted and the device's clock.
-struct LiveServer: Sendable {
-    let baseURL: URL
-    let storage: SQLStorage
-
-    static let catalog: ServerCatalog = try! ServerCatalog.load(contentsOf: Kit.catalogFile)
-
-    static func run(time: SharedTime, _ body: @Sendable (LiveServer) async throws -> Void) async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-kit-server-\(UUID().uuidString).sqlite").path
-        let database = try SQLiteDatabase(path: path)
-        try await database.migrate(Migrations.all)
-        let storage = SQLStorage(database: database, catalog: catalog, now: { time.now })
-        let verifier = SignedDataVerifier(
-            .init(bundleID: .equals(Kit.bundleID), appAppleID: .equals(Kit.appAppleID), environments: [.sandbox, .production],
-                  rootCertificates: [Kit.authority.root]),
-            now: { time.now })
-        let router = TallyServerApp.buildRouter(ServerDependencies(
-            storage: storage, verifier: verifier, catalog: catalog, secretKey: "kit-secret", now: { time.now }, healthCheck: { true }))
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
-            try await body(LiveServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, storage: storage))
-        }
-        await database.close()
+extension SimulatedDevice {
+    func onDeviceLedger(_ database: LocalDatabase) async throws -> OnDeviceLedger {
+        let time = self.time
+        return try await OnDeviceLedger(database: database, catalog: Kit.onDeviceCatalog, verifier: Kit.verifier { time.now }, now: { time.now })
     }
-}
 
-/// A transport that fails on purpose in front of the real one: no network, or a server error.
-final class FlakyTransport: HTTPTransport, @unchecked Sendable {
-    enum Failure { case offline, timeout, serverError, answerLost }
-    private let lock = NSLock()
-    private let real = URLSessionTransport()
-    private var failures: [Failure] = []
-    private var always: Failure?
-    private(set) var requests: [String] = []
-
-    /// The next calls fail with these, in order.
-    func fail(_ failures: Failure...) { lock.withLock { self.failures += failures } }
-    /// Every call fails with this until `heal()`.
-    func failAlways(_ failure: Failure) { lock.withLock { always = failure } }
-    func heal() { lock.withLock { always = nil; failures.removeAll() } }
-    var requestCount: Int { lock.withLock { requests.count } }
-
-    func send(_ request: URLRequest) async throws -> (status: Int, headers: [String: String], body: Data) {
-        let failure: Failure? = lock.withLock {
-            requests.append("\(request.httpMethod ?? "GET") \(request.url?.path ?? "")")
-            if let always { return always }
-            return failures.isEmpty ? nil : failures.removeFirst()
-        }
-        switch failure {
-        case .offline?: throw URLError(.notConnectedToInternet)
-        case .timeout?: throw URLError(.timedOut)
-        case .serverError?:
-            return (503, [:], Data(#"{"error":{"code":"unavailable","message":"simulated outage","request_id":"test"}}"#.utf8))
-        case .answerLost?:
-            // The server does the work; the answer never reaches the device.
-            _ = try await real.send(request)
-            throw URLError(.networkConnectionLost)
-        case nil:
-            return try await real.send(request)
-        }
+    /// The app launched with on-device delivery.
+    func launchOnDevice(_ configure: (inout PurchaseManager.Configuration) -> Void = { _ in }) async throws -> (PurchaseManager, OnDeviceLedger) {
+        let database = try database()
+        let ledger = try await onDeviceLedger(database)
+        let manager = try await launch(delivery: ledger, database: database, productIDs: Kit.reports.map(Kit.report) + ["com.tally.zorya.lifetime"], configure)
+        return (manager, ledger)
     }
 }
 

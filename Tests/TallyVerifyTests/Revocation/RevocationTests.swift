@@ -62,11 +62,11 @@ import Testing
 
     @Test func aStaleAnswerIsAskedAgain() async throws {
         let (ca, responder) = try setUp()
-        let clock = MutableDate(Self.now)
+        let clock = ManualDate(Self.now)
         let verifier = Fixtures.verifier(roots: [ca.root]) { $0.revocation = RevocationChecking(transport: responder) }
-        let moving = SignedDataVerifier(verifier.configuration, now: { clock.value })
+        let moving = SignedDataVerifier(verifier.configuration, now: clock.closure)
         #expect(await moving.verifyTransaction(try ca.sign(Fixtures.transaction())).value != nil)
-        clock.value = Self.now.addingTimeInterval(16 * 60)
+        clock.set(Self.now.addingTimeInterval(16 * 60))
         #expect(await moving.verifyTransaction(try ca.sign(Fixtures.transaction(id: "2"))).value != nil)
         #expect(responder.requestCount == 4)
     }
@@ -85,15 +85,5 @@ import Testing
         responder.setLeafStatus(.revoked(at: Fixtures.mintDate))
         #expect(await Fixtures.verifier(roots: [ca.root]).verifyTransaction(try ca.sign(Fixtures.transaction())).value != nil)
         #expect(responder.requestCount == 0)
-    }
-}
-
-final class MutableDate: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Date
-    init(_ date: Date) { stored = date }
-    var value: Date {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import TallyCore
 import TallyServer
-import TallyTestSupport
+import ServerTestSupport
 import TallyTesting
 import TallyVerify
 import Testing
@@ -32,24 +32,15 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
-/// A clock both the simulated store and the server read in tests.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-    init(_ start: Date) { current = start }
-    var now: Date { lock.withLock { current } }
-    func set(_ date: Date) { lock.withLock { current = date } }
-}
-
 /// A simulated App Store, a verifier that trusts its root, and storage on one backend.
 final class Harness: @unchecked Sendable {
     static let start = ISO8601DateFormatter().date(from: "2026-03-01T00:00:00Z")!
-    static let catalog: ServerCatalog = try! ServerCatalog.load(contentsOf: Vectors.repository.appendingPathComponent("Examples/tally.json"))
+    static let catalog: ServerCatalog = try! ServerCatalog.load(contentsOf: Repository.root.appendingPathComponent("Examples/tally.json"))
     static let storeCatalog: StoreKitConfiguration = try! StoreKitConfiguration.load(
-        contentsOf: Vectors.repository.appendingPathComponent("Examples/Tally.storekit"))
+        contentsOf: Repository.root.appendingPathComponent("Examples/Tally.storekit"))
     static let authority: TestCertificateAuthority = try! TestCertificateAuthority(profile: .init(issuedAt: start.addingTimeInterval(-86_400)))
 
-    let clock = TestClock(Harness.start)
+    let clock = ManualDate(Harness.start)
     let store: SimulatedAppStore
     let verifier: SignedDataVerifier
     let database: any SQLDatabase

@@ -117,7 +117,7 @@ import Testing
             _ = try await manager.buy("com.tally.echo.3hours")
             let reservation = try await manager.reserve("seconds", amount: 600, ttlSeconds: 60)
             #expect(try await manager.available("seconds") == 10_200)
-            device.time.advance(seconds: 61)
+            device.time.advance(by: 61)
             // The server's sweeper (once a second in `tally serve`) returns it.
             _ = try await server.storage.expireReservations()
             #expect(try await manager.available("seconds") == 10_800)
@@ -185,11 +185,11 @@ import Testing
             await manager.stop()
             // The same user opens the app again: a day later the request may still be answered.
             let relaunch = { try await device.launch(delivery: delivery, database: try device.database(), productIDs: Self.photoProducts) }
-            device.time.advance(seconds: 86_400)
+            device.time.advance(by: 86_400)
             let next = try await relaunch()
             #expect(try await next.journal.intents().first?.state == "pending")
             await next.stop()
-            device.time.advance(seconds: 2 * 86_400)
+            device.time.advance(by: 2 * 86_400)
             let later = try await relaunch()
             #expect(try await later.journal.intents().first?.state == "abandoned")
             // Closed, not dangling (the server may have expired it first).

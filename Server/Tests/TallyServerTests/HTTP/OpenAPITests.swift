@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import TallyServer
-import TallyTestSupport
+import ServerTestSupport
 import Testing
 
 /// The OpenAPI document in the repository describes exactly the routes the server has.
@@ -12,7 +12,7 @@ import Testing
             let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
             return "\(route.method.rawValue.lowercased()) /" + path.joined(separator: "/")
         })
-        let spec = try String(contentsOf: Vectors.repository.appendingPathComponent("Sources/TallyServer/Resources/openapi.yaml"), encoding: .utf8)
+        let spec = try String(contentsOf: Repository.server.appendingPathComponent("Sources/TallyServer/Resources/openapi.yaml"), encoding: .utf8)
         var documented = Set<String>()
         var currentPath: String?
         var inPaths = false

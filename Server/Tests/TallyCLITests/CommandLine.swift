@@ -1,4 +1,5 @@
 import Foundation
+import ServerTestSupport
 
 /// Runs the built `tally` executable, as a user would.
 enum CommandLine {
@@ -8,8 +9,8 @@ enum CommandLine {
         var stderr: String
     }
 
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The repository's root: commands run there, as the README runs them.
+    static let repository = Repository.root
 
     /// The `tally` binary beside the test bundle (SwiftPM builds it for this test target).
     static let executable: URL = {
@@ -20,7 +21,7 @@ enum CommandLine {
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             folder = folder.deletingLastPathComponent()
         }
-        return repository.appendingPathComponent(".build/debug/tally")
+        return Repository.server.appendingPathComponent(".build/debug/tally")
     }()
 
     static func run(_ arguments: [String], stdin: String? = nil) throws -> Run {

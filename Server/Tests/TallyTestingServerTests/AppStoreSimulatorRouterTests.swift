@@ -6,6 +6,7 @@ import TallyCore
 import TallyTesting
 import TallyTestingServer
 import TallyVerify
+import ServerTestSupport
 import Testing
 
 /// The simulator's HTTP routes, run in memory with Hummingbird's test client.

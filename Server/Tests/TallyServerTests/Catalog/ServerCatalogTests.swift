@@ -1,12 +1,12 @@
 import Foundation
 import TallyServer
-import TallyTestSupport
+import ServerTestSupport
 import Testing
 
 /// The server's catalog: the shipped example loads; a setting that would break the server's
 /// arithmetic or lock every request out is refused at start, naming its place.
 @Suite struct ServerCatalogTests {
-    static let example = Vectors.repository.appendingPathComponent("Examples/tally.json")
+    static let example = Repository.root.appendingPathComponent("Examples/tally.json")
 
     /// The example with one top-level key set to `value` (JSON text).
     static func example(setting key: String, to value: String) throws -> Data {

@@ -56,7 +56,7 @@ import Testing
             _ = try await manager.buy("com.tally.pro.monthly")
             await manager.stop()
 
-            device.time.advance(seconds: 23 * 3600)
+            device.time.advance(by: 23 * 3600)
             transport.failAlways(.offline)
             let (again, _) = try await Self.launch(device, server, credentials: credentials, transport: transport)
             let state = try await again.account(.cachedOrFetched)
@@ -66,7 +66,7 @@ import Testing
             #expect(await again.destination() == .main)
 
             // After 24 hours the cache is stale: a fresh state is fetched once the network is back.
-            device.time.advance(seconds: 2 * 3600)
+            device.time.advance(by: 2 * 3600)
             transport.heal()
             let fresh = try await again.account(.notStaleCachedOrFetched)
             #expect(fresh.source == .fetched)
@@ -115,7 +115,7 @@ import Testing
             _ = try await manager.buy("com.tally.pro.yearly")
             transport.failAlways(.offline)
 
-            device.time.advance(seconds: 2 * 86_400)
+            device.time.advance(by: 2 * 86_400)
             let stale = try await manager.account(.notStaleCachedOrFetched)
             #expect(stale.source == .cache)
             #expect(stale.isStale)
@@ -123,7 +123,7 @@ import Testing
             #expect(await manager.destination(policy: .notStaleCachedOrFetched) == .main)
 
             // Past the offline window (three days by default) the cached state no longer counts.
-            device.time.advance(seconds: 2 * 86_400)
+            device.time.advance(by: 2 * 86_400)
             let expired = try await manager.account(.fromCacheOnly)
             #expect(expired.source == .none)
             #expect(!expired.isActive("pro"))
@@ -141,7 +141,7 @@ import Testing
             // Offline, the clock set ten days back, then four real days pass: the 3-day window is over.
             device.clockOffset = -10 * 86_400
             #expect(try await manager.account(.fromCacheOnly).isActive("pro"))
-            device.time.advance(seconds: 4 * 86_400)
+            device.time.advance(by: 4 * 86_400)
             let state = try await manager.account(.fromCacheOnly)
             #expect(!state.isActive("pro"))
             #expect(state.asOf >= Kit.start.addingTimeInterval(4 * 86_400))
@@ -159,7 +159,7 @@ import Testing
             device.clockOffset = 40 * 86_400
             #expect(try await manager.account(.fromCacheOnly).isActive("pro"))
             device.clockOffset = 0
-            device.time.advance(seconds: 3600)
+            device.time.advance(by: 3600)
             let state = try await manager.account(.fromCacheOnly)
             #expect(state.isActive("pro") && state.source == .cache, "\(state)")
         }
@@ -172,11 +172,11 @@ import Testing
             let (manager, _) = try await Self.launch(device, server, transport: transport)
             _ = try await manager.buy("com.tally.pro.yearly")
             transport.failAlways(.offline)
-            device.time.advance(seconds: 2 * 86_400)
+            device.time.advance(by: 2 * 86_400)
             _ = try await manager.account(.fromCacheOnly)
             // The phone restarts (its uptime starts again) with its clock set back: time as last seen stands.
-            device.time.set(Kit.start.addingTimeInterval(-100))
-            device.clockOffset = 2 * 86_400 + 100 - 5 * 86_400
+            device.reboot()
+            device.clockOffset = Kit.start.addingTimeInterval(-3 * 86_400).timeIntervalSince(device.time.now)
             let state = try await manager.account(.fromCacheOnly)
             #expect(state.asOf >= Kit.start.addingTimeInterval(2 * 86_400), "\(state.asOf)")
             #expect(state.isActive("pro"))
