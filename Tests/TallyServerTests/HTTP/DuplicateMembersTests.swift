@@ -13,6 +13,8 @@ import Testing
         (#"{"😀":1,"\ud83d\ude00":2}"#, "😀"),
         (#" { "a" : 1 , "a" : 1 } "#, "a"),
         (#"{"quote\"d":1,"quote\"d":2}"#, "quote\"d"),
+        (#"{"a":"\\","a":"\""}"#, "a"),  // escaped backslashes and quotes in values end their strings where they should
+        (#"{"k0":0,"k1":0,"k2":0,"k3":0,"k4":0,"k5":0,"k6":0,"k7":0,"k8":0,"k9":0,"k10":0,"k11":0,"k12":0,"k13":0,"k14":0,"k15":0,"k16":0,"k17":0,"k3":1}"#, "k3"),
     ])
     func aMemberNamedTwiceIsFound(json: String, name: String) {
         #expect(DuplicateMembers.first(in: Array(json.utf8)) == name)
@@ -25,6 +27,8 @@ import Testing
         #"{"a":"\"a\":1,\"a\":2"}"#,  // names inside a string value are no members
         #"{"a":["a","a"]}"#,
         #"{"a":1,"A":2}"#,
+        #"{"a":{"k0":0,"k1":0,"k2":0,"k3":0,"k4":0,"k5":0,"k6":0,"k7":0,"k8":0,"k9":0,"k10":0,"k11":0,"k12":0,"k13":0,"k14":0,"k15":0,"k16":0,"k17":0},"k1":1}"#,
+        #"{"a":"\\","b":"\"","c":"x\\\"y"}"#,
         "",
         "{",
         #"{"a":1,"a"#,  // cut off: left to the decoder
