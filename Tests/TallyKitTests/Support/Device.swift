@@ -86,15 +86,23 @@ final class Device: @unchecked Sendable {
 
     /// Moves the App Store's clock and the shared clock together.
     func advance(days: Int) async throws {
-        try await appStore.advance(by: .seconds(days * 86_400))
+        try await advance(seconds: days * 86_400)
+    }
+
+    /// Moves the App Store's clock and the shared clock together.
+    func advance(seconds: Int) async throws {
+        try await appStore.advance(by: .seconds(seconds))
         time.set(await appStore.now)
     }
 
     func database() throws -> LocalDatabase { try LocalDatabase(path: databasePath) }
 
+    /// The ledger reads the phone's clock, as an app's does; its trusted time runs on uptime.
     func onDeviceLedger(_ database: LocalDatabase) async throws -> OnDeviceLedger {
         let time = self.time
-        return try await OnDeviceLedger(database: database, catalog: Kit.onDeviceCatalog, verifier: Kit.verifier { time.now }, now: { time.now })
+        return try await OnDeviceLedger(
+            database: database, catalog: Kit.onDeviceCatalog, verifier: Kit.verifier { time.now }, now: { [self] in deviceNow },
+            uptime: { [self] in uptime })
     }
 
     /// The app launched with on-device delivery (seed 000).
@@ -105,7 +113,18 @@ final class Device: @unchecked Sendable {
         return (manager, ledger)
     }
 
+    /// The app launched: started, and caught up with what earlier runs left.
     func launch(
+        delivery: any Delivery, database: LocalDatabase, productIDs: [String], _ configure: (inout PurchaseManager.Configuration) -> Void = { _ in }
+    ) async throws -> PurchaseManager {
+        let manager = try await manager(delivery: delivery, database: database, productIDs: productIDs, configure)
+        await manager.start()
+        await manager.waitUntilCaughtUp()
+        return manager
+    }
+
+    /// The app's manager, made but not started.
+    func manager(
         delivery: any Delivery, database: LocalDatabase, productIDs: [String], _ configure: (inout PurchaseManager.Configuration) -> Void = { _ in }
     ) async throws -> PurchaseManager {
         var configuration = PurchaseManager.Configuration(productIDs: productIDs)
@@ -116,7 +135,6 @@ final class Device: @unchecked Sendable {
         let manager = try await PurchaseManager(
             store: store, delivery: delivery, database: database, configuration: configuration, connectivity: connectivity,
             analytics: analytics, clock: clock, now: { [self] in deviceNow }, uptime: { [self] in uptime })
-        await manager.start()
         return manager
     }
 }
