@@ -14,6 +14,9 @@
 # that `swift test` built (in its scratch path) under load, on SQLite and, when the throwaway
 # PostgreSQL runs, on PostgreSQL too (about 20 s on 2 cores); a failure fails the run.
 # TALLY_TEST_CHAOS=0 skips it. See docs/chaos.md.
+#
+# API probe: before chaos, `scripts/api_probe.sh` runs schemathesis against that `tally serve`
+# (bounded, about two minutes); TALLY_TEST_PROBE=0 skips it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -199,10 +202,10 @@ fi
 
 # --- Chaos ---------------------------------------------------------------------------------
 
-# The scratch path and configuration the server package's `swift test` built in, so that chaos
-# runs that `tally`.
-scratch="Server/.build" configuration="debug" chaos="${TALLY_TEST_CHAOS:-1}"
-[ "$only" != client ] || chaos=0
+# The scratch path and configuration the server package's `swift test` built in, so that the
+# probe and chaos run that `tally`.
+scratch="Server/.build" configuration="debug" chaos="${TALLY_TEST_CHAOS:-1}" probe="${TALLY_TEST_PROBE:-1}"
+[ "$only" != client ] || { chaos=0; probe=0; }
 arguments=("$@")
 for ((index = 0; index < ${#arguments[@]}; index++)); do
   argument="${arguments[$index]}"
@@ -210,10 +213,14 @@ for ((index = 0; index < ${#arguments[@]}; index++)); do
   case "$argument" in
     -c|--configuration) configuration="$next" ;;
     --configuration=*) configuration="${argument#*=}" ;;
-    list|--list-tests|-h|--help|--version) chaos=0 ;;  # nothing was tested
+    list|--list-tests|-h|--help|--version) chaos=0 probe=0 ;;  # nothing was tested
   esac
 done
 case "$scratch" in /*) ;; *) scratch="$(pwd)/$scratch" ;; esac
+
+if [ "$probe" != 0 ]; then
+  scripts/api_probe.sh --tally "$scratch/$configuration/tally" || exit $?
+fi
 if [ "$chaos" = 0 ]; then
   echo "Chaos check skipped." >&2
   exit 0

@@ -96,17 +96,29 @@ public final class SimulatedDevice: @unchecked Sendable {
         try LocalDatabase(path: databasePath)
     }
 
-    /// Launches the app: a manager on this phone's store, clocks, network and analytics, started.
+    /// The app's manager on this phone's store, clocks, network and analytics, made but not started.
+    /// - Parameters:
+    ///   - delivery: where purchases are credited.
+    ///   - database: the app's database.
+    ///   - configuration: products and behaviour.
+    /// - Returns: the manager; call `start()` on it.
+    public func manager(delivery: any Delivery, database: LocalDatabase, configuration: PurchaseManager.Configuration) async throws -> PurchaseManager {
+        try await PurchaseManager(
+            store: store, delivery: delivery, database: database, configuration: configuration, connectivity: connectivity,
+            analytics: analytics, clock: clock, now: { [self] in now }, uptime: { [self] in uptime })
+    }
+
+    /// Launches the app: its manager, started and caught up with what earlier runs left
+    /// (deliveries, spends, a refresh), so a test reads a settled state.
     /// - Parameters:
     ///   - delivery: where purchases are credited.
     ///   - database: the app's database.
     ///   - configuration: products and behaviour.
     /// - Returns: the started manager.
     public func launch(delivery: any Delivery, database: LocalDatabase, configuration: PurchaseManager.Configuration) async throws -> PurchaseManager {
-        let manager = try await PurchaseManager(
-            store: store, delivery: delivery, database: database, configuration: configuration, connectivity: connectivity,
-            analytics: analytics, clock: clock, now: { [self] in now }, uptime: { [self] in uptime })
+        let manager = try await manager(delivery: delivery, database: database, configuration: configuration)
         await manager.start()
+        await manager.waitUntilCaughtUp()
         return manager
     }
 

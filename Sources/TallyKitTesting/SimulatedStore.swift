@@ -127,6 +127,19 @@ public actor SimulatedStore: Store {
         }
     }
 
+    /// Every transaction the simulated App Store keeps, oldest first; finished consumables are
+    /// left out, as StoreKit's `Transaction.all` leaves them out.
+    public func transactionHistory() async throws(TallyError) -> [StoreTransaction] {
+        try checkReachable()
+        do {
+            return try await appStore.history().map { signed throws(TallyError) in try StoreTransaction(jws: signed.jws) }
+        } catch let error as TallyError {
+            throw error
+        } catch {
+            throw Self.error(error)
+        }
+    }
+
     public func finish(_ transaction: StoreTransaction) async throws(TallyError) {
         try checkReachable()
         do {

@@ -12,6 +12,8 @@ struct IdentityClaims {
 
 protocol IdentityClaiming: AppStoreSignedPayload {
     var identityClaims: IdentityClaims { get }
+    /// The identifier fields whose shape is checked (see ``IdentifierRule``).
+    var signedIdentifiers: [SignedIdentifier] { get }
 }
 
 extension TransactionPayload: IdentityClaiming {

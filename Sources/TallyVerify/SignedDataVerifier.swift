@@ -15,7 +15,9 @@ import X509
 /// 6. the payload decodes as the expected kind;
 /// 7. every certificate is valid at the validation time;
 /// 8. the chain is not revoked (only when online checking is configured);
-/// 9. bundle identifier, App Apple ID and environment match the configuration.
+/// 9. bundle identifier, App Apple ID and environment match the configuration;
+/// 10. the identifiers the payload carries are well-formed (decimal transaction ids, product
+///     and bundle ids of App Store characters, a UUID as `notificationUUID`).
 ///
 /// ```swift
 /// let verifier = SignedDataVerifier(
@@ -190,6 +192,7 @@ public struct SignedDataVerifier: Sendable {
         }
 
         if let failure = checkClaims(payload.identityClaims) { return .invalid(failure) }
+        if let failure = SignedIdentifier.failure(in: payload.signedIdentifiers) { return .invalid(failure) }
         return .valid(Verified(payload: payload, rawPayload: Data(parsed.payload), validationTime: time, origin: .certificateChain))
     }
 
@@ -228,6 +231,7 @@ public struct SignedDataVerifier: Sendable {
         let time = validationTime(for: payload)
         if let failure = TrustedChain.validityFailure(of: [certificate], names: ["Xcode"], at: time) { return .invalid(failure) }
         if let failure = checkClaims(payload.identityClaims) { return .invalid(failure) }
+        if let failure = SignedIdentifier.failure(in: payload.signedIdentifiers) { return .invalid(failure) }
         return .valid(Verified(payload: payload, rawPayload: Data(parsed.payload), validationTime: time, origin: .xcodeSelfSigned))
     }
 
@@ -240,7 +244,7 @@ public struct SignedDataVerifier: Sendable {
         do {
             return try Certificate(derEncoded: der)
         } catch {
-            throw VerificationFailure(.malformedCertificate, "\(name) is not a DER X.509 certificate: \(error)")
+            throw VerificationFailure(.malformedCertificate, "\(name) is not a DER X.509 certificate: \(InputProblem.certificate(error))")
         }
     }
 
@@ -260,7 +264,7 @@ public struct SignedDataVerifier: Sendable {
         do {
             return .success(try AppStoreJSON.decode(Payload.self, from: bytes))
         } catch {
-            return .failure(VerificationFailure(.payloadNotDecodable, "payload is not a \(String(describing: Payload.self)): \(error)"))
+            return .failure(VerificationFailure(.payloadNotDecodable, "payload is not a \(String(describing: Payload.self)): \(InputProblem.decoding(error))"))
         }
     }
 

@@ -82,6 +82,10 @@ public struct VerificationFailure: Error, Hashable, Sendable, CustomStringConver
         public static let revocationCheckFailed = Self(rawValue: "revocation_check_failed")
         /// The OCSP responder could not be reached: retryable.
         public static let revocationCheckUnavailable = Self(rawValue: "revocation_check_unavailable")
+        /// An identifier the payload carries is empty or malformed: a transaction id that is not
+        /// decimal digits, a product or bundle id with characters App Store ids do not have, a
+        /// `notificationUUID` that is not a UUID. Apple's libraries do not check these.
+        public static let invalidIdentifier = Self(rawValue: "invalid_identifier")
 
         /// Every code, in the order the verifier checks.
         public static let all: [Code] = [
@@ -90,11 +94,15 @@ public struct VerificationFailure: Error, Hashable, Sendable, CustomStringConver
             .invalidCertificateChain, .badSignature, .payloadNotDecodable, .certificateExpired,
             .certificateNotYetValid, .certificateRevoked, .revocationCheckFailed,
             .revocationCheckUnavailable, .wrongBundleID, .wrongAppAppleID, .wrongEnvironment,
+            .invalidIdentifier,
         ]
 
-        /// The status Apple's Swift library (`VerificationError`) reports for the same input.
+        /// The status Apple's Swift library (`VerificationError`) reports for the same input;
+        /// `VALID` where it accepts the input (it does not check identifiers).
         public var appleSwiftStatus: String {
             switch self {
+            case .invalidIdentifier:
+                return "VALID"
             case .inputTooLarge, .malformedJWS, .unsupportedAlgorithm, .badCertificateChainLength,
                  .badSignature, .payloadNotDecodable:
                 return "INVALID_JWT_FORMAT"
@@ -111,9 +119,12 @@ public struct VerificationFailure: Error, Hashable, Sendable, CustomStringConver
             }
         }
 
-        /// The status Apple's Python library (`VerificationStatus`) reports for the same input.
+        /// The status Apple's Python library (`VerificationStatus`) reports for the same input;
+        /// `VALID` where it accepts the input (it does not check identifiers).
         public var applePythonStatus: String {
             switch self {
+            case .invalidIdentifier:
+                return "VALID"
             case .badCertificateChainLength:
                 return "INVALID_CHAIN_LENGTH"
             case .malformedCertificate:

@@ -325,6 +325,8 @@ public enum ClientBenchmark {
             store: store, delivery: delivery, database: database, configuration: configuration,
             connectivity: ManualConnectivity(online: true))
         await manager.start()
+        // Nothing left from before runs beside the purchases measured.
+        await manager.waitUntilCaughtUp()
         do {
             let result = try await measure(mode, context: context, manager: manager, product: product, grant: grant,
                                            deviceFolder: deviceFolder, server: server, health: health, steps: steps)

@@ -24,10 +24,13 @@ enum CommandLine {
         return Repository.server.appendingPathComponent(".build/debug/tally")
     }()
 
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> Run {
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.currentDirectoryURL = repository
         let output = Pipe()
         let errors = Pipe()

@@ -13,10 +13,13 @@ import Testing
 
     /// Starts a server command on port 0 (any free port: no clash with other tests' servers)
     /// and returns it with the port its log says it listens on.
-    static func serve(_ arguments: [String]) throws -> (process: Process, port: Int) {
+    static func serve(_ arguments: [String], environment: [String: String] = [:]) throws -> (process: Process, port: Int) {
         let process = Process()
         process.executableURL = CommandLine.executable
         process.arguments = arguments + ["--port", "0"]
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.currentDirectoryURL = CommandLine.repository
         let log = Pipe()
         process.standardOutput = log
@@ -36,10 +39,12 @@ import Testing
         throw CommandFailure(description: "the server did not say where it listens: \(seen)")
     }
 
-    static func request(_ method: String, _ url: String, token: String? = nil, body: String? = nil) async throws -> (Int, [String: Any]) {
+    static func request(_ method: String, _ url: String, token: String? = nil, body: String? = nil,
+                        headers: [String: String] = [:]) async throws -> (Int, [String: Any]) {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.httpBody = body.map { Data($0.utf8) }
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
@@ -94,5 +99,53 @@ import Testing
         let run = try CommandLine.run(["serve", "--trust-ca-dir", "/tmp/anything"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("--trust-ca-dir needs --dev"))
+    }
+
+    @Test(arguments: [
+        (["--trusted-proxy", "10.0.0.0/33"], [String: String](), "--trusted-proxy '10.0.0.0/33': the prefix length of an IPv4 range is 0 to 32"),
+        (["--trusted-proxy", "10.0.0.0/8", "--trusted-proxy", "proxy.internal"], [:], "--trusted-proxy 'proxy.internal': not an IP address"),
+        (["--trusted-proxy", "192.168.1.10/24"], [:], "the range is 192.168.1.0/24"),
+        ([], ["TALLY_TRUSTED_PROXIES": "10.0.0.0/8, nonsense"], "TALLY_TRUSTED_PROXIES: 'nonsense': not an IP address"),
+    ])
+    func aTrustedProxyThatIsNoRangeIsAUsageError(arguments: [String], environment: [String: String], message: String) throws {
+        let run = try CommandLine.run(["serve", "--database", folder.appendingPathComponent("unused.sqlite").path] + arguments, environment: environment)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("unused.sqlite").path))
+    }
+
+    @Test func behindATrustedProxyEachForwardedClientHasItsOwnLimit() async throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The example catalog with a per-address limit of 40 a minute: a burst of 10.
+        let example = try Data(contentsOf: CommandLine.repository.appendingPathComponent("Examples/tally.json"))
+        var catalog = try #require(try JSONSerialization.jsonObject(with: example) as? [String: Any])
+        var limits = try #require(catalog["limits"] as? [String: Any])
+        limits["ip_requests_per_minute"] = 40
+        catalog["limits"] = limits
+        let config = folder.appendingPathComponent("tally.json")
+        try JSONSerialization.data(withJSONObject: catalog).write(to: config)
+
+        // The proxies come from the option and from the environment's list.
+        let (server, port) = try Self.serve(
+            ["serve", "--config", config.path, "--database", folder.appendingPathComponent("tally.sqlite").path, "--trusted-proxy", "127.0.0.1"],
+            environment: ["TALLY_TRUSTED_PROXIES": "::1"])
+        defer { server.terminate() }
+        let signUp = "http://127.0.0.1:\(port)/v1/users"
+        var busy: [Int] = []
+        for _ in 0..<12 {
+            busy.append(try await Self.request("POST", signUp, headers: ["X-Forwarded-For": "203.0.113.7"]).0)
+        }
+        #expect(busy.prefix(10).allSatisfy { $0 == 201 }, "\(busy)")
+        #expect(busy.suffix(2).allSatisfy { $0 == 429 }, "\(busy)")
+        // Another client behind the same proxy is not held back.
+        for index in 1...5 {
+            #expect(try await Self.request("POST", signUp, headers: ["X-Forwarded-For": "198.51.100.\(index)"]).0 == 201)
+        }
+        // A client cannot leave its bucket by naming another address before its own.
+        #expect(try await Self.request("POST", signUp, headers: ["X-Forwarded-For": "192.0.2.1, 203.0.113.7"]).0 == 429)
+        server.interrupt()
+        server.waitUntilExit()
+        #expect(server.terminationStatus == 0)
     }
 }

@@ -49,7 +49,7 @@ import Testing
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.signedUp(device, server)
-            let error = await #expect(throws: TallyError.self) { try await manager.spend("credits", amount: 3, reference: "image-1") }
+            let error = await #expect(throws: TallyError.self) { try await manager.spend("credits", amount: 3, reference: "image-1", idempotencyKey: "image-1") }
             #expect(error?.code == .insufficientCredits)
             #expect(error?.available == 2)
             #expect(error?.currency == "credits")
@@ -76,6 +76,47 @@ import Testing
         }
     }
 
+    @Test func aSpendTheAppRetriesWithItsKeyAfterAnErrorSpendsOnce() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let transport = FlakyTransport()
+            let (manager, _) = try await Self.signedUp(device, server, transport: transport) { $0.attemptsDuringPurchase = 1 }
+            // The server spends, the answer is lost, the call fails; the app tries again with the same key.
+            transport.fail(.answerLost)
+            let error = await #expect(throws: TallyError.self) {
+                try await manager.spend("credits", amount: 1, reference: "image-9", idempotencyKey: "image-9")
+            }
+            #expect(error?.isTransient == true)
+            let retried = try await manager.spend("credits", amount: 1, reference: "image-9", idempotencyKey: "image-9")
+            #expect(retried.replayed)
+            #expect(try await manager.available("credits") == 1)
+        }
+    }
+
+    @Test func theCreditHistoryListsWhatCameInAndWhatWasUsedForWhat() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let (manager, _) = try await Self.signedUp(device, server)
+            let receipt = try await manager.buy("com.tally.photo.credits.10")
+            device.time.advance(by: 60)
+            _ = try await manager.spend("credits", amount: 3, reference: "image-1", idempotencyKey: "image-1")
+            _ = try await manager.consume("credits", for: "image-2") { () }
+            let history = try await manager.creditHistory(currency: "credits")
+            // The sign-up grant, then the pack.
+            #expect(history.acquisitions.map(\.amount) == [2, 10])
+            #expect(history.acquisitions.map(\.transactionID) == [nil, receipt.transactionID])
+            #expect(history.acquisitions.last?.acquiredAt == Kit.start)
+            #expect(history.consumptions.map(\.amount) == [3, 1])
+            #expect(history.consumptions.first?.reference == "image-1")
+            #expect(history.consumptions.first?.date == Kit.start.addingTimeInterval(60))
+            // What the server cannot say: which purchase paid, how much of each is left, and the
+            // reference of what a reservation used.
+            #expect(history.consumptions.allSatisfy { $0.sources.isEmpty })
+            #expect(history.acquisitions.allSatisfy { $0.remaining == nil })
+            #expect(history.consumptions.last?.reference == "reservation")
+        }
+    }
+
     // MARK: Seed 002 — a voice recorder selling seconds
 
     @Test func seed002_topUpThreeHoursOfRecording() async throws {
@@ -98,7 +139,7 @@ import Testing
             #expect(before.allowance?.granted == 3600)
             #expect(before.available == 10_800)
 
-            let reservation = try await manager.reserve("seconds", amount: 4000, ttlSeconds: 600, reference: "recording-1")
+            let reservation = try await manager.reserve("seconds", amount: 4000, ttlSeconds: 600, reference: "recording-1", idempotencyKey: "recording-1")
             #expect(reservation.fromAllowance == 3600)
             #expect(reservation.fromBalance == 400)
             let committed = try #require(try await manager.commit(reservation, used: 3700))
@@ -115,7 +156,7 @@ import Testing
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.signedUp(device, server, products: ["com.tally.echo.3hours"])
             _ = try await manager.buy("com.tally.echo.3hours")
-            let reservation = try await manager.reserve("seconds", amount: 600, ttlSeconds: 60)
+            let reservation = try await manager.reserve("seconds", amount: 600, ttlSeconds: 60, idempotencyKey: "recording-2")
             #expect(try await manager.available("seconds") == 10_200)
             device.time.advance(by: 61)
             // The server's sweeper (once a second in `tally serve`) returns it.

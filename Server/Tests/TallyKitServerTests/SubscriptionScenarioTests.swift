@@ -13,7 +13,7 @@ import Testing
 
     static func launch(
         _ device: Device, _ server: LiveServer, credentials: ServerDelivery.Credentials? = nil, transport: FlakyTransport = FlakyTransport(),
-        offlineWindow: Duration = .seconds(3 * 86_400)
+        offlineWindow: Duration? = nil
     ) async throws -> (PurchaseManager, ServerDelivery.Credentials) {
         let registered: ServerDelivery.Credentials
         if let credentials {
@@ -26,7 +26,7 @@ import Testing
             $0.scope = registered.userID
             $0.onboardingEntitlement = "pro"
             $0.attemptsDuringPurchase = 1
-            $0.offlineAccessWindow = offlineWindow
+            if let offlineWindow { $0.offlineAccessWindow = offlineWindow }
         }
         return (manager, registered)
     }
@@ -107,11 +107,42 @@ import Testing
         }
     }
 
-    @Test func scenario4_offlineAccessFromTheLastKnownStateWithinTheWindow() async throws {
+    @Test func byDefaultOfflineAccessLastsUntilTheSubscriptionsKnownExpiry() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
             let (manager, _) = try await Self.launch(device, server, transport: transport)
+            let receipt = try await manager.buy("com.tally.pro.yearly")
+            let expiry = try #require(receipt.entitlements.first { $0.id == "pro" }?.expiresAt)
+            transport.failAlways(.offline)
+
+            // Two days away: everything cached stands in, the allowance's balance included.
+            device.time.advance(by: 2 * 86_400)
+            let recent = try await manager.account(.notStaleCachedOrFetched)
+            #expect(recent.source == .cache && recent.isActive("pro"))
+            #expect(recent.balance("seconds").allowance != nil)
+
+            // Three weeks away: still subscribed, from the last known status; balances are too old to show.
+            device.time.advance(by: 19 * 86_400)
+            let away = try await manager.account(.notStaleCachedOrFetched)
+            #expect(away.source == .cache)
+            #expect(away.isActive("pro"))
+            #expect(away.snapshot.balances.isEmpty)
+            #expect(away.balance("seconds").spendable == 0)
+            #expect(await manager.destination(policy: .notStaleCachedOrFetched) == .main)
+
+            // Past the subscription's known expiry, still offline: the paywall.
+            device.time.set(expiry.addingTimeInterval(60))
+            #expect(!(try await manager.account(.fromCacheOnly).isActive("pro")))
+            #expect(await manager.destination(policy: .notStaleCachedOrFetched) == .paywall)
+        }
+    }
+
+    @Test func scenario4_offlineAccessFromTheLastKnownStateWithinAWindowTheAppSets() async throws {
+        let device = try await Device()
+        try await LiveServer.run(time: device.time) { server in
+            let transport = FlakyTransport()
+            let (manager, _) = try await Self.launch(device, server, transport: transport, offlineWindow: .seconds(3 * 86_400))
             _ = try await manager.buy("com.tally.pro.yearly")
             transport.failAlways(.offline)
 
@@ -122,7 +153,7 @@ import Testing
             #expect(stale.isActive("pro"))
             #expect(await manager.destination(policy: .notStaleCachedOrFetched) == .main)
 
-            // Past the offline window (three days by default) the cached state no longer counts.
+            // Past the offline window (three days here) the cached state no longer counts.
             device.time.advance(by: 2 * 86_400)
             let expired = try await manager.account(.fromCacheOnly)
             #expect(expired.source == .none)
@@ -135,7 +166,7 @@ import Testing
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
-            let (manager, _) = try await Self.launch(device, server, transport: transport)
+            let (manager, _) = try await Self.launch(device, server, transport: transport, offlineWindow: .seconds(3 * 86_400))
             _ = try await manager.buy("com.tally.pro.yearly")
             transport.failAlways(.offline)
             // Offline, the clock set ten days back, then four real days pass: the 3-day window is over.

@@ -16,8 +16,17 @@ public protocol Delivery: Sendable {
     func deliver(_ transaction: StoreTransaction, ticket: PurchaseTicket?) async throws(TallyError) -> DeliveryReceipt
     /// Closes a ticket whose payment did not happen (cancelled, declined, failed).
     func abandon(_ ticket: PurchaseTicket, reason: String) async throws(TallyError)
-    /// Balances and entitlements now; `storeEntitlements` are the store's current entitlements.
+    /// Balances and entitlements now. `storeEntitlements` are transactions the store lists for
+    /// kept products: its current entitlements, and on a restore the latest transaction of each
+    /// lapsed subscription from its history (the device records them; a server knows them already).
     func account(storeEntitlements: [StoreTransaction]) async throws(TallyError) -> AccountSnapshot
+    /// Balances and entitlements as the device itself knows them, without the network: the
+    /// on-device ledger's, which is the source of truth there; `nil` for a destination elsewhere
+    /// (a server), whose last answer the manager caches instead.
+    func localAccount() async throws(TallyError) -> AccountSnapshot?
+    /// Where credits came from and what they were used for, oldest first.
+    /// - Parameter currency: only this currency, or every one.
+    func creditHistory(currency: String?) async throws(TallyError) -> CreditHistory
     /// Spends an amount once per idempotency key: subscription allowance first, then the oldest purchase.
     func spend(_ order: SpendOrder) async throws(TallyError) -> SpendResponse
     /// Holds an amount for metered use until it is committed, released or expires.
@@ -188,9 +197,10 @@ public struct SpendOrder: Sendable, Hashable, Codable {
     /// - Parameters:
     ///   - currency: the currency.
     ///   - amount: how much.
-    ///   - idempotencyKey: a key unique to this spend; a new UUID by default.
+    ///   - idempotencyKey: a key unique to this spend, the same on every retry (derive it from
+    ///     what is paid for: `"photo-\(photo.id)"`).
     ///   - reference: what it was spent on.
-    public init(currency: String, amount: Int64, idempotencyKey: String = UUID().uuidString, reference: String? = nil) {
+    public init(currency: String, amount: Int64, idempotencyKey: String, reference: String? = nil) {
         self.currency = currency
         self.amount = amount
         self.idempotencyKey = idempotencyKey
@@ -215,9 +225,9 @@ public struct ReservationOrder: Sendable, Hashable, Codable {
     ///   - currency: the currency.
     ///   - amount: how much to hold.
     ///   - ttlSeconds: seconds until it expires.
-    ///   - idempotencyKey: a key unique to this reservation; a new UUID by default.
+    ///   - idempotencyKey: a key unique to this reservation, the same on every retry.
     ///   - reference: what it is used for.
-    public init(currency: String, amount: Int64, ttlSeconds: Int64, idempotencyKey: String = UUID().uuidString, reference: String? = nil) {
+    public init(currency: String, amount: Int64, ttlSeconds: Int64, idempotencyKey: String, reference: String? = nil) {
         self.currency = currency
         self.amount = amount
         self.ttlSeconds = ttlSeconds

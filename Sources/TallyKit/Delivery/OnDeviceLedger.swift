@@ -11,6 +11,14 @@ import TallySQLite
 /// ledger is append-only (triggers refuse updates and deletes); balances are kept in the
 /// same transaction as the entries that change them. A refunded purchase takes back what
 /// is left of its lot; what was already spent is recorded as debt, repaid by the next grant.
+/// ``creditHistory(currency:)`` lists each lot and each consumption with the lots it took.
+///
+/// Subscriptions: entitlements come from the transactions recorded here (a purchase, the
+/// store's current entitlements at each refresh, the history at a restore), active until the
+/// latest known expiry on the device's trusted time. Their `willRenew` is always `nil` and
+/// `inGracePeriod` always `false`: the device does not read the store's renewal information yet,
+/// so a subscription in a billing grace period reads expired at its expiry date. A Tally server
+/// reports both.
 ///
 /// ```swift
 /// let database = try LocalDatabase.standard()
@@ -26,20 +34,32 @@ public struct OnDeviceLedger: Delivery {
     let database: LocalDatabase
     let verifier: SignedDataVerifier
     let now: @Sendable () -> Date
+    /// The device's trusted time, shared with the entitlements cache: expiries and holds are
+    /// judged on it, so moving the device's clock neither ends a subscription nor extends one.
+    let clock: TrustedClock
 
     /// Opens the ledger in `database`, creating its tables the first time.
     /// - Parameters:
     ///   - database: the device's database.
     ///   - catalog: what each product grants and unlocks.
     ///   - verifier: checks every transaction before it is credited.
-    ///   - now: the current time, for reservations and subscription expiry.
+    ///   - now: the device's clock.
+    ///   - uptime: seconds since the device started. Subscription expiries, holds and the
+    ///     ledger's times are judged on the device's trusted time, which advances with uptime
+    ///     (the same one ``PurchaseManager`` judges its cache on), so that moving the device's
+    ///     clock neither ends a paid subscription nor extends one.
     /// - Throws: ``TallyError`` `invalid_request` for a catalog with a problem, `storage_failed`.
-    public init(database: LocalDatabase, catalog: OnDeviceCatalog, verifier: SignedDataVerifier, now: @escaping @Sendable () -> Date) async throws(TallyError) {
+    public init(
+        database: LocalDatabase, catalog: OnDeviceCatalog, verifier: SignedDataVerifier, now: @escaping @Sendable () -> Date,
+        uptime: @escaping @Sendable () -> TimeInterval = PurchaseManager.timeSinceBoot
+    ) async throws(TallyError) {
         if let problem = catalog.problem { throw TallyError(.invalidRequest, "the on-device catalog is wrong: \(problem)") }
         self.database = database
         self.catalog = catalog
         self.verifier = verifier
         self.now = now
+        self.clock = TrustedClock(uptime: uptime)
+        try await database.migrate(TrustedClock.migrations)
         try await database.migrate(Self.migrations)
     }
 
@@ -145,8 +165,9 @@ public struct OnDeviceLedger: Delivery {
             // Not finished, so the store keeps it until an app version that knows the product delivers it.
             throw TallyError(.productNotFound, "\(payload.productId ?? "?") is not in the on-device catalog")
         }
-        let time = JournalTime.millis(now())
+        let wall = now(), clock = clock
         return try await database.write { connection in
+            let time = try clock.millis(in: connection, wall: wall)
             try Self.expireReservations(connection, now: time)
             var granted: [Amount] = []
             var replayed: Bool
@@ -175,9 +196,10 @@ public struct OnDeviceLedger: Delivery {
                 payloads.append((payload, transaction.jws))
             }
         }
-        let time = JournalTime.millis(now())
         let recorded = payloads
+        let wall = now(), clock = clock
         return try await database.write { connection in
+            let time = try clock.millis(in: connection, wall: wall)
             try Self.expireReservations(connection, now: time)
             for (payload, jws) in recorded where payload.revocationDate == nil && payload.type != .consumable {
                 try Self.record(connection, payload: payload, jws: jws, time: time)
@@ -189,8 +211,9 @@ public struct OnDeviceLedger: Delivery {
 
     public func spend(_ order: SpendOrder) async throws(TallyError) -> SpendResponse {
         try validate(currency: order.currency, amount: order.amount, key: order.idempotencyKey)
-        let time = JournalTime.millis(now())
+        let wall = now(), clock = clock
         return try await database.write { connection in
+            let time = try clock.millis(in: connection, wall: wall)
             try Self.expireReservations(connection, now: time)
             if let row = try connection.query("SELECT * FROM ledger_spends WHERE idempotency_key = ?", [.text(order.idempotencyKey)]).first {
                 guard try row.string("currency") == order.currency, try row.int("amount") == order.amount else {
@@ -223,8 +246,9 @@ public struct OnDeviceLedger: Delivery {
         guard (1...86_400).contains(order.ttlSeconds) else {
             throw TallyError(.invalidRequest, "ttl_seconds must be between 1 and 86400")
         }
-        let time = JournalTime.millis(now())
+        let wall = now(), clock = clock
         return try await database.write { connection in
+            let time = try clock.millis(in: connection, wall: wall)
             try Self.expireReservations(connection, now: time)
             if let row = try connection.query(
                 "SELECT * FROM ledger_reservations WHERE idempotency_key = ?", [.text(order.idempotencyKey)]).first {
@@ -255,8 +279,9 @@ public struct OnDeviceLedger: Delivery {
 
     public func commit(reservationID: String, used: Int64) async throws(TallyError) -> Reservation {
         guard used >= 0 else { throw TallyError(.invalidRequest, "used must not be negative") }
-        let time = JournalTime.millis(now())
+        let wall = now(), clock = clock
         return try await database.write { connection in
+            let time = try clock.millis(in: connection, wall: wall)
             try Self.expireReservations(connection, now: time)
             guard let row = try connection.query("SELECT * FROM ledger_reservations WHERE id = ?", [.text(reservationID)]).first else {
                 throw TallyError(.invalidRequest, "no reservation \(reservationID)")
@@ -283,8 +308,9 @@ public struct OnDeviceLedger: Delivery {
     }
 
     public func release(reservationID: String) async throws(TallyError) -> Reservation {
-        let time = JournalTime.millis(now())
+        let wall = now(), clock = clock
         return try await database.write { connection in
+            let time = try clock.millis(in: connection, wall: wall)
             try Self.expireReservations(connection, now: time)
             guard let row = try connection.query("SELECT * FROM ledger_reservations WHERE id = ?", [.text(reservationID)]).first else {
                 throw TallyError(.invalidRequest, "no reservation \(reservationID)")
@@ -302,32 +328,48 @@ public struct OnDeviceLedger: Delivery {
 
     // MARK: - Audit
 
-    /// One spend, for the audit trail: what, how much, on what, when.
-    public struct Consumption: Sendable, Hashable {
-        /// The spend's idempotency key.
-        public let id: String
-        /// The currency.
-        public let currency: String
-        /// How much.
-        public let amount: Int64
-        /// What it was spent on (a profile id, say).
-        public let reference: String?
-        /// When.
-        public let date: Date
+    public func localAccount() async throws(TallyError) -> AccountSnapshot? {
+        try await account(storeEntitlements: [])
     }
 
-    /// Every spend, oldest first; spends are never removed.
-    /// - Parameter currency: only this currency, or every one.
-    public func consumptions(currency: String? = nil) async throws(TallyError) -> [Consumption] {
+    /// Every lot (one per purchase and currency) with what is left of it, and every
+    /// consumption with the lots it was taken from, oldest first; nothing here is ever removed.
+    public func creditHistory(currency: String?) async throws(TallyError) -> CreditHistory {
         try await database.read { connection in
-            try connection.query(
+            let acquisitions = try connection.query(
+                """
+                SELECT l.transaction_id, l.currency, l.amount, l.acquired_at, COALESCE(SUM(e.amount), 0) AS remaining
+                FROM ledger_lots l LEFT JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = 'balance'
+                WHERE ? IS NULL OR l.currency = ? GROUP BY l.id ORDER BY l.acquired_at, l.id
+                """, [.optional(currency), .optional(currency)]
+            ).map { row in
+                CreditHistory.Acquisition(
+                    transactionID: row["transaction_id"].text, currency: try row.string("currency"), amount: try row.int("amount"),
+                    acquiredAt: JournalTime.date(try row.int("acquired_at")), remaining: try row.int("remaining"))
+            }
+            // What each consumption took from which lot: its spend entries, under its key.
+            var sources: [String: [CreditHistory.Source]] = [:]
+            for row in try connection.query(
+                """
+                SELECT e.operation_id, l.transaction_id, l.acquired_at, -e.amount AS taken
+                FROM ledger_entries e JOIN ledger_lots l ON l.id = e.lot_id
+                WHERE e.kind = 'spend' AND (? IS NULL OR e.currency = ?) ORDER BY e.id
+                """, [.optional(currency), .optional(currency)]) {
+                guard let operation = row["operation_id"].text else { continue }
+                sources[operation, default: []].append(CreditHistory.Source(
+                    transactionID: row["transaction_id"].text, acquiredAt: JournalTime.date(try row.int("acquired_at")),
+                    amount: try row.int("taken")))
+            }
+            let consumptions = try connection.query(
                 "SELECT * FROM ledger_spends WHERE ? IS NULL OR currency = ? ORDER BY created_at, rowid",
                 [.optional(currency), .optional(currency)]
             ).map { row in
-                Consumption(
-                    id: try row.string("idempotency_key"), currency: try row.string("currency"), amount: try row.int("amount"),
-                    reference: row["reference"].text, date: JournalTime.date(try row.int("created_at")))
+                let id = try row.string("idempotency_key")
+                return CreditHistory.Consumption(
+                    id: id, currency: try row.string("currency"), amount: try row.int("amount"), reference: row["reference"].text,
+                    date: JournalTime.date(try row.int("created_at")), sources: sources[id] ?? [])
             }
+            return CreditHistory(acquisitions: acquisitions, consumptions: consumptions)
         }
     }
 

@@ -117,6 +117,34 @@ public struct ServerDelivery: Delivery {
         return AccountSnapshot(balances: account.balances, entitlements: account.entitlements)
     }
 
+    /// `nil`: the server keeps the account; the manager caches its last answer.
+    public func localAccount() async throws(TallyError) -> AccountSnapshot? { nil }
+
+    /// The server's ledger (`GET /v1/me/ledger`, every page), as acquisitions (purchases,
+    /// sign-up grants, positive adjustments) and consumptions (spends, allowance included).
+    ///
+    /// The server does not say which purchase a spend was taken from, nor how much of a
+    /// purchase is left: ``CreditHistory/Consumption/sources`` is empty and
+    /// ``CreditHistory/Acquisition/remaining`` is `nil`. What a reservation used (and so what
+    /// ``PurchaseManager/consume(_:amount:for:work:)`` used) carries the reference `reservation`,
+    /// because reservations take no reference on the server.
+    public func creditHistory(currency: String?) async throws(TallyError) -> CreditHistory {
+        var entries: [LedgerEntry] = []
+        var cursor: String?
+        repeat {
+            let page = try await ledger(currency: currency, limit: 200, cursor: cursor)
+            entries += page.entries
+            cursor = page.nextCursor
+        } while cursor != nil
+        // The server lists newest first.
+        entries.reverse()
+        let acquisitions = entries.filter { $0.bucket == "balance" && $0.amount > 0 && ["purchase", "signup", "adjustment"].contains($0.kind) }
+            .map { CreditHistory.Acquisition(transactionID: $0.transactionId, currency: $0.currency, amount: $0.amount, acquiredAt: $0.createdAt, remaining: nil) }
+        let consumptions = entries.filter { $0.amount < 0 && ["spend", "allowance_spend"].contains($0.kind) }
+            .map { CreditHistory.Consumption(id: String($0.id), currency: $0.currency, amount: -$0.amount, reference: $0.reference, date: $0.createdAt, sources: []) }
+        return CreditHistory(acquisitions: acquisitions, consumptions: consumptions)
+    }
+
     public func spend(_ order: SpendOrder) async throws(TallyError) -> SpendResponse {
         try await client.call(
             "POST", "/v1/me/spend",

@@ -3,15 +3,16 @@ public import TallyCore
 
 /// How ``PurchaseManager/account(_:)`` chooses between the cached state and a fresh one.
 public enum FetchPolicy: String, Sendable, Hashable, CaseIterable {
-    /// The cached state at once, however old (within the offline window); a stale one is
-    /// refreshed in the background. Fetches only when nothing is cached. For app launch.
+    /// The cached state at once, however old (within the offline windows); a stale one is
+    /// refreshed in the background. Fetches only when nothing is known. For app launch.
     case cachedOrFetched = "cached_or_fetched"
     /// Always fetches; fails when that fails.
     case fetchCurrent = "fetch_current"
-    /// Never fetches: the cached state, or an empty one.
+    /// Never uses the network: the cached state; on the device, once the cache's balances are
+    /// too old, the local ledger; otherwise an empty state.
     case fromCacheOnly = "from_cache_only"
     /// The cached state when it is not stale; otherwise fetches, falling back to the cached
-    /// state (within the offline window) when the fetch fails for lack of network.
+    /// state (within the offline windows) when the fetch fails for lack of network.
     case notStaleCachedOrFetched = "not_stale_cached_or_fetched"
 }
 
@@ -19,15 +20,18 @@ public enum FetchPolicy: String, Sendable, Hashable, CaseIterable {
 public struct AccountState: Sendable, Hashable {
     /// Where a state came from.
     public enum Source: String, Sendable, Hashable {
-        /// Fetched just now (from the server, or from the device's ledger and store).
+        /// Fetched just now: from the server, or read from the device's own ledger.
         case fetched
         /// The cached copy.
         case cache
-        /// Nothing known: never fetched, or the cache is older than the offline window.
+        /// Nothing known: never fetched, or the cache is older than the offline windows.
         case none
     }
 
-    /// The balances and entitlements.
+    /// The balances and entitlements. A cached state older than
+    /// ``PurchaseManager/Configuration/offlineBalanceWindow`` has no balances (they read zero).
+    /// On the device (``OnDeviceLedger``) a subscription's `willRenew` is always `nil` and
+    /// `inGracePeriod` always `false`; a Tally server reports both.
     public let snapshot: AccountSnapshot
     /// When they were fetched.
     public let fetchedAt: Date?
@@ -53,9 +57,9 @@ public struct AccountState: Sendable, Hashable {
     }
 }
 
-/// The last known account state on the device, per user, judged on a clock the device's
-/// clock setting does not move (see ``effectiveNow(_:)``), so that moving the clock neither
-/// makes a cached state younger nor an expired entitlement active again, nor locks anyone out.
+/// The last known account state on the device, per user, judged on the device's trusted time
+/// (``TrustedClock``), so that moving the clock neither makes a cached state younger nor an
+/// expired entitlement active again, nor locks anyone out.
 struct AccountCache: Sendable {
     let database: LocalDatabase
     let scope: String
@@ -83,49 +87,19 @@ struct AccountCache: Sendable {
             """),
     ]
 
-    /// How often, at most, the time mark is written while the device runs.
-    static let markInterval: TimeInterval = 5
-
-    /// Seconds since the device started, which no change of its clock moves.
-    let uptime: @Sendable () -> TimeInterval
+    /// The device's trusted time, which cached states are judged at.
+    let clock: TrustedClock
 
     init(database: LocalDatabase, scope: String, uptime: @escaping @Sendable () -> TimeInterval) async throws(TallyError) {
         self.database = database
         self.scope = scope
-        self.uptime = uptime
+        self.clock = TrustedClock(uptime: uptime)
         try await database.migrate(Self.migrations)
     }
 
-    /// The time cached states are judged at, remembered across launches.
-    ///
-    /// While the device has not restarted it advances with the device's uptime, whatever its
-    /// clock is set to: a clock moved back extends nothing and a clock moved forward locks
-    /// nobody out. After a restart (uptime went down) it is the device's clock, never earlier
-    /// than the last time it gave.
+    /// The time cached states are judged at, remembered across launches: see ``TrustedClock``.
     func effectiveNow(_ now: Date) async throws(TallyError) -> Date {
-        let wall = JournalTime.millis(now)
-        let up = uptime()
-        let row = try await database.read { connection in
-            try connection.query("SELECT latest, uptime, trusted FROM clock_high_water WHERE id = 1").first
-        }
-        let trusted: Int64
-        if let lastUptime = row?["uptime"].real, let lastTrusted = row?["trusted"].integer, up >= lastUptime {
-            trusted = lastTrusted + Int64(((up - lastUptime) * 1000).rounded(.down))
-            // Within one boot the mark moves with uptime alone: writing it every few seconds
-            // is enough, and spares a durable write on every read of the account.
-            if up - lastUptime < Self.markInterval { return JournalTime.date(trusted) }
-        } else {
-            trusted = max(wall, row?["trusted"].integer ?? row?["latest"].integer ?? wall)
-        }
-        try await database.write { connection in
-            try connection.query(
-                """
-                INSERT INTO clock_high_water (id, latest, uptime, trusted) VALUES (1, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET latest = MAX(latest, excluded.latest), uptime = excluded.uptime, trusted = excluded.trusted
-                """,
-                [.integer(wall), .real(up), .integer(trusted)])
-        }
-        return JournalTime.date(trusted)
+        try await clock.now(database, wall: now)
     }
 
     func load() async throws(TallyError) -> (snapshot: AccountSnapshot, fetchedAt: Date)? {

@@ -5,43 +5,71 @@ extension PurchaseManager {
     /// Balances and entitlements, fresh or cached as `policy` says.
     ///
     /// The cache is kept on the device per ``Configuration/scope``: fresh for
-    /// ``Configuration/cacheLifetime`` (24 h), usable offline for
-    /// ``Configuration/offlineAccessWindow``. Its age is measured on the device's uptime, so
-    /// moving the device's clock neither extends access nor ends it.
+    /// ``Configuration/cacheLifetime`` (24 h). When fetching fails (offline) its balances stand
+    /// in for ``Configuration/offlineBalanceWindow`` (3 days) and its entitlements until their
+    /// own expiry (or ``Configuration/offlineAccessWindow`` when one is set). On the device
+    /// (``OnDeviceLedger``) the local ledger is the source of truth: once the cache's balances
+    /// are too old, it is read instead, without the network. Ages and expiries are judged on the
+    /// device's trusted time, which advances with its uptime, so moving the device's clock
+    /// neither extends access nor ends it.
     /// - Throws: ``TallyError`` when a fetch is needed and fails.
     public func account(_ policy: FetchPolicy = .cachedOrFetched) async throws(TallyError) -> AccountState {
         let asOf = try await cache.effectiveNow(now())
-        let cached = try await cache.load().flatMap { entry -> AccountState? in
-            let age = asOf.timeIntervalSince(entry.fetchedAt)
-            guard age <= Self.seconds(configuration.offlineAccessWindow) else { return nil }
-            return AccountState(snapshot: entry.snapshot, fetchedAt: entry.fetchedAt, source: .cache,
-                                isStale: age > Self.seconds(configuration.cacheLifetime), asOf: asOf)
-        }
+        let known = try await knownState(asOf: asOf)
         switch policy {
         case .fromCacheOnly:
-            return cached ?? .empty(asOf: asOf)
+            return known ?? .empty(asOf: asOf)
         case .fetchCurrent:
             return try await refresh()
         case .cachedOrFetched:
-            guard let cached else { return try await refresh() }
-            if cached.isStale { Task { _ = try? await self.refresh() } }
-            return cached
+            guard let known else { return try await refresh() }
+            if known.isStale { Task { _ = try? await self.refresh() } }
+            return known
         case .notStaleCachedOrFetched:
-            if let cached, !cached.isStale { return cached }
+            if let known, !known.isStale { return known }
             do throws(TallyError) {
                 return try await refresh()
             } catch where error.isTransient {
-                if let cached { return cached }
+                if let known { return known }
                 throw error
             }
         }
     }
 
+    /// The best state known without the network: the cache while its balances may stand in;
+    /// past that, on the device, the local ledger; otherwise the cache's entitlements alone
+    /// (within ``Configuration/offlineAccessWindow``, if one is set), balances left out.
+    private func knownState(asOf: Date) async throws(TallyError) -> AccountState? {
+        let entry = try await cache.load()
+        let age = entry.map { asOf.timeIntervalSince($0.fetchedAt) } ?? .infinity
+        let withinAccessWindow = configuration.offlineAccessWindow.map { age <= Self.seconds($0) } ?? true
+        let isStale = age > Self.seconds(configuration.cacheLifetime)
+        if let entry, withinAccessWindow, age <= Self.seconds(configuration.offlineBalanceWindow) {
+            return AccountState(snapshot: entry.snapshot, fetchedAt: entry.fetchedAt, source: .cache, isStale: isStale, asOf: asOf)
+        }
+        if let local = try await delivery.localAccount() {
+            return AccountState(snapshot: local, fetchedAt: asOf, source: .fetched, isStale: false, asOf: asOf)
+        }
+        guard let entry, withinAccessWindow else { return nil }
+        // Entitlements carry their own expiry, judged at `asOf`; balances have none, and a
+        // number days old is not shown as if it were known.
+        var snapshot = entry.snapshot
+        snapshot.balances = []
+        return AccountState(snapshot: snapshot, fetchedAt: entry.fetchedAt, source: .cache, isStale: isStale, asOf: asOf)
+    }
+
     /// Fetches balances and entitlements now, caches and publishes them.
     @discardableResult
     public func refresh() async throws(TallyError) -> AccountState {
-        let entitlements = (try? await store.currentEntitlements()) ?? []
-        let snapshot = try await delivery.account(storeEntitlements: entitlements)
+        try await refresh(including: [])
+    }
+
+    /// Fetches with `history` (kept purchases from the store's history) beside the store's
+    /// current entitlements, so that the device records a subscription that lapsed.
+    func refresh(including history: [StoreTransaction]) async throws(TallyError) -> AccountState {
+        let current = (try? await store.currentEntitlements()) ?? []
+        let lapsed = history.filter { old in !current.contains { $0.id == old.id } }
+        let snapshot = try await delivery.account(storeEntitlements: current + lapsed)
         await applyAccount(.snapshot(snapshot)).value
         let state: AccountState
         if let published = accountBroadcast.value {
@@ -50,13 +78,28 @@ extension PurchaseManager {
             let asOf = try await cache.effectiveNow(now())
             state = AccountState(snapshot: snapshot, fetchedAt: asOf, source: .fetched, isStale: false, asOf: asOf)
         }
-        let fetchedAt = state.asOf
-        if let entitlement = configuration.onboardingEntitlement, state.isActive(entitlement),
-           let paid = snapshot.entitlements.first(where: { $0.id == entitlement && $0.active }) {
-            // An active subscription found by the server (bought on another device, say) is a confirmed payment too.
-            try? await cache.completeOnboarding(transactionID: "entitlement:" + paid.productId, at: fetchedAt)
+        if let entitlement = configuration.onboardingEntitlement,
+           let paid = snapshot.entitlements.first(where: { $0.id == entitlement && $0.active })
+            ?? snapshot.entitlements.first(where: { $0.id == entitlement }) {
+            // The entitlement, active or lapsed, was paid for (on another device, say, or before a
+            // reinstall): a confirmed payment, so onboarding is done.
+            try? await cache.completeOnboarding(transactionID: "entitlement:" + paid.productId, at: state.asOf)
         }
         return state
+    }
+
+    /// The latest transaction of each kept product (subscription, lifetime unlock) in the
+    /// store's history, refunded ones left out. Consumables are never taken from history: a
+    /// credit used before a reinstall does not come back.
+    func keptPurchasesFromHistory() async -> [StoreTransaction] {
+        guard let history = try? await store.transactionHistory() else { return [] }
+        var latest: [String: StoreTransaction] = [:]
+        for transaction in history where transaction.payload.type != .consumable && !transaction.isRevoked {
+            let date = transaction.payload.purchaseDate ?? .distantPast
+            if let kept = latest[transaction.originalID], (kept.payload.purchaseDate ?? .distantPast) > date { continue }
+            latest[transaction.originalID] = transaction
+        }
+        return latest.values.sorted { ($0.payload.purchaseDate ?? .distantPast) < ($1.payload.purchaseDate ?? .distantPast) }
     }
 
     /// A change of the account: a whole snapshot, or one balance.
@@ -147,7 +190,8 @@ extension PurchaseManager {
         changes { Self.lockStates($0, currencies) }
     }
 
-    /// Whether a currency can be used now, from the cached state.
+    /// Whether a currency can be used now, without the network: from the cached state, or on
+    /// the device from the local ledger once the cache is too old; before ``start()`` too.
     public func lockState(_ currency: String) async -> LockState {
         let state = (try? await account(.fromCacheOnly)) ?? .empty(asOf: now())
         return Self.lockStates(state, [currency])[currency] ?? .locked
@@ -162,6 +206,10 @@ extension PurchaseManager {
 
     /// Where a subscription-gated app sends its user now: the app when `entitlement` is
     /// active, the paywall when onboarding was completed with a payment before, onboarding otherwise.
+    ///
+    /// On a new install the device knows nothing yet: the store's history, read as ``start()``
+    /// catches up and at ``restore()``, tells a lapsed subscriber (the paywall) from someone who
+    /// never paid (onboarding). On the device it reads the local ledger once the cache is too old.
     /// - Parameters:
     ///   - entitlement: the entitlement that opens the app; ``Configuration/onboardingEntitlement`` by default.
     ///   - policy: how fresh the account state must be; the cache first by default.

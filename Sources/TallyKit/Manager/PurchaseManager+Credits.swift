@@ -1,21 +1,27 @@
-public import Foundation
+import Foundation
 public import TallyCore
 
 extension PurchaseManager {
     /// Spends an amount: subscription allowance first, then the oldest purchase.
     ///
-    /// Network failures are retried here with the same idempotency key, so a spend that reached
-    /// the server before its answer was lost is not spent twice. When it still fails, whether
-    /// it was spent is unknown until it is retried with the same key: derive the key from what
-    /// is paid for (`"photo-\(photo.id)"`) and a retry, even after a restart, spends once.
+    /// The key is required because a spend whose answer was lost may have happened: the same
+    /// call again with the same key spends once, whatever happened before, even after a
+    /// restart. Derive it from what is paid for, so that a retry carries it by itself:
+    ///
+    /// ```swift
+    /// try await manager.spend("credits", amount: 1, reference: photo.id, idempotencyKey: "photo-\(photo.id)")
+    /// ```
+    ///
+    /// Network failures are also retried here, with the same key.
     /// - Parameters:
     ///   - currency: the currency.
     ///   - amount: how much, more than zero.
     ///   - reference: what it is spent on, kept in the ledger.
-    ///   - idempotencyKey: the spend's key; the default makes every call a new spend.
-    /// - Throws: ``TallyError`` `insufficient_credits` (with ``TallyError/available``), network errors.
+    ///   - idempotencyKey: the spend's key (1 to 128 bytes): one per thing paid for, the same on every retry.
+    /// - Throws: ``TallyError`` `insufficient_credits` (with ``TallyError/available``), network errors,
+    ///   `invalid_request` for a key used before for another amount or currency.
     @discardableResult
-    public func spend(_ currency: String, amount: Int64, reference: String? = nil, idempotencyKey: String = UUID().uuidString) async throws(TallyError) -> SpendResponse {
+    public func spend(_ currency: String, amount: Int64, reference: String? = nil, idempotencyKey: String) async throws(TallyError) -> SpendResponse {
         let order = SpendOrder(currency: currency, amount: amount, idempotencyKey: idempotencyKey, reference: reference)
         let response = try await withRetries { [delivery] () async throws(TallyError) -> SpendResponse in try await delivery.spend(order) }
         await publish(response.balance)
@@ -24,8 +30,18 @@ extension PurchaseManager {
 
     /// Holds an amount for metered use (seconds of recording, say) until it is committed,
     /// released, or expires after `ttlSeconds`.
+    ///
+    /// As for ``spend(_:amount:reference:idempotencyKey:)``, the key is required and is the same
+    /// on every retry (`"recording-\(recording.id)"`), so a retry holds once.
+    /// ``consume(_:amount:for:work:)`` does all of this for work that either succeeds or fails.
+    /// - Parameters:
+    ///   - currency: the currency.
+    ///   - amount: how much to hold.
+    ///   - ttlSeconds: seconds until an uncommitted hold returns by itself.
+    ///   - reference: what it is used for.
+    ///   - idempotencyKey: the reservation's key: one per use, the same on every retry.
     /// - Throws: ``TallyError`` `insufficient_credits`, network errors.
-    public func reserve(_ currency: String, amount: Int64, ttlSeconds: Int64, reference: String? = nil, idempotencyKey: String = UUID().uuidString) async throws(TallyError) -> Reservation {
+    public func reserve(_ currency: String, amount: Int64, ttlSeconds: Int64, reference: String? = nil, idempotencyKey: String) async throws(TallyError) -> Reservation {
         let order = ReservationOrder(currency: currency, amount: amount, ttlSeconds: ttlSeconds, idempotencyKey: idempotencyKey, reference: reference)
         let reservation = try await withRetries { [delivery] () async throws(TallyError) -> Reservation in try await delivery.reserve(order) }
         await publish(reservation.balance)
@@ -137,6 +153,17 @@ extension PurchaseManager {
         }
         try? await journal.clearPendingSpend(hold.key)
         return value
+    }
+
+    /// Where credits came from and what they were used for: each purchase with when it was
+    /// acquired, each consumption with its reference (the profile it was for) and time, on the
+    /// device also the purchases each consumption was taken from. See ``CreditHistory`` for
+    /// what a Tally server can say.
+    /// - Parameter currency: only this currency (`report.career`), or every one.
+    /// - Returns: acquisitions and consumptions, oldest first.
+    /// - Throws: ``TallyError`` `storage_failed` on the device, network errors with a server.
+    public func creditHistory(currency: String? = nil) async throws(TallyError) -> CreditHistory {
+        try await delivery.creditHistory(currency: currency)
     }
 
     /// Tries a call up to ``Configuration/attemptsDuringPurchase`` times while it fails for want of network.

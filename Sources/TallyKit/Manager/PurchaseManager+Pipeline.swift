@@ -130,9 +130,10 @@ extension PurchaseManager {
     }
 
     /// Takes up whatever a previous run left: see ``start()``.
-    func recover() async {
+    /// - Parameter journaled: the journal's unfinished entries, as ``start()`` read them.
+    func recover(_ journaled: [PurchaseJournal.Entry]) async {
         // Journaled first: they carry the order they were bought with.
-        for entry in (try? await journal.unfinished()) ?? [] {
+        for entry in journaled {
             _ = await deliverOrSchedule(entry.transaction, orderID: entry.orderID, attempts: 1)
         }
         for transaction in (try? await store.unfinishedTransactions()) ?? [] {
@@ -151,7 +152,13 @@ extension PurchaseManager {
                 // Tried again at the next start.
             }
         }
-        _ = try? await refresh()
+        // A new install of a subscription-gated app knows of no payment yet: the store's history
+        // tells a lapsed subscriber (straight to the paywall) from someone who never paid.
+        var kept: [StoreTransaction] = []
+        if configuration.onboardingEntitlement != nil, (try? await cache.onboardingCompleted()) != true {
+            kept = await keptPurchasesFromHistory()
+        }
+        _ = try? await refresh(including: kept)
     }
 
     /// How long a pending purchase is waited for before its order is closed: two days.

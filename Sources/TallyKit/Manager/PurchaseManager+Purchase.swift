@@ -140,9 +140,13 @@ extension PurchaseManager {
     }
 
     /// Restores purchases: asks the store to sync, delivers every unfinished transaction and
-    /// every current entitlement (non-consumables and subscriptions), and refreshes the account.
+    /// every current entitlement (non-consumables and subscriptions), and refreshes the account
+    /// with the latest transaction of each kept product in the store's history, so that a
+    /// subscription that lapsed before a reinstall is known (``destination(for:policy:)`` then
+    /// says paywall, not onboarding).
     ///
-    /// Consumables already used are not restored: the store no longer lists them.
+    /// Consumables already used are not restored: the store no longer lists them, and none is
+    /// ever taken from the history.
     /// - Returns: the receipts and the account state afterwards.
     /// - Throws: ``TallyError`` `restore_failed` when the store cannot sync or nothing could be delivered.
     @discardableResult
@@ -171,9 +175,10 @@ extension PurchaseManager {
         if let failure = failures.first, receipts.isEmpty {
             throw TallyError(.restoreFailed, "no purchase could be restored: \(failure)")
         }
+        let kept = await keptPurchasesFromHistory()
         let account: AccountState
         do throws(TallyError) {
-            account = try await refresh()
+            account = try await refresh(including: kept)
         } catch {
             account = try await self.account(.fromCacheOnly)
         }

@@ -12,7 +12,7 @@ import TallyCore
 /// let manager = try await PurchaseManager(
 ///     store: StoreKit2Store(), delivery: ledger, database: database,
 ///     configuration: .init(productIDs: ["com.zorya.report.career"]))
-/// await manager.start()                                  // at launch
+/// await manager.start()                                  // at launch; the network work goes on in the background
 /// let outcome = try await manager.purchase("com.zorya.report.career")
 /// let report = try await manager.consume("report.career", for: profile.id) { try await generate() }
 /// ```
@@ -37,8 +37,14 @@ public actor PurchaseManager {
         public var blocksPurchaseWhileCreditUnused: Bool
         /// How long a fetched account state is fresh.
         public var cacheLifetime: Duration
-        /// How long a cached account state may stand in when fetching fails (offline).
-        public var offlineAccessWindow: Duration
+        /// How long a cached account state may stand in at all when fetching fails (offline).
+        /// `nil` (the default): cached entitlements stand in until their own known expiry however
+        /// long the device stays offline, as a subscription app wants (a yearly subscriber is not
+        /// sent to the paywall after a week away); a lifetime unlock stays.
+        public var offlineAccessWindow: Duration?
+        /// How long cached balances may stand in when fetching fails (3 days by default); after
+        /// that they read zero until a fetch. On the device the local ledger answers instead.
+        public var offlineBalanceWindow: Duration
         /// How often the account state is refreshed while started; `nil` for never.
         public var refreshInterval: Duration?
         /// How long a prepared purchase may stay unpaid before its order is closed at a start.
@@ -60,7 +66,8 @@ public actor PurchaseManager {
             self.attemptsDuringPurchase = 3
             self.blocksPurchaseWhileCreditUnused = false
             self.cacheLifetime = .seconds(24 * 3600)
-            self.offlineAccessWindow = .seconds(3 * 24 * 3600)
+            self.offlineAccessWindow = nil
+            self.offlineBalanceWindow = .seconds(3 * 24 * 3600)
             self.refreshInterval = .seconds(300)
             self.abandonUnpaidAfter = .seconds(3600)
             self.consumeHoldSeconds = 3600
@@ -101,6 +108,21 @@ public actor PurchaseManager {
         case unlocked
     }
 
+    /// How far the work of ``PurchaseManager/start()`` is.
+    public enum StartupState: String, Sendable, Hashable {
+        /// ``PurchaseManager/start()`` was not called, or ``PurchaseManager/stop()`` was since.
+        case stopped
+        /// Local state is ready (the last known account is published, the journal read); the
+        /// network work goes on in the background: delivering what earlier runs left, unanswered
+        /// spends and holds, closing unpaid orders, reading the store's history on a new
+        /// install, refreshing the account. What it changes arrives through
+        /// ``PurchaseManager/accountUpdates()``.
+        case catchingUp
+        /// All of it was tried once. What failed for want of network is retried in the
+        /// background with backoff (``PurchaseManager/scheduledRetries``).
+        case caughtUp
+    }
+
     /// Where an app with a subscription gate sends its user.
     public enum AccessDestination: String, Sendable, Hashable {
         /// Never paid: the onboarding screens, ending with the paywall.
@@ -123,6 +145,7 @@ public actor PurchaseManager {
     let now: @Sendable () -> Date
     let sleep: @Sendable (Duration) async throws -> Void
     let accountBroadcast = Broadcast<AccountState>()
+    let startupBroadcast = Broadcast<StartupState>()
 
     var started = false
     /// Consecutive failures of the unanswered spends' retries, for their backoff.
@@ -133,6 +156,9 @@ public actor PurchaseManager {
     var accountTail: Task<Void, Never>?
     var listener: Task<Void, Never>?
     var refresher: Task<Void, Never>?
+    /// The network work of the latest ``start()``, and which start it belongs to.
+    var catchUp: Task<Void, Never>?
+    var startGeneration = 0
     var deliveries: [String: Task<Result<DeliveryReceipt, TallyError>, Never>] = [:]
     var retries: [String: Task<Void, Never>] = [:]
     var purchasesInFlight: Set<String> = []
@@ -168,6 +194,7 @@ public actor PurchaseManager {
         self.analytics = analytics
         self.now = now
         self.sleep = { duration in try await clock.sleep(for: duration) }
+        startupBroadcast.publish(.stopped)
     }
 
     /// Seconds since the device started, sleep included (`systemUptime` stops while it sleeps,
@@ -197,11 +224,23 @@ public actor PurchaseManager {
     /// journaled transactions, the store's unfinished transactions, unanswered spends, and
     /// orders whose payment never happened. Call it at launch; calling it again does nothing.
     ///
-    /// Returns once each unfinished transaction was tried once; those that fail for want of
-    /// network are retried in the background.
+    /// Returns as soon as local state is ready: the last known account is published (so
+    /// ``lockState(_:)``, ``destination(for:policy:)`` and the streams answer at once) and the
+    /// journal is read. The network work goes on in the background, so a slow or unreachable
+    /// server never holds up the launch; follow it with ``startupUpdates()`` (a spinner while
+    /// ``StartupState/catchingUp``), or wait for it with ``waitUntilCaughtUp()``. Its results
+    /// arrive through ``accountUpdates()``.
+    ///
+    /// ```swift
+    /// await manager.start()                                  // at launch: returns at once
+    /// for await state in manager.startupUpdates() where state == .caughtUp { break }
+    /// ```
     public func start() async {
         guard !started else { return }
         started = true
+        startGeneration += 1
+        let generation = startGeneration
+        startupBroadcast.publish(.catchingUp)
         let updates = await store.transactionUpdates()
         listener = Task { [weak self] in
             for await transaction in updates {
@@ -210,10 +249,14 @@ public actor PurchaseManager {
             }
         }
         // Streams start from the last known state at once, even before (or without) a fetch.
-        if accountBroadcast.value == nil, let cached = try? await account(.fromCacheOnly), cached.source != .none {
-            accountBroadcast.publish(cached)
+        if accountBroadcast.value == nil, let known = try? await account(.fromCacheOnly), known.source != .none {
+            accountBroadcast.publish(known)
         }
-        await recover()
+        let journaled = (try? await journal.unfinished()) ?? []
+        catchUp = Task { [weak self] in
+            await self?.recover(journaled)
+            await self?.caughtUp(generation)
+        }
         if let interval = configuration.refreshInterval {
             refresher = Task { [weak self, sleep] in
                 while !Task.isCancelled {
@@ -226,6 +269,26 @@ public actor PurchaseManager {
         }
     }
 
+    private func caughtUp(_ generation: Int) {
+        guard started, generation == startGeneration else { return }
+        startupBroadcast.publish(.caughtUp)
+    }
+
+    /// Waits until the network work of the latest ``start()`` was tried once (see
+    /// ``StartupState/caughtUp``); returns at once when there is none. For command-line tools
+    /// and tests, or an app screen that must not show before it.
+    public func waitUntilCaughtUp() async {
+        await catchUp?.value
+    }
+
+    /// How far the work of ``start()`` is now.
+    public var startupState: StartupState { startupBroadcast.value ?? .stopped }
+
+    /// How far the work of ``start()`` is, from now on, starting with the current state.
+    public nonisolated func startupUpdates() -> AsyncStream<StartupState> {
+        startupBroadcast.stream()
+    }
+
     /// Stops listening and retrying. Deliveries under way finish; nothing is lost, the next
     /// ``start()`` takes up what is left.
     public func stop() {
@@ -236,6 +299,7 @@ public actor PurchaseManager {
         refresher = nil
         for task in retries.values { task.cancel() }
         retries.removeAll()
+        startupBroadcast.publish(.stopped)
     }
 
     /// Whether ``start()`` was called (and ``stop()`` not since).

@@ -1,4 +1,5 @@
 import Foundation
+import TallyCore
 public import Observation
 
 /// The state of a paywall, for SwiftUI (it is `@Observable`) and UIKit (``onChange``):
@@ -25,7 +26,9 @@ public final class PaywallModel {
         case idle
         /// A purchase is under way: show a spinner, ignore taps.
         case purchasing
-        /// Cannot be bought now (no price from the store, or owned already).
+        /// Cannot be bought now: no price from the store, owned already, or (when the manager
+        /// blocks buying while a credit is unused) a credit it grants is unused;
+        /// ``Item/disabledReason`` says why when there is something to explain.
         case disabled
     }
 
@@ -45,8 +48,11 @@ public final class PaywallModel {
         public let displayPrice: String?
         /// The purchase button's state.
         public var button: ButtonState
-        /// The purchase button's label ("Buy for $4.99", "Purchasing…").
+        /// The purchase button's label ("Buy for $4.99", "Purchasing…", "1 unused credit").
         public var buttonTitle: String
+        /// Why the button is disabled, to show beside it ("Use your unused credit for this
+        /// report before buying another."); `nil` when it is not, or when its title says it all.
+        public var disabledReason: String?
     }
 
     /// The products, in the order asked for.
@@ -73,6 +79,8 @@ public final class PaywallModel {
     private var sellsKeptProducts = false
     /// The products shown that are kept once bought (subscriptions, lifetime unlocks).
     private var keptProducts: Set<String> = []
+    /// What each product shown grants, as last loaded.
+    private var grants: [ProductGrant] = []
     /// Called after every change, for UIKit screens that do not observe.
     public var onChange: (@MainActor (PaywallModel) -> Void)?
 
@@ -104,6 +112,7 @@ public final class PaywallModel {
         }
         let strings = LocalizedStrings.table(for: language)
         let account = try? await manager.account(.fromCacheOnly)
+        self.grants = grants
         keptProducts = Set(grants.filter { ids.contains($0.id) && $0.kind != .consumable }.map(\.id))
         sellsKeptProducts = !keptProducts.isEmpty
         items = ids.compactMap { id in
@@ -113,15 +122,32 @@ public final class PaywallModel {
             let price = product?.displayPrice
             // A kept product whose entitlements are all active is owned: nothing to buy.
             let owned = grant.map { $0.kind != .consumable && !$0.entitlements.isEmpty && $0.entitlements.allSatisfy { account?.isActive($0) == true } } ?? false
-            return Item(
+            var item = Item(
                 id: id, title: grant?.paywall.title ?? product?.displayName ?? id,
                 description: grant?.paywall.description ?? product?.description ?? "", benefits: grant?.paywall.benefits ?? [],
                 aiExplanation: grant?.paywall.aiExplanation, displayPrice: price,
                 button: price == nil || owned ? .disabled : .idle,
                 buttonTitle: owned ? strings["paywall.button.owned"]
-                    : price.map { strings["paywall.button.buy"].replacingOccurrences(of: "%@", with: $0) } ?? strings["paywall.button.unavailable"])
+                    : price.map { strings["paywall.button.buy"].replacingOccurrences(of: "%@", with: $0) } ?? strings["paywall.button.unavailable"],
+                disabledReason: nil)
+            if item.button == .idle, let balances = account?.snapshot.balances { blockIfUnused(&item, grant: grant, balances: balances) }
+            return item
         }
         changed()
+    }
+
+    /// When the manager refuses to buy while a credit is unused, shows that on the button
+    /// before the tap rather than as an error after it.
+    private func blockIfUnused(_ item: inout Item, grant: ProductGrant?, balances: [Balance]) {
+        guard manager.configuration.blocksPurchaseWhileCreditUnused, let grant else { return }
+        let unused = grant.grants.map { amount in
+            balances.first { $0.currency == amount.currency }.map { $0.available + $0.held } ?? 0
+        }.max() ?? 0
+        guard unused > 0 else { return }
+        let strings = LocalizedStrings.table(for: language)
+        item.button = .disabled
+        item.buttonTitle = strings.counted("unused.credits", count: unused)
+        item.disabledReason = strings["error.unused_credit.message"]
     }
 
     /// Buys a product: the button shows progress and ignores taps until it is over.
@@ -149,6 +175,8 @@ public final class PaywallModel {
                     idle.button = .disabled
                     idle.buttonTitle = LocalizedStrings.table(for: language)["paywall.button.owned"]
                 }
+                // A credit bought while buying is blocked until it is used: the button says so.
+                blockIfUnused(&idle, grant: grants.first { $0.id == productID }, balances: receipt.balances)
             case .pending: isPending = true
             case .deliveryPending: isProcessing = true
             case .cancelled: break

@@ -16,6 +16,10 @@ public protocol Store: Sendable {
     func unfinishedTransactions() async throws(TallyError) -> [StoreTransaction]
     /// The latest transaction of each non-consumable and active subscription the customer owns.
     func currentEntitlements() async throws(TallyError) -> [StoreTransaction]
+    /// Every transaction the store keeps for the customer, finished and expired ones included,
+    /// oldest first (StoreKit 2's `Transaction.all`, which leaves out finished consumables); what
+    /// tells a lapsed subscriber on a new install from someone who never paid.
+    func transactionHistory() async throws(TallyError) -> [StoreTransaction]
     /// Tells the store the transaction's content was delivered, so it stops handing it out.
     func finish(_ transaction: StoreTransaction) async throws(TallyError)
     /// Asks the store to bring the device's transactions up to date (restore); may ask the customer to sign in.

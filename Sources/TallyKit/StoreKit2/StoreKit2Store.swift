@@ -106,6 +106,16 @@ public actor StoreKit2Store: Store {
         return handOut(signed)
     }
 
+    /// Every transaction StoreKit keeps for the customer (`Transaction.all`), oldest first:
+    /// finished and expired ones included, finished consumables left out.
+    /// - Returns: the transactions whose JWS reads.
+    /// - Throws: never; the signature matches ``Store``.
+    public func transactionHistory() async throws(TallyError) -> [StoreTransaction] {
+        // Not remembered for finish(): these are finished already, or taken up as unfinished ones.
+        await Self.all().sorted { $0.transaction.purchaseDate < $1.transaction.purchaseDate }
+            .compactMap { try? StoreTransaction(jws: $0.jws) }
+    }
+
     /// Tells the App Store the transaction's content was delivered.
     ///
     /// A transaction handed out before this launch is looked up among StoreKit's unfinished
@@ -212,6 +222,14 @@ public actor StoreKit2Store: Store {
     private static func unfinished() async -> [Signed] {
         var signed: [Signed] = []
         for await result in StoreKit.Transaction.unfinished {
+            signed.append(Signed(result))
+        }
+        return signed
+    }
+
+    private static func all() async -> [Signed] {
+        var signed: [Signed] = []
+        for await result in StoreKit.Transaction.all {
             signed.append(Signed(result))
         }
         return signed

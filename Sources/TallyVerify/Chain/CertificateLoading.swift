@@ -22,7 +22,7 @@ public enum CertificateLoading {
                 do {
                     certificates.append(try Certificate(derEncoded: der))
                 } catch {
-                    throw CertificateLoadingError(reason: "a PEM block is not an X.509 certificate: \(error)")
+                    throw CertificateLoadingError(reason: "a PEM block is not an X.509 certificate: \(InputProblem.certificate(error))")
                 }
             }
             return certificates
@@ -30,7 +30,7 @@ public enum CertificateLoading {
         do {
             return [try Certificate(derEncoded: bytes)]
         } catch {
-            throw CertificateLoadingError(reason: "neither PEM nor a DER X.509 certificate: \(error)")
+            throw CertificateLoadingError(reason: "neither PEM nor a DER X.509 certificate: \(InputProblem.certificate(error))")
         }
     }
 

@@ -26,7 +26,7 @@ struct ChainValidator: Sendable {
             }
             return .success(TrustedChain(leafKey: key, certificates: certificates))
         case .couldNotValidate(let failures):
-            let reasons = failures.map { $0.policyFailureReason.description }
+            let reasons = failures.map { InputProblem.scrubbed($0.policyFailureReason.description) }
             return .failure(diagnose(leaf: leaf, intermediate: intermediate, reasons: reasons))
         }
     }

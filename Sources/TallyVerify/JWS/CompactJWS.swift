@@ -68,7 +68,7 @@ struct CompactJWS {
                 }
                 header = decoded
             } catch {
-                throw VerificationFailure(.malformedJWS, "header is not a JSON object with string alg and x5c array: \(error)")
+                throw VerificationFailure(.malformedJWS, "header is not a JSON object with string alg and x5c array: \(InputProblem.decoding(error))")
             }
             // RFC 7515 §4.1.11: a recipient must reject a JWS whose critical extensions it does not understand.
             if let crit = header.crit {

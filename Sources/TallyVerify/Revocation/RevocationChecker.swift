@@ -31,7 +31,7 @@ struct RevocationChecker: Sendable {
         case .validCertificate:
             return nil
         case .couldNotValidate(let failures):
-            let reasons = failures.map { $0.policyFailureReason.description }.joined(separator: "; ")
+            let reasons = failures.map { InputProblem.scrubbed($0.policyFailureReason.description) }.joined(separator: "; ")
             if let networkError = requester.networkError {
                 return VerificationFailure(.revocationCheckUnavailable, "OCSP responder unreachable: \(networkError)")
             }

@@ -27,7 +27,7 @@ import Testing
 
     @Test func story1_purchaseThenGenerateConsumesTheCreditAfterTheReportIsSaved() async throws {
         let device = try await Device()
-        let (manager, ledger) = try await device.launchOnDevice()
+        let (manager, _) = try await device.launchOnDevice()
         let currency = "report.personality"
         #expect(await manager.lockState(currency) == .locked)
 
@@ -41,7 +41,7 @@ import Testing
         #expect(report == "Your chart says…")
         #expect(try await manager.available(currency) == 0)
         #expect(await manager.lockState(currency) == .locked)
-        let consumed = try await ledger.consumptions(currency: currency)
+        let consumed = try await manager.creditHistory(currency: currency).consumptions
         #expect(consumed.count == 1)
         #expect(consumed.first?.reference == "profile-self")
         #expect(consumed.first?.date == device.time.now)
@@ -51,7 +51,7 @@ import Testing
 
     @Test func story2_repeatPurchasesStackAndTheOldestCreditIsUsedFirst() async throws {
         let device = try await Device()
-        let (manager, ledger) = try await device.launchOnDevice()
+        let (manager, _) = try await device.launchOnDevice()
         let first = try await manager.buy(Kit.report("career"))
         device.time.advance(by: 60)
         _ = try await manager.buy(Kit.report("career"))
@@ -64,7 +64,7 @@ import Testing
             try connection.query("SELECT transaction_id FROM ledger_entries WHERE kind = 'spend'").map { $0["transaction_id"].text }
         }
         #expect(entries == [first.transactionID])
-        #expect(try await ledger.consumptions().map(\.reference) == ["profile-mum"])
+        #expect(try await manager.creditHistory().consumptions.map(\.reference) == ["profile-mum"])
     }
 
     // MARK: User story 3 — restore interrupted purchases
@@ -131,14 +131,14 @@ import Testing
 
     @Test func fr007_aFailedGenerationLeavesTheCreditAvailable() async throws {
         let device = try await Device()
-        let (manager, ledger) = try await device.launchOnDevice()
+        let (manager, _) = try await device.launchOnDevice()
         _ = try await manager.buy(Kit.report("relationship"))
         struct GenerationFailed: Error {}
         await #expect(throws: GenerationFailed.self) {
             try await manager.consume("report.relationship", for: "profile-self") { throw GenerationFailed() }
         }
         #expect(try await manager.available("report.relationship") == 1)
-        #expect(try await ledger.consumptions().isEmpty)
+        #expect(try await manager.creditHistory().consumptions.isEmpty)
     }
 
     @Test func fr013_noCreditNoGeneration() async throws {
@@ -212,6 +212,129 @@ import Testing
         _ = try await manager.consume("report.career") { () }
         _ = try await manager.buy(Kit.report("career"))
         #expect(try await device.appStore.history(includingFinishedConsumables: true).count == 3)
+    }
+
+    @Test func thePaywallShowsTheBlockOnTheButtonBeforeTheTap() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice { $0.blocksPurchaseWhileCreditUnused = true }
+        let paywall = await PaywallModel(manager: manager, productIDs: [Kit.report("career"), Kit.report("wellness")], language: .english)
+        await paywall.load()
+        #expect(await paywall.items.map(\.button) == [.idle, .idle])
+        guard case .purchased = await paywall.purchase(Kit.report("career")) else {
+            Issue.record("the purchase through the paywall did not complete"); return
+        }
+        // Bought, not used yet: another one cannot be bought, and the button says why.
+        let career = try #require(await paywall.items.first)
+        #expect(career.button == .disabled)
+        #expect(career.buttonTitle == "1 unused credit")
+        #expect(career.disabledReason == "Use your unused credit for this report before buying another.")
+        #expect(await paywall.purchase(Kit.report("career")) == nil)
+        #expect(await paywall.error == nil)
+        // Another report is not blocked.
+        #expect(await paywall.items.last?.button == .idle)
+        #expect(await paywall.items.last?.disabledReason == nil)
+
+        // A paywall opened later, in Ukrainian, shows the same.
+        let later = await PaywallModel(manager: manager, productIDs: [Kit.report("career")], language: .ukrainian)
+        await later.load()
+        #expect(await later.items.first?.button == .disabled)
+        #expect(await later.items.first?.buttonTitle == "1 невикористаний кредит")
+        #expect(await later.items.first?.disabledReason == "Спершу використайте невикористаний кредит на цей звіт, а потім купуйте новий.")
+
+        // Once the report is generated, the credit can be bought again.
+        _ = try await manager.consume("report.career", for: "profile-self") { () }
+        await paywall.load()
+        #expect(await paywall.items.first?.button == .idle)
+        #expect(await paywall.items.first?.buttonTitle == "Buy for $4.99")
+        #expect(await paywall.items.first?.disabledReason == nil)
+    }
+
+    @Test func withoutTheBlockAnUnusedCreditLeavesTheButtonAsItWas() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        _ = try await manager.buy(Kit.report("career"))
+        let paywall = await PaywallModel(manager: manager, productIDs: [Kit.report("career")], language: .english)
+        await paywall.load()
+        #expect(await paywall.items.first?.button == .idle)
+        #expect(await paywall.items.first?.disabledReason == nil)
+    }
+
+    @Test func eachCreditIsTracedFromItsPurchaseToTheProfileItWasUsedFor() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        let first = try await manager.buy(Kit.report("career"))
+        try await device.advance(seconds: 3600)
+        let second = try await manager.buy(Kit.report("career"))
+        try await device.advance(seconds: 60)
+        _ = try await manager.consume("report.career", for: "profile-mum") { "report" }
+        let usedAt = device.time.now
+        _ = try await manager.buy(Kit.report("wellness"))
+
+        let history = try await manager.creditHistory(currency: "report.career")
+        #expect(history.acquisitions.map(\.transactionID) == [first.transactionID, second.transactionID])
+        #expect(history.acquisitions.map(\.acquiredAt) == [Kit.start, Kit.start.addingTimeInterval(3600)])
+        #expect(history.acquisitions.map(\.remaining) == [0, 1])
+        let use = try #require(history.consumptions.first)
+        #expect(history.consumptions.count == 1)
+        #expect(use.reference == "profile-mum")
+        #expect(use.amount == 1)
+        #expect(use.date == usedAt)
+        // The oldest credit paid for it.
+        #expect(use.sources == [CreditHistory.Source(transactionID: first.transactionID, acquiredAt: Kit.start, amount: 1)])
+        // Every currency at once, when none is named.
+        #expect(try await manager.creditHistory().acquisitions.count == 3)
+    }
+
+    @Test func aPaidReportReadsUnlockedAfterDaysAwayEvenBeforeStart() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice()
+        _ = try await manager.buy(Kit.report("career"))
+        await manager.stop()
+        // Four days later the cache is too old to stand in; the ledger still has the credit.
+        device.time.advance(by: 4 * 86_400)
+        let database = try device.database()
+        let notStarted = try await device.manager(
+            delivery: try await device.onDeviceLedger(database), database: database, productIDs: [Kit.report("career")])
+        #expect(await notStarted.lockState("report.career") == .unlocked)
+        #expect(await notStarted.lockState("report.wellness") == .locked)
+        var states = notStarted.lockStates(for: ["report.career"]).makeAsyncIterator()
+        await notStarted.start()
+        #expect(await states.next() == ["report.career": .unlocked])
+    }
+
+    @Test func startReturnsBeforeLeftoversAreDeliveredAndTheCatchUpCanBeFollowed() async throws {
+        let device = try await Device()
+        // Paid, but the app was killed before it heard back: the store keeps it unfinished.
+        guard case .success(let paid) = try await device.appStore.purchase(Kit.report("wellness"), options: .init(outcome: .success)) else {
+            Issue.record("the purchase did not succeed"); return
+        }
+        let gate = Gate()
+        let database = try device.database()
+        let manager = try await device.manager(
+            delivery: try await device.onDeviceLedger(database), database: database, productIDs: [Kit.report("wellness")]
+        ) { $0.checkpoint = { step, _ in if step == .journaled { await gate.wait() } } }
+        var states = manager.startupUpdates().makeAsyncIterator()
+        #expect(await states.next() == .stopped)
+
+        // The delivery of the leftover is held at the gate; start() returns all the same. (Were
+        // it to wait for the delivery, the time limit would cancel the test and open the gate.)
+        await withTaskCancellationHandler {
+            await manager.start()
+        } onCancel: {
+            Task { await gate.open() }
+        }
+        #expect(await states.next() == .catchingUp)
+        #expect(await manager.startupState == .catchingUp)
+        #expect(await manager.lockState("report.wellness") == .locked)
+        #expect(!(await device.appStore.isFinished(transactionID: paid.transactionID)))
+
+        await gate.open()
+        #expect(await states.next() == .caughtUp)
+        await manager.waitUntilCaughtUp()
+        #expect(await manager.lockState("report.wellness") == .unlocked)
+        #expect(await device.appStore.isFinished(transactionID: paid.transactionID))
+        await manager.stop()
+        #expect(await states.next() == .stopped)
     }
 
     @Test func fr027_offlinePurchasesAreNotStartedAndTheErrorSaysWhy() async throws {

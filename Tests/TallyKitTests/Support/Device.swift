@@ -51,23 +51,45 @@ extension SimulatedDevice {
         try await advance(by: .seconds(days * 86_400))
     }
 
-    /// The app launched on `delivery` with the test's retry policy, no refresh loop, in English.
-    func launch(
-        delivery: any Delivery, database: LocalDatabase, productIDs: [String], _ configure: (inout PurchaseManager.Configuration) -> Void = { _ in }
-    ) async throws -> PurchaseManager {
+    /// Lets `seconds` of real time pass.
+    func advance(seconds: Int) async throws {
+        try await advance(by: .seconds(seconds))
+    }
+
+    /// The test's configuration: its retry policy, no refresh loop, English.
+    static func configuration(
+        productIDs: [String], _ configure: (inout PurchaseManager.Configuration) -> Void
+    ) -> PurchaseManager.Configuration {
         var configuration = PurchaseManager.Configuration(productIDs: productIDs)
         configuration.language = .english
         configuration.retry = RetryPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(60), jitter: false)
         configuration.refreshInterval = nil
         configure(&configuration)
-        return try await launch(delivery: delivery, database: database, configuration: configuration)
+        return configuration
+    }
+
+    /// The app launched: started, and caught up with what earlier runs left.
+    func launch(
+        delivery: any Delivery, database: LocalDatabase, productIDs: [String], _ configure: (inout PurchaseManager.Configuration) -> Void = { _ in }
+    ) async throws -> PurchaseManager {
+        try await launch(delivery: delivery, database: database, configuration: Self.configuration(productIDs: productIDs, configure))
+    }
+
+    /// The app's manager, made but not started.
+    func manager(
+        delivery: any Delivery, database: LocalDatabase, productIDs: [String], _ configure: (inout PurchaseManager.Configuration) -> Void = { _ in }
+    ) async throws -> PurchaseManager {
+        try await manager(delivery: delivery, database: database, configuration: Self.configuration(productIDs: productIDs, configure))
     }
 }
 
 extension SimulatedDevice {
+    /// The ledger reads the phone's clock, as an app's does; its trusted time runs on uptime.
     func onDeviceLedger(_ database: LocalDatabase) async throws -> OnDeviceLedger {
         let time = self.time
-        return try await OnDeviceLedger(database: database, catalog: Kit.onDeviceCatalog, verifier: Kit.verifier { time.now }, now: { time.now })
+        return try await OnDeviceLedger(
+            database: database, catalog: Kit.onDeviceCatalog, verifier: Kit.verifier { time.now }, now: { [self] in now },
+            uptime: { [self] in uptime })
     }
 
     /// The app launched with on-device delivery.

@@ -83,14 +83,45 @@ public struct ServerCatalog: Sendable, Codable {
         public var aiExplanation: String?
     }
 
-    /// Request limits.
+    /// Request limits, per server instance (docs/rate-limits.md says what each protects and
+    /// how to size it).
     public struct Limits: Sendable, Codable {
         /// The largest request body, in bytes.
         public var maximumBodyBytes: Int
-        /// Purchase and spend requests one user may make per minute.
+        /// Purchase, restore, spend and reservation requests one user may make per minute.
         public var userRequestsPerMinute: Int
-        /// Purchase and spend requests one IP address may make per minute.
+        /// Those requests, and sign-ups without the secret key, that one client address may
+        /// make per minute (an IPv6 client's /64 counts as one address).
         public var ipRequestsPerMinute: Int
+        /// App Store notifications one client address may post per minute.
+        public var notificationRequestsPerMinute: Int
+
+        /// The defaults of a catalog that names no limits.
+        public static let defaults = Limits(
+            maximumBodyBytes: 64 * 1024, userRequestsPerMinute: 120, ipRequestsPerMinute: 6_000, notificationRequestsPerMinute: 3_000)
+
+        /// Creates limits.
+        public init(maximumBodyBytes: Int, userRequestsPerMinute: Int, ipRequestsPerMinute: Int, notificationRequestsPerMinute: Int) {
+            self.maximumBodyBytes = maximumBodyBytes
+            self.userRequestsPerMinute = userRequestsPerMinute
+            self.ipRequestsPerMinute = ipRequestsPerMinute
+            self.notificationRequestsPerMinute = notificationRequestsPerMinute
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case maximumBodyBytes, userRequestsPerMinute, ipRequestsPerMinute, notificationRequestsPerMinute
+        }
+
+        /// Reads the limits a catalog names; those it leaves out keep their defaults.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let defaults = Limits.defaults
+            maximumBodyBytes = try container.decodeIfPresent(Int.self, forKey: .maximumBodyBytes) ?? defaults.maximumBodyBytes
+            userRequestsPerMinute = try container.decodeIfPresent(Int.self, forKey: .userRequestsPerMinute) ?? defaults.userRequestsPerMinute
+            ipRequestsPerMinute = try container.decodeIfPresent(Int.self, forKey: .ipRequestsPerMinute) ?? defaults.ipRequestsPerMinute
+            notificationRequestsPerMinute = try container.decodeIfPresent(Int.self, forKey: .notificationRequestsPerMinute)
+                ?? defaults.notificationRequestsPerMinute
+        }
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -105,8 +136,7 @@ public struct ServerCatalog: Sendable, Codable {
         currencies = try container.decode([Currency].self, forKey: .currencies)
         products = try container.decode([Product].self, forKey: .products)
         signupGrants = try container.decodeIfPresent([Amount].self, forKey: .signupGrants) ?? []
-        limits = try container.decodeIfPresent(Limits.self, forKey: .limits)
-            ?? Limits(maximumBodyBytes: 64 * 1024, userRequestsPerMinute: 120, ipRequestsPerMinute: 6_000)
+        limits = try container.decodeIfPresent(Limits.self, forKey: .limits) ?? .defaults
         orderTTLSeconds = try container.decodeIfPresent(Int64.self, forKey: .orderTTLSeconds) ?? 86_400
         maximumReservationSeconds = try container.decodeIfPresent(Int64.self, forKey: .maximumReservationSeconds) ?? 3_600
         secretKey = try container.decodeIfPresent(String.self, forKey: .secretKey)
@@ -186,7 +216,8 @@ public struct ServerCatalog: Sendable, Codable {
         guard (1...30 * 86_400).contains(maximumReservationSeconds) else {
             throw CatalogError(reason: "maximum_reservation_seconds: must be 1 to 2592000")
         }
-        guard limits.maximumBodyBytes >= 1_024, limits.userRequestsPerMinute > 0, limits.ipRequestsPerMinute > 0 else {
+        guard limits.maximumBodyBytes >= 1_024, limits.userRequestsPerMinute > 0, limits.ipRequestsPerMinute > 0,
+              limits.notificationRequestsPerMinute > 0 else {
             throw CatalogError(reason: "limits: maximum_body_bytes must be at least 1024 and the rates more than 0")
         }
         guard !app.environments.isEmpty else { throw CatalogError(reason: "app.environments: name at least one") }

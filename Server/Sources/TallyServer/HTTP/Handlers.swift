@@ -9,14 +9,12 @@ import TallyVerify
 /// ``ServerMiddleware``.
 struct Handlers: Sendable {
     let dependencies: ServerDependencies
-    let userLimiter: RateLimiter
-    let ipLimiter: RateLimiter
+    let rateLimits: RateLimits
     let tokenCache = TokenCache()
 
     init(dependencies: ServerDependencies) {
         self.dependencies = dependencies
-        userLimiter = RateLimiter(perMinute: dependencies.catalog.limits.userRequestsPerMinute, now: dependencies.now)
-        ipLimiter = RateLimiter(perMinute: dependencies.catalog.limits.ipRequestsPerMinute, now: dependencies.now)
+        rateLimits = RateLimits(dependencies.catalog.limits, metrics: dependencies.metrics, now: dependencies.now)
     }
 
     var storage: any TallyStorage { dependencies.storage }
@@ -92,6 +90,7 @@ struct Handlers: Sendable {
 
     func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: TallyRequestContext) async throws -> T {
         let buffer = try await body(request, limit: dependencies.catalog.limits.maximumBodyBytes)
+        try Self.refuseDuplicateMembers(buffer, convertingFromSnakeCase: true)
         do {
             return try TallyAPI.decoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let DecodingError.keyNotFound(key, _) {
@@ -102,6 +101,13 @@ struct Handlers: Sendable {
             throw APIError(.badRequest, .invalidRequest, "\(Self.path(context.codingPath)) must not be null")
         } catch {
             throw APIError(.badRequest, .invalidRequest, "the body is not a JSON object of the expected shape")
+        }
+    }
+
+    /// 400 when an object in the body names a member twice: the decoder would keep one silently.
+    static func refuseDuplicateMembers(_ buffer: ByteBuffer, convertingFromSnakeCase: Bool) throws {
+        if let name = DuplicateMembers.first(in: buffer.readableBytesView, convertingFromSnakeCase: convertingFromSnakeCase) {
+            throw APIError(.badRequest, .invalidRequest, "the body names the member \"\(name)\" more than once")
         }
     }
 
@@ -116,8 +122,8 @@ struct Handlers: Sendable {
     }
 
     func parameter(_ name: String, _ context: TallyRequestContext) throws -> String {
-        guard let value = context.parameters.get(name), !value.isEmpty, value.count <= 128 else {
-            throw APIError(.badRequest, .invalidRequest, "\(name) is missing or too long")
+        guard let value = context.parameters.get(name), !value.isEmpty, value.unicodeScalars.count <= 128 else {
+            throw APIError(.badRequest, .invalidRequest, "\(name) must be 1 to 128 characters")
         }
         return value
     }
@@ -145,9 +151,7 @@ struct Handlers: Sendable {
     // MARK: - Authentication
 
     static func bearer(_ request: Request) -> String? {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
-        let token = header.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces)
-        return token.isEmpty || token.count > 256 ? nil : token
+        BearerToken.parse(request.headers[.authorization])
     }
 
     static func tokenHash(_ token: String) -> String {
@@ -178,15 +182,7 @@ struct Handlers: Sendable {
     }
 
     func limit(user: User?, context: TallyRequestContext) throws {
-        var keys = [(ipLimiter, "ip:" + context.remoteAddress)]
-        if let user { keys.insert((userLimiter, "user:" + user.id), at: 0) }
-        for (limiter, key) in keys {
-            if let wait = limiter.take(key) {
-                var error = APIError(.tooManyRequests, .rateLimited, "too many requests; retry in \(wait) s")
-                error.headers[.retryAfter] = String(wait)
-                throw error
-            }
-        }
+        try rateLimits.check(user: user, context: context)
     }
 
     // MARK: - Routes
@@ -217,7 +213,7 @@ struct Handlers: Sendable {
             guard isAdmin(request) else {
                 throw APIError(.unauthorized, .unauthorized, "app_user_id needs the secret key: only the app's server may name its users")
             }
-            guard !appUserID.isEmpty, appUserID.count <= 128 else {
+            guard !appUserID.isEmpty, appUserID.unicodeScalars.count <= 128 else {
                 throw APIError(.badRequest, .invalidRequest, "app_user_id must be 1 to 128 characters")
             }
         }
@@ -280,7 +276,7 @@ struct Handlers: Sendable {
         let user = try await user(request)
         try limit(user: user, context: context)
         let body = try await decode(PurchaseRequest.self, request, context)
-        if let order = body.orderId, order.isEmpty || order.count > 64 {
+        if let order = body.orderId, order.isEmpty || order.unicodeScalars.count > 64 {
             throw APIError(.badRequest, .invalidRequest, "order_id must be 1 to 64 characters")
         }
         let verified = try await verify(body.signedTransaction)
@@ -358,8 +354,10 @@ struct Handlers: Sendable {
     }
 
     func notification(_ request: Request, _ context: TallyRequestContext) async throws -> Response {
+        try rateLimits.checkNotification(context: context)
         let buffer = try await body(request, limit: max(dependencies.catalog.limits.maximumBodyBytes, 256 * 1024))
         // Apple's body is camelCase: {"signedPayload": "..."}.
+        try Self.refuseDuplicateMembers(buffer, convertingFromSnakeCase: false)
         guard let body = try? JSONDecoder().decode(NotificationBody.self, from: Data(buffer.readableBytesView)) else {
             throw APIError(.badRequest, .invalidRequest, "the body must be {\"signedPayload\": \"…\"}")
         }

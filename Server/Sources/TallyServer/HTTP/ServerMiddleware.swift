@@ -3,17 +3,32 @@ import Hummingbird
 import Logging
 import TallyCore
 
-/// Gives every request an identifier, logs it, measures it, and turns every failure into the
-/// API's JSON error: stable codes, never a 500 for bad input.
+/// Gives every request an identifier and its client's address, logs it, measures it, and
+/// turns every failure into the API's JSON error: stable codes, never a 500 for bad input.
 struct ServerMiddleware: RouterMiddleware {
     typealias Context = TallyRequestContext
     let metrics: Metrics
+    let addresses: ClientAddressResolver
+    let allowedMethods: AllowedMethods
+
+    /// `HTTPField.Name`, reached through the collection Hummingbird exports.
+    typealias FieldName = HTTPFields.Element.Name
+    static let requestIDField = FieldName("X-Request-Id")!
+    static let forwardedForField = FieldName("X-Forwarded-For")!
+    static let forwardedField = FieldName("Forwarded")!
+    static let contentTypeOptionsField = FieldName("X-Content-Type-Options")!
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        let incoming = request.headers[.init("X-Request-Id")!].flatMap { $0.count <= 128 ? $0 : nil }
-        context.requestID = incoming ?? Self.newRequestID()
+        context.requestID = request.headers[Self.requestIDField].flatMap { RequestID.accepts($0) ? $0 : nil } ?? RequestID.new()
         context.logger[metadataKey: "request_id"] = .string(context.requestID)
+        let client = addresses.resolve(
+            peer: context.peerAddress, forwardedFor: request.headers[values: Self.forwardedForField],
+            forwarded: request.headers[values: Self.forwardedField])
+        context.clientAddress = client.address
+        context.limitAddress = client.ipAddress?.limitGroup ?? client.address
+        context.logger[metadataKey: "client"] = .string(client.address)
+        metrics.increment("tally_client_addresses_total", ["source": client.source.rawValue])
         let start = ContinuousClock.now
         var response: Response
         do {
@@ -23,7 +38,7 @@ struct ServerMiddleware: RouterMiddleware {
         } catch let error as TallyServerError {
             response = APIError(error).response(requestID: context.requestID)
         } catch let error as HTTPError {
-            response = Self.convert(error).response(requestID: context.requestID)
+            response = convert(error, request).response(requestID: context.requestID)
         } catch let error as SQLDatabaseError where error.kind == .unavailable {
             // The database is down: the request may be retried, it is not the server's fault to report as 500.
             context.logger.error("database unavailable", metadata: ["error": "\(error)"])
@@ -32,7 +47,12 @@ struct ServerMiddleware: RouterMiddleware {
             context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             response = APIError(.internalServerError, .internalError, "the server failed; the request may be retried").response(requestID: context.requestID)
         }
-        response.headers[.init("X-Request-Id")!] = context.requestID
+        response.headers[Self.requestIDField] = context.requestID
+        // Answers are for the caller alone: never sniffed as another type, never kept by a cache.
+        response.headers[Self.contentTypeOptionsField] = "nosniff"
+        response.headers[.cacheControl] = "no-store"
+        // A HEAD answer has the headers of the GET answer and no body, refusals included.
+        if request.method == .head { response = response.createHeadResponse() }
         let route = context.endpointPath ?? "unmatched"
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -46,27 +66,15 @@ struct ServerMiddleware: RouterMiddleware {
         return response
     }
 
-    /// A random (version 4) UUID, lower case. `UUID()` on Linux opens, reads and closes
-    /// /dev/urandom on every call; the system generator is one `getrandom` call.
-    static func newRequestID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64, low = generator.next() as UInt64
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for index in 0..<8 {
-            bytes[index] = UInt8(truncatingIfNeeded: high >> (56 - 8 * index))
-            bytes[8 + index] = UInt8(truncatingIfNeeded: low >> (56 - 8 * index))
+    /// The router's own refusals: no route for the path (404), or none for the method on a
+    /// path that exists (405, with the methods it has in `Allow`).
+    func convert(_ error: HTTPError, _ request: Request) -> APIError {
+        guard error.status == .notFound, let allow = allowedMethods.allowHeader(for: request.uri.path) else {
+            return Self.convert(error)
         }
-        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
-        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        var refusal = APIError(.methodNotAllowed, .methodNotAllowed, "\(request.method.rawValue) is not allowed here; allowed: \(allow)")
+        refusal.headers[.allow] = allow
+        return refusal
     }
 
     static func convert(_ error: HTTPError) -> APIError {

@@ -21,15 +21,19 @@ public struct ServerDependencies: Sendable {
     public var now: @Sendable () -> Date
     /// Health of the database, for `/healthz`.
     public var healthCheck: @Sendable () async -> Bool
+    /// The reverse proxies whose `X-Forwarded-For` and `Forwarded` name the client; none by default.
+    public var trustedProxies: TrustedProxies
 
     /// Creates the dependencies.
     public init(storage: any TallyStorage, verifier: SignedDataVerifier, catalog: ServerCatalog, secretKey: String?,
-                metrics: Metrics = Metrics(), now: @escaping @Sendable () -> Date, healthCheck: @escaping @Sendable () async -> Bool) {
+                metrics: Metrics = Metrics(), trustedProxies: TrustedProxies = .none,
+                now: @escaping @Sendable () -> Date, healthCheck: @escaping @Sendable () async -> Bool) {
         self.storage = storage
         self.verifier = verifier
         self.catalog = catalog
         self.secretKey = secretKey
         self.metrics = metrics
+        self.trustedProxies = trustedProxies
         self.now = now
         self.healthCheck = healthCheck
     }
@@ -38,12 +42,18 @@ public struct ServerDependencies: Sendable {
 /// Builds the Tally server: `buildRouter` for tests that run the routes in memory,
 /// `buildApplication` for `tally serve`.
 public enum TallyServerApp {
-    /// The routes and middleware.
+    /// The routes and middleware. Every GET route also answers HEAD.
     public static func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestContext> {
-        let router = Router(context: TallyRequestContext.self)
-        router.addMiddleware { ServerMiddleware(metrics: dependencies.metrics) }
+        let router = Router(context: TallyRequestContext.self, options: .autoGenerateHeadEndpoints)
+        let allowedMethods = AllowedMethods()
+        router.addMiddleware {
+            ServerMiddleware(
+                metrics: dependencies.metrics, addresses: ClientAddressResolver(trustedProxies: dependencies.trustedProxies),
+                allowedMethods: allowedMethods)
+        }
         let handlers = Handlers(dependencies: dependencies)
         handlers.register(on: router)
+        allowedMethods.load(router.routes.map { ($0.path.description, $0.method) })
         return router
     }
 

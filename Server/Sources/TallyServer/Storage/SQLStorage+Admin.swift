@@ -8,10 +8,10 @@ extension SQLStorage {
         guard amount.amount != 0, amount.amount.magnitude <= UInt64(ServerCatalog.maximumAmount) else {
             throw TallyServerError(.invalidAmount, "amount must be non-zero and at most \(ServerCatalog.maximumAmount) in size")
         }
-        guard !idempotencyKey.isEmpty, idempotencyKey.count <= 128 else {
+        guard !idempotencyKey.isEmpty, idempotencyKey.unicodeScalars.count <= 128 else {
             throw TallyServerError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
         }
-        guard !reason.isEmpty, reason.count <= 500 else { throw TallyServerError(.invalidRequest, "reason must be 1 to 500 characters") }
+        guard !reason.isEmpty, reason.unicodeScalars.count <= 500 else { throw TallyServerError(.invalidRequest, "reason must be 1 to 500 characters") }
         let requestHash = Self.hash(amount.currency, String(amount.amount), reason)
         return try await write { executor, time in
             guard try await executor.query("SELECT id FROM users WHERE id = ?", [.text(userID)]).first != nil else {

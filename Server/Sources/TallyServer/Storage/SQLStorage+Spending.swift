@@ -7,7 +7,7 @@ extension SQLStorage {
         guard amount > 0, amount <= ServerCatalog.maximumAmount else {
             throw TallyServerError(.invalidAmount, "amount must be 1 to \(ServerCatalog.maximumAmount)")
         }
-        guard !key.isEmpty, key.count <= 128 else {
+        guard !key.isEmpty, key.unicodeScalars.count <= 128 else {
             throw TallyServerError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
         }
     }
@@ -21,7 +21,7 @@ extension SQLStorage {
 
     public func spend(user: User, request: SpendRequest) async throws -> SpendResponse {
         try validate(currency: request.currency, amount: request.amount, key: request.idempotencyKey)
-        if let reference = request.reference, reference.count > 256 {
+        if let reference = request.reference, reference.unicodeScalars.count > 256 {
             throw TallyServerError(.invalidRequest, "reference must be at most 256 characters")
         }
         let requestHash = Self.hash(request.currency, String(request.amount), request.reference ?? "")

@@ -134,7 +134,9 @@ public struct SQLStorage: TallyStorage {
     }
 
     public func failOrder(user: User, id: String, reason: String) async throws -> Order {
-        try await write { executor, time in
+        // Refused, not cut: what is stored is what the client sent.
+        guard reason.unicodeScalars.count <= 200 else { throw TallyServerError(.invalidRequest, "reason must be at most 200 characters") }
+        return try await write { executor, time in
             let order = try await Self.order(executor, user: user, id: id, now: time)
             guard order.status == "created" else {
                 if order.status == "failed" { return order }
@@ -142,7 +144,7 @@ public struct SQLStorage: TallyStorage {
             }
             try await executor.execute(
                 "UPDATE orders SET status = 'failed', failure_reason = ?, updated_at = ? WHERE id = ? AND status = 'created'",
-                [.text(String(reason.prefix(200))), .int(time), .text(id)])
+                [.text(reason), .int(time), .text(id)])
             return try await Self.order(executor, user: user, id: id, now: time)
         }
     }

@@ -92,6 +92,8 @@ struct DeviceOptions: ParsableArguments {
             store: simulated, delivery: delivery, database: database, configuration: settings,
             connectivity: ManualConnectivity(online: true))
         await manager.start()
+        // A launch here reports what the device knows once leftovers were taken up.
+        await manager.waitUntilCaughtUp()
         return (manager, simulated)
     }
 

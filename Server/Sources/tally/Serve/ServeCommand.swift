@@ -15,7 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             With no flags: SQLite in ./tally.sqlite, the catalog Examples/tally.json, port 8080 on 127.0.0.1,
             trusting only Apple Root CA - G3. The secret key of admin calls comes from TALLY_SECRET_KEY or the
-            catalog's secret_key. SIGTERM finishes requests in flight, then stops.
+            catalog's secret_key. Behind a reverse proxy, name it with --trusted-proxy (or TALLY_TRUSTED_PROXIES,
+            comma separated) so that rate limits and logs see each client's address (docs/rate-limits.md).
+            SIGTERM finishes requests in flight, then stops.
             """)
 
     @Option(help: "The catalog (JSON).")
@@ -36,9 +38,35 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("trust-ca-dir"), help: "With --dev: a simulated App Store's certificate folder whose root.cer to trust.")
     var trustCADir: String?
 
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: ArgumentHelp(
+            "A reverse proxy's address or CIDR range (10.0.0.0/8, 2001:db8::/32); repeatable. Only requests from these "
+                + "may name the client in X-Forwarded-For or Forwarded.",
+            valueName: "CIDR"))
+    var trustedProxy: [String] = []
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if trustCADir != nil, !dev { throw ValidationError("--trust-ca-dir needs --dev: test roots are trusted only in development") }
+        _ = try trustedProxies()
+    }
+
+    /// `--trusted-proxy` ranges, then those of `TALLY_TRUSTED_PROXIES`.
+    /// - Throws: `ValidationError` naming the range that cannot be read.
+    func trustedProxies() throws -> TrustedProxies {
+        let options: TrustedProxies
+        do {
+            options = try TrustedProxies(trustedProxy)
+        } catch {
+            throw ValidationError("--trusted-proxy \(error)")
+        }
+        guard let list = ProcessInfo.processInfo.environment["TALLY_TRUSTED_PROXIES"] else { return options }
+        do {
+            return options.adding(try TrustedProxies(list: list))
+        } catch {
+            throw ValidationError("TALLY_TRUSTED_PROXIES: \(error)")
+        }
     }
 
     func run() async throws {
@@ -75,14 +103,16 @@ struct ServeCommand: AsyncParsableCommand {
         let storage = SQLStorage(database: sqlDatabase, catalog: catalog, now: { Date() })
         let secret = ProcessInfo.processInfo.environment["TALLY_SECRET_KEY"] ?? catalog.secretKey
         if secret == nil { logger.notice("no secret key (TALLY_SECRET_KEY): admin and server-to-server calls are refused") }
+        let trustedProxies = try trustedProxies()
         let dependencies = ServerDependencies(
-            storage: storage, verifier: verifier, catalog: catalog, secretKey: secret, now: { Date() },
+            storage: storage, verifier: verifier, catalog: catalog, secretKey: secret, trustedProxies: trustedProxies, now: { Date() },
             healthCheck: {
                 (try? await sqlDatabase.read { executor in try await executor.query("SELECT 1 AS ok", []).count }) == 1
             })
         logger.info("tally serve", metadata: [
             "url": "http://\(host):\(port)", "database": "\(database.hasPrefix("postgres") ? "postgres" : database)",
             "bundle_id": "\(catalog.app.bundleId)", "environments": "\(verifier.configuration.environments.map(\.rawValue).sorted())",
+            "trusted_proxies": "\(trustedProxies.isEmpty ? "none" : trustedProxies.ranges.map(\.description).joined(separator: ","))",
         ])
         let app = TallyServerApp.buildApplication(dependencies, host: host, port: port, logger: logger)
         try await app.runService()

@@ -94,7 +94,17 @@ import Testing
                  auth: .secret, status: 400, code: "invalid_amount"),
             Case(method: .get, path: "/v1/admin/transactions?status=odd", body: nil, auth: .secret, status: 400, code: "invalid_request"),
             Case(method: .get, path: "/v1/admin/users/nobody", body: nil, auth: .secret, status: 404, code: "not_found"),
-            Case(method: .put, path: "/v1/me", body: "{}", auth: .user, status: 404, code: "not_found"),
+            Case(method: .put, path: "/v1/me", body: "{}", auth: .user, status: 405, code: "method_not_allowed"),
+            Case(method: .get, path: "/v1/nothing-here", body: nil, auth: .user, status: 404, code: "not_found"),
+            Case(method: .get, path: "/v1/me/orders/" + String(repeating: "x", count: 129), body: nil, auth: .user, status: 400, code: "invalid_request"),
+            Case(method: .delete, path: "/v1/me/reservations/" + String(repeating: "x", count: 129), body: nil, auth: .user, status: 400,
+                 code: "invalid_request"),
+            Case(method: .get, path: "/v1/admin/users/" + String(repeating: "x", count: 129), body: nil, auth: .secret, status: 400,
+                 code: "invalid_request"),
+            Case(method: .post, path: "/v1/me/orders/x/fail", body: "{\"reason\":\"" + String(repeating: "r", count: 201) + "\"}", auth: .user,
+                 status: 400, code: "invalid_request"),
+            Case(method: .post, path: "/v1/me/spend", body: #"{"currency":"credits","amount":1,"amount":1,"idempotency_key":"k"}"#, auth: .user,
+                 status: 400, code: "invalid_request"),
         ]
         return cases
     }()

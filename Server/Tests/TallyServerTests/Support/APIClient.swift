@@ -13,9 +13,11 @@ struct API: @unchecked Sendable {
     let router: Router<TallyRequestContext>
     let metrics = Metrics()
 
-    init(_ backend: Backend = .sqlite, catalog: ServerCatalog = Harness.catalog) async throws {
+    /// - Parameter database: what the server's storage runs on, made from the harness's database.
+    init(_ backend: Backend = .sqlite, catalog: ServerCatalog = Harness.catalog,
+         database wrap: (any SQLDatabase) -> any SQLDatabase = { $0 }) async throws {
         harness = try await Harness(backend)
-        let database = harness.database
+        let database = wrap(harness.database)
         let clock = harness.clock
         let storage = SQLStorage(database: database, catalog: catalog, now: { clock.now })
         router = TallyServerApp.buildRouter(ServerDependencies(

@@ -1,0 +1,140 @@
+import Foundation
+import TallyCore
+@testable import TallyKit
+import TallyKitTesting
+import TallyTesting
+import Testing
+
+/// A subscription app without a server: the subscription is verified and kept by the on-device ledger,
+/// its expiry judged on the device's trusted time, onboarding gated on a confirmed payment.
+@Suite(.timeLimit(.minutes(2))) struct DeviceSubscriptionTests {
+    static let products = ["com.tally.pro.monthly", "com.tally.pro.yearly"]
+
+    static func launch(
+        _ device: Device, _ configure: (inout PurchaseManager.Configuration) -> Void = { _ in }
+    ) async throws -> (PurchaseManager, OnDeviceLedger) {
+        let database = try device.database()
+        let ledger = try await device.onDeviceLedger(database)
+        let manager = try await device.launch(delivery: ledger, database: database, productIDs: products) {
+            $0.onboardingEntitlement = "pro"
+            configure(&$0)
+        }
+        return (manager, ledger)
+    }
+
+    @Test func movingTheClockForwardADayBeforeTheRenewalKeepsThePaidSubscription() async throws {
+        let device = try await Device()
+        let (manager, _) = try await Self.launch(device)
+        let receipt = try await manager.buy("com.tally.pro.monthly")
+        let expiry = try #require(receipt.entitlements.first { $0.id == "pro" }?.expiresAt)
+        // One day before the renewal the person sets the phone two days ahead.
+        try await device.advance(days: Int(expiry.timeIntervalSince(device.time.now) / 86_400) - 1)
+        device.clockOffset = 2 * 86_400
+
+        let state = try await manager.account(.fetchCurrent)
+        #expect(state.isActive("pro"), "\(state.snapshot.entitlements)")
+        #expect(state.asOf < expiry)
+        #expect(await manager.destination(policy: .fetchCurrent) == .main)
+        #expect(await manager.destination(policy: .fromCacheOnly) == .main)
+
+        // The app launched again in the same boot, the clock still ahead: still subscribed.
+        await manager.stop()
+        let (again, _) = try await Self.launch(device)
+        #expect(await again.destination(policy: .fetchCurrent) == .main)
+    }
+
+    @Test func movingTheClockBackAfterTheExpiryDoesNotExtendTheSubscription() async throws {
+        let device = try await Device()
+        let (manager, _) = try await Self.launch(device)
+        let receipt = try await manager.buy("com.tally.pro.monthly")
+        let original = try #require(try await device.appStore.transaction(receipt.transactionID).payload.originalTransactionId)
+        try await device.appStore.setAutoRenew(originalTransactionID: original, enabled: false)
+        try await device.advance(days: 32)
+        device.clockOffset = -10 * 86_400
+        #expect(!(try await manager.account(.fetchCurrent).isActive("pro")))
+        #expect(await manager.destination(policy: .fetchCurrent) == .paywall)
+    }
+
+    /// A subscriber whose subscription lapsed, then deleted the app and installed it again.
+    func lapsedAndReinstalled(_ device: Device) async throws {
+        let (manager, _) = try await Self.launch(device)
+        let receipt = try await manager.buy("com.tally.pro.monthly")
+        let original = try #require(try await device.appStore.transaction(receipt.transactionID).payload.originalTransactionId)
+        try await device.appStore.setAutoRenew(originalTransactionID: original, enabled: false)
+        try await device.advance(days: 32)
+        #expect(await manager.destination(policy: .fetchCurrent) == .paywall)
+        await manager.stop()
+        device.reinstall()
+    }
+
+    @Test func aLapsedSubscriberWhoReinstallsIsSentToThePaywallAtLaunch() async throws {
+        let device = try await Device()
+        try await lapsedAndReinstalled(device)
+        // The new install knows nothing of its own; the store's history says a payment was made.
+        let (reinstalled, _) = try await Self.launch(device)
+        #expect(await reinstalled.destination(policy: .fromCacheOnly) == .paywall)
+        #expect(await reinstalled.destination(policy: .fetchCurrent) == .paywall)
+    }
+
+    @Test func aLapsedSubscriberWhoReinstallsOfflineIsSentToThePaywallByRestore() async throws {
+        let device = try await Device()
+        try await lapsedAndReinstalled(device)
+        // The first launch cannot reach the store: onboarding, as for anyone unknown…
+        await device.store.setReachable(false)
+        let (reinstalled, _) = try await Self.launch(device)
+        #expect(await reinstalled.destination(policy: .fetchCurrent) == .onboarding)
+        // …until Restore Purchases reads the store's history.
+        await device.store.setReachable(true)
+        let restored = try await reinstalled.restore()
+        #expect(restored.account.snapshot.entitlements.map(\.id) == ["pro"])
+        #expect(!restored.account.isActive("pro"))
+        #expect(await reinstalled.destination(policy: .fetchCurrent) == .paywall)
+        // Remembered: the next launch goes to the paywall even without the store.
+        await reinstalled.stop()
+        await device.store.setReachable(false)
+        let (next, _) = try await Self.launch(device)
+        #expect(await next.destination(policy: .fromCacheOnly) == .paywall)
+    }
+
+    @Test func someoneWhoNeverPaidStillGoesThroughOnboardingAfterAReinstall() async throws {
+        let device = try await Device()
+        let (manager, _) = try await Self.launch(device)
+        await device.store.nextPurchase(.userCancelled)
+        #expect(try await manager.purchase("com.tally.pro.monthly") == .cancelled)
+        await manager.stop()
+        device.reinstall()
+        let (reinstalled, _) = try await Self.launch(device)
+        #expect(await reinstalled.destination(policy: .fetchCurrent) == .onboarding)
+        _ = try await reinstalled.restore()
+        #expect(await reinstalled.destination(policy: .fetchCurrent) == .onboarding)
+    }
+
+    @Test func anActiveSubscriberWhoReinstallsGoesStraightToTheApp() async throws {
+        let device = try await Device()
+        let (manager, _) = try await Self.launch(device)
+        _ = try await manager.buy("com.tally.pro.yearly")
+        await manager.stop()
+        device.reinstall()
+        let (reinstalled, _) = try await Self.launch(device)
+        #expect(await reinstalled.destination(policy: .fromCacheOnly) == .main)
+    }
+
+    @Test func afterTheOfflineWindowTheDestinationIsReadFromTheLedgerEvenBeforeStart() async throws {
+        let device = try await Device()
+        let window: (inout PurchaseManager.Configuration) -> Void = { $0.offlineAccessWindow = .seconds(3 * 86_400) }
+        let (manager, _) = try await Self.launch(device, window)
+        _ = try await manager.buy("com.tally.pro.yearly")
+        await manager.stop()
+        // Four days away: the cache no longer counts, the ledger still knows the yearly subscription.
+        try await device.advance(days: 4)
+        let database = try device.database()
+        let notStarted = try await device.manager(delivery: try await device.onDeviceLedger(database), database: database, productIDs: Self.products) {
+            $0.onboardingEntitlement = "pro"
+            window(&$0)
+        }
+        #expect(await notStarted.startupState == .stopped)
+        #expect(await notStarted.destination(policy: .fromCacheOnly) == .main)
+        let state = try await notStarted.account(.fromCacheOnly)
+        #expect(state.source == .fetched && state.isActive("pro"), "\(state)")
+    }
+}
