@@ -16,11 +16,24 @@ struct StoreFixture {
     }()
 
     let store: SimulatedAppStore
+    let verifier: SignedDataVerifier
 
     init() throws {
         var configuration = SimulatedAppStore.Configuration(catalog: Self.catalog, bundleID: Self.bundleID, appAppleID: 6_450_000_001)
         configuration.notificationURL = URL(string: "https://server.tally.test/v1/notifications/appstore")!
         store = try SimulatedAppStore(
             configuration: configuration, authority: Self.authority, time: .manual(start: Self.start), transport: NotificationInbox())
+        verifier = SignedDataVerifier(
+            .init(bundleID: .equals(Self.bundleID), appAppleID: .equals(6_450_000_001), environments: [.sandbox],
+                  rootCertificates: [Self.authority.root]),
+            now: { Self.start })
+    }
+
+    /// Buys and expects success.
+    func buy(_ product: String, _ options: PurchaseOptions = PurchaseOptions()) async throws -> SignedTransaction {
+        guard case .success(let transaction) = try await store.purchase(product, options: options) else {
+            throw StoreError(.invalidState, "purchase of \(product) did not succeed")
+        }
+        return transaction
     }
 }
