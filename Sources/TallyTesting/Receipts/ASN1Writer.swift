@@ -34,9 +34,12 @@ enum ASN1Writer {
         return element(0x02, bytes)
     }
 
-    /// An INTEGER from content bytes already in two's complement (a serial number).
-    static func integer(content: some Collection<UInt8>) -> [UInt8] {
-        element(0x02, Array(content))
+    /// A non-negative INTEGER from its big-endian bytes (a serial number): leading zeros
+    /// dropped, one zero added when the top bit is set, as a certificate encodes it.
+    static func integer(unsigned bytes: some Collection<UInt8>) -> [UInt8] {
+        var content = Array(bytes.drop { $0 == 0 })
+        if content.first.map({ $0 & 0x80 != 0 }) ?? true { content.insert(0, at: 0) }
+        return element(0x02, content)
     }
 
     static func oid(_ content: [UInt8]) -> [UInt8] {

@@ -272,7 +272,7 @@ public struct TestReceiptAuthority: Sendable {
         try issuer.serialize(signer.issuer)
         var signerInfo: [[UInt8]] = [
             ASN1Writer.integer(1),
-            ASN1Writer.sequence([issuer.serializedBytes, ASN1Writer.integer(content: signer.serialNumber.bytes)]),
+            ASN1Writer.sequence([issuer.serializedBytes, ASN1Writer.integer(unsigned: signer.serialNumber.bytes)]),
             digestAlgorithm,
         ]
         if let signedAttributes { signerInfo.append(signedAttributes) }

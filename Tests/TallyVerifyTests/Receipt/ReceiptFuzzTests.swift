@@ -80,12 +80,15 @@ import X509
     @Test(arguments: [1_000, 100_000])
     func nestingBombsAreRefusedQuickly(depth: Int) async throws {
         let verifier = ReceiptFixtures.verifier()
-        let indefinite = [UInt8](repeating: 0, count: 2 * depth).enumerated().map { $0.offset % 2 == 0 ? 0x30 : 0x80 }
+        let indefinite = [[UInt8]](repeating: [0x30, 0x80], count: depth).flatMap { $0 }
         var definite: [UInt8] = []
-        for _ in 0..<min(depth, 2_000) { definite = [0x30, 0x84] + withUnsafeBytes(of: UInt32(definite.count).bigEndian, Array.init) + definite }
-        let chunks = [0x30, 0x80, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02, 0xA0, 0x80]
-            + [UInt8](repeating: 0, count: 2 * depth).enumerated().map { $0.offset % 2 == 0 ? 0x24 : 0x80 }
-        for bomb in [indefinite, definite, chunks] {
+        for _ in 0..<min(depth, 2_000) {
+            let count = UInt32(definite.count)
+            definite = [0x30, 0x84, UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)] + definite
+        }
+        let signedData: [UInt8] = [0x30, 0x80, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02, 0xA0, 0x80]
+        let chunks = signedData + [[UInt8]](repeating: [0x24, 0x80], count: depth).flatMap { $0 }
+        for bomb: [UInt8] in [indefinite, definite, chunks] {
             #expect(Self.parseWork(bomb) <= 30)
             #expect(await verifier.verify(bomb).failure?.code == .malformedReceipt)
         }

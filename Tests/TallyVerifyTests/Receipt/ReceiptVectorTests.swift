@@ -145,7 +145,7 @@ struct ReceiptVectorTests {
         return ReceiptVerifier(configuration, now: { Date(timeIntervalSince1970: 4_102_444_800) })
     }
 
-    static func verify(_ row: [String: String], with verifier: ReceiptVerifier) async throws -> VerificationResult<VerifiedReceipt> {
+    static func verify(_ row: [String: String], with verifier: ReceiptVerifier) async throws -> TallyVerify.VerificationResult<VerifiedReceipt> {
         let path = "receipts/\(row["file"] ?? "")"
         switch row["encoding"] {
         case "base64": return await verifier.verify(base64: try Vectors.text(path))
