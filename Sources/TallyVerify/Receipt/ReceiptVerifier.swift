@@ -103,6 +103,20 @@ public struct ReceiptVerifier: Sendable {
         return await verify(bytes, deviceIdentifier: deviceIdentifier)
     }
 
+    /// Verifies a receipt as files and request bodies hold it: the PKCS#7 bytes themselves
+    /// (DER or BER), or base64 text of them, white space allowed.
+    /// - Parameters:
+    ///   - input: the bytes, or the base64 text's bytes.
+    ///   - deviceIdentifier: when given, the receipt's hash must have been computed with it.
+    /// - Returns: the decoded receipt, or why it was rejected.
+    public func verify(bytesOrBase64 input: [UInt8], deviceIdentifier: DeviceIdentifier? = nil) async -> VerificationResult<VerifiedReceipt> {
+        // A receipt starts with SEQUENCE and a long or indefinite length byte; base64 text is ASCII.
+        if input.count >= 2, input[0] == 0x30, input[1] >= 0x80 {
+            return await verify(input, deviceIdentifier: deviceIdentifier)
+        }
+        return await verify(base64: String(decoding: input, as: UTF8.self), deviceIdentifier: deviceIdentifier)
+    }
+
     /// How many verified chains are cached now.
     public var cachedChainCount: Int { cache.count }
 

@@ -341,6 +341,16 @@ import X509
         #expect(await ReceiptFixtures.verifier().verify(base64: "").failure?.code == .malformedReceipt)
     }
 
+    @Test func receiptIsReadAsBytesOrAsBase64() async throws {
+        let verifier = ReceiptFixtures.verifier()
+        for encoding in [Options.Encoding.der, .indefiniteLength(chunkSize: 100)] {
+            let bytes = try ReceiptFixtures.authority.sign(ReceiptFixtures.receipt(), options: Options(encoding: encoding))
+            #expect(await verifier.verify(bytesOrBase64: bytes).value != nil)
+            #expect(await verifier.verify(bytesOrBase64: Array((Data(bytes).base64EncodedString() + "\r\n").utf8)).value != nil)
+        }
+        #expect(await verifier.verify(bytesOrBase64: Array("NOT A RECEIPT".utf8)).failure?.code == .malformedReceipt)
+    }
+
     @Test func receiptOverTheLimitIsNotParsed() async throws {
         let bytes = try ReceiptFixtures.authority.sign(ReceiptFixtures.receipt())
         let verifier = ReceiptFixtures.verifier { $0.maximumLength = bytes.count - 1 }
