@@ -46,6 +46,9 @@ struct ReceiptContainer: Sendable {
         let signature: [UInt8]
     }
 
+    /// The most certificates a receipt may carry.
+    static let maximumCertificates = 10
+
     /// Object identifiers as their DER content bytes, compared without decoding.
     enum OID {
         static let signedData: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
@@ -97,6 +100,12 @@ struct ReceiptContainer: Sendable {
             for certificate in try reader.children(of: signedData[index]) where certificate.isUniversal(16, constructed: true) {
                 // Other choices (attribute certificates) are not X.509 and cannot be in the chain.
                 certificates.append(reader.encoding(of: certificate))
+            }
+            // Apple's receipts carry three; a bound keeps parsing certificates cheap.
+            guard certificates.count <= Self.maximumCertificates else {
+                throw BERError(
+                    offset: signedData[index].start,
+                    reason: "\(certificates.count) certificates; a receipt carries at most \(Self.maximumCertificates)")
             }
             index += 1
         }

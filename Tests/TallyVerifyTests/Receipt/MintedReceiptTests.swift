@@ -49,6 +49,27 @@ import X509
         #expect(verified.value != nil, "\(String(describing: verified.failure))")
     }
 
+    @Test func receiptCarryingTooManyCertificatesIsMalformed() async throws {
+        // Indefinite lengths around the certificates field, so it can be replaced without
+        // touching any other length: the same three certificates three times (9) or four times (12).
+        let authority = ReceiptFixtures.authority
+        let bytes = try authority.sign(ReceiptFixtures.receipt(), options: Options(encoding: .indefiniteLength(chunkSize: 1000)))
+        let certificates = try authority.embeddedCertificates().map(TestCertificateAuthority.der).flatMap { $0 }
+        let field = try #require(bytes.indices.first { index in
+            index + 4 + certificates.count <= bytes.count && bytes[index] == 0xA0 && bytes[index + 1] == 0x82
+                && Array(bytes[(index + 4)..<(index + 4 + certificates.count)]) == certificates
+        })
+        func carrying(_ copies: Int) -> [UInt8] {
+            let repeated = Array(repeating: certificates, count: copies).flatMap { $0 }
+            return Array(bytes[..<field]) + [0xA0, 0x82, UInt8(repeated.count >> 8), UInt8(repeated.count & 0xFF)] + repeated
+                + Array(bytes[(field + 4 + certificates.count)...])
+        }
+        #expect(await ReceiptFixtures.verifier().verify(carrying(3)).value != nil)
+        let failure = await ReceiptFixtures.verifier().verify(carrying(4)).failure
+        #expect(failure?.code == .malformedReceipt)
+        #expect(failure?.reason.contains("12 certificates") == true)
+    }
+
     @Test func receiptWithoutItsRootVerifiesAgainstTheConfiguredOne() async throws {
         let bytes = try ReceiptFixtures.authority.sign(ReceiptFixtures.receipt(), options: Options(embedsRoot: false))
         #expect(await ReceiptFixtures.verifier().verify(bytes).value != nil)
