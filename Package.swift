@@ -42,6 +42,8 @@ let package = Package(
             dependencies: [
                 "TallyCore",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // RSA for legacy app receipts; swift-certificates depends on it already.
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -52,6 +54,7 @@ let package = Package(
             dependencies: [
                 "TallyCore", "TallyVerify",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -119,6 +122,7 @@ let package = Package(
             dependencies: [
                 "TallyCore", "TallyVerify", "TallyTesting", "TallyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -130,6 +134,8 @@ let package = Package(
                 "TallyCore", "TallyVerify", "TallyTesting", "TallyTestingServer", "TallyTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: strict
         ),
