@@ -39,6 +39,8 @@ let package = Package(
             dependencies: [
                 "TallyCore",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // RSA for legacy app receipts; swift-certificates depends on it already.
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -49,6 +51,7 @@ let package = Package(
             dependencies: [
                 "TallyCore", "TallyVerify",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -72,6 +75,7 @@ let package = Package(
             dependencies: [
                 "TallyCore", "TallyVerify", "TallyTesting", "TallyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -82,6 +86,8 @@ let package = Package(
             dependencies: [
                 "TallyCore", "TallyVerify", "TallyTesting", "TallyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: strict
         ),

@@ -72,8 +72,8 @@ extension SignedDataVerifier {
     /// The time at which certificates must be valid. Always an input: the verifier never
     /// reads a clock except through the `now` it was given.
     public enum ValidationTime: Hashable, Sendable {
-        /// The payload's `signedDate` (`receiptCreationDate` for app transactions), or now
-        /// when it has none. With revocation checking on, now, as Apple does online.
+        /// The payload's `signedDate` (`receiptCreationDate` for app transactions and app
+        /// receipts), or now when it has none. With revocation checking on, now, as Apple does online.
         case signedDate
         /// The current time from the verifier's `now`.
         case current

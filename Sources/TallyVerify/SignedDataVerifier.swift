@@ -32,7 +32,7 @@ public struct SignedDataVerifier: Sendable {
     /// The configuration this verifier was made with.
     public let configuration: Configuration
     private let now: @Sendable () -> Date
-    private let cache: ChainCache
+    private let cache: ChainCache<TrustedChain>
     private let headers: HeaderMemo
     private let validator: ChainValidator
 
@@ -131,7 +131,7 @@ public struct SignedDataVerifier: Sendable {
         let x5c = parsed.header.x5c ?? []
         switch x5c.count {
         case 3:
-            let key = parsed.header.chainKey ?? ChainCache.Key(leaf: x5c[0], intermediate: x5c[1])
+            let key = parsed.header.chainKey ?? ChainKey(leaf: x5c[0], intermediate: x5c[1])
             return await verifyChained(parsed, key: key, as: Payload.self)
         case 1 where configuration.acceptsXcode:
             return await verifyXcode(parsed, certificate: x5c[0], as: Payload.self)
@@ -146,7 +146,7 @@ public struct SignedDataVerifier: Sendable {
     }
 
     private func verifyChained<Payload: IdentityClaiming>(
-        _ parsed: CompactJWS, key: ChainCache.Key, as: Payload.Type
+        _ parsed: CompactJWS, key: ChainKey, as: Payload.Type
     ) async -> VerificationResult<Verified<Payload>> {
         let chain: TrustedChain
         let revocationCheckedAt: Date?

@@ -48,9 +48,11 @@ public struct VerificationFailure: Error, Hashable, Sendable, CustomStringConver
         /// Not a compact JWS: not three segments, not base64url, or a header that is not a
         /// JSON object of the expected shape.
         public static let malformedJWS = Self(rawValue: "malformed_jws")
-        /// The header's `alg` is not `ES256`.
+        /// The header's `alg` is not `ES256`; for a receipt, the signer's digest is not SHA-1 or
+        /// SHA-256, or its signature algorithm not RSA with that digest.
         public static let unsupportedAlgorithm = Self(rawValue: "unsupported_algorithm")
-        /// `x5c` does not hold exactly three certificates (one for Xcode, when enabled).
+        /// `x5c` does not hold exactly three certificates (one for Xcode, when enabled); a
+        /// receipt's signer was issued directly by a root, without an intermediate.
         public static let badCertificateChainLength = Self(rawValue: "bad_certificate_chain_length")
         /// An `x5c` entry is not base64 of a DER X.509 certificate.
         public static let malformedCertificate = Self(rawValue: "malformed_certificate")
@@ -66,9 +68,12 @@ public struct VerificationFailure: Error, Hashable, Sendable, CustomStringConver
         public static let certificateExpired = Self(rawValue: "certificate_expired")
         /// A certificate's validity period starts after the validation time.
         public static let certificateNotYetValid = Self(rawValue: "certificate_not_yet_valid")
-        /// The ES256 signature does not verify with the leaf's key, or is not 64 bytes.
+        /// The ES256 signature does not verify with the leaf's key, or is not 64 bytes; for a
+        /// receipt, the RSA signature does not verify, or the signed attributes' message digest
+        /// is not the content's.
         public static let badSignature = Self(rawValue: "bad_signature")
-        /// The payload is not JSON of the expected kind.
+        /// The payload is not JSON of the expected kind; for a receipt, the signed content is not
+        /// a receipt's attribute set.
         public static let payloadNotDecodable = Self(rawValue: "payload_not_decodable")
         /// The payload is for another app (bundle identifier).
         public static let wrongBundleID = Self(rawValue: "wrong_bundle_id")
@@ -86,8 +91,18 @@ public struct VerificationFailure: Error, Hashable, Sendable, CustomStringConver
         /// decimal digits, a product or bundle id with characters App Store ids do not have, a
         /// `notificationUUID` that is not a UUID. Apple's libraries do not check these.
         public static let invalidIdentifier = Self(rawValue: "invalid_identifier")
+        /// Not an app receipt: not base64 where base64 is expected, not BER, not PKCS#7
+        /// `SignedData` over `pkcs7-data`, not exactly one signer, or a signer whose
+        /// certificate the receipt does not carry.
+        public static let malformedReceipt = Self(rawValue: "malformed_receipt")
+        /// The receipt is for another version of the app (`CFBundleVersion`).
+        public static let wrongAppVersion = Self(rawValue: "wrong_app_version")
+        /// The receipt's hash does not match this device's identifier: it was issued to
+        /// another device, or carries no hash.
+        public static let deviceHashMismatch = Self(rawValue: "device_hash_mismatch")
 
-        /// Every code, in the order the verifier checks.
+        /// Every code: the JWS codes in the order the verifier checks them, then the codes only
+        /// receipts have.
         public static let all: [Code] = [
             .inputTooLarge, .malformedJWS, .unsupportedAlgorithm, .badCertificateChainLength,
             .malformedCertificate, .untrustedChain, .unhandledCriticalExtension, .missingAppleOID,
@@ -95,6 +110,7 @@ public struct VerificationFailure: Error, Hashable, Sendable, CustomStringConver
             .certificateNotYetValid, .certificateRevoked, .revocationCheckFailed,
             .revocationCheckUnavailable, .wrongBundleID, .wrongAppAppleID, .wrongEnvironment,
             .invalidIdentifier,
+            .malformedReceipt, .wrongAppVersion, .deviceHashMismatch,
         ]
 
         /// The status Apple's Swift library (`VerificationError`) reports for the same input;

@@ -5,7 +5,8 @@ public import TallyCore
 public struct Verified<Payload: AppStoreSignedPayload>: Sendable, Hashable {
     /// The decoded payload.
     public let payload: Payload
-    /// The payload's JSON exactly as signed, for audit logs and fields this version does not model.
+    /// The payload exactly as signed, for audit logs and fields this version does not model:
+    /// JSON for a JWS, the ASN.1 attribute set for an app receipt.
     public let rawPayload: Data
     /// The time at which the certificates were found valid.
     public let validationTime: Date
@@ -17,8 +18,8 @@ public struct Verified<Payload: AppStoreSignedPayload>: Sendable, Hashable {
 public enum SignatureOrigin: String, Hashable, Sendable, Codable {
     /// A chain to a configured root, with Apple's OIDs.
     case certificateChain = "certificate_chain"
-    /// Xcode's self-signed certificate: integrity only, accepted only when the Xcode
-    /// environment is configured.
+    /// Xcode's self-signed certificate: integrity only, accepted only for Xcode data, when the
+    /// Xcode environment is configured (and, for receipts, the certificate is a configured root).
     case xcodeSelfSigned = "xcode_self_signed"
 }
 

@@ -9,7 +9,7 @@ public protocol AppStoreSignedPayload: Codable, Hashable, Sendable {
     static var kind: SignedDataKind { get }
 
     /// The date the App Store signed the payload: `signedDate`, or `receiptCreationDate`
-    /// for an app transaction.
+    /// for an app transaction and an app receipt.
     var validationDate: Date? { get }
 }
 
@@ -28,4 +28,6 @@ public struct SignedDataKind: AppStoreRawValue {
     public static let appTransaction = Self(rawValue: "app-transaction")
     /// A Retention Messaging real-time request.
     public static let realtimeRequest = Self(rawValue: "realtime-request")
+    /// A legacy app receipt (PKCS#7, StoreKit 1).
+    public static let appReceipt = Self(rawValue: "app-receipt")
 }

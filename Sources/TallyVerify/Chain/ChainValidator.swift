@@ -10,21 +10,32 @@ import SwiftASN1
 struct ChainValidator: Sendable {
     let roots: [Certificate]
 
+    /// A JWS chain: the structure, and a P-256 leaf key to check ES256 with.
     func validate(leaf: Certificate, intermediate: Certificate) async -> Result<TrustedChain, VerificationFailure> {
+        switch await validateStructure(leaf: leaf, intermediate: intermediate) {
+        case .success(let certificates):
+            guard let key = P256.Signing.PublicKey(leaf.publicKey) else {
+                return .failure(VerificationFailure(.invalidCertificateChain, "leaf key is not a P-256 key, so it cannot sign ES256"))
+            }
+            return .success(TrustedChain(leafKey: key, certificates: certificates))
+        case .failure(let failure):
+            return .failure(failure)
+        }
+    }
+
+    /// Leaf, intermediate and the configured root they chain to, when they meet RFC 5280 and
+    /// the App Store policy; validity periods are left to the caller.
+    func validateStructure(leaf: Certificate, intermediate: Certificate) async -> Result<[Certificate], VerificationFailure> {
         var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
             // Time is checked per payload against the cached chain; see TrustedChain.
             RFC5280Policy.withValidityCheckDisabled()
             AppStoreChainPolicy()
         }
-        // x5c[2] is never given to the verifier: only configured roots anchor a chain.
+        // Only configured roots anchor a chain: the root a JWS or receipt carries is never given.
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore([intermediate]))
         switch result {
         case .validCertificate(let chain):
-            let certificates = Array(chain)
-            guard let key = P256.Signing.PublicKey(leaf.publicKey) else {
-                return .failure(VerificationFailure(.invalidCertificateChain, "leaf key is not a P-256 key, so it cannot sign ES256"))
-            }
-            return .success(TrustedChain(leafKey: key, certificates: certificates))
+            return .success(Array(chain))
         case .couldNotValidate(let failures):
             let reasons = failures.map { InputProblem.scrubbed($0.policyFailureReason.description) }
             return .failure(diagnose(leaf: leaf, intermediate: intermediate, reasons: reasons))

@@ -9,7 +9,7 @@ struct CompactJWS {
         var x5c: [String]?
         var crit: [String]?
         /// The chain cache key of a three-certificate `x5c`, computed once per header.
-        var chainKey: ChainCache.Key?
+        var chainKey: ChainKey?
 
         private enum CodingKeys: String, CodingKey { case alg, x5c, crit }
     }
@@ -64,7 +64,7 @@ struct CompactJWS {
                 // The strict reader: a duplicated member (two `alg`s) is refused, not resolved.
                 var decoded = try AppStoreJSON.decode(Header.self, from: headerBytes)
                 if let x5c = decoded.x5c, x5c.count == 3 {
-                    decoded.chainKey = ChainCache.Key(leaf: x5c[0], intermediate: x5c[1])
+                    decoded.chainKey = ChainKey(leaf: x5c[0], intermediate: x5c[1])
                 }
                 header = decoded
             } catch {
