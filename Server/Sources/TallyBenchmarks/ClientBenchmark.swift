@@ -312,7 +312,7 @@ public enum ClientBenchmark {
         deviceFolder: URL, server: String?, health: (@Sendable () async throws -> Void)?
     ) async throws -> ModeResult {
         let appStore = try context.appStore()
-        let store = SimulatedStore(appStore)
+        let store = SimulatedStoreKit(appStore)
         let steps = StepMoments()
         var configuration = PurchaseManager.Configuration(productIDs: [product])
         configuration.language = .english

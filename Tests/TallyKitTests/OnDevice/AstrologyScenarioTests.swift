@@ -376,11 +376,11 @@ import Testing
     }
 
     @Test(arguments: [
-        (StoreError.Code.paymentDeclined, TallyError.Code.paymentDeclined, ErrorPresentation.Action.ok),
+        (SimulatedAppStoreError.Code.paymentDeclined, TallyError.Code.paymentDeclined, ErrorPresentation.Action.ok),
         (.paymentNotAllowed, .paymentNotAllowed, .ok),
         (.networkError, .networkError, .tryAgain),
     ])
-    func fr016_storeFailuresBecomeTypedErrors(_ failure: StoreError.Code, _ expected: TallyError.Code, _ action: ErrorPresentation.Action) async throws {
+    func fr016_storeFailuresBecomeTypedErrors(_ failure: SimulatedAppStoreError.Code, _ expected: TallyError.Code, _ action: ErrorPresentation.Action) async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
         await device.store.nextPurchase(.failure(failure))

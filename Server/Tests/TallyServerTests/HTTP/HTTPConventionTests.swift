@@ -197,7 +197,7 @@ import Testing
         try await api.test { client in
             let user = try await client.newUser()
             guard case .success(let genuine) = try await harness.store.purchase(
-                "com.tally.photo.credits.50", options: PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success)) else {
+                "com.tally.photo.credits.50", options: SimulatedAppStore.PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success)) else {
                 Issue.record("the simulated purchase did not succeed"); return
             }
             for id in ["", " ", "abc"] {

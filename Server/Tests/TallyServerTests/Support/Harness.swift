@@ -78,7 +78,7 @@ final class Harness: @unchecked Sendable {
 
     /// Buys from the simulated store and verifies, as a device would before posting.
     func buy(_ product: String, for user: User?, quantity: Int = 1) async throws -> (Verified<TransactionPayload>, String) {
-        let options = PurchaseOptions(appAccountToken: user?.appAccountToken, quantity: quantity, outcome: .success)
+        let options = SimulatedAppStore.PurchaseOptions(appAccountToken: user?.appAccountToken, quantity: quantity, outcome: .success)
         guard case .success(let transaction) = try await store.purchase(product, options: options) else {
             throw TestFailure("purchase did not succeed")
         }
