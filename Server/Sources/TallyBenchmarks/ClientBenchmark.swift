@@ -30,7 +30,7 @@ import TallyVerify
 public enum ClientBenchmark {
     /// Where the credit is delivered.
     public enum Mode: String, CaseIterable, Sendable, Codable {
-        /// `OnDeviceLedger` in the device's SQLite database (seed 000).
+        /// `OnDeviceLedger` in the device's SQLite database (an app without a backend).
         case onDevice = "on-device"
         /// `ServerDelivery` to a Tally server on loopback.
         case server
@@ -139,7 +139,7 @@ public enum ClientBenchmark {
     /// What a run measured.
     public struct Result: Sendable, Codable {
         public var modes: [ModeResult]
-        /// The goal for paid → usable p99, and the limit seed 000 sets, in milliseconds.
+        /// The goal for paid → usable p99, and the limit an app without a backend asks for, in milliseconds.
         public var targetP99Milliseconds: Double
         public var seedLimitMilliseconds: Double
         /// The device database's settings (those `LocalDatabase` opens with).

@@ -25,9 +25,9 @@ import Testing
         return (manager, delivery)
     }
 
-    // MARK: Seed 001 — an AI photo app with server credits
+    // MARK: An AI photo app with server credits
 
-    @Test func seed001_twoFreeCreditsOnSignUpThenAPackOfFifty() async throws {
+    @Test func twoFreeCreditsOnSignUpThenAPackOfFifty() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, delivery) = try await Self.signedUp(device, server)
@@ -45,7 +45,7 @@ import Testing
         }
     }
 
-    @Test func seed001_insufficientCreditsIsATypedErrorAPaywallCanActOn() async throws {
+    @Test func insufficientCreditsIsATypedErrorAPaywallCanActOn() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.signedUp(device, server)
@@ -60,7 +60,7 @@ import Testing
         }
     }
 
-    @Test func seed001_aSpendRetriedWithItsKeySpendsOnce() async throws {
+    @Test func aSpendRetriedWithItsKeySpendsOnce() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
@@ -117,9 +117,9 @@ import Testing
         }
     }
 
-    // MARK: Seed 002 — a voice recorder selling seconds
+    // MARK: A voice recorder selling seconds
 
-    @Test func seed002_topUpThreeHoursOfRecording() async throws {
+    @Test func topUpThreeHoursOfRecording() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.signedUp(device, server, products: ["com.tally.echo.3hours"])
@@ -129,7 +129,7 @@ import Testing
         }
     }
 
-    @Test func seed002_aBookingUsesTheMonthlyAllowanceBeforeTheTopUpAndReturnsTheUnusedPart() async throws {
+    @Test func aBookingUsesTheMonthlyAllowanceBeforeTheTopUpAndReturnsTheUnusedPart() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.signedUp(device, server, products: ["com.tally.echo.3hours", "com.tally.pro.monthly"])
@@ -151,7 +151,7 @@ import Testing
         }
     }
 
-    @Test func seed002_anExpiredReservationReturnsEverything() async throws {
+    @Test func anExpiredReservationReturnsEverything() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.signedUp(device, server, products: ["com.tally.echo.3hours"])
@@ -167,7 +167,7 @@ import Testing
         }
     }
 
-    @Test func seed002_consumeHoldsWhileRecordingAndChargesOnlyOnSuccess() async throws {
+    @Test func consumeHoldsWhileRecordingAndChargesOnlyOnSuccess() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.signedUp(device, server, products: ["com.tally.echo.3hours"])
@@ -202,9 +202,9 @@ import Testing
         }
     }
 
-    // MARK: Seed 003 — orders, anti-loss and backoff
+    // MARK: Orders, anti-loss and backoff
 
-    @Test func seed003_aCancelledPaymentClosesItsOrder() async throws {
+    @Test func aCancelledPaymentClosesItsOrder() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, delivery) = try await Self.signedUp(device, server)
@@ -251,7 +251,7 @@ import Testing
         }
     }
 
-    @Test func seed003_whenTheOrderCannotBeCreatedNoPaymentSheetIsShown() async throws {
+    @Test func whenTheOrderCannotBeCreatedNoPaymentSheetIsShown() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
@@ -263,7 +263,7 @@ import Testing
         }
     }
 
-    @Test func seed003_serverUnreachableAfterPaymentIsRetriedWithBackoffAndCreditedOnce() async throws {
+    @Test func serverUnreachableAfterPaymentIsRetriedWithBackoffAndCreditedOnce() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
@@ -309,7 +309,7 @@ import Testing
         }
     }
 
-    @Test func seed003_aLostAnswerIsNotFinishedUntilAnAnswerNamesTheTransaction() async throws {
+    @Test func aLostAnswerIsNotFinishedUntilAnAnswerNamesTheTransaction() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
