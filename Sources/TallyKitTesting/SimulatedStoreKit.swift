@@ -173,7 +173,7 @@ public actor SimulatedStoreKit: Store {
         let kind: ProductKind = switch product.kind {
         case .consumable: .consumable
         case .nonConsumable: .nonConsumable
-        case .nonRenewingSubscription: .nonRenewable
+        case .nonRenewingSubscription: .nonRenewing
         default: .autoRenewable
         }
         let terms = product.subscription.map { info in

@@ -157,7 +157,7 @@ public enum ClientBenchmark {
     ///   - progress: receives a line at each step.
     /// - Throws: ``Failure`` when a purchase does not end credited: a figure for a failure is no figure.
     public static func run(_ options: Options, progress: @escaping @Sendable (String) -> Void) async throws -> Result {
-        let serverCatalog = InProcessServer.benchmarkCatalog(try ServerCatalog.load(contentsOf: options.catalogURL))
+        let serverCatalog = InProcessServer.benchmarkCatalog(try TallyCatalog.load(contentsOf: options.catalogURL))
         let onDeviceCatalog = try OnDeviceCatalog.load(contentsOf: options.catalogURL)
         let storeCatalog = try StoreKitConfiguration.load(contentsOf: options.storeCatalogURL)
         let folder = options.folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("tally-bench-client-\(UUID().uuidString)")
@@ -183,7 +183,7 @@ public enum ClientBenchmark {
 
     struct Context: Sendable {
         var options: Options
-        var serverCatalog: ServerCatalog
+        var serverCatalog: TallyCatalog
         var onDeviceCatalog: OnDeviceCatalog
         var storeCatalog: StoreKitConfiguration
         var authority: TestCertificateAuthority

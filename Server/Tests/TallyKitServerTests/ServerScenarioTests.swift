@@ -39,7 +39,7 @@ import Testing
             // The order made before payment was fulfilled by this transaction.
             let intent = try #require(try await manager.journal.intents().first)
             let order = try await delivery.order(try #require(intent.ticket.orderID))
-            #expect(order.status == "fulfilled")
+            #expect(order.status == .fulfilled)
             #expect(order.transactionId == receipt.transactionID)
             #expect(await device.appStore.isFinished(transactionID: receipt.transactionID))
         }
@@ -143,7 +143,7 @@ import Testing
             #expect(reservation.fromAllowance == 3600)
             #expect(reservation.fromBalance == 400)
             let committed = try #require(try await manager.commit(reservation, used: 3700))
-            #expect(committed.status == "committed")
+            #expect(committed.status == .committed)
             let after = try await manager.account(.fetchCurrent).balance("seconds")
             #expect(after.allowance?.used == 3600)
             #expect(after.available == 10_800 - 100)
@@ -212,7 +212,7 @@ import Testing
             #expect(try await manager.purchase("com.tally.photo.credits.10") == .cancelled)
             let intent = try #require(try await manager.journal.intents().first)
             #expect(intent.state == "abandoned")
-            #expect(try await delivery.order(try #require(intent.ticket.orderID)).status == "failed")
+            #expect(try await delivery.order(try #require(intent.ticket.orderID)).status == .failed)
         }
     }
 
@@ -234,7 +234,7 @@ import Testing
             let later = try await relaunch()
             #expect(try await later.journal.intents().first?.state == "abandoned")
             // Closed, not dangling (the server may have expired it first).
-            #expect(["failed", "expired"].contains(try await delivery.order(orderID).status))
+            #expect([OrderStatus.failed, .expired].contains(try await delivery.order(orderID).status))
         }
     }
 
@@ -360,7 +360,7 @@ import Testing
             let (manager, delivery) = try await Self.signedUp(device, server)
             _ = try await manager.buy("com.tally.photo.credits.10")
             let fulfilled = try #require(try await manager.journal.intents().first?.ticket.orderID)
-            #expect(try await delivery.order(fulfilled).status == "fulfilled")
+            #expect(try await delivery.order(fulfilled).status == .fulfilled)
             // Another paid transaction of the product arrives carrying that order (a wrong match).
             guard case .success(let paid) = try await device.appStore.purchase(
                 "com.tally.photo.credits.10", options: .init(appAccountToken: delivery.credentials.appAccountToken, outcome: .success)) else {

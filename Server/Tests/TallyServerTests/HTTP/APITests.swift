@@ -62,7 +62,7 @@ import Testing
             let replay = try API.decode(PurchaseResponse.self, try await client.post("/v1/me/purchases", token: user.userToken, body: request))
             #expect(replay.replayed)
             let fulfilled = try API.decode(Order.self, try await client.get("/v1/me/orders/\(order.orderId)", token: user.userToken))
-            #expect(fulfilled.status == "fulfilled")
+            #expect(fulfilled.status == .fulfilled)
 
             // The same transaction posted with a second order: 409 with its code, not a constraint error.
             let second = try API.decode(Order.self, try await client.post(
@@ -71,7 +71,7 @@ import Testing
                 "/v1/me/purchases", token: user.userToken, body: API.body(PurchaseRequest(signedTransaction: transaction.jws, orderId: second.orderId)))
             #expect(reused.status == .conflict)
             #expect(API.errorCode(reused) == "order_mismatch")
-            #expect(try API.decode(Order.self, try await client.get("/v1/me/orders/\(second.orderId)", token: user.userToken)).status == "created")
+            #expect(try API.decode(Order.self, try await client.get("/v1/me/orders/\(second.orderId)", token: user.userToken)).status == .created)
 
             // A signed quantity the App Store never sells is refused and credits nothing.
             var eleven = transaction.payload
@@ -94,7 +94,7 @@ import Testing
             let me = try API.decode(AccountResponse.self, try await client.get("/v1/me", token: user.userToken))
             #expect(me.balances.first { $0.currency == "credits" }?.available == 52)
             let ledger = try API.decode(LedgerPage.self, try await client.get("/v1/me/ledger?currency=credits&limit=1", token: user.userToken))
-            #expect(ledger.entries.first?.kind == "purchase")
+            #expect(ledger.entries.first?.kind == .purchase)
             #expect(ledger.nextCursor != nil)
         }
     }

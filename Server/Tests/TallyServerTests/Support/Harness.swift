@@ -35,7 +35,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 /// A simulated App Store, a verifier that trusts its root, and storage on one backend.
 final class Harness: @unchecked Sendable {
     static let start = ISO8601DateFormatter().date(from: "2026-03-01T00:00:00Z")!
-    static let catalog: ServerCatalog = try! ServerCatalog.load(contentsOf: Repository.root.appendingPathComponent("Examples/tally.json"))
+    static let catalog: TallyCatalog = try! TallyCatalog.load(contentsOf: Repository.root.appendingPathComponent("Examples/tally.json"))
     static let storeCatalog: StoreKitConfiguration = try! StoreKitConfiguration.load(
         contentsOf: Repository.root.appendingPathComponent("Examples/Tally.storekit"))
     static let authority: TestCertificateAuthority = try! TestCertificateAuthority(profile: .init(issuedAt: start.addingTimeInterval(-86_400)))
