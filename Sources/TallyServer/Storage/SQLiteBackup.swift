@@ -151,7 +151,7 @@ public enum SQLiteBackup {
             let connection = try SQLiteConnection(path: source, readOnly: true)
             try connection.backup(to: destination)
         } catch {
-            let code: DatabaseMaintenanceError.Code = (error as? SQLiteError).map { $0.code & 0xFF == 26 } == true ? .cannotOpen : .copyFailed  // SQLITE_NOTADB
+            let code: DatabaseMaintenanceError.Code = error.code & 0xFF == 26 ? .cannotOpen : .copyFailed  // SQLITE_NOTADB
             throw DatabaseMaintenanceError(code, "copying \(source) to \(destination): \(reason(error))")
         }
     }

@@ -43,16 +43,26 @@ struct LineReader {
                 ended = true
                 continue
             }
-            guard let lastNewline = chunk.lastIndex(of: 0x0A) else {
+            // Lines found with memchr: the generic split, byte by byte, cost a tenth of a batch's time.
+            var lines: [ArraySlice<UInt8>] = []
+            var start = 0
+            chunk.withUnsafeBufferPointer { buffer in
+                let base = buffer.baseAddress!
+                while start < buffer.count, let found = memchr(base + start, 0x0A, buffer.count - start) {
+                    let end = base.distance(to: UnsafePointer(found.assumingMemoryBound(to: UInt8.self)))
+                    lines.append(chunk[start..<end])
+                    start = end + 1
+                }
+            }
+            guard !lines.isEmpty else {
                 partial.append(contentsOf: chunk)
                 continue
             }
-            var lines = chunk[..<lastNewline].split(separator: 0x0A, omittingEmptySubsequences: false)
             if !partial.isEmpty {
                 partial.append(contentsOf: lines[0])
                 lines[0] = partial[...]
             }
-            partial = Array(chunk[(lastNewline + 1)...])
+            partial = Array(chunk[start...])
             return lines
         }
     }
