@@ -6,9 +6,12 @@
 #   scripts/bench_verify_cli.sh                   # 20,000 JWS, 3 rounds, builds the release tally
 #   scripts/bench_verify_cli.sh --count 5000 --rounds 1 --tally .build-release/release/tally
 #
-# Each round runs, one after the other: openssl (one core), the command pinned to one core
-# (`taskset -c 0`, `--jobs 1`), and the command on every core (`--jobs N`, N = nproc). Each
-# run's output must be N lines, all valid, and the same bytes in both modes.
+# Each round runs, one after the other: `openssl speed -elapsed ecdsap256` (one core), the
+# command pinned to one core (`taskset -c 0`, `--jobs 1`), and the command on every core
+# (`--jobs N`, N = nproc). All rates are per second of wall-clock time (openssl's `-elapsed`;
+# without it openssl counts CPU time, which a busy machine does not slow down); the one-core run
+# also shows its rate per CPU second (user + system). Each run's output must be N lines, all
+# valid, and the same bytes in both modes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +45,7 @@ for number in "$count" "$rounds" "$python_count"; do
   [[ "$number" =~ ^[1-9][0-9]*$ ]] || { echo "bench: $number is not a positive number" >&2; exit 2; }
 done
 command -v openssl >/dev/null || { echo "bench: openssl is required (the baseline)" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is required (apt-get install time)" >&2; exit 2; }
 
 if [ -z "$tally" ]; then
   echo "bench: swift build -c release --product tally --scratch-path .build-release" >&2
@@ -64,43 +68,39 @@ lines="$(wc -l < "$work/jws.txt")"
 [ "$lines" -eq "$count" ] || { echo "bench: $work/jws.txt has $lines lines, expected $count" >&2; exit 1; }
 arguments=(verify --kind transaction --root "$work/root.der" --environment Sandbox --bundle-id com.example --jsonl "$work/jws.txt")
 
-now() { date +%s.%N; }
-rate() { python3 -c "import sys; print(f'{int(sys.argv[1]) / (float(sys.argv[3]) - float(sys.argv[2])):.0f}')" "$@"; }
 median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN { printf f, a / b }'; }
 
-# One whole run of the command; prints its rate and checks its output.
+# One whole run of the command: prints "wall-clock rate CPU rate" and checks its output.
 run_cli() {
   local name="$1"; shift
-  local start end
-  start="$(now)"
-  "$@" > "$work/$name.out"
-  end="$(now)"
+  /usr/bin/time -f "%e %U %S" -o "$work/$name.time" "$@" > "$work/$name.out"
   local valid
   valid="$(grep -c '^{"status":"valid"' "$work/$name.out" || true)"
   [ "$valid" -eq "$count" ] || { echo "bench: $name printed $valid valid verdicts of $count" >&2; exit 1; }
-  rate "$count" "$start" "$end"
+  awk -v n="$count" '{ printf "%.0f %.0f", n / $1, n / ($2 + $3) }' "$work/$name.time"
 }
 
 openssl_rates=() one_rates=() all_rates=()
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $cores cores, $(uname -sr)"
 echo "tally: $tally"
+echo "in-process, same JWS (tally bench verify):"
+sed -n 's/^/  /; 3,4p' "$work/emit.log"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-6s %18s %22s %22s\n' round "openssl verify/s" "tally 1 core /s" "tally $cores cores /s"
+printf '%-6s %18s %34s %22s\n' round "openssl verify/s" "tally 1 core /s (per CPU s)" "tally $cores cores /s"
 for round in $(seq 1 "$rounds"); do
-  line="$(openssl speed -seconds 3 ecdsap256 2>/dev/null | grep nistp256 | tail -n 1)"
+  line="$(openssl speed -elapsed -seconds 3 ecdsap256 2>/dev/null | grep nistp256 | tail -n 1)"
   openssl_rate="$(awk '{ print $NF }' <<< "$line" | cut -d. -f1)"
-  one="$(run_cli one "${pin[@]}" "$tally" "${arguments[@]}" --jobs 1)"
-  all="$(run_cli all "$tally" "${arguments[@]}" --jobs "$cores")"
+  read -r one one_cpu <<< "$(run_cli one "${pin[@]}" "$tally" "${arguments[@]}" --jobs 1)"
+  read -r all _ <<< "$(run_cli all "$tally" "${arguments[@]}" --jobs "$cores")"
   cmp -s "$work/one.out" "$work/all.out" || { echo "bench: --jobs 1 and --jobs $cores printed different bytes" >&2; exit 1; }
   openssl_rates+=("$openssl_rate") one_rates+=("$one") all_rates+=("$all")
-  printf '%-6s %18s %22s %22s\n' "$round" "$openssl_rate" \
-    "$one ($(awk -v a="$one" -v b="$openssl_rate" 'BEGIN { printf "%.2f", a / b }')x)" \
-    "$all ($(awk -v a="$all" -v b="$openssl_rate" 'BEGIN { printf "%.2f", a / b }')x)"
+  printf '%-6s %18s %34s %22s\n' "$round" "$openssl_rate" "$one ($(ratio "$one" "$openssl_rate")x) ($one_cpu)" "$all ($(ratio "$all" "$openssl_rate")x)"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 o="$(median "${openssl_rates[@]}")" a="$(median "${one_rates[@]}")" b="$(median "${all_rates[@]}")"
-echo "median: openssl $o/s; tally --jsonl on 1 core $a/s ($(awk -v a="$a" -v b="$o" 'BEGIN { printf "%.2f", a / b }')x openssl), on $cores cores $b/s ($(awk -v a="$b" -v b="$o" 'BEGIN { printf "%.2f", a / b }')x openssl)"
+echo "median: openssl $o/s; tally --jsonl on 1 core $a/s ($(ratio "$a" "$o")x openssl), on $cores cores $b/s ($(ratio "$b" "$o")x openssl)"
 
 if [ $python -eq 1 ]; then
   head -n "$python_count" "$work/jws.txt" > "$work/python.txt"
@@ -110,7 +110,7 @@ if [ $python -eq 1 ]; then
   if output="$(python3 scripts/bench_python_verify.py "$work/python" 2>&1)"; then
     p="$(sed -n 's/^verifications_per_second=//p' <<< "$output")"
     echo "Apple app-store-server-library (Python, $python_count JWS, in-process, start-up excluded): $p/s;" \
-         "tally --jsonl on 1 core = $(awk -v a="$a" -v b="$p" 'BEGIN { printf "%.1f", a / b }')x, on $cores cores = $(awk -v a="$b" -v b="$p" 'BEGIN { printf "%.1f", a / b }')x"
+         "tally --jsonl on 1 core = $(ratio "$a" "$p" %.1f)x, on $cores cores = $(ratio "$b" "$p" %.1f)x"
   else
     echo "Apple app-store-server-library (Python): not measured: $(tail -n 2 <<< "$output" | tr '\n' ' ')"
   fi
