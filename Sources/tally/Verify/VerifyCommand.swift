@@ -81,7 +81,7 @@ struct VerifyCommand: AsyncParsableCommand {
                     throw ValidationError("cannot read \(file ?? "standard input"): \(error)")
                 }
                 guard let lines else { break }
-                allValid = await Self.verify(lines, kind: kind, with: verifier, jobs: jobs, into: &output) && allValid
+                allValid = try await Self.verify(lines, kind: kind, with: verifier, jobs: jobs, into: &output) && allValid
             }
             try output.flush()
             if !allValid { throw ExitCode(1) }
@@ -101,15 +101,16 @@ struct VerifyCommand: AsyncParsableCommand {
     /// Verifies `lines` and appends their verdicts in order, `jobs` at a time, each on a
     /// contiguous share of the lines.
     /// - Returns: whether every line is valid.
+    /// - Throws: ``OutputBuffer/Failure`` when standard output cannot be written.
     static func verify(
         _ lines: [ArraySlice<UInt8>], kind: Kind, with verifier: SignedDataVerifier, jobs: Int, into output: inout OutputBuffer
-    ) async -> Bool {
+    ) async throws -> Bool {
         let shares = min(jobs, lines.count)
         guard shares > 1 else {
             var allValid = true
             for line in lines {
                 allValid = await VerificationReport.verify(jws(in: line), kind: kind, with: verifier, into: &output.bytes) && allValid
-                try? output.flushIfFull()
+                try output.flushIfFull()
             }
             return allValid
         }
