@@ -142,7 +142,7 @@ let package = Package(
         .testTarget(
             name: "TallyServerTests",
             dependencies: [
-                "TallyCore", "TallyVerify", "TallyTesting", "TallyServer", "TallyTestSupport",
+                "TallyCore", "TallyVerify", "TallyTesting", "TallyServer", "TallySQLite", "TallyTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -158,7 +158,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyCLITests",
-            dependencies: ["tally", "TallyCore", "TallyTesting", "TallyVerify"],
+            dependencies: ["tally", "TallyCore", "TallyTesting", "TallyVerify", "TallySQLite"],
             swiftSettings: strict
         ),
     ]
