@@ -95,6 +95,31 @@ import Testing
         #expect(again.terminationStatus == 0)
     }
 
+    @Test func aServerWithoutDevRefusesWhatTheSimulatorSignsEvenForProduction() async throws {
+        let caDir = folder.appendingPathComponent("ca").path
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, port) = try Self.serve(["serve", "--database", folder.appendingPathComponent("tally.sqlite").path])
+        defer { server.terminate() }
+        let base = "http://127.0.0.1:\(port)"
+        let (_, user) = try await Self.request("POST", base + "/v1/users")
+        let token = try #require(user["user_token"] as? String)
+        let accountToken = try #require(user["app_account_token"] as? String)
+        let purchase = try CommandLine.run(["appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50",
+                                            "--account-token", accountToken, "--environment", "Production"])
+        #expect(purchase.status == 0, "\(purchase.stderr)")
+        let jws = purchase.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let (status, refusal) = try await Self.request("POST", base + "/v1/me/purchases", token: token, body: "{\"signed_transaction\":\"\(jws)\"}")
+        // Signed well, by a chain that does not lead to Apple's root: refused, nothing credited.
+        #expect(status == 422, "\(refusal)")
+        let error = refusal["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "verification_failed", "\(refusal)")
+        #expect(error?["verification_code"] as? String == "untrusted_chain", "\(refusal)")
+        let (_, me) = try await Self.request("GET", base + "/v1/me", token: token)
+        let credits = (me["balances"] as? [[String: Any]])?.first { $0["currency"] as? String == "credits" }
+        #expect(credits?["available"] as? Int == 2, "\(me)")
+    }
+
     @Test func withoutDevTheSimulatorsRootIsNotTrusted() throws {
         let run = try CommandLine.run(["serve", "--trust-ca-dir", "/tmp/anything"])
         #expect(run.status == 2)
