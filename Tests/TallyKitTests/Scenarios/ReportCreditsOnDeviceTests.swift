@@ -427,7 +427,7 @@ import Testing
         let kinds = try await database.read { connection in
             try connection.query("SELECT kind, reference FROM ledger_entries ORDER BY id").map { "\($0["kind"].text ?? "")/\($0["reference"].text ?? "-")" }
         }
-        #expect(kinds == ["grant/-", "hold/-", "spend/profile-42", "commit/-"])
+        #expect(kinds == ["purchase/-", "hold/-", "spend/profile-42", "commit/-"])
     }
 
     @Test func aRefundArrivingThroughUpdatesTakesBackTheUnusedCredit() async throws {
