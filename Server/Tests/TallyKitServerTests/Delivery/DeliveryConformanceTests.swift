@@ -185,9 +185,7 @@ import Testing
             #expect(receipt.transactionID == pack.id)
             #expect(receipt.granted.isEmpty)
             // This delivery applied the refund: it is no replay.
-            withKnownIssue("the server answers `replayed` for the refund of a transaction it delivered before") {
-                #expect(!receipt.replayed)
-            } when: { kind == .server }
+            #expect(!receipt.replayed)
             let owed = Balance(currency: "seconds", available: 0, held: 0, debt: 4_000, spendable: 0)
             #expect(try await fixture.balance("seconds") == owed)
             // The refund delivered again takes nothing more.
