@@ -35,12 +35,12 @@ extension OnDeviceLedger {
                 "INSERT INTO ledger_lots (transaction_id, currency, amount, acquired_at) VALUES (?, ?, ?, ?)",
                 [.text(transactionID), .text(grant.currency), .integer(amount), .integer(acquired)])
             let lot = try connection.query("SELECT last_insert_rowid() AS id").first?.int("id") ?? 0
-            try entry(connection, grant.currency, bucket: "balance", kind: "grant", amount: amount, lot: lot, transaction: transactionID, time: time)
+            try entry(connection, grant.currency, bucket: .balance, kind: .purchase, amount: amount, lot: lot, transaction: transactionID, time: time)
             let debt = try balance(connection, grant.currency).debt
             let repaid = min(debt, amount)
             if repaid > 0 {
-                try entry(connection, grant.currency, bucket: "balance", kind: "repay", amount: -repaid, lot: lot, transaction: transactionID, time: time)
-                try entry(connection, grant.currency, bucket: "debt", kind: "repay", amount: -repaid, transaction: transactionID, time: time)
+                try entry(connection, grant.currency, bucket: .balance, kind: .repay, amount: -repaid, lot: lot, transaction: transactionID, time: time)
+                try entry(connection, grant.currency, bucket: .debt, kind: .repay, amount: -repaid, transaction: transactionID, time: time)
             }
             try adjust(connection, grant.currency, available: amount - repaid, debt: -repaid)
             granted.append(Amount(currency: grant.currency, amount: amount))
@@ -68,7 +68,7 @@ extension OnDeviceLedger {
         let lots = try connection.query(
             """
             SELECT l.id, l.currency, l.amount, COALESCE(SUM(e.amount), 0) AS remaining
-            FROM ledger_lots l LEFT JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = 'balance'
+            FROM ledger_lots l LEFT JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = '\(LedgerBucket.balance)'
             WHERE l.transaction_id = ? GROUP BY l.id ORDER BY l.id
             """, [.text(transactionID)])
         for lot in lots {
@@ -76,12 +76,12 @@ extension OnDeviceLedger {
             // Held amounts stay spendable by their reservation; only what is free can be removed.
             let removed = max(0, min(remaining, try balance(connection, currency).available))
             if removed > 0 {
-                try entry(connection, currency, bucket: "balance", kind: "revoke", amount: -removed, lot: try lot.int("id"),
+                try entry(connection, currency, bucket: .balance, kind: .refund, amount: -removed, lot: try lot.int("id"),
                           transaction: transactionID, time: time)
             }
             let debt = amount - removed
             if debt > 0 {
-                try entry(connection, currency, bucket: "debt", kind: "debt", amount: debt, transaction: transactionID, time: time)
+                try entry(connection, currency, bucket: .debt, kind: .refundDebt, amount: debt, transaction: transactionID, time: time)
             }
             try adjust(connection, currency, available: -removed, debt: debt)
         }
@@ -89,17 +89,17 @@ extension OnDeviceLedger {
     }
 
     /// Takes `amount` from the oldest lots first.
-    static func take(_ connection: SQLiteConnection, currency: String, amount: Int64, kind: String, operation: String, reference: String?, time: Int64) throws {
+    static func take(_ connection: SQLiteConnection, currency: String, amount: Int64, kind: LedgerEntryKind, operation: String, reference: String?, time: Int64) throws {
         let lots = try connection.query(
             """
             SELECT l.id, l.transaction_id, SUM(e.amount) AS remaining
-            FROM ledger_lots l JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = 'balance'
+            FROM ledger_lots l JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = '\(LedgerBucket.balance)'
             WHERE l.currency = ? GROUP BY l.id HAVING SUM(e.amount) > 0 ORDER BY l.acquired_at, l.id
             """, [.text(currency)])
         var left = amount
         for lot in lots where left > 0 {
             let taken = min(left, try lot.int("remaining"))
-            try entry(connection, currency, bucket: "balance", kind: kind, amount: -taken, lot: try lot.int("id"),
+            try entry(connection, currency, bucket: .balance, kind: kind, amount: -taken, lot: try lot.int("id"),
                       transaction: lot["transaction_id"].text, operation: operation, reference: reference, time: time)
             left -= taken
         }
@@ -107,7 +107,7 @@ extension OnDeviceLedger {
     }
 
     static func entry(
-        _ connection: SQLiteConnection, _ currency: String, bucket: String, kind: String, amount: Int64, lot: Int64? = nil,
+        _ connection: SQLiteConnection, _ currency: String, bucket: LedgerBucket, kind: LedgerEntryKind, amount: Int64, lot: Int64? = nil,
         transaction: String? = nil, operation: String? = nil, reference: String? = nil, time: Int64
     ) throws {
         try connection.query(
@@ -115,7 +115,7 @@ extension OnDeviceLedger {
             INSERT INTO ledger_entries (currency, bucket, kind, amount, lot_id, transaction_id, operation_id, reference, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [.text(currency), .text(bucket), .text(kind), .integer(amount), .optional(lot), .optional(transaction), .optional(operation),
+            [.text(currency), .text(bucket.rawValue), .text(kind.rawValue), .integer(amount), .optional(lot), .optional(transaction), .optional(operation),
              .optional(reference), .integer(time)])
     }
 
@@ -154,8 +154,8 @@ extension OnDeviceLedger {
         guard amount > 0 else { return }
         let repaid = min(try balance(connection, currency).debt, amount)
         if repaid > 0 {
-            try take(connection, currency: currency, amount: repaid, kind: "repay", operation: operation, reference: nil, time: time)
-            try entry(connection, currency, bucket: "debt", kind: "repay", amount: -repaid, operation: operation, time: time)
+            try take(connection, currency: currency, amount: repaid, kind: .repay, operation: operation, reference: nil, time: time)
+            try entry(connection, currency, bucket: .debt, kind: .repay, amount: -repaid, operation: operation, time: time)
         }
         try adjust(connection, currency, available: amount - repaid, debt: -repaid)
     }
@@ -163,13 +163,13 @@ extension OnDeviceLedger {
     /// Reservations past their time return what they hold.
     static func expireReservations(_ connection: SQLiteConnection, now: Int64) throws {
         let expired = try connection.query(
-            "SELECT id, currency, amount FROM ledger_reservations WHERE status = 'held' AND expires_at <= ?", [.integer(now)])
+            "SELECT id, currency, amount FROM ledger_reservations WHERE status = '\(ReservationStatus.held)' AND expires_at <= ?", [.integer(now)])
         for row in expired {
             let id = try row.string("id"), currency = try row.string("currency"), amount = try row.int("amount")
-            try entry(connection, currency, bucket: "held", kind: "expire", amount: -amount, operation: id, time: now)
+            try entry(connection, currency, bucket: .held, kind: .expire, amount: -amount, operation: id, time: now)
             try adjust(connection, currency, held: -amount)
             try giveBack(connection, currency, amount: amount, operation: id, time: now)
-            try connection.query("UPDATE ledger_reservations SET status = 'expired' WHERE id = ?", [.text(id)])
+            try connection.query("UPDATE ledger_reservations SET status = '\(ReservationStatus.expired)' WHERE id = ?", [.text(id)])
         }
     }
 

@@ -90,8 +90,8 @@ public struct OnDeviceLedger: Delivery {
             CREATE TABLE ledger_entries (
                 id INTEGER PRIMARY KEY AUTOINCREMENT,
                 currency TEXT NOT NULL,
-                bucket TEXT NOT NULL CHECK (bucket IN ('balance', 'held', 'debt')),
-                kind TEXT NOT NULL CHECK (kind IN ('grant', 'spend', 'revoke', 'repay', 'debt', 'hold', 'release', 'commit', 'expire')),
+                bucket TEXT NOT NULL CHECK (bucket IN (\(LedgerBucket.sqlList))),
+                kind TEXT NOT NULL CHECK (kind IN (\(LedgerEntryKind.sqlList))),
                 amount INTEGER NOT NULL CHECK (amount <> 0),
                 lot_id INTEGER REFERENCES ledger_lots (id),
                 transaction_id TEXT,
@@ -122,7 +122,7 @@ public struct OnDeviceLedger: Delivery {
                 idempotency_key TEXT NOT NULL UNIQUE,
                 currency TEXT NOT NULL,
                 amount INTEGER NOT NULL CHECK (amount > 0),
-                status TEXT NOT NULL CHECK (status IN ('held', 'committed', 'released', 'expired')),
+                status TEXT NOT NULL CHECK (status IN (\(ReservationStatus.sqlList))),
                 used INTEGER CHECK (used >= 0 AND used <= amount),
                 reference TEXT,
                 expires_at INTEGER NOT NULL,
@@ -229,7 +229,7 @@ public struct OnDeviceLedger: Delivery {
                     .insufficientCredits, "\(order.amount) \(order.currency) asked, \(balance.available) available",
                     currency: order.currency, available: balance.available)
             }
-            try Self.take(connection, currency: order.currency, amount: order.amount, kind: "spend", operation: order.idempotencyKey,
+            try Self.take(connection, currency: order.currency, amount: order.amount, kind: .spend, operation: order.idempotencyKey,
                           reference: order.reference, time: time)
             try Self.adjust(connection, order.currency, available: -order.amount)
             try connection.query(
@@ -267,11 +267,11 @@ public struct OnDeviceLedger: Delivery {
             try connection.query(
                 """
                 INSERT INTO ledger_reservations (id, idempotency_key, currency, amount, status, reference, expires_at, created_at)
-                VALUES (?, ?, ?, ?, 'held', ?, ?, ?)
+                VALUES (?, ?, ?, ?, '\(ReservationStatus.held)', ?, ?, ?)
                 """,
                 [.text(id), .text(order.idempotencyKey), .text(order.currency), .integer(order.amount), .optional(order.reference),
                  .integer(time + order.ttlSeconds * 1000), .integer(time)])
-            try Self.entry(connection, order.currency, bucket: "held", kind: "hold", amount: order.amount, operation: id, time: time)
+            try Self.entry(connection, order.currency, bucket: .held, kind: .hold, amount: order.amount, operation: id, time: time)
             try Self.adjust(connection, order.currency, available: -order.amount, held: order.amount)
             return try Self.reservation(connection, id: id, replayed: false)
         }
@@ -286,23 +286,23 @@ public struct OnDeviceLedger: Delivery {
             guard let row = try connection.query("SELECT * FROM ledger_reservations WHERE id = ?", [.text(reservationID)]).first else {
                 throw TallyError(.invalidRequest, "no reservation \(reservationID)")
             }
-            let status = try row.string("status"), amount = try row.int("amount"), currency = try row.string("currency")
-            if status == "committed", row["used"].integer == used { return try Self.reservation(connection, row, replayed: true) }
-            guard status == "held" else { throw TallyError(.reservationClosed, "reservation \(reservationID) is \(status)") }
+            let status = ReservationStatus(rawValue: try row.string("status")), amount = try row.int("amount"), currency = try row.string("currency")
+            if status == .committed, row["used"].integer == used { return try Self.reservation(connection, row, replayed: true) }
+            guard status == .held else { throw TallyError(.reservationClosed, "reservation \(reservationID) is \(status)") }
             guard used <= amount else { throw TallyError(.invalidRequest, "used \(used) is more than the \(amount) reserved") }
             if used > 0 {
                 let reference = row["reference"].text
-                try Self.take(connection, currency: currency, amount: used, kind: "spend", operation: reservationID, reference: reference, time: time)
+                try Self.take(connection, currency: currency, amount: used, kind: .spend, operation: reservationID, reference: reference, time: time)
                 // The audit trail of spends lists what a reservation used, under the reservation's id.
                 try connection.query(
                     "INSERT INTO ledger_spends (idempotency_key, currency, amount, reference, created_at) VALUES (?, ?, ?, ?, ?)",
                     [.text(reservationID), .text(currency), .integer(used), .optional(reference), .integer(time)])
             }
-            try Self.entry(connection, currency, bucket: "held", kind: "commit", amount: -amount, operation: reservationID, time: time)
+            try Self.entry(connection, currency, bucket: .held, kind: .commit, amount: -amount, operation: reservationID, time: time)
             try Self.adjust(connection, currency, held: -amount)
             try Self.giveBack(connection, currency, amount: amount - used, operation: reservationID, time: time)
             try connection.query(
-                "UPDATE ledger_reservations SET status = 'committed', used = ? WHERE id = ?", [.integer(used), .text(reservationID)])
+                "UPDATE ledger_reservations SET status = '\(ReservationStatus.committed)', used = ? WHERE id = ?", [.integer(used), .text(reservationID)])
             return try Self.reservation(connection, id: reservationID, replayed: false)
         }
     }
@@ -315,13 +315,13 @@ public struct OnDeviceLedger: Delivery {
             guard let row = try connection.query("SELECT * FROM ledger_reservations WHERE id = ?", [.text(reservationID)]).first else {
                 throw TallyError(.invalidRequest, "no reservation \(reservationID)")
             }
-            let status = try row.string("status"), amount = try row.int("amount"), currency = try row.string("currency")
-            if status == "released" || status == "expired" { return try Self.reservation(connection, row, replayed: true) }
-            guard status == "held" else { throw TallyError(.reservationClosed, "reservation \(reservationID) is \(status)") }
-            try Self.entry(connection, currency, bucket: "held", kind: "release", amount: -amount, operation: reservationID, time: time)
+            let status = ReservationStatus(rawValue: try row.string("status")), amount = try row.int("amount"), currency = try row.string("currency")
+            if status == .released || status == .expired { return try Self.reservation(connection, row, replayed: true) }
+            guard status == .held else { throw TallyError(.reservationClosed, "reservation \(reservationID) is \(status)") }
+            try Self.entry(connection, currency, bucket: .held, kind: .release, amount: -amount, operation: reservationID, time: time)
             try Self.adjust(connection, currency, held: -amount)
             try Self.giveBack(connection, currency, amount: amount, operation: reservationID, time: time)
-            try connection.query("UPDATE ledger_reservations SET status = 'released' WHERE id = ?", [.text(reservationID)])
+            try connection.query("UPDATE ledger_reservations SET status = '\(ReservationStatus.released)' WHERE id = ?", [.text(reservationID)])
             return try Self.reservation(connection, id: reservationID, replayed: false)
         }
     }
@@ -339,7 +339,7 @@ public struct OnDeviceLedger: Delivery {
             let acquisitions = try connection.query(
                 """
                 SELECT l.transaction_id, l.currency, l.amount, l.acquired_at, COALESCE(SUM(e.amount), 0) AS remaining
-                FROM ledger_lots l LEFT JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = 'balance'
+                FROM ledger_lots l LEFT JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = '\(LedgerBucket.balance)'
                 WHERE ? IS NULL OR l.currency = ? GROUP BY l.id ORDER BY l.acquired_at, l.id
                 """, [.optional(currency), .optional(currency)]
             ).map { row in
@@ -353,7 +353,7 @@ public struct OnDeviceLedger: Delivery {
                 """
                 SELECT e.operation_id, l.transaction_id, l.acquired_at, -e.amount AS taken
                 FROM ledger_entries e JOIN ledger_lots l ON l.id = e.lot_id
-                WHERE e.kind = 'spend' AND (? IS NULL OR e.currency = ?) ORDER BY e.id
+                WHERE e.kind = '\(LedgerEntryKind.spend)' AND (? IS NULL OR e.currency = ?) ORDER BY e.id
                 """, [.optional(currency), .optional(currency)]) {
                 guard let operation = row["operation_id"].text else { continue }
                 sources[operation, default: []].append(CreditHistory.Source(
@@ -379,9 +379,9 @@ public struct OnDeviceLedger: Delivery {
             let sums = try connection.query(
                 """
                 SELECT currency,
-                    COALESCE(SUM(CASE WHEN bucket = 'balance' THEN amount END), 0) - COALESCE(SUM(CASE WHEN bucket = 'held' THEN amount END), 0) AS available,
-                    COALESCE(SUM(CASE WHEN bucket = 'held' THEN amount END), 0) AS held,
-                    COALESCE(SUM(CASE WHEN bucket = 'debt' THEN amount END), 0) AS debt
+                    COALESCE(SUM(CASE WHEN bucket = '\(LedgerBucket.balance)' THEN amount END), 0) - COALESCE(SUM(CASE WHEN bucket = '\(LedgerBucket.held)' THEN amount END), 0) AS available,
+                    COALESCE(SUM(CASE WHEN bucket = '\(LedgerBucket.held)' THEN amount END), 0) AS held,
+                    COALESCE(SUM(CASE WHEN bucket = '\(LedgerBucket.debt)' THEN amount END), 0) AS debt
                 FROM ledger_entries GROUP BY currency
                 """)
             for row in sums {

@@ -22,11 +22,13 @@ extension SQLStorage {
             }
             if let revokedAt = payload.revocationDate {
                 // A refunded transaction re-signed by the App Store is proof of the refund: applied as a REFUND notification would be.
-                _ = try await revoke(executor, transactionID: transactionID, eventAt: Self.millis(payload.signedDate ?? revokedAt),
-                                     reason: payload.revocationReason, time: time)
+                // Replayed only when neither the transaction nor its refund is news: the client reports a refund
+                // this call applied as new.
+                let applied = try await revoke(executor, transactionID: transactionID, eventAt: Self.millis(payload.signedDate ?? revokedAt),
+                                               reason: payload.revocationReason, time: time)
                 let (balances, entitlements) = try await summary(executor, user: presenter.id, time: time)
                 return PurchaseResponse(transactionId: transactionID, productId: productID, granted: [], balances: balances,
-                                        entitlements: entitlements, replayed: !recorded.firstDelivery)
+                                        entitlements: entitlements, replayed: !recorded.firstDelivery && !applied)
             }
             if !recorded.firstDelivery,
                let stored = try await executor.query(

@@ -7,7 +7,7 @@ import Testing
 
 /// A subscription app without a server: the subscription is verified and kept by the on-device ledger,
 /// its expiry judged on the device's trusted time, onboarding gated on a confirmed payment.
-@Suite(.timeLimit(.minutes(2))) struct DeviceSubscriptionTests {
+@Suite(.timeLimit(.minutes(2))) struct SubscriptionOnDeviceTests {
     static let products = ["com.tally.pro.monthly", "com.tally.pro.yearly"]
 
     static func launch(

@@ -8,8 +8,8 @@ import Testing
 
 /// An astrology app with per-report credits and no backend: the paywall, buying, generating a
 /// report, stacking, restoring, and what must never happen to a paid credit.
-@Suite(.timeLimit(.minutes(2))) struct AstrologyScenarioTests {
-    // MARK: User story 1 — a single report bought for oneself
+@Suite(.timeLimit(.minutes(2))) struct ReportCreditsOnDeviceTests {
+    // MARK: A single report bought for oneself
 
     @Test func paywallShowsTheReportWithTheStoresPrice() async throws {
         let device = try await Device()
@@ -47,7 +47,7 @@ import Testing
         #expect(consumed.first?.date == device.time.now)
     }
 
-    // MARK: User story 2 — the same report again, for another profile
+    // MARK: The same report again, for another profile
 
     @Test func repeatPurchasesStackAndTheOldestCreditIsUsedFirst() async throws {
         let device = try await Device()
@@ -67,7 +67,7 @@ import Testing
         #expect(try await manager.creditHistory().consumptions.map(\.reference) == ["profile-mum"])
     }
 
-    // MARK: User story 3 — restore interrupted purchases
+    // MARK: Restoring interrupted purchases
 
     @Test func anInterruptedPurchaseComesBackAfterAReinstall() async throws {
         let device = try await Device()
@@ -99,7 +99,7 @@ import Testing
         #expect(try await again.available("report.wellness") == 0)
     }
 
-    // MARK: User story 4 — browse every report
+    // MARK: Browsing every report
 
     @Test func firstLaunchShowsEveryReportLockedWithItsPrice() async throws {
         let device = try await Device()
@@ -127,7 +127,7 @@ import Testing
         #expect(await states.next() == ["report.career": .locked])
     }
 
-    // MARK: Functional requirements
+    // MARK: Every payment and every credit, whatever happens
 
     @Test func aFailedGenerationLeavesTheCreditAvailable() async throws {
         let device = try await Device()
@@ -427,7 +427,7 @@ import Testing
         let kinds = try await database.read { connection in
             try connection.query("SELECT kind, reference FROM ledger_entries ORDER BY id").map { "\($0["kind"].text ?? "")/\($0["reference"].text ?? "-")" }
         }
-        #expect(kinds == ["grant/-", "hold/-", "spend/profile-42", "commit/-"])
+        #expect(kinds == ["purchase/-", "hold/-", "spend/profile-42", "commit/-"])
     }
 
     @Test func aRefundArrivingThroughUpdatesTakesBackTheUnusedCredit() async throws {

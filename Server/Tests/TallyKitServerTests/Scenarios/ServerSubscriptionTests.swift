@@ -8,7 +8,7 @@ import Testing
 
 /// A subscription app with an onboarding paywall, its entitlement kept by the
 /// server and cached on the device for 24 hours.
-@Suite(.timeLimit(.minutes(2))) struct SubscriptionScenarioTests {
+@Suite(.timeLimit(.minutes(2))) struct ServerSubscriptionTests {
     static let products = ["com.tally.pro.monthly", "com.tally.pro.yearly"]
 
     static func launch(
@@ -31,7 +31,7 @@ import Testing
         return (manager, registered)
     }
 
-    @Test func scenario1_anActiveSubscriptionIsFoundAtLaunchAndCached() async throws {
+    @Test func anActiveSubscriptionIsFoundAtLaunchAndCached() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (first, credentials) = try await Self.launch(device, server)
@@ -48,7 +48,7 @@ import Testing
         }
     }
 
-    @Test func scenario2_withinADayTheCacheIsUsedAtOnceEvenOffline() async throws {
+    @Test func withinADayTheCacheIsUsedAtOnceEvenOffline() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
@@ -74,7 +74,7 @@ import Testing
         }
     }
 
-    @Test func scenario3_onboardingCompletesOnlyAfterAConfirmedPayment() async throws {
+    @Test func onboardingCompletesOnlyAfterAConfirmedPayment() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.launch(device, server)
@@ -98,7 +98,7 @@ import Testing
         }
     }
 
-    @Test func scenario3_aPendingPurchaseDoesNotCompleteOnboarding() async throws {
+    @Test func aPendingPurchaseDoesNotCompleteOnboarding() async throws {
         let device = try await Device { $0.askToBuyEnabled = true }
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.launch(device, server)
@@ -138,7 +138,7 @@ import Testing
         }
     }
 
-    @Test func scenario4_offlineAccessFromTheLastKnownStateWithinAWindowTheAppSets() async throws {
+    @Test func offlineAccessFromTheLastKnownStateWithinAWindowTheAppSets() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
@@ -162,7 +162,7 @@ import Testing
         }
     }
 
-    @Test func scenario4_movingTheDeviceClockBackwardsDoesNotExtendAccess() async throws {
+    @Test func movingTheDeviceClockBackwardsDoesNotExtendAccess() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
@@ -230,7 +230,7 @@ import Testing
         }
     }
 
-    @Test func scenario7_aNewUserGoesThroughOnboarding() async throws {
+    @Test func aNewUserGoesThroughOnboarding() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.launch(device, server)
@@ -241,7 +241,7 @@ import Testing
         }
     }
 
-    @Test func scenario8_aReturningUserWithALapsedSubscriptionGoesStraightToThePaywall() async throws {
+    @Test func aReturningUserWithALapsedSubscriptionGoesStraightToThePaywall() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.launch(device, server)
@@ -278,7 +278,7 @@ import Testing
         }
     }
 
-    @Test func scenario9_aSubscriberSkipsOnboardingAndPaywall() async throws {
+    @Test func aSubscriberSkipsOnboardingAndPaywall() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, credentials) = try await Self.launch(device, server)

@@ -6,9 +6,9 @@ import TallyServer
 import TallyTesting
 import Testing
 
-/// Seeds 001, 002 and 003: credits kept by a Tally server, running in this process on
-/// loopback, reached over HTTP by `ServerDelivery`.
-@Suite(.timeLimit(.minutes(2))) struct ServerScenarioTests {
+/// Credits kept by a Tally server, running in this process on loopback, reached over HTTP by
+/// `ServerDelivery`: an AI photo app's credit packs and a recording app's hours.
+@Suite(.timeLimit(.minutes(2))) struct ServerCreditsTests {
     static let photoProducts = ["com.tally.photo.credits.10", "com.tally.photo.credits.50", "com.tally.photo.credits.100"]
 
     /// A device signed up with the server, its manager started.
