@@ -168,17 +168,20 @@ fi
 
 # Two packages: the client at the root (what apps add) and the server in Server/, each with its
 # own build folder. TALLY_TEST_ONLY=client or server runs one of them.
+# A target that imports a module it does not declare (beyond its dependencies' own) fails the
+# build, so the package manifests stay the true map of who uses what.
+checks=(--explicit-target-dependency-import-check error)
 run_start=$SECONDS
 status=0
 only="${TALLY_TEST_ONLY:-}"
 if [ "$only" != server ]; then
-  swift test "$@" || status=$?
+  swift test "${checks[@]}" "$@" || status=$?
   [ $status -eq 0 ] || exit $status
   echo "client package: swift test passed in $((SECONDS - run_start)) s" >&2
 fi
 if [ "$only" != client ]; then
   server_start=$SECONDS
-  swift test --package-path Server "$@" || status=$?
+  swift test --package-path Server "${checks[@]}" "$@" || status=$?
   [ $status -eq 0 ] || exit $status
   echo "server package: swift test passed in $((SECONDS - server_start)) s" >&2
 fi
