@@ -139,20 +139,13 @@ public struct VerificationFailure: Error, Hashable, Sendable, CustomStringConver
         /// `VALID` where it accepts the input (it does not check identifiers).
         public var applePythonStatus: String {
             switch self {
-            case .invalidIdentifier:
-                return "VALID"
             case .badCertificateChainLength:
                 return "INVALID_CHAIN_LENGTH"
-            case .malformedCertificate:
-                return "INVALID_CERTIFICATE"
-            case .wrongBundleID, .wrongAppAppleID:
-                return "INVALID_APP_IDENTIFIER"
-            case .wrongEnvironment:
-                return "INVALID_ENVIRONMENT"
-            case .revocationCheckUnavailable:
-                return "RETRYABLE_VERIFICATION_FAILURE"
-            default:
+            // The Python library has no status for a malformed token: it fails verification.
+            case .inputTooLarge, .malformedJWS, .unsupportedAlgorithm, .badSignature, .payloadNotDecodable:
                 return "VERIFICATION_FAILURE"
+            default:
+                return appleSwiftStatus
             }
         }
     }

@@ -1,12 +1,21 @@
-/// `POST /v1/me/spend`.
+/// A spend: the body of `POST /v1/me/spend`, and what an app asks TallyKit to spend.
 public struct SpendRequest: Codable, Hashable, Sendable {
+    /// The currency.
     public var currency: String
+    /// How much, more than zero.
     public var amount: Int64
-    /// The client's key for this spend: a repeat returns the first result.
+    /// The key that makes a retry spend nothing more; kept across retries and restarts. A repeat
+    /// returns the first result.
     public var idempotencyKey: String
-    /// What the spend was for (a report id, an image id).
+    /// What it was spent on (a profile, a report, a job), kept in the ledger for audit.
     public var reference: String?
-    /// Creates the request.
+
+    /// - Parameters:
+    ///   - currency: the currency.
+    ///   - amount: how much.
+    ///   - idempotencyKey: a key unique to this spend, the same on every retry (derive it from
+    ///     what is paid for: `"photo-\(photo.id)"`).
+    ///   - reference: what it was spent on.
     public init(currency: String, amount: Int64, idempotencyKey: String, reference: String? = nil) {
         self.currency = currency
         self.amount = amount

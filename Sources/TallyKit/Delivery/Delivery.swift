@@ -159,30 +159,9 @@ public struct AccountSnapshot: Sendable, Hashable, Codable {
     }
 }
 
-/// A spend, as the app asks for it.
-public struct SpendOrder: Sendable, Hashable, Codable {
-    /// The currency.
-    public var currency: String
-    /// How much, more than zero.
-    public var amount: Int64
-    /// The key that makes a retry spend nothing more; kept across retries and restarts.
-    public var idempotencyKey: String
-    /// What it was spent on (a profile, a report, a job), kept in the ledger for audit.
-    public var reference: String?
-
-    /// - Parameters:
-    ///   - currency: the currency.
-    ///   - amount: how much.
-    ///   - idempotencyKey: a key unique to this spend, the same on every retry (derive it from
-    ///     what is paid for: `"photo-\(photo.id)"`).
-    ///   - reference: what it was spent on.
-    public init(currency: String, amount: Int64, idempotencyKey: String, reference: String? = nil) {
-        self.currency = currency
-        self.amount = amount
-        self.idempotencyKey = idempotencyKey
-        self.reference = reference
-    }
-}
+/// A spend, as the app asks for it: the same value the server's API takes, so that nothing is
+/// copied or lost between the two.
+public typealias SpendOrder = SpendRequest
 
 /// A reservation, as the app asks for it.
 public struct ReservationOrder: Sendable, Hashable, Codable {

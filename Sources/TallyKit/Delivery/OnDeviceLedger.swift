@@ -282,11 +282,7 @@ public struct OnDeviceLedger: Delivery {
         let wall = now(), clock = clock
         return try await database.write { connection in
             let time = try clock.millis(in: connection, wall: wall)
-            try Self.expireReservations(connection, now: time)
-            guard let row = try connection.query("SELECT * FROM ledger_reservations WHERE id = ?", [.text(reservationID)]).first else {
-                throw TallyError(.invalidRequest, "no reservation \(reservationID)")
-            }
-            let status = ReservationStatus(rawValue: try row.string("status")), amount = try row.int("amount"), currency = try row.string("currency")
+            let (row, status, amount, currency) = try Self.reservationRow(connection, reservationID, now: time)
             if status == .committed, row["used"].integer == used { return try Self.reservation(connection, row, replayed: true) }
             guard status == .held else { throw TallyError(.reservationClosed, "reservation \(reservationID) is \(status)") }
             guard used <= amount else { throw TallyError(.invalidRequest, "used \(used) is more than the \(amount) reserved") }
@@ -307,15 +303,22 @@ public struct OnDeviceLedger: Delivery {
         }
     }
 
+    /// A reservation as it stands once the holds expired by `time` have been returned.
+    private static func reservationRow(
+        _ connection: SQLiteConnection, _ reservationID: String, now time: Int64
+    ) throws -> (row: SQLiteRow, status: ReservationStatus, amount: Int64, currency: String) {
+        try expireReservations(connection, now: time)
+        guard let row = try connection.query("SELECT * FROM ledger_reservations WHERE id = ?", [.text(reservationID)]).first else {
+            throw TallyError(.invalidRequest, "no reservation \(reservationID)")
+        }
+        return (row, ReservationStatus(rawValue: try row.string("status")), try row.int("amount"), try row.string("currency"))
+    }
+
     public func release(reservationID: String) async throws(TallyError) -> Reservation {
         let wall = now(), clock = clock
         return try await database.write { connection in
             let time = try clock.millis(in: connection, wall: wall)
-            try Self.expireReservations(connection, now: time)
-            guard let row = try connection.query("SELECT * FROM ledger_reservations WHERE id = ?", [.text(reservationID)]).first else {
-                throw TallyError(.invalidRequest, "no reservation \(reservationID)")
-            }
-            let status = ReservationStatus(rawValue: try row.string("status")), amount = try row.int("amount"), currency = try row.string("currency")
+            let (row, status, amount, currency) = try Self.reservationRow(connection, reservationID, now: time)
             if status == .released || status == .expired { return try Self.reservation(connection, row, replayed: true) }
             guard status == .held else { throw TallyError(.reservationClosed, "reservation \(reservationID) is \(status)") }
             try Self.entry(connection, currency, bucket: .held, kind: .release, amount: -amount, operation: reservationID, time: time)

@@ -146,9 +146,7 @@ public struct ServerDelivery: Delivery {
     }
 
     public func spend(_ order: SpendOrder) async throws(TallyError) -> SpendResponse {
-        try await client.call(
-            "POST", "/v1/me/spend",
-            body: SpendRequest(currency: order.currency, amount: order.amount, idempotencyKey: order.idempotencyKey, reference: order.reference))
+        try await client.call("POST", "/v1/me/spend", body: order)
     }
 
     public func reserve(_ order: ReservationOrder) async throws(TallyError) -> Reservation {
