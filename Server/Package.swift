@@ -100,6 +100,7 @@ let package = Package(
             dependencies: [
                 "TallyServer", "ServerTestSupport",
                 .product(name: "TallyCore", package: "Tally"),
+                .product(name: "TallySQLite", package: "Tally"),
                 .product(name: "TallyVerify", package: "Tally"),
                 .product(name: "TallyTesting", package: "Tally"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -138,6 +139,7 @@ let package = Package(
             dependencies: [
                 "tally", "ServerTestSupport",
                 .product(name: "TallyCore", package: "Tally"),
+                .product(name: "TallySQLite", package: "Tally"),
                 .product(name: "TallyTesting", package: "Tally"),
                 .product(name: "TallyVerify", package: "Tally"),
             ],

@@ -25,7 +25,7 @@ public final class SimulatedDevice: @unchecked Sendable {
     /// The customer's App Store, which outlives the app.
     public let appStore: SimulatedAppStore
     /// TallyKit's store over it.
-    public let store: SimulatedStore
+    public let store: SimulatedStoreKit
     /// The clock of the app's sleeps (backoff, refresh): it moves only when the test advances it.
     public let clock = ManualClock()
     /// Whether the phone is online.
@@ -44,7 +44,7 @@ public final class SimulatedDevice: @unchecked Sendable {
     public init(appStore: SimulatedAppStore, time: ManualDate, locale: String = "en_US") {
         self.time = time
         self.appStore = appStore
-        self.store = SimulatedStore(appStore, locale: locale)
+        self.store = SimulatedStoreKit(appStore, locale: locale)
         self.booted = time.now.addingTimeInterval(-100)
         self.appFolder = Self.newFolder()
     }

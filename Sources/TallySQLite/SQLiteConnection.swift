@@ -152,6 +152,36 @@ public final class SQLiteConnection: @unchecked Sendable {
     /// How many rows the last statement changed.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// Copies this connection's main database into a new database file at `path`, as one
+    /// consistent snapshot, then sets the copy's journal mode to DELETE so that it is one
+    /// self-contained file.
+    ///
+    /// SQLite's online backup API copies every page in a single step, inside one read
+    /// transaction: writers on other connections go on committing (in WAL mode) and cannot make
+    /// it start over, as they would a backup taken a few pages at a time.
+    /// - Throws: ``SQLiteError`` when the copy fails; `path` may then hold a partial file.
+    public func backup(to path: String) throws(SQLiteError) {
+        let destination = try SQLiteConnection(path: path)
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw destination.currentError()
+        }
+        var step = sqlite3_backup_step(backup, -1)
+        // Busy only while another connection recovers the WAL or holds the database exclusively:
+        // wait for it about as long as the busy timeout would.
+        var attempts = 0
+        while step == SQLITE_BUSY || step == SQLITE_LOCKED, attempts < 50 {
+            sqlite3_sleep(100)
+            attempts += 1
+            step = sqlite3_backup_step(backup, -1)
+        }
+        let finish = sqlite3_backup_finish(backup)
+        guard step == SQLITE_DONE else {
+            throw SQLiteError(code: step, message: String(cString: sqlite3_errstr(step)))
+        }
+        guard finish == SQLITE_OK else { throw destination.currentError() }
+        try destination.execute("PRAGMA journal_mode=DELETE")
+    }
+
     private func prepared(_ sql: String) throws(SQLiteError) -> OpaquePointer {
         if let statement = statements[sql] { return statement }
         var statement: OpaquePointer?

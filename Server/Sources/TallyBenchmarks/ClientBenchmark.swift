@@ -30,7 +30,7 @@ import TallyVerify
 public enum ClientBenchmark {
     /// Where the credit is delivered.
     public enum Mode: String, CaseIterable, Sendable, Codable {
-        /// `OnDeviceLedger` in the device's SQLite database (seed 000).
+        /// `OnDeviceLedger` in the device's SQLite database (an app without a backend).
         case onDevice = "on-device"
         /// `ServerDelivery` to a Tally server on loopback.
         case server
@@ -139,7 +139,7 @@ public enum ClientBenchmark {
     /// What a run measured.
     public struct Result: Sendable, Codable {
         public var modes: [ModeResult]
-        /// The goal for paid → usable p99, and the limit seed 000 sets, in milliseconds.
+        /// The goal for paid → usable p99, and the limit an app without a backend asks for, in milliseconds.
         public var targetP99Milliseconds: Double
         public var seedLimitMilliseconds: Double
         /// The device database's settings (those `LocalDatabase` opens with).
@@ -157,7 +157,7 @@ public enum ClientBenchmark {
     ///   - progress: receives a line at each step.
     /// - Throws: ``Failure`` when a purchase does not end credited: a figure for a failure is no figure.
     public static func run(_ options: Options, progress: @escaping @Sendable (String) -> Void) async throws -> Result {
-        let serverCatalog = InProcessServer.benchmarkCatalog(try ServerCatalog.load(contentsOf: options.catalogURL))
+        let serverCatalog = InProcessServer.benchmarkCatalog(try TallyCatalog.load(contentsOf: options.catalogURL))
         let onDeviceCatalog = try OnDeviceCatalog.load(contentsOf: options.catalogURL)
         let storeCatalog = try StoreKitConfiguration.load(contentsOf: options.storeCatalogURL)
         let folder = options.folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("tally-bench-client-\(UUID().uuidString)")
@@ -183,7 +183,7 @@ public enum ClientBenchmark {
 
     struct Context: Sendable {
         var options: Options
-        var serverCatalog: ServerCatalog
+        var serverCatalog: TallyCatalog
         var onDeviceCatalog: OnDeviceCatalog
         var storeCatalog: StoreKitConfiguration
         var authority: TestCertificateAuthority
@@ -312,7 +312,7 @@ public enum ClientBenchmark {
         deviceFolder: URL, server: String?, health: (@Sendable () async throws -> Void)?
     ) async throws -> ModeResult {
         let appStore = try context.appStore()
-        let store = SimulatedStore(appStore)
+        let store = SimulatedStoreKit(appStore)
         let steps = StepMoments()
         var configuration = PurchaseManager.Configuration(productIDs: [product])
         configuration.language = .english

@@ -20,7 +20,7 @@ enum InProcessServer {
     static let rateLimitPerMinute = 1_000_000_000
 
     /// The catalog with its rate limits raised; nothing else changes.
-    static func benchmarkCatalog(_ catalog: ServerCatalog) -> ServerCatalog {
+    static func benchmarkCatalog(_ catalog: TallyCatalog) -> TallyCatalog {
         var catalog = catalog
         catalog.limits.userRequestsPerMinute = rateLimitPerMinute
         catalog.limits.ipRequestsPerMinute = rateLimitPerMinute
@@ -55,7 +55,7 @@ enum InProcessServer {
     }
 
     /// The verifier of `tally serve --dev --trust-ca-dir`, trusting `authority`'s root.
-    static func verifier(_ catalog: ServerCatalog, trusting authority: TestCertificateAuthority, now: @escaping @Sendable () -> Date) -> SignedDataVerifier {
+    static func verifier(_ catalog: TallyCatalog, trusting authority: TestCertificateAuthority, now: @escaping @Sendable () -> Date) -> SignedDataVerifier {
         catalog.verifier(development: true, testRoots: [authority.root], now: now)
     }
 
@@ -68,7 +68,7 @@ enum InProcessServer {
     ///   - body: what to do with the running server.
     /// - Throws: what `body` throws, or ``ServerBenchmark/Failure`` when the server does not start.
     static func run<T: Sendable>(
-        database: any SQLDatabase, catalog: ServerCatalog, verifier: SignedDataVerifier, logger: Logger,
+        database: any SQLDatabase, catalog: TallyCatalog, verifier: SignedDataVerifier, logger: Logger,
         _ body: @escaping @Sendable (_ port: Int) async throws -> T
     ) async throws -> T {
         let now: @Sendable () -> Date = { Date() }

@@ -4,7 +4,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
-import TallyCore
+public import TallyCore
 public import TallyServer
 import TallyTesting
 import TallyVerify
@@ -64,7 +64,7 @@ public enum ServerBenchmark {
         /// Where the data lives.
         public var database: Database
         /// The catalog; its rate limits are raised by ``run(_:progress:)``, nothing else changes.
-        public var catalog: ServerCatalog
+        public var catalog: TallyCatalog
         /// Concurrent keep-alive connections.
         public var connections: Int
         /// How long each endpoint is measured in total, split evenly over the rounds.
@@ -82,7 +82,7 @@ public enum ServerBenchmark {
         public var endpoints: Set<Endpoint>
 
         /// The defaults of `tally bench server`.
-        public init(database: Database, catalog: ServerCatalog, connections: Int = 16, duration: Duration = .seconds(10),
+        public init(database: Database, catalog: TallyCatalog, connections: Int = 16, duration: Duration = .seconds(10),
                     rounds: Int = 5, warmUp: Duration = .seconds(1), users: Int = 1_000, purchases: Int = 40_000,
                     endpoints: Set<Endpoint> = Set(Endpoint.allCases)) {
             self.database = database
@@ -203,7 +203,7 @@ public enum ServerBenchmark {
     }
 
     static func measure(
-        _ options: Options, client: HTTPLoadClient, authority: TestCertificateAuthority, issuedAt: Date, catalog: ServerCatalog,
+        _ options: Options, client: HTTPLoadClient, authority: TestCertificateAuthority, issuedAt: Date, catalog: TallyCatalog,
         port: Int, durability: String, progress: @escaping @Sendable (String) -> Void
     ) async throws -> Result {
         let hostHeader = "\(host):\(port)"

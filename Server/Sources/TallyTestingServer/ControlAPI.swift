@@ -156,7 +156,7 @@ struct ControlAPI: Sendable {
             if let value = body.interruptedPurchasesEnabled { settings.interruptedPurchasesEnabled = value }
             if let value = body.billingRetryOnRenewal { settings.billingRetryOnRenewal = value }
             if let value = body.billingGracePeriodEnabled { settings.billingGracePeriodEnabled = value }
-            if let value = body.purchaseFailure { settings.purchaseFailure = value.isEmpty ? nil : StoreError.Code(rawValue: value) }
+            if let value = body.purchaseFailure { settings.purchaseFailure = value.isEmpty ? nil : SimulatedAppStoreError.Code(rawValue: value) }
             if let rate { settings.timeRate = rate.rawValue }
         }
         return try await status()
@@ -168,7 +168,7 @@ struct ControlAPI: Sendable {
         var displayPrice: String
         var price: Int64
         var name: String?
-        init(_ product: StoreProduct) {
+        init(_ product: StoreKitConfiguration.Product) {
             productId = product.id
             kind = product.kind.rawValue
             displayPrice = product.displayPrice
@@ -199,17 +199,17 @@ struct ControlAPI: Sendable {
             guard let uuid = UUID(uuidString: text) else { throw ControlError.invalid("app_account_token must be a UUID") }
             token = uuid
         }
-        let outcome: SimulatedOutcome = switch body.outcome {
+        let outcome: SimulatedAppStore.Outcome = switch body.outcome {
         case nil, "automatic": .automatic
         case "success": .success
         case "user_cancelled": .userCancelled
         case "ask_to_buy": .askToBuy
         case "interrupted": .interrupted
         case "unverified": .unverified
-        case let code? where Self.failures.contains(code): .failure(StoreError.Code(rawValue: code))
+        case let code? where Self.failures.contains(code): .failure(SimulatedAppStoreError.Code(rawValue: code))
         case let other?: throw ControlError.invalid("outcome must be automatic, success, user_cancelled, ask_to_buy, interrupted, unverified or one of \(Self.failures.sorted()), not \(other)")
         }
-        let options = PurchaseOptions(appAccountToken: token, quantity: body.quantity ?? 1, promotionalOfferID: body.promotionalOfferId, outcome: outcome)
+        let options = SimulatedAppStore.PurchaseOptions(appAccountToken: token, quantity: body.quantity ?? 1, promotionalOfferID: body.promotionalOfferId, outcome: outcome)
         switch try await store.purchase(body.productId, options: options) {
         case .success(let transaction):
             return PurchaseResultBody(result: "success", transactionId: transaction.transactionID, signedTransaction: transaction.jws)
@@ -230,7 +230,7 @@ struct ControlAPI: Sendable {
         var productId: String
         var quantity: Int
         var requestedAt: String
-        init(_ pending: PendingPurchase) {
+        init(_ pending: SimulatedAppStore.PendingPurchase) {
             id = pending.id
             reason = pending.reason.rawValue
             productId = pending.productID
@@ -246,7 +246,7 @@ struct ControlAPI: Sendable {
         var finished: Bool?
         var revoked: Bool
         var signedTransaction: String
-        init(_ transaction: SignedTransaction, finished: Bool? = nil) {
+        init(_ transaction: SimulatedAppStore.SignedTransaction, finished: Bool? = nil) {
             transactionId = transaction.transactionID
             originalTransactionId = transaction.payload.originalTransactionId
             productId = transaction.productID
@@ -263,7 +263,7 @@ struct ControlAPI: Sendable {
         var type: String?
         var percentage: Int?
 
-        func revocation() throws -> Revocation {
+        func revocation() throws -> SimulatedAppStore.Revocation {
             let reason: RevocationReason = switch self.reason {
             case nil, "other": .otherReason
             case "app_issue": .appIssue
@@ -275,7 +275,7 @@ struct ControlAPI: Sendable {
             case "family_revoke": .familyRevoke
             default: throw ControlError.invalid("type must be full, prorated or family_revoke")
             }
-            return Revocation(reason: reason, type: type, percentage: percentage)
+            return SimulatedAppStore.Revocation(reason: reason, type: type, percentage: percentage)
         }
     }
 
@@ -286,7 +286,7 @@ struct ControlAPI: Sendable {
         var productId: String
         var signedTransaction: String
         var signedRenewalInfo: String
-        init(_ entry: (groupID: String, status: SubscriptionStatus, transaction: SignedTransaction, renewalInfo: String)) {
+        init(_ entry: (groupID: String, status: SubscriptionStatus, transaction: SimulatedAppStore.SignedTransaction, renewalInfo: String)) {
             groupId = entry.groupID
             status = entry.status.rawValue
             originalTransactionId = entry.transaction.payload.originalTransactionId
@@ -307,7 +307,7 @@ struct ControlAPI: Sendable {
         var delivered: Bool
         var attempts: [String]
         var signedPayload: String
-        init(_ notification: SentNotification) {
+        init(_ notification: SimulatedAppStore.SentNotification) {
             notificationUuid = notification.uuid
             notificationType = notification.type.rawValue
             subtype = notification.subtype?.rawValue
@@ -347,7 +347,7 @@ struct ControlAPI: Sendable {
     func handle(_ work: () async throws -> some Encodable) async throws -> Response {
         do {
             return try json(try await work())
-        } catch let error as StoreError {
+        } catch let error as SimulatedAppStoreError {
             let status: HTTPResponse.Status = switch error.code {
             case .notFound: .notFound
             case .invalidState: .conflict

@@ -8,7 +8,10 @@ struct TallyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tally",
         abstract: "The Tally in-app purchase system: verification, server, simulated App Store and device, benchmarks.",
-        subcommands: [ServeCommand.self, VerifyCommand.self, AppStoreCommand.self, DeviceCommand.self, BenchCommand.self])
+        subcommands: [
+            ServeCommand.self, VerifyCommand.self, BackupCommand.self, RestoreCommand.self, CheckCommand.self,
+            AppStoreCommand.self, DeviceCommand.self, BenchCommand.self,
+        ])
 
     /// Runs the command line; usage errors exit with status 2, as documented.
     static func main() async {

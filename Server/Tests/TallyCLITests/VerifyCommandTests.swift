@@ -75,6 +75,73 @@ import Testing
         #expect(verdicts[1]["code"] as? String == "malformed_jws")
     }
 
+    /// A JWS whose header names an algorithm full of characters JSON must escape: its verdict's message quotes it.
+    static func oddAlgorithm() -> String {
+        let header = Data(#"{"alg":"HS\"/\\\u0001é\u2028","typ":"JWT"}"#.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return header + ".e30.c2lnbmF0dXJl"
+    }
+
+    func transaction(_ id: String, product: String) throws -> String {
+        var payload = TransactionPayload()
+        payload.transactionId = id
+        payload.bundleId = "com.example"
+        payload.productId = product
+        payload.environment = .sandbox
+        payload.signedDate = Date(timeIntervalSince1970: 1_717_300_000.123)
+        return try ca.sign(payload)
+    }
+
+    @Test func jsonlPrintsForEachLineWhatTheSingleCommandPrintsForIt() throws {
+        let lines = [
+            try transaction("1"), "not-a-jws", "", "  \t" + (try transaction("2")) + " \r", try transaction("3", bundle: "com.other"),
+            try transaction("4", product: "com.example/credits.10 — «ünïcode» \"quoted\" \\ \u{7F}"), Self.oddAlgorithm(),
+            "\u{A0}" + (try transaction("5")) + "\u{2028}", "a.b", "...", String(repeating: "x", count: 70_000),
+        ]
+        let file = folder.appendingPathComponent("batch.jsonl")
+        try Data(lines.joined(separator: "\n").utf8).write(to: file)
+        let arguments = ["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox", "--bundle-id", "com.example"]
+        let batch = try CommandLine.run(arguments + ["--jsonl", "--jobs", "1", file.path])
+        #expect(batch.status == 1)
+        let printed = batch.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(printed.count == lines.count + 1 && printed.last == "", "\(batch.stdout)")
+        for (line, verdict) in zip(lines, printed) {
+            let single = try CommandLine.run(arguments, stdin: line)
+            #expect(single.stdout == verdict + "\n", "\(line.prefix(80).debugDescription)")
+            #expect(single.status == (verdict.hasPrefix(#"{"status":"valid""#) ? 0 : 1))
+        }
+        #expect(printed.filter { $0.hasPrefix(#"{"status":"valid""#) }.count == 4)
+        // Verifying several at once prints the same bytes in the same order.
+        for jobs in ["2", "3", "16"] {
+            let parallel = try CommandLine.run(arguments + ["--jsonl", "--jobs", jobs, file.path])
+            #expect(parallel.stdout == batch.stdout, "--jobs \(jobs)")
+            #expect(parallel.status == 1)
+        }
+        // Standard input reads the same as a file.
+        let piped = try CommandLine.run(arguments + ["--jsonl"], stdin: lines.joined(separator: "\n"))
+        #expect(piped.stdout == batch.stdout)
+    }
+
+    @Test func aValidVerdictIsThePayloadAsSignedWithTheValidationTime() throws {
+        let jws = try transaction("42", product: "com.example/credits")
+        let segment = String(jws.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        let payload = try #require(Data(base64Encoded: segment + String(repeating: "=", count: (4 - segment.count % 4) % 4)))
+        let run = try CommandLine.run(["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox"], stdin: jws)
+        #expect(run.status == 0)
+        // The signed date is 2024-06-02T03:46:40.123Z; the validation time is shown in whole seconds.
+        #expect(run.stdout == #"{"status":"valid","kind":"transaction","origin":"certificate_chain","validation_time":"2024-06-02T03:46:40Z","#
+            + #""unchecked":["bundle_id","app_apple_id"],"payload":"# + String(decoding: payload, as: UTF8.self) + "}\n")
+    }
+
+    @Test func anInvalidVerdictEscapesItsMessageAsJSON() throws {
+        let run = try CommandLine.run(["verify", "--kind", "transaction", "--environment", "Sandbox"], stdin: Self.oddAlgorithm())
+        #expect(run.status == 1)
+        let verdict = CommandLine.json(run.stdout)
+        #expect(verdict["code"] as? String == "unsupported_algorithm")
+        #expect((verdict["message"] as? String)?.contains("HS\"/\\\u{1}é\u{2028}") == true, "\(run.stdout)")
+        #expect(run.stdout.contains(#"HS\"\/\\\u0001é"#), "\(run.stdout)")
+    }
+
     @Test func anExplicitTimeIsUsed() throws {
         let run = try CommandLine.run(
             ["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox", "--at", "2060-01-01T00:00:00Z"],
@@ -87,6 +154,8 @@ import Testing
         ["verify", "--kind", "transaction", "--environment", "Staging"],
         ["verify", "--kind", "transaction", "--at", "yesterday"],
         ["verify", "--kind", "transaction", "--root", "/nonexistent/root.cer"],
+        ["verify", "--kind", "transaction", "--jsonl", "--jobs", "0"],
+        ["verify", "--kind", "transaction", "/nonexistent/batch.jsonl"],
     ])
     func usageErrorsExitTwo(arguments: [String]) throws {
         let run = try CommandLine.run(arguments, stdin: "")

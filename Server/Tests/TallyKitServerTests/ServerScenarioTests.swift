@@ -25,9 +25,9 @@ import Testing
         return (manager, delivery)
     }
 
-    // MARK: Seed 001 — an AI photo app with server credits
+    // MARK: An AI photo app with server credits
 
-    @Test func seed001_twoFreeCreditsOnSignUpThenAPackOfFifty() async throws {
+    @Test func twoFreeCreditsOnSignUpThenAPackOfFifty() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, delivery) = try await Self.signedUp(device, server)
@@ -39,13 +39,13 @@ import Testing
             // The order made before payment was fulfilled by this transaction.
             let intent = try #require(try await manager.journal.intents().first)
             let order = try await delivery.order(try #require(intent.ticket.orderID))
-            #expect(order.status == "fulfilled")
+            #expect(order.status == .fulfilled)
             #expect(order.transactionId == receipt.transactionID)
             #expect(await device.appStore.isFinished(transactionID: receipt.transactionID))
         }
     }
 
-    @Test func seed001_insufficientCreditsIsATypedErrorAPaywallCanActOn() async throws {
+    @Test func insufficientCreditsIsATypedErrorAPaywallCanActOn() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.signedUp(device, server)
@@ -60,7 +60,7 @@ import Testing
         }
     }
 
-    @Test func seed001_aSpendRetriedWithItsKeySpendsOnce() async throws {
+    @Test func aSpendRetriedWithItsKeySpendsOnce() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
@@ -117,9 +117,9 @@ import Testing
         }
     }
 
-    // MARK: Seed 002 — a voice recorder selling seconds
+    // MARK: A voice recorder selling seconds
 
-    @Test func seed002_topUpThreeHoursOfRecording() async throws {
+    @Test func topUpThreeHoursOfRecording() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.signedUp(device, server, products: ["com.tally.echo.3hours"])
@@ -129,7 +129,7 @@ import Testing
         }
     }
 
-    @Test func seed002_aBookingUsesTheMonthlyAllowanceBeforeTheTopUpAndReturnsTheUnusedPart() async throws {
+    @Test func aBookingUsesTheMonthlyAllowanceBeforeTheTopUpAndReturnsTheUnusedPart() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.signedUp(device, server, products: ["com.tally.echo.3hours", "com.tally.pro.monthly"])
@@ -143,7 +143,7 @@ import Testing
             #expect(reservation.fromAllowance == 3600)
             #expect(reservation.fromBalance == 400)
             let committed = try #require(try await manager.commit(reservation, used: 3700))
-            #expect(committed.status == "committed")
+            #expect(committed.status == .committed)
             let after = try await manager.account(.fetchCurrent).balance("seconds")
             #expect(after.allowance?.used == 3600)
             #expect(after.available == 10_800 - 100)
@@ -151,7 +151,7 @@ import Testing
         }
     }
 
-    @Test func seed002_anExpiredReservationReturnsEverything() async throws {
+    @Test func anExpiredReservationReturnsEverything() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.signedUp(device, server, products: ["com.tally.echo.3hours"])
@@ -167,7 +167,7 @@ import Testing
         }
     }
 
-    @Test func seed002_consumeHoldsWhileRecordingAndChargesOnlyOnSuccess() async throws {
+    @Test func consumeHoldsWhileRecordingAndChargesOnlyOnSuccess() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.signedUp(device, server, products: ["com.tally.echo.3hours"])
@@ -202,9 +202,9 @@ import Testing
         }
     }
 
-    // MARK: Seed 003 — orders, anti-loss and backoff
+    // MARK: Orders, anti-loss and backoff
 
-    @Test func seed003_aCancelledPaymentClosesItsOrder() async throws {
+    @Test func aCancelledPaymentClosesItsOrder() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, delivery) = try await Self.signedUp(device, server)
@@ -212,7 +212,7 @@ import Testing
             #expect(try await manager.purchase("com.tally.photo.credits.10") == .cancelled)
             let intent = try #require(try await manager.journal.intents().first)
             #expect(intent.state == "abandoned")
-            #expect(try await delivery.order(try #require(intent.ticket.orderID)).status == "failed")
+            #expect(try await delivery.order(try #require(intent.ticket.orderID)).status == .failed)
         }
     }
 
@@ -234,7 +234,7 @@ import Testing
             let later = try await relaunch()
             #expect(try await later.journal.intents().first?.state == "abandoned")
             // Closed, not dangling (the server may have expired it first).
-            #expect(["failed", "expired"].contains(try await delivery.order(orderID).status))
+            #expect([OrderStatus.failed, .expired].contains(try await delivery.order(orderID).status))
         }
     }
 
@@ -251,7 +251,7 @@ import Testing
         }
     }
 
-    @Test func seed003_whenTheOrderCannotBeCreatedNoPaymentSheetIsShown() async throws {
+    @Test func whenTheOrderCannotBeCreatedNoPaymentSheetIsShown() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
@@ -263,7 +263,7 @@ import Testing
         }
     }
 
-    @Test func seed003_serverUnreachableAfterPaymentIsRetriedWithBackoffAndCreditedOnce() async throws {
+    @Test func serverUnreachableAfterPaymentIsRetriedWithBackoffAndCreditedOnce() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
@@ -309,7 +309,7 @@ import Testing
         }
     }
 
-    @Test func seed003_aLostAnswerIsNotFinishedUntilAnAnswerNamesTheTransaction() async throws {
+    @Test func aLostAnswerIsNotFinishedUntilAnAnswerNamesTheTransaction() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
@@ -360,7 +360,7 @@ import Testing
             let (manager, delivery) = try await Self.signedUp(device, server)
             _ = try await manager.buy("com.tally.photo.credits.10")
             let fulfilled = try #require(try await manager.journal.intents().first?.ticket.orderID)
-            #expect(try await delivery.order(fulfilled).status == "fulfilled")
+            #expect(try await delivery.order(fulfilled).status == .fulfilled)
             // Another paid transaction of the product arrives carrying that order (a wrong match).
             guard case .success(let paid) = try await device.appStore.purchase(
                 "com.tally.photo.credits.10", options: .init(appAccountToken: delivery.credentials.appAccountToken, outcome: .success)) else {

@@ -6,7 +6,7 @@ import TallyServer
 import TallyTesting
 import Testing
 
-/// Seed 004: a subscription app with an onboarding paywall, its entitlement kept by the
+/// A subscription app with an onboarding paywall, its entitlement kept by the
 /// server and cached on the device for 24 hours.
 @Suite(.timeLimit(.minutes(2))) struct SubscriptionScenarioTests {
     static let products = ["com.tally.pro.monthly", "com.tally.pro.yearly"]

@@ -48,41 +48,30 @@ public struct OnDeviceCatalog: Sendable, Hashable {
         self.products = products
     }
 
-    /// Reads the products of a Tally catalog file (the `tally serve` format, `Examples/tally.json`):
-    /// `product_id`, `kind`, `grants`, `entitlements` and the `paywall` texts by language;
-    /// everything else in the file is for the server and is ignored.
+    /// Reads the products of a Tally catalog file (the `tally serve` format, `Examples/tally.json`).
     /// - Parameter url: the file.
     /// - Throws: ``TallyError`` `invalid_request` when it cannot be read or has a problem.
     public static func load(contentsOf url: URL) throws(TallyError) -> OnDeviceCatalog {
-        struct File: Decodable {
-            struct Product: Decodable {
-                var productId: String
-                var kind: String
-                var grants: [Amount]?
-                var entitlements: [String]?
-                var paywall: [String: PaywallText]?
-            }
-            var products: [Product]
-        }
-        let file: File
+        let file: TallyCatalog
         do {
-            file = try TallyAPI.decoder().decode(File.self, from: Data(contentsOf: url))
+            file = try TallyCatalog.load(contentsOf: url)
         } catch {
-            throw TallyError(.invalidRequest, "cannot read the catalog \(url.path): \(error)")
+            throw TallyError(.invalidRequest, "the catalog \(url.path) is wrong: \(error.reason)")
         }
-        var products: [Product] = []
-        for product in file.products {
-            guard let kind = ProductKind(rawValue: product.kind) else {
-                throw TallyError(.invalidRequest, "product \(product.productId) has an unknown kind \(product.kind)")
-            }
-            var texts: [TallyLanguage: PaywallText] = [:]
-            for (code, text) in product.paywall ?? [:] { texts[TallyLanguage(identifier: code)] = text }
-            products.append(Product(id: product.productId, kind: kind, grants: product.grants ?? [], entitlements: product.entitlements ?? [],
-                                    paywall: texts))
-        }
-        let catalog = OnDeviceCatalog(products: products)
+        let catalog = OnDeviceCatalog(file)
         if let problem = catalog.problem { throw TallyError(.invalidRequest, "the catalog \(url.path) is wrong: \(problem)") }
         return catalog
+    }
+
+    /// The products of a catalog file: what each grants and unlocks, and its paywall texts;
+    /// the rest of the file is for the server.
+    /// - Parameter file: the catalog.
+    public init(_ file: TallyCatalog) {
+        self.init(products: file.products.map { product in
+            var texts: [TallyLanguage: PaywallText] = [:]
+            for (code, text) in product.paywall { texts[TallyLanguage(identifier: code)] = text }
+            return Product(id: product.productId, kind: product.kind, grants: product.grants, entitlements: product.entitlements, paywall: texts)
+        })
     }
 
     /// The product with this identifier.

@@ -184,7 +184,7 @@ extension OnDeviceLedger {
         let currency = try row.string("currency"), amount = try row.int("amount")
         return Reservation(
             reservationId: try row.string("id"), currency: currency, amount: amount, fromAllowance: 0, fromBalance: amount,
-            status: try row.string("status"), used: row["used"].integer, expiresAt: JournalTime.date(try row.int("expires_at")),
+            status: ReservationStatus(rawValue: try row.string("status")), used: row["used"].integer, expiresAt: JournalTime.date(try row.int("expires_at")),
             balance: try balance(connection, currency), replayed: replayed)
     }
 

@@ -72,7 +72,7 @@ public struct ServerDelivery: Delivery {
         let response: ProductsResponse = try await client.call("GET", "/v1/products", query: [URLQueryItem(name: "locale", value: language.code)])
         return response.products.map { product in
             ProductGrant(
-                id: product.productId, kind: ProductKind(rawValue: product.kind) ?? .consumable, grants: product.grants,
+                id: product.productId, kind: product.kind, grants: product.grants,
                 entitlements: product.entitlements, allowance: product.allowance.map { Amount(currency: $0.currency, amount: $0.amount) },
                 paywall: PaywallText(
                     title: product.paywall.title, description: product.paywall.description, benefits: product.paywall.benefits,
@@ -138,9 +138,9 @@ public struct ServerDelivery: Delivery {
         } while cursor != nil
         // The server lists newest first.
         entries.reverse()
-        let acquisitions = entries.filter { $0.bucket == "balance" && $0.amount > 0 && ["purchase", "signup", "adjustment"].contains($0.kind) }
+        let acquisitions = entries.filter { $0.bucket == .balance && $0.amount > 0 && [.purchase, .signup, .adjustment].contains($0.kind) }
             .map { CreditHistory.Acquisition(transactionID: $0.transactionId, currency: $0.currency, amount: $0.amount, acquiredAt: $0.createdAt, remaining: nil) }
-        let consumptions = entries.filter { $0.amount < 0 && ["spend", "allowance_spend"].contains($0.kind) }
+        let consumptions = entries.filter { $0.amount < 0 && [.spend, .allowanceSpend].contains($0.kind) }
             .map { CreditHistory.Consumption(id: String($0.id), currency: $0.currency, amount: -$0.amount, reference: $0.reference, date: $0.createdAt, sources: []) }
         return CreditHistory(acquisitions: acquisitions, consumptions: consumptions)
     }

@@ -33,7 +33,7 @@ public actor PurchaseManager {
         /// Delivery attempts inside a purchase call before it returns and leaves the rest to background retries.
         public var attemptsDuringPurchase: Int
         /// Refuses to buy a product while an unused credit it grants exists (``TallyError/Code/unusedCreditExists``).
-        /// Off by default; an app that sells one report per purchase (seed 000, FR-025) turns it on.
+        /// Off by default; an app that sells one report per purchase turns it on.
         public var blocksPurchaseWhileCreditUnused: Bool
         /// How long a fetched account state is fresh.
         public var cacheLifetime: Duration

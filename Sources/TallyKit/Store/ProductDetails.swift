@@ -1,4 +1,5 @@
 import Foundation
+public import TallyCore
 
 /// A product as the store sells it: names and price in the customer's storefront.
 ///
@@ -45,18 +46,6 @@ public struct ProductDetails: Sendable, Hashable, Identifiable {
         self.currencyCode = currencyCode
         self.subscription = subscription
     }
-}
-
-/// The kind of an in-app product.
-public enum ProductKind: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Used up and bought again: credits, top-ups, reports.
-    case consumable
-    /// Bought once, kept.
-    case nonConsumable = "non_consumable"
-    /// A subscription that does not renew by itself.
-    case nonRenewable = "non_renewing"
-    /// A subscription that renews until cancelled.
-    case autoRenewable = "auto_renewable"
 }
 
 /// The terms of an auto-renewable subscription.

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// Where purchases are made: the App Store through StoreKit 2 (``StoreKit2Store``), or the
-/// simulated App Store in tests and on Linux (`SimulatedStore` in TallyKitTesting).
+/// simulated App Store in tests and on Linux (`SimulatedStoreKit` in TallyKitTesting).
 ///
 /// Implementations map the store's API and hold no purchase logic: journaling, delivery,
 /// retries and finishing are ``PurchaseManager``'s.

@@ -287,7 +287,7 @@ public actor StoreKit2Store: Store {
         switch type {
         case .consumable: .consumable
         case .nonConsumable: .nonConsumable
-        case .nonRenewable: .nonRenewable
+        case .nonRenewable: .nonRenewing
         default: .autoRenewable
         }
     }

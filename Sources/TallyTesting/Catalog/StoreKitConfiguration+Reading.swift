@@ -79,11 +79,11 @@ enum StoreKitConfigurationReader {
     static func read(_ root: StoreKitJSONNode) throws(StoreKitConfigurationError) -> StoreKitConfiguration {
         let identifier = try root.member("identifier")?.string()
         let settings = try root.member("settings").map { node throws(StoreKitConfigurationError) in try readSettings(node.object()) }
-            ?? StoreSettings()
+            ?? StoreKitConfiguration.Settings()
 
-        var products: [StoreProduct] = []
+        var products: [StoreKitConfiguration.Product] = []
         var seen: [String: String] = [:]
-        func add(_ product: StoreProduct, at node: StoreKitJSONNode) throws(StoreKitConfigurationError) {
+        func add(_ product: StoreKitConfiguration.Product, at node: StoreKitJSONNode) throws(StoreKitConfigurationError) {
             if let first = seen[product.id] {
                 throw StoreKitConfigurationError(
                     .duplicateProduct, path: node.child("productID"), reason: "\"\(product.id)\" is already the identifier of \(first)")
@@ -127,9 +127,9 @@ enum StoreKitConfigurationReader {
     // MARK: - Products
 
     private static func readProduct(
-        _ node: StoreKitJSONNode, allowed: [StoreProduct.Kind], section: String,
+        _ node: StoreKitJSONNode, allowed: [StoreKitConfiguration.Product.Kind], section: String,
         group: (id: String, name: String, known: Set<String>)?
-    ) throws(StoreKitConfigurationError) -> StoreProduct {
+    ) throws(StoreKitConfigurationError) -> StoreKitConfiguration.Product {
         let node = try node.object()
         let idNode = try node.required("productID")
         let id = try idNode.string()
@@ -137,7 +137,7 @@ enum StoreKitConfigurationReader {
 
         let typeNode = try node.required("type")
         let type = try typeNode.string()
-        guard let kind = StoreProduct.Kind(rawValue: type) else {
+        guard let kind = StoreKitConfiguration.Product.Kind(rawValue: type) else {
             throw typeNode.invalid("unknown product type \"\(type)\"; expected Consumable, NonConsumable, NonRenewingSubscription or RecurringSubscription")
         }
         guard allowed.contains(kind) else {
@@ -151,7 +151,7 @@ enum StoreKitConfigurationReader {
         let localizations = try (node.member("localizations")?.array() ?? []).map { item throws(StoreKitConfigurationError) in
             try readLocalization(item, displayNameRequired: true)
         }
-        var product = StoreProduct(
+        var product = StoreKitConfiguration.Product(
             id: id,
             referenceName: try node.member("referenceName")?.string() ?? "",
             kind: kind,
@@ -165,10 +165,10 @@ enum StoreKitConfigurationReader {
         return product
     }
 
-    private static func readLocalization(_ node: StoreKitJSONNode, displayNameRequired: Bool) throws(StoreKitConfigurationError) -> ProductLocalization {
+    private static func readLocalization(_ node: StoreKitJSONNode, displayNameRequired: Bool) throws(StoreKitConfigurationError) -> StoreKitConfiguration.Localization {
         let node = try node.object()
         let displayName = displayNameRequired ? try node.required("displayName").string() : try node.member("displayName")?.string() ?? ""
-        return ProductLocalization(
+        return StoreKitConfiguration.Localization(
             locale: try node.required("locale").string(),
             displayName: displayName,
             description: try node.member("description")?.string() ?? "")
@@ -176,7 +176,7 @@ enum StoreKitConfigurationReader {
 
     private static func readSubscription(
         _ node: StoreKitJSONNode, group: (id: String, name: String, known: Set<String>)
-    ) throws(StoreKitConfigurationError) -> SubscriptionInfo {
+    ) throws(StoreKitConfigurationError) -> StoreKitConfiguration.SubscriptionInfo {
         if let groupIDNode = try node.member("subscriptionGroupID") {
             let named = try groupIDNode.string()
             guard group.known.contains(named) else {
@@ -205,7 +205,7 @@ enum StoreKitConfigurationReader {
                 try readOffer(item, identifier: identifier)
             }
         }
-        return SubscriptionInfo(
+        return StoreKitConfiguration.SubscriptionInfo(
             groupID: group.id, groupName: group.name, level: level, period: period,
             introductoryOffer: introductory,
             promotionalOffers: try offers("adHocOffers", identifier: .required),
@@ -288,11 +288,11 @@ enum StoreKitConfigurationReader {
 
     // MARK: - Settings
 
-    private static func readSettings(_ node: StoreKitJSONNode) throws(StoreKitConfigurationError) -> StoreSettings {
+    private static func readSettings(_ node: StoreKitJSONNode) throws(StoreKitConfigurationError) -> StoreKitConfiguration.Settings {
         func flag(_ key: String) throws(StoreKitConfigurationError) -> Bool {
             try node.member(key)?.bool() ?? false
         }
-        var settings = StoreSettings()
+        var settings = StoreKitConfiguration.Settings()
         settings.askToBuyEnabled = try flag("_askToBuyEnabled")
         settings.billingGracePeriodEnabled = try flag("_billingGracePeriodEnabled")
         let renewalIssues = try flag("_renewalBillingIssuesEnabled")
@@ -316,7 +316,7 @@ enum StoreKitConfigurationReader {
             if let currentNode = try item.member("current") {
                 current = rawJSON(currentNode.value)
             }
-            return SimulatedStoreKitError(
+            return StoreKitConfiguration.ErrorSetting(
                 api: try item.required("name").string(),
                 enabled: try item.member("enabled")?.bool() ?? false,
                 rawCurrent: current)

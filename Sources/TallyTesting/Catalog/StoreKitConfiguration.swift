@@ -24,11 +24,11 @@ public struct StoreKitConfiguration: Sendable, Hashable {
     /// Every product, subscriptions included. Sections come in the order Xcode writes its
     /// (alphabetically sorted) keys — `nonRenewingSubscriptions`, `products`, then each group's
     /// `subscriptions` — and each section in array order.
-    public var products: [StoreProduct]
+    public var products: [StoreKitConfiguration.Product]
     /// The subscription groups, in file order.
     public var subscriptionGroups: [SubscriptionGroup]
     /// The test settings.
-    public var settings: StoreSettings
+    public var settings: StoreKitConfiguration.Settings
 
     /// Creates a configuration in code.
     /// - Parameters:
@@ -37,8 +37,8 @@ public struct StoreKitConfiguration: Sendable, Hashable {
     ///   - subscriptionGroups: the subscription groups.
     ///   - settings: the settings.
     public init(
-        identifier: String? = nil, products: [StoreProduct], subscriptionGroups: [SubscriptionGroup] = [],
-        settings: StoreSettings = StoreSettings()
+        identifier: String? = nil, products: [StoreKitConfiguration.Product], subscriptionGroups: [SubscriptionGroup] = [],
+        settings: StoreKitConfiguration.Settings = StoreKitConfiguration.Settings()
     ) {
         self.identifier = identifier
         self.products = products
@@ -85,7 +85,7 @@ public struct StoreKitConfiguration: Sendable, Hashable {
     /// The product with identifier `id`.
     /// - Parameter id: a product identifier.
     /// - Returns: `nil` when the configuration has no such product.
-    public func product(id: String) -> StoreProduct? {
+    public func product(id: String) -> StoreKitConfiguration.Product? {
         products.first { $0.id == id }
     }
 

@@ -5,7 +5,7 @@ public struct SubscriptionGroup: Sendable, Hashable, Identifiable {
     /// The group's reference name.
     public var name: String
     /// The group's localized names, possibly none.
-    public var localizations: [ProductLocalization]
+    public var localizations: [StoreKitConfiguration.Localization]
     /// The product identifiers of its subscriptions, in file order.
     public var productIDs: [String]
 
@@ -14,7 +14,7 @@ public struct SubscriptionGroup: Sendable, Hashable, Identifiable {
     ///   - name: the reference name.
     ///   - localizations: localized names.
     ///   - productIDs: its subscriptions' identifiers.
-    public init(id: String, name: String, localizations: [ProductLocalization] = [], productIDs: [String] = []) {
+    public init(id: String, name: String, localizations: [StoreKitConfiguration.Localization] = [], productIDs: [String] = []) {
         self.id = id
         self.name = name
         self.localizations = localizations

@@ -1,47 +1,48 @@
 public import Foundation
 public import TallyCore
 
-/// A notification the simulated store made, and what became of its delivery.
-public struct SentNotification: Sendable, Hashable {
-    /// The notification's unique identifier.
-    public let uuid: String
-    /// The event.
-    public let type: NotificationType
-    /// Details of the event.
-    public let subtype: NotificationSubtype?
-    /// The transaction it is about, if any.
-    public let transactionID: String?
-    /// The body's `signedPayload`.
-    public let signedPayload: String
-    /// When it was made.
-    public let createdAt: Date
-    /// Every delivery attempt: when, and `SUCCESS` or why not (Apple's `sendAttemptResult` values).
-    public let attempts: [(date: Date, result: String)]
-    /// Whether an attempt succeeded.
-    public let delivered: Bool
-    /// When the next attempt is due, if any.
-    public let nextAttemptAt: Date?
-
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.uuid == rhs.uuid && lhs.attempts.count == rhs.attempts.count }
-    public func hash(into hasher: inout Hasher) { hasher.combine(uuid) }
-}
 
 extension SimulatedAppStore {
+    /// A notification the simulated store made, and what became of its delivery.
+    public struct SentNotification: Sendable, Hashable {
+        /// The notification's unique identifier.
+        public let uuid: String
+        /// The event.
+        public let type: NotificationType
+        /// Details of the event.
+        public let subtype: NotificationSubtype?
+        /// The transaction it is about, if any.
+        public let transactionID: String?
+        /// The body's `signedPayload`.
+        public let signedPayload: String
+        /// When it was made.
+        public let createdAt: Date
+        /// Every delivery attempt: when, and `SUCCESS` or why not (Apple's `sendAttemptResult` values).
+        public let attempts: [(date: Date, result: String)]
+        /// Whether an attempt succeeded.
+        public let delivered: Bool
+        /// When the next attempt is due, if any.
+        public let nextAttemptAt: Date?
+
+        public static func == (lhs: Self, rhs: Self) -> Bool { lhs.uuid == rhs.uuid && lhs.attempts.count == rhs.attempts.count }
+        public func hash(into hasher: inout Hasher) { hasher.combine(uuid) }
+    }
+
     /// Every notification made, oldest first.
-    public var notifications: [SentNotification] {
+    public var notifications: [SimulatedAppStore.SentNotification] {
         state.notifications.map(Self.public)
     }
 
-    static func `public`(_ record: NotificationRecord) -> SentNotification {
-        SentNotification(
+    static func `public`(_ record: NotificationRecord) -> SimulatedAppStore.SentNotification {
+        SimulatedAppStore.SentNotification(
             uuid: record.uuid, type: record.type, subtype: record.subtype, transactionID: record.transactionId,
             signedPayload: record.signedPayload, createdAt: record.createdAt,
             attempts: record.attempts.map { ($0.date, $0.result) }, delivered: record.delivered, nextAttemptAt: record.nextAttemptAt)
     }
 
     /// Sends a `TEST` notification, as Request a Test Notification; returns its token.
-    /// - Throws: ``StoreError`` when it cannot be signed or saved.
-    public func requestTestNotification() throws(StoreError) -> String {
+    /// - Throws: ``SimulatedAppStoreError`` when it cannot be signed or saved.
+    public func requestTestNotification() throws(SimulatedAppStoreError) -> String {
         let token = UUID().uuidString.lowercased()
         try notify(.test, subtype: nil, transaction: nil, subscription: nil, testToken: token)
         try save()
@@ -52,7 +53,7 @@ extension SimulatedAppStore {
     func notify(
         _ type: NotificationType, subtype: NotificationSubtype?, transaction: TransactionPayload?, subscription originalTransactionID: String? = nil,
         consumptionReason: ConsumptionRequestReason? = nil, testToken: String? = nil
-    ) throws(StoreError) {
+    ) throws(SimulatedAppStoreError) {
         var data = NotificationData()
         data.environment = configuration.environment
         data.appAppleId = configuration.appAppleID

@@ -4,7 +4,7 @@ import TallyCore
 
 extension SimulatedAppStore {
     /// A product of the catalog.
-    public func product(_ id: String) -> StoreProduct? {
+    public func product(_ id: String) -> StoreKitConfiguration.Product? {
         configuration.catalog.product(id: id)
     }
 
@@ -17,20 +17,20 @@ extension SimulatedAppStore {
     ///   - productID: the product.
     ///   - options: app account token, quantity, offer and the simulated outcome.
     /// - Returns: the transaction, a cancellation, or a pending purchase.
-    /// - Throws: ``StoreError`` for an unknown product, a bad quantity or offer, or a simulated failure.
-    public func purchase(_ productID: String, options: PurchaseOptions = PurchaseOptions()) throws(StoreError) -> PurchaseResult {
+    /// - Throws: ``SimulatedAppStoreError`` for an unknown product, a bad quantity or offer, or a simulated failure.
+    public func purchase(_ productID: String, options: SimulatedAppStore.PurchaseOptions = SimulatedAppStore.PurchaseOptions()) throws(SimulatedAppStoreError) -> SimulatedAppStore.PurchaseResult {
         guard let product = product(productID) else {
-            throw StoreError(.productUnavailable, "no product \(productID) in the catalog")
+            throw SimulatedAppStoreError(.productUnavailable, "no product \(productID) in the catalog")
         }
         guard (1...10).contains(options.quantity) else {
-            throw StoreError(.invalidQuantity, "quantity \(options.quantity) is not between 1 and 10")
+            throw SimulatedAppStoreError(.invalidQuantity, "quantity \(options.quantity) is not between 1 and 10")
         }
         guard options.quantity == 1 || product.kind == .consumable else {
-            throw StoreError(.invalidQuantity, "only consumables can be bought in quantity")
+            throw SimulatedAppStoreError(.invalidQuantity, "only consumables can be bought in quantity")
         }
         if let offerID = options.promotionalOfferID,
            product.subscription?.promotionalOffers.contains(where: { $0.id == offerID }) != true {
-            throw StoreError(.invalidOffer, "\(productID) has no promotional offer \(offerID)")
+            throw SimulatedAppStoreError(.invalidOffer, "\(productID) has no promotional offer \(offerID)")
         }
 
         var outcome = options.outcome
@@ -49,9 +49,9 @@ extension SimulatedAppStore {
         case .userCancelled:
             return .userCancelled
         case .failure(let code):
-            throw StoreError(code, "the purchase of \(productID) failed (simulated)")
+            throw SimulatedAppStoreError(code, "the purchase of \(productID) failed (simulated)")
         case .askToBuy, .interrupted:
-            let pending = PendingPurchase(
+            let pending = SimulatedAppStore.PendingPurchase(
                 id: nextPendingID(), reason: outcome == .askToBuy ? .askToBuy : .interrupted, productID: productID,
                 appAccountToken: options.appAccountToken, quantity: options.quantity,
                 promotionalOfferID: options.promotionalOfferID, requestedAt: now)
@@ -69,39 +69,39 @@ extension SimulatedAppStore {
     }
 
     /// The purchases waiting for approval or for an interruption to be resolved.
-    public var pendingPurchases: [PendingPurchase] { state.pending }
+    public var pendingPurchases: [SimulatedAppStore.PendingPurchase] { state.pending }
 
     /// Approves an Ask to Buy request: the purchase completes and its transaction arrives through ``updates()``.
-    /// - Throws: ``StoreError`` `notFound` for an unknown request.
+    /// - Throws: ``SimulatedAppStoreError`` `notFound` for an unknown request.
     @discardableResult
-    public func approveAskToBuy(_ id: String) throws(StoreError) -> SignedTransaction {
+    public func approveAskToBuy(_ id: String) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         try completePending(id, reason: .askToBuy)
     }
 
     /// Declines an Ask to Buy request: nothing is charged and no transaction is made.
-    /// - Throws: ``StoreError`` `notFound` for an unknown request.
-    public func declineAskToBuy(_ id: String) throws(StoreError) {
+    /// - Throws: ``SimulatedAppStoreError`` `notFound` for an unknown request.
+    public func declineAskToBuy(_ id: String) throws(SimulatedAppStoreError) {
         guard let index = state.pending.firstIndex(where: { $0.id == id && $0.reason == .askToBuy }) else {
-            throw StoreError(.notFound, "no Ask to Buy request \(id)")
+            throw SimulatedAppStoreError(.notFound, "no Ask to Buy request \(id)")
         }
         state.pending.remove(at: index)
         try save()
     }
 
     /// Resolves an interrupted purchase: it completes and its transaction arrives through ``updates()``.
-    /// - Throws: ``StoreError`` `notFound` for an unknown purchase.
+    /// - Throws: ``SimulatedAppStoreError`` `notFound` for an unknown purchase.
     @discardableResult
-    public func resolveInterruptedPurchase(_ id: String) throws(StoreError) -> SignedTransaction {
+    public func resolveInterruptedPurchase(_ id: String) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         try completePending(id, reason: .interrupted)
     }
 
-    private func completePending(_ id: String, reason: PendingPurchase.Reason) throws(StoreError) -> SignedTransaction {
+    private func completePending(_ id: String, reason: SimulatedAppStore.PendingPurchase.Reason) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         guard let index = state.pending.firstIndex(where: { $0.id == id && $0.reason == reason }) else {
-            throw StoreError(.notFound, "no pending purchase \(id)")
+            throw SimulatedAppStoreError(.notFound, "no pending purchase \(id)")
         }
         let pending = state.pending[index]
         guard let product = product(pending.productID) else {
-            throw StoreError(.productUnavailable, "no product \(pending.productID) in the catalog")
+            throw SimulatedAppStoreError(.productUnavailable, "no product \(pending.productID) in the catalog")
         }
         let transaction = try complete(
             product, appAccountToken: pending.appAccountToken, quantity: pending.quantity, promotionalOfferID: pending.promotionalOfferID)
@@ -114,7 +114,7 @@ extension SimulatedAppStore {
     // MARK: - Completing a paid purchase
 
     /// Charges and records the purchase, with its notification; returns the transaction signed now.
-    func complete(_ product: StoreProduct, appAccountToken: UUID?, quantity: Int, promotionalOfferID: String?) throws(StoreError) -> SignedTransaction {
+    func complete(_ product: StoreKitConfiguration.Product, appAccountToken: UUID?, quantity: Int, promotionalOfferID: String?) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         let token = appAccountToken?.uuidString.lowercased()
         switch product.kind {
         case .autoRenewableSubscription:
@@ -135,7 +135,7 @@ extension SimulatedAppStore {
         }
     }
 
-    func oneTimeTransaction(_ product: StoreProduct, appAccountToken: String?, quantity: Int) -> TransactionRecord {
+    func oneTimeTransaction(_ product: StoreKitConfiguration.Product, appAccountToken: String?, quantity: Int) -> TransactionRecord {
         let id = nextTransactionID()
         var payload = basePayload(product, transactionID: id, originalTransactionID: id, appAccountToken: appAccountToken)
         payload.quantity = quantity
@@ -147,7 +147,7 @@ extension SimulatedAppStore {
         return TransactionRecord(payload: payload)
     }
 
-    func basePayload(_ product: StoreProduct, transactionID: String, originalTransactionID: String, appAccountToken: String?) -> TransactionPayload {
+    func basePayload(_ product: StoreKitConfiguration.Product, transactionID: String, originalTransactionID: String, appAccountToken: String?) -> TransactionPayload {
         var payload = TransactionPayload()
         payload.transactionId = transactionID
         payload.originalTransactionId = originalTransactionID
@@ -168,7 +168,7 @@ extension SimulatedAppStore {
         return payload
     }
 
-    static func productType(_ kind: StoreProduct.Kind) -> AppStoreProductType {
+    static func productType(_ kind: StoreKitConfiguration.Product.Kind) -> AppStoreProductType {
         switch kind {
         case .consumable: return .consumable
         case .nonConsumable: return .nonConsumable
@@ -178,14 +178,14 @@ extension SimulatedAppStore {
     }
 
     /// The same transaction, signed by a key that is not the certificate's: it does not verify.
-    func unverifiable(_ transaction: SignedTransaction) throws(StoreError) -> SignedTransaction {
+    func unverifiable(_ transaction: SimulatedAppStore.SignedTransaction) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         let parts = transaction.jws.split(separator: ".")
         let stranger = P256Signer()
         let signingInput = parts[0] + "." + parts[1]
         guard let signature = stranger.sign(Data(signingInput.utf8)) else {
-            throw StoreError(.invalidState, "cannot sign")
+            throw SimulatedAppStoreError(.invalidState, "cannot sign")
         }
-        return SignedTransaction(jws: signingInput + "." + Base64.encodeURL(signature), payload: transaction.payload)
+        return SimulatedAppStore.SignedTransaction(jws: signingInput + "." + Base64.encodeURL(signature), payload: transaction.payload)
     }
 }
 

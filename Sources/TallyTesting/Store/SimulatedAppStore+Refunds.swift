@@ -8,14 +8,14 @@ extension SimulatedAppStore {
     /// - Parameters:
     ///   - transactionID: the transaction.
     ///   - revocation: reason, type and share; a full refund for another reason by default.
-    /// - Throws: ``StoreError`` `notFound`, or `invalidState` when it is already revoked.
+    /// - Throws: ``SimulatedAppStoreError`` `notFound`, or `invalidState` when it is already revoked.
     @discardableResult
-    public func refund(transactionID: String, revocation: Revocation = Revocation()) throws(StoreError) -> SignedTransaction {
+    public func refund(transactionID: String, revocation: SimulatedAppStore.Revocation = SimulatedAppStore.Revocation()) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         guard let index = state.transactionIndex(transactionID) else {
-            throw StoreError(.notFound, "no transaction \(transactionID)")
+            throw SimulatedAppStoreError(.notFound, "no transaction \(transactionID)")
         }
         guard state.transactions[index].payload.revocationDate == nil else {
-            throw StoreError(.invalidState, "transaction \(transactionID) is already revoked")
+            throw SimulatedAppStoreError(.invalidState, "transaction \(transactionID) is already revoked")
         }
         state.transactions[index].payload.revocationDate = now
         state.transactions[index].payload.revocationReason = revocation.reason
@@ -32,7 +32,7 @@ extension SimulatedAppStore {
         try notify(type, subtype: nil, transaction: transaction.payload,
                    subscription: transaction.payload.type == .autoRenewableSubscription ? transaction.payload.originalTransactionId : nil)
         // Family members lose what the purchaser was refunded, with the purchaser's reason.
-        var revokedCopies: [SignedTransaction] = []
+        var revokedCopies: [SimulatedAppStore.SignedTransaction] = []
         if revocation.type != .familyRevoke {
             for copy in state.transactions.indices where state.transactions[copy].sharedFrom == transactionID
                 && state.transactions[copy].payload.revocationDate == nil {
@@ -51,14 +51,14 @@ extension SimulatedAppStore {
     }
 
     /// Reverses a refund: the revocation is removed and `REFUND_REVERSED` is sent.
-    /// - Throws: ``StoreError`` `notFound`, or `invalidState` when it is not refunded.
+    /// - Throws: ``SimulatedAppStoreError`` `notFound`, or `invalidState` when it is not refunded.
     @discardableResult
-    public func reverseRefund(transactionID: String) throws(StoreError) -> SignedTransaction {
+    public func reverseRefund(transactionID: String) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         guard let index = state.transactionIndex(transactionID) else {
-            throw StoreError(.notFound, "no transaction \(transactionID)")
+            throw SimulatedAppStoreError(.notFound, "no transaction \(transactionID)")
         }
         guard state.transactions[index].payload.revocationDate != nil else {
-            throw StoreError(.invalidState, "transaction \(transactionID) is not refunded")
+            throw SimulatedAppStoreError(.invalidState, "transaction \(transactionID) is not refunded")
         }
         state.transactions[index].payload.revocationDate = nil
         state.transactions[index].payload.revocationReason = nil
@@ -80,8 +80,8 @@ extension SimulatedAppStore {
     }
 
     /// Declines a refund request: nothing changes but a `REFUND_DECLINED` notification.
-    /// - Throws: ``StoreError`` `notFound` for an unknown transaction.
-    public func declineRefund(transactionID: String) throws(StoreError) {
+    /// - Throws: ``SimulatedAppStoreError`` `notFound` for an unknown transaction.
+    public func declineRefund(transactionID: String) throws(SimulatedAppStoreError) {
         let transaction = try signedTransaction(transactionID)
         try notify(.refundDeclined, subtype: nil, transaction: transaction.payload, subscription: nil)
         try save()
@@ -89,8 +89,8 @@ extension SimulatedAppStore {
 
     /// The customer asked for a refund of a consumable: Apple asks the app for consumption
     /// information with `CONSUMPTION_REQUEST`.
-    /// - Throws: ``StoreError`` `notFound` for an unknown transaction.
-    public func requestConsumptionInformation(transactionID: String, reason: ConsumptionRequestReason = .unintendedPurchase) throws(StoreError) {
+    /// - Throws: ``SimulatedAppStoreError`` `notFound` for an unknown transaction.
+    public func requestConsumptionInformation(transactionID: String, reason: ConsumptionRequestReason = .unintendedPurchase) throws(SimulatedAppStoreError) {
         let transaction = try signedTransaction(transactionID)
         try notify(.consumptionRequest, subtype: nil, transaction: transaction.payload, subscription: nil, consumptionReason: reason)
         try save()
@@ -98,18 +98,18 @@ extension SimulatedAppStore {
 
     /// Shares a purchase with a family member: a new transaction owned `FAMILY_SHARED`,
     /// published to ``updates()``.
-    /// - Throws: ``StoreError`` `notFound`, or `invalidState` when the product is not family-shareable.
+    /// - Throws: ``SimulatedAppStoreError`` `notFound`, or `invalidState` when the product is not family-shareable.
     @discardableResult
-    public func shareWithFamily(transactionID: String) throws(StoreError) -> SignedTransaction {
+    public func shareWithFamily(transactionID: String) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         guard let index = state.transactionIndex(transactionID) else {
-            throw StoreError(.notFound, "no transaction \(transactionID)")
+            throw SimulatedAppStoreError(.notFound, "no transaction \(transactionID)")
         }
         let original = state.transactions[index].payload
         guard let product = product(original.productId ?? ""), product.familyShareable else {
-            throw StoreError(.invalidState, "\(original.productId ?? "?") is not family-shareable")
+            throw SimulatedAppStoreError(.invalidState, "\(original.productId ?? "?") is not family-shareable")
         }
         guard original.inAppOwnershipType == .purchased else {
-            throw StoreError(.invalidState, "only the purchaser's own transaction can be shared")
+            throw SimulatedAppStoreError(.invalidState, "only the purchaser's own transaction can be shared")
         }
         // The family member gets a transaction of their own, with its own identifiers.
         var payload = original
@@ -128,12 +128,12 @@ extension SimulatedAppStore {
 
     /// The purchaser stops sharing: the family member's transaction is revoked with type
     /// `FAMILY_REVOKE` and a `REVOKE` notification.
-    /// - Throws: ``StoreError`` as ``refund(transactionID:revocation:)``.
+    /// - Throws: ``SimulatedAppStoreError`` as ``refund(transactionID:revocation:)``.
     @discardableResult
-    public func revokeFamilySharing(transactionID: String) throws(StoreError) -> SignedTransaction {
+    public func revokeFamilySharing(transactionID: String) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         guard let index = state.transactionIndex(transactionID), state.transactions[index].payload.inAppOwnershipType == .familyShared else {
-            throw StoreError(.invalidState, "transaction \(transactionID) is not a family member's copy")
+            throw SimulatedAppStoreError(.invalidState, "transaction \(transactionID) is not a family member's copy")
         }
-        return try refund(transactionID: transactionID, revocation: Revocation(reason: .otherReason, type: .familyRevoke))
+        return try refund(transactionID: transactionID, revocation: SimulatedAppStore.Revocation(reason: .otherReason, type: .familyRevoke))
     }
 }

@@ -4,9 +4,9 @@ public import TallyCore
 extension SimulatedAppStore {
     // MARK: - Starting and changing a subscription
 
-    func subscribe(_ product: StoreProduct, appAccountToken: String?, promotionalOfferID: String?) throws(StoreError) -> SignedTransaction {
+    func subscribe(_ product: StoreKitConfiguration.Product, appAccountToken: String?, promotionalOfferID: String?) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         guard let info = product.subscription else {
-            throw StoreError(.invalidState, "\(product.id) is not an auto-renewable subscription")
+            throw SimulatedAppStoreError(.invalidState, "\(product.id) is not an auto-renewable subscription")
         }
         let inGroup = state.subscriptions.firstIndex { $0.groupID == info.groupID }
         if let index = inGroup, [.active, .billingGracePeriod, .billingRetry].contains(state.subscriptions[index].status) {
@@ -54,11 +54,11 @@ extension SimulatedAppStore {
     }
 
     /// Buying a product of the group the customer already subscribes to.
-    private func change(subscriptionAt index: Int, to product: StoreProduct, promotionalOfferID: String?) throws(StoreError) -> SignedTransaction {
+    private func change(subscriptionAt index: Int, to product: StoreKitConfiguration.Product, promotionalOfferID: String?) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         var subscription = state.subscriptions[index]
         guard let current = self.product(subscription.productId), let currentLevel = current.subscription?.level,
               let newInfo = product.subscription else {
-            throw StoreError(.invalidState, "subscription \(subscription.originalTransactionId) has no known product")
+            throw SimulatedAppStoreError(.invalidState, "subscription \(subscription.originalTransactionId) has no known product")
         }
         if product.id == subscription.productId {
             if let offerID = promotionalOfferID, let promotional = newInfo.promotionalOffers.first(where: { $0.id == offerID }) {
@@ -128,7 +128,7 @@ extension SimulatedAppStore {
         return transaction
     }
 
-    func running(_ offer: SubscriptionOffer, type: OfferType, product: StoreProduct) -> RunningOffer {
+    func running(_ offer: SubscriptionOffer, type: OfferType, product: StoreKitConfiguration.Product) -> RunningOffer {
         let discount: OfferDiscountType = switch offer.paymentMode {
         case .freeTrial: .freeTrial
         case .payUpFront: .payUpFront
@@ -145,7 +145,7 @@ extension SimulatedAppStore {
             price: offer.price, periodsLeft: periodsLeft)
     }
 
-    func apply(_ offer: RunningOffer?, to payload: inout TransactionPayload, product: StoreProduct) {
+    func apply(_ offer: RunningOffer?, to payload: inout TransactionPayload, product: StoreKitConfiguration.Product) {
         guard let offer else { return }
         payload.offerType = offer.type
         payload.offerIdentifier = offer.identifier
@@ -161,9 +161,9 @@ extension SimulatedAppStore {
     }
 
     /// When a period that starts at `start` ends, under the store's time rate.
-    func periodEnd(for product: StoreProduct, offer: RunningOffer?, from start: Date) throws(StoreError) -> Date {
+    func periodEnd(for product: StoreKitConfiguration.Product, offer: RunningOffer?, from start: Date) throws(SimulatedAppStoreError) -> Date {
         guard let ordinary = product.subscription?.period else {
-            throw StoreError(.invalidState, "\(product.id) has no subscription period")
+            throw SimulatedAppStoreError(.invalidState, "\(product.id) has no subscription period")
         }
         var period = ordinary
         if let offer, let offerPeriod = SubscriptionPeriod(iso8601: offer.periodLength ?? offer.period) {
@@ -186,8 +186,8 @@ extension SimulatedAppStore {
     // MARK: - Controls, as SKTestSession's
 
     /// Turns auto-renew on or off, as the customer does in Settings.
-    /// - Throws: ``StoreError`` `notFound` for an unknown subscription.
-    public func setAutoRenew(originalTransactionID: String, enabled: Bool) throws(StoreError) {
+    /// - Throws: ``SimulatedAppStoreError`` `notFound` for an unknown subscription.
+    public func setAutoRenew(originalTransactionID: String, enabled: Bool) throws(SimulatedAppStoreError) {
         let index = try subscriptionIndex(originalTransactionID)
         guard state.subscriptions[index].autoRenew != enabled else { return }
         state.subscriptions[index].autoRenew = enabled
@@ -199,20 +199,20 @@ extension SimulatedAppStore {
     }
 
     /// Makes the subscription's next renewal fail with a billing issue.
-    /// - Throws: ``StoreError`` `notFound` for an unknown subscription.
-    public func failNextRenewal(originalTransactionID: String) throws(StoreError) {
+    /// - Throws: ``SimulatedAppStoreError`` `notFound` for an unknown subscription.
+    public func failNextRenewal(originalTransactionID: String) throws(SimulatedAppStoreError) {
         let index = try subscriptionIndex(originalTransactionID)
         state.subscriptions[index].failNextRenewal = true
         try save()
     }
 
     /// Resolves a billing issue: the subscription renews now (`DID_RENEW`, `BILLING_RECOVERY`).
-    /// - Throws: ``StoreError`` `invalidState` when the subscription is not in billing retry or grace.
-    public func resolveBillingIssue(originalTransactionID: String) throws(StoreError) {
+    /// - Throws: ``SimulatedAppStoreError`` `invalidState` when the subscription is not in billing retry or grace.
+    public func resolveBillingIssue(originalTransactionID: String) throws(SimulatedAppStoreError) {
         let index = try subscriptionIndex(originalTransactionID)
         let subscription = state.subscriptions[index]
         guard [.billingRetry, .billingGracePeriod].contains(subscription.status) else {
-            throw StoreError(.invalidState, "subscription \(originalTransactionID) has no billing issue")
+            throw SimulatedAppStoreError(.invalidState, "subscription \(originalTransactionID) has no billing issue")
         }
         // Recovered within grace, the paid days run on from the old expiry; after it, from now.
         let start = subscription.status == .billingGracePeriod ? subscription.expiresDate : now
@@ -221,22 +221,22 @@ extension SimulatedAppStore {
     }
 
     /// Renews the subscription now, ahead of its expiry, as `forceRenewalOfSubscription`.
-    /// - Throws: ``StoreError`` `invalidState` when it is not active.
-    public func forceRenewal(originalTransactionID: String) throws(StoreError) {
+    /// - Throws: ``SimulatedAppStoreError`` `invalidState` when it is not active.
+    public func forceRenewal(originalTransactionID: String) throws(SimulatedAppStoreError) {
         let index = try subscriptionIndex(originalTransactionID)
         guard state.subscriptions[index].status == .active else {
-            throw StoreError(.invalidState, "subscription \(originalTransactionID) is not active")
+            throw SimulatedAppStoreError(.invalidState, "subscription \(originalTransactionID) is not active")
         }
         try renew(at: index, at: now, subtype: nil)
         try save()
     }
 
     /// Ends the subscription now, as `expireSubscription` (`EXPIRED`, `VOLUNTARY`).
-    /// - Throws: ``StoreError`` `invalidState` when it already ended.
-    public func expire(originalTransactionID: String) throws(StoreError) {
+    /// - Throws: ``SimulatedAppStoreError`` `invalidState` when it already ended.
+    public func expire(originalTransactionID: String) throws(SimulatedAppStoreError) {
         let index = try subscriptionIndex(originalTransactionID)
         guard state.subscriptions[index].status != .expired, state.subscriptions[index].status != .revoked else {
-            throw StoreError(.invalidState, "subscription \(originalTransactionID) already ended")
+            throw SimulatedAppStoreError(.invalidState, "subscription \(originalTransactionID) already ended")
         }
         let moment = now
         if let latest = state.transactionIndex(state.subscriptions[index].latestTransactionId),
@@ -248,9 +248,9 @@ extension SimulatedAppStore {
         try save()
     }
 
-    func subscriptionIndex(_ originalTransactionID: String) throws(StoreError) -> Int {
+    func subscriptionIndex(_ originalTransactionID: String) throws(SimulatedAppStoreError) -> Int {
         guard let index = state.subscriptionIndex(originalTransactionID: originalTransactionID) else {
-            throw StoreError(.notFound, "no subscription with original transaction \(originalTransactionID)")
+            throw SimulatedAppStoreError(.notFound, "no subscription with original transaction \(originalTransactionID)")
         }
         return index
     }
@@ -259,8 +259,8 @@ extension SimulatedAppStore {
 
     /// Moves the store's clock forward, processing every renewal, expiry, grace period end and
     /// notification retry that falls due on the way, each at its own moment.
-    /// - Throws: ``StoreError`` when the state cannot be saved.
-    public func advance(by duration: Duration) async throws(StoreError) {
+    /// - Throws: ``SimulatedAppStoreError`` when the state cannot be saved.
+    public func advance(by duration: Duration) async throws(SimulatedAppStoreError) {
         let target = now.addingTimeInterval(Self.seconds(duration))
         try await run(until: target)
         state.timeOffset += target.timeIntervalSince(now)
@@ -269,12 +269,12 @@ extension SimulatedAppStore {
 
     /// Processes what is due now and delivers due notifications. `tally appstore serve` calls
     /// it a few times a second; tests call it after a purchase to deliver its notification.
-    /// - Throws: ``StoreError`` when the state cannot be saved.
-    public func tick() async throws(StoreError) {
+    /// - Throws: ``SimulatedAppStoreError`` when the state cannot be saved.
+    public func tick() async throws(SimulatedAppStoreError) {
         try await run(until: now)
     }
 
-    private func run(until target: Date) async throws(StoreError) {
+    private func run(until target: Date) async throws(SimulatedAppStoreError) {
         while true {
             let renewal = nextSubscriptionEvent()
             // Deliveries are events only when this pass can make them: not while another pass
@@ -309,7 +309,7 @@ extension SimulatedAppStore {
         return best
     }
 
-    private func processSubscriptionEvent(at index: Int) throws(StoreError) {
+    private func processSubscriptionEvent(at index: Int) throws(SimulatedAppStoreError) {
         let subscription = state.subscriptions[index]
         switch subscription.status {
         case .active:
@@ -334,7 +334,7 @@ extension SimulatedAppStore {
     }
 
     /// A new paid period: a RENEWAL transaction, `DID_RENEW`, published to updates.
-    func renew(at index: Int, at moment: Date, subtype: NotificationSubtype?) throws(StoreError) {
+    func renew(at index: Int, at moment: Date, subtype: NotificationSubtype?) throws(SimulatedAppStoreError) {
         var subscription = state.subscriptions[index]
         guard let product = self.product(subscription.autoRenewProductId) else {
             try end(at: index, intent: .productNotAvailable, subtype: .productNotForSale)
@@ -376,7 +376,7 @@ extension SimulatedAppStore {
         publish(transaction)
     }
 
-    private func enterBillingRetry(at index: Int, at moment: Date) throws(StoreError) {
+    private func enterBillingRetry(at index: Int, at moment: Date) throws(SimulatedAppStoreError) {
         var subscription = state.subscriptions[index]
         let period = product(subscription.productId)?.subscription?.period ?? SubscriptionPeriod(iso8601: "P1M")!
         let windows = billingWindows(for: period)
@@ -405,7 +405,7 @@ extension SimulatedAppStore {
     }
 
     /// The subscription ends: `EXPIRED` with the subtype, no more renewals.
-    func end(at index: Int, intent: ExpirationIntent, subtype: NotificationSubtype) throws(StoreError) {
+    func end(at index: Int, intent: ExpirationIntent, subtype: NotificationSubtype) throws(SimulatedAppStoreError) {
         state.subscriptions[index].status = .expired
         state.subscriptions[index].expirationIntent = intent
         state.subscriptions[index].autoRenew = false
@@ -419,8 +419,8 @@ extension SimulatedAppStore {
     // MARK: - Renewal info and status
 
     /// The subscription's renewal info, signed now.
-    /// - Throws: ``StoreError`` `notFound` for an unknown subscription.
-    public func renewalInfo(originalTransactionID: String) throws(StoreError) -> String {
+    /// - Throws: ``SimulatedAppStoreError`` `notFound` for an unknown subscription.
+    public func renewalInfo(originalTransactionID: String) throws(SimulatedAppStoreError) -> String {
         try sign(renewalPayload(state.subscriptions[subscriptionIndex(originalTransactionID)]))
     }
 
@@ -452,8 +452,8 @@ extension SimulatedAppStore {
     }
 
     /// The status of every subscription of the customer: status, latest transaction and renewal info, signed now.
-    public func subscriptionStatuses() throws(StoreError) -> [(groupID: String, status: SubscriptionStatus, transaction: SignedTransaction, renewalInfo: String)] {
-        var result: [(String, SubscriptionStatus, SignedTransaction, String)] = []
+    public func subscriptionStatuses() throws(SimulatedAppStoreError) -> [(groupID: String, status: SubscriptionStatus, transaction: SimulatedAppStore.SignedTransaction, renewalInfo: String)] {
+        var result: [(String, SubscriptionStatus, SimulatedAppStore.SignedTransaction, String)] = []
         for subscription in state.subscriptions {
             result.append((subscription.groupID, subscription.status, try signedTransaction(subscription.latestTransactionId),
                            try sign(renewalPayload(subscription))))

@@ -3,10 +3,10 @@ import TallyCore
 
 extension SimulatedAppStore {
     /// Marks a transaction finished, as `Transaction.finish()`.
-    /// - Throws: ``StoreError`` `notFound` for an unknown transaction.
-    public func finish(transactionID: String) throws(StoreError) {
+    /// - Throws: ``SimulatedAppStoreError`` `notFound` for an unknown transaction.
+    public func finish(transactionID: String) throws(SimulatedAppStoreError) {
         guard let index = state.transactionIndex(transactionID) else {
-            throw StoreError(.notFound, "no transaction \(transactionID)")
+            throw SimulatedAppStoreError(.notFound, "no transaction \(transactionID)")
         }
         guard !state.transactions[index].finished else { return }
         state.transactions[index].finished = true
@@ -14,8 +14,8 @@ extension SimulatedAppStore {
     }
 
     /// Transactions not finished yet, signed now, oldest first, as `Transaction.unfinished`.
-    public func unfinishedTransactions() throws(StoreError) -> [SignedTransaction] {
-        var result: [SignedTransaction] = []
+    public func unfinishedTransactions() throws(SimulatedAppStoreError) -> [SimulatedAppStore.SignedTransaction] {
+        var result: [SimulatedAppStore.SignedTransaction] = []
         for record in state.transactions where !record.finished && record.payload.inAppOwnershipType == .purchased {
             result.append(try signed(record))
         }
@@ -25,8 +25,8 @@ extension SimulatedAppStore {
     /// The latest transaction of each product the customer is entitled to now, as
     /// `Transaction.currentEntitlements`: non-consumables and non-renewing subscriptions not
     /// revoked, and auto-renewable subscriptions that are active or in a grace period.
-    public func currentEntitlements() throws(StoreError) -> [SignedTransaction] {
-        var result: [SignedTransaction] = []
+    public func currentEntitlements() throws(SimulatedAppStoreError) -> [SimulatedAppStore.SignedTransaction] {
+        var result: [SimulatedAppStore.SignedTransaction] = []
         var seen = Set<String>()
         for record in state.transactions.reversed() {
             let payload = record.payload
@@ -51,8 +51,8 @@ extension SimulatedAppStore {
 
     /// Every transaction, signed now, oldest first, as `Transaction.all`; finished consumables
     /// are left out unless asked for, as StoreKit does.
-    public func history(includingFinishedConsumables: Bool = false) throws(StoreError) -> [SignedTransaction] {
-        var result: [SignedTransaction] = []
+    public func history(includingFinishedConsumables: Bool = false) throws(SimulatedAppStoreError) -> [SimulatedAppStore.SignedTransaction] {
+        var result: [SimulatedAppStore.SignedTransaction] = []
         for record in state.transactions {
             if record.payload.type == .consumable, record.finished, !includingFinishedConsumables { continue }
             result.append(try signed(record))
@@ -61,8 +61,8 @@ extension SimulatedAppStore {
     }
 
     /// One transaction, signed now.
-    /// - Throws: ``StoreError`` `notFound` for an unknown transaction.
-    public func transaction(_ id: String) throws(StoreError) -> SignedTransaction {
+    /// - Throws: ``SimulatedAppStoreError`` `notFound` for an unknown transaction.
+    public func transaction(_ id: String) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         try signedTransaction(id)
     }
 

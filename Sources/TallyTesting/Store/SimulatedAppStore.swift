@@ -83,7 +83,7 @@ public actor SimulatedAppStore {
         /// A failed renewal keeps access during a grace period.
         public var billingGracePeriodEnabled: Bool
         /// Purchases fail with this error.
-        public var purchaseFailure: StoreError.Code?
+        public var purchaseFailure: SimulatedAppStoreError.Code?
         /// The rate of time for subscription periods (Xcode's `SKTestSession.TimeRate` raw value).
         public var timeRate: Int
     }
@@ -95,7 +95,7 @@ public actor SimulatedAppStore {
     let transport: any NotificationTransport
     let baseNow: @Sendable () -> Date
     var state: StoreState
-    var subscribers: [UUID: AsyncStream<SignedTransaction>.Continuation] = [:]
+    var subscribers: [UUID: AsyncStream<SimulatedAppStore.SignedTransaction>.Continuation] = [:]
     var delivering = false
     /// Delivery attempts made by this process, so a pass that attempted nothing is noticed.
     var attemptsMade = 0
@@ -106,11 +106,11 @@ public actor SimulatedAppStore {
     ///   - authority: who signs.
     ///   - time: where its clock comes from.
     ///   - transport: how notifications travel; HTTP by default.
-    /// - Throws: ``StoreError`` with code `storage` when the state file exists but cannot be read.
+    /// - Throws: ``SimulatedAppStoreError`` with code `storage` when the state file exists but cannot be read.
     public init(
         configuration: Configuration, authority: TestCertificateAuthority, time: Time,
         transport: any NotificationTransport = URLSessionNotificationTransport()
-    ) throws(StoreError) {
+    ) throws(SimulatedAppStoreError) {
         self.configuration = configuration
         self.authority = authority
         self.transport = transport
@@ -121,14 +121,14 @@ public actor SimulatedAppStore {
             billingRetryOnRenewal: catalogSettings.billingIssuesEnabled,
             billingGracePeriodEnabled: catalogSettings.billingGracePeriodEnabled,
             purchaseFailure: catalogSettings.failTransactionsEnabled
-                || catalogSettings.storeKitErrors.contains { $0.enabled && $0.api == SimulatedStoreKitError.purchase } ? .paymentDeclined : nil,
+                || catalogSettings.storeKitErrors.contains { $0.enabled && $0.api == StoreKitConfiguration.ErrorSetting.purchase } ? .paymentDeclined : nil,
             timeRate: (configuration.timeRate ?? catalogSettings.timeRate).rawValue)
         var loaded: StoreState?
         if let file = configuration.stateFile, FileManager.default.fileExists(atPath: file.path) {
             do {
                 loaded = try AppStoreJSON.decoder().decode(StoreState.self, from: Data(contentsOf: file))
             } catch {
-                throw StoreError(.storage, "cannot read the store state \(file.path): \(error)")
+                throw SimulatedAppStoreError(.storage, "cannot read the store state \(file.path): \(error)")
             }
         }
         var state = loaded ?? StoreState(
@@ -161,19 +161,19 @@ public actor SimulatedAppStore {
     public var settings: Settings { state.settings }
 
     /// Changes the store's settings.
-    /// - Throws: ``StoreError`` when the state cannot be saved.
-    public func updateSettings(_ change: (inout Settings) -> Void) throws(StoreError) {
+    /// - Throws: ``SimulatedAppStoreError`` when the state cannot be saved.
+    public func updateSettings(_ change: (inout Settings) -> Void) throws(SimulatedAppStoreError) {
         change(&state.settings)
         try save()
     }
 
     /// The products the store sells.
-    public var products: [StoreProduct] { configuration.catalog.products }
+    public var products: [StoreKitConfiguration.Product] { configuration.catalog.products }
 
     /// A new stream of transactions that change outside a purchase call: renewals, Ask to Buy
     /// approvals, resolved interruptions, refunds and revocations. As `Transaction.updates`.
-    public func updates() -> AsyncStream<SignedTransaction> {
-        let (stream, continuation) = AsyncStream<SignedTransaction>.makeStream()
+    public func updates() -> AsyncStream<SimulatedAppStore.SignedTransaction> {
+        let (stream, continuation) = AsyncStream<SimulatedAppStore.SignedTransaction>.makeStream()
         let id = UUID()
         subscribers[id] = continuation
         continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
@@ -184,20 +184,20 @@ public actor SimulatedAppStore {
         subscribers[id] = nil
     }
 
-    func publish(_ transaction: SignedTransaction) {
+    func publish(_ transaction: SimulatedAppStore.SignedTransaction) {
         for continuation in subscribers.values { continuation.yield(transaction) }
     }
 
     // MARK: - Persistence
 
-    func save() throws(StoreError) {
+    func save() throws(SimulatedAppStoreError) {
         guard let file = configuration.stateFile else { return }
         do {
             let data = try AppStoreJSON.encoder().encode(state)
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: file, options: .atomic)
         } catch {
-            throw StoreError(.storage, "cannot write the store state \(file.path): \(error)")
+            throw SimulatedAppStoreError(.storage, "cannot write the store state \(file.path): \(error)")
         }
     }
 
@@ -224,28 +224,28 @@ public actor SimulatedAppStore {
     }
 
     /// The transaction signed now.
-    func signed(_ record: TransactionRecord) throws(StoreError) -> SignedTransaction {
+    func signed(_ record: TransactionRecord) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         var payload = record.payload
         payload.signedDate = now
         do {
-            return SignedTransaction(jws: try authority.sign(payload), payload: payload)
+            return SimulatedAppStore.SignedTransaction(jws: try authority.sign(payload), payload: payload)
         } catch {
-            throw StoreError(.invalidState, "cannot sign transaction: \(error)")
+            throw SimulatedAppStoreError(.invalidState, "cannot sign transaction: \(error)")
         }
     }
 
-    func signedTransaction(_ id: String) throws(StoreError) -> SignedTransaction {
+    func signedTransaction(_ id: String) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         guard let index = state.transactionIndex(id) else {
-            throw StoreError(.notFound, "no transaction \(id)")
+            throw SimulatedAppStoreError(.notFound, "no transaction \(id)")
         }
         return try signed(state.transactions[index])
     }
 
-    func sign(_ payload: some Encodable) throws(StoreError) -> String {
+    func sign(_ payload: some Encodable) throws(SimulatedAppStoreError) -> String {
         do {
             return try authority.sign(payload)
         } catch {
-            throw StoreError(.invalidState, "cannot sign: \(error)")
+            throw SimulatedAppStoreError(.invalidState, "cannot sign: \(error)")
         }
     }
 

@@ -14,7 +14,7 @@ struct StoreState: Codable, Sendable {
     var nextPendingNumber: Int64 = 1
     var transactions: [TransactionRecord] = []
     var subscriptions: [SubscriptionRecord] = []
-    var pending: [PendingPurchase] = []
+    var pending: [SimulatedAppStore.PendingPurchase] = []
     var notifications: [NotificationRecord] = []
     var consumptionInformation: [ConsumptionRecord] = []
     var settings: SimulatedAppStore.Settings

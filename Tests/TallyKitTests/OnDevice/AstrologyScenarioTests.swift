@@ -6,12 +6,12 @@ import TallySQLite
 import TallyTesting
 import Testing
 
-/// Seed 000: an astrology app with per-report credits and no backend. One test per
-/// acceptance scenario of user stories 1–4, and the functional requirements about purchases.
+/// An astrology app with per-report credits and no backend: the paywall, buying, generating a
+/// report, stacking, restoring, and what must never happen to a paid credit.
 @Suite(.timeLimit(.minutes(2))) struct AstrologyScenarioTests {
     // MARK: User story 1 — a single report bought for oneself
 
-    @Test func story1_paywallShowsTheReportWithTheStoresPrice() async throws {
+    @Test func paywallShowsTheReportWithTheStoresPrice() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
         let paywall = await PaywallModel(manager: manager, productIDs: [Kit.report("personality")], language: .english)
@@ -25,7 +25,7 @@ import Testing
         #expect(item.buttonTitle == "Buy for $4.99")
     }
 
-    @Test func story1_purchaseThenGenerateConsumesTheCreditAfterTheReportIsSaved() async throws {
+    @Test func purchaseThenGenerateConsumesTheCreditAfterTheReportIsSaved() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
         let currency = "report.personality"
@@ -49,7 +49,7 @@ import Testing
 
     // MARK: User story 2 — the same report again, for another profile
 
-    @Test func story2_repeatPurchasesStackAndTheOldestCreditIsUsedFirst() async throws {
+    @Test func repeatPurchasesStackAndTheOldestCreditIsUsedFirst() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
         let first = try await manager.buy(Kit.report("career"))
@@ -69,14 +69,14 @@ import Testing
 
     // MARK: User story 3 — restore interrupted purchases
 
-    @Test func story3_anInterruptedPurchaseComesBackAfterAReinstall() async throws {
+    @Test func anInterruptedPurchaseComesBackAfterAReinstall() async throws {
         let device = try await Device()
         // Paid, but the app was killed before it heard back: the transaction stays unfinished.
         guard case .success(let paid) = try await device.appStore.purchase(Kit.report("wellness"), options: .init(outcome: .success)) else {
             Issue.record("the purchase did not succeed"); return
         }
         device.reinstall()
-        // The launch itself takes up the store's unfinished transactions (FR-022)…
+        // The launch itself takes up the store's unfinished transactions…
         let (manager, _) = try await device.launchOnDevice()
         #expect(try await manager.available("report.wellness") == 1)
         // …and "Restore Interrupted Purchases" finds nothing more to credit.
@@ -86,7 +86,7 @@ import Testing
         #expect(await device.appStore.isFinished(transactionID: paid.transactionID))
     }
 
-    @Test func story3_consumedCreditsAreNotRestored() async throws {
+    @Test func consumedCreditsAreNotRestored() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
         _ = try await manager.buy(Kit.report("wellness"))
@@ -101,7 +101,7 @@ import Testing
 
     // MARK: User story 4 — browse every report
 
-    @Test func story4_firstLaunchShowsEveryReportLockedWithItsPrice() async throws {
+    @Test func firstLaunchShowsEveryReportLockedWithItsPrice() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
         let currencies = Kit.reports.map { "report.\($0)" }
@@ -129,7 +129,7 @@ import Testing
 
     // MARK: Functional requirements
 
-    @Test func fr007_aFailedGenerationLeavesTheCreditAvailable() async throws {
+    @Test func aFailedGenerationLeavesTheCreditAvailable() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
         _ = try await manager.buy(Kit.report("relationship"))
@@ -141,7 +141,7 @@ import Testing
         #expect(try await manager.creditHistory().consumptions.isEmpty)
     }
 
-    @Test func fr013_noCreditNoGeneration() async throws {
+    @Test func noCreditNoGeneration() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
         let ran = Flag()
@@ -153,7 +153,7 @@ import Testing
         #expect(!ran.value)
     }
 
-    @Test func fr015_cancellingThePaymentSheetChangesNothingAndShowsNothing() async throws {
+    @Test func cancellingThePaymentSheetChangesNothingAndShowsNothing() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
         await device.store.nextPurchase(.userCancelled)
@@ -166,7 +166,7 @@ import Testing
         #expect(try await device.appStore.history(includingFinishedConsumables: true).isEmpty)
     }
 
-    @Test func fr019_aSecondTapWhilePayingIsRefused() async throws {
+    @Test func aSecondTapWhilePayingIsRefused() async throws {
         let device = try await Device()
         let gate = Gate()
         let (manager, _) = try await device.launchOnDevice { $0.checkpoint = { step, _ in if step == .paid { await gate.wait() } } }
@@ -184,7 +184,7 @@ import Testing
         #expect(try await manager.available("report.career") == 2)
     }
 
-    @Test func fr019_thePaywallButtonShowsProgressAndIgnoresTapsMeanwhile() async throws {
+    @Test func thePaywallButtonShowsProgressAndIgnoresTapsMeanwhile() async throws {
         let device = try await Device()
         let gate = Gate()
         let (manager, _) = try await device.launchOnDevice { $0.checkpoint = { step, _ in if step == .paid { await gate.wait() } } }
@@ -201,7 +201,7 @@ import Testing
         #expect(try await manager.available("report.career") == 1)
     }
 
-    @Test func fr025_buyingIsBlockedWhileAnUnusedCreditOfThatReportExists() async throws {
+    @Test func buyingIsBlockedWhileAnUnusedCreditOfThatReportExists() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice { $0.blocksPurchaseWhileCreditUnused = true }
         _ = try await manager.buy(Kit.report("career"))
@@ -337,7 +337,7 @@ import Testing
         #expect(await states.next() == .stopped)
     }
 
-    @Test func fr027_offlinePurchasesAreNotStartedAndTheErrorSaysWhy() async throws {
+    @Test func offlinePurchasesAreNotStartedAndTheErrorSaysWhy() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
         device.connectivity.set(online: false)
@@ -347,7 +347,7 @@ import Testing
         #expect(try await device.appStore.history(includingFinishedConsumables: true).isEmpty)
     }
 
-    @Test func fr016_aTransactionThatDoesNotVerifyIsNotCreditedNorFinished() async throws {
+    @Test func aTransactionThatDoesNotVerifyIsNotCreditedNorFinished() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
         await device.store.nextPurchase(.unverified)
@@ -359,7 +359,7 @@ import Testing
         #expect(try await manager.journal.unfinished().first?.state == .rejected)
     }
 
-    @Test func fr016_tryAgainAfterAFailedVerificationDeliversAgainAndNeverChargesAgain() async throws {
+    @Test func tryAgainAfterAFailedVerificationDeliversAgainAndNeverChargesAgain() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
         let paywall = await PaywallModel(manager: manager, productIDs: [Kit.report("career")], language: .english)
@@ -376,11 +376,11 @@ import Testing
     }
 
     @Test(arguments: [
-        (StoreError.Code.paymentDeclined, TallyError.Code.paymentDeclined, ErrorPresentation.Action.ok),
+        (SimulatedAppStoreError.Code.paymentDeclined, TallyError.Code.paymentDeclined, ErrorPresentation.Action.ok),
         (.paymentNotAllowed, .paymentNotAllowed, .ok),
         (.networkError, .networkError, .tryAgain),
     ])
-    func fr016_storeFailuresBecomeTypedErrors(_ failure: StoreError.Code, _ expected: TallyError.Code, _ action: ErrorPresentation.Action) async throws {
+    func storeFailuresBecomeTypedErrors(_ failure: SimulatedAppStoreError.Code, _ expected: TallyError.Code, _ action: ErrorPresentation.Action) async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
         await device.store.nextPurchase(.failure(failure))
@@ -390,7 +390,7 @@ import Testing
         #expect(try await manager.available("report.career") == 0)
     }
 
-    @Test func fr016_anUnknownProductIsProductNotFound() async throws {
+    @Test func anUnknownProductIsProductNotFound() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
         let error = await #expect(throws: TallyError.self) { try await manager.purchase("com.tally.zorya.report.unknown") }
@@ -398,7 +398,7 @@ import Testing
         #expect(error?.presentation(in: .english).title == "Not available")
     }
 
-    @Test func fr018_purchaseRecordAndCreditAreOneTransaction() async throws {
+    @Test func purchaseRecordAndCreditAreOneTransaction() async throws {
         let device = try await Device()
         let (manager, ledger) = try await device.launchOnDevice()
         let receipt = try await manager.buy(Kit.report("career"), quantity: 3)
@@ -412,7 +412,7 @@ import Testing
         #expect(try await ledger.balancesMatchEntries())
     }
 
-    @Test func fr024_consumptionIsIrreversibleAndAudited() async throws {
+    @Test func consumptionIsIrreversibleAndAudited() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
         _ = try await manager.buy(Kit.report("career"))

@@ -50,7 +50,7 @@ extension CatalogTests {
 
         @Test func exampleHasEveryKind() throws {
             let catalog = try Self.example()
-            #expect(Set(catalog.products.map(\.kind)) == Set(StoreProduct.Kind.all))
+            #expect(Set(catalog.products.map(\.kind)) == Set(StoreKitConfiguration.Product.Kind.all))
             #expect(catalog.product(id: "com.tally.zorya.report.career")?.kind == .consumable)
             #expect(catalog.product(id: "com.tally.echo.3hours")?.kind == .consumable)
             #expect(catalog.product(id: "com.tally.zorya.lifetime")?.kind == .nonConsumable)
@@ -99,7 +99,7 @@ extension CatalogTests {
 
         @Test func exampleSettingsAreRealTimeInTheUnitedStates() throws {
             let settings = try Self.example().settings
-            #expect(settings == StoreSettings(locale: "en_US", storefront: "USA", timeRate: .realTime))
+            #expect(settings == StoreKitConfiguration.Settings(locale: "en_US", storefront: "USA", timeRate: .realTime))
             #expect(settings.currency == "USD")
         }
 
@@ -184,7 +184,7 @@ extension CatalogTests {
         @Test(.enabled(if: CatalogFixture.revenueCatURL != nil, "../shared/storekit is absent"))
         func xcodeFileSettings() throws {
             let catalog = try StoreKitConfiguration.load(contentsOf: try #require(CatalogFixture.revenueCatURL))
-            #expect(catalog.settings == StoreSettings())
+            #expect(catalog.settings == StoreKitConfiguration.Settings())
             #expect(catalog.settings.storefront == "USA")
             #expect(catalog.settings.locale == "en_US")
             #expect(catalog.settings.timeRate == .realTime)
@@ -234,7 +234,7 @@ extension CatalogTests {
             #expect(catalog.products.isEmpty)
             #expect(catalog.subscriptionGroups.isEmpty)
             #expect(catalog.identifier == nil)
-            #expect(catalog.settings == StoreSettings())
+            #expect(catalog.settings == StoreKitConfiguration.Settings())
         }
 
         @Test(arguments: [

@@ -3,12 +3,12 @@ import Testing
 
 extension CatalogTests {
     @Suite struct StoreProductTests {
-        static let product = StoreProduct(
+        static let product = StoreKitConfiguration.Product(
             id: "p", referenceName: "P", kind: .consumable, displayPrice: "1.00", price: 1000,
             localizations: [
-                ProductLocalization(locale: "en_US", displayName: "English", description: ""),
-                ProductLocalization(locale: "uk_UA", displayName: "Українська", description: ""),
-                ProductLocalization(locale: "en_GB", displayName: "British", description: ""),
+                StoreKitConfiguration.Localization(locale: "en_US", displayName: "English", description: ""),
+                StoreKitConfiguration.Localization(locale: "uk_UA", displayName: "Українська", description: ""),
+                StoreKitConfiguration.Localization(locale: "en_GB", displayName: "British", description: ""),
             ])
 
         @Test(arguments: [
@@ -26,9 +26,9 @@ extension CatalogTests {
         }
 
         @Test func kindsKeepXcodesTypeNames() {
-            #expect(StoreProduct.Kind.all.map(\.rawValue) == ["Consumable", "NonConsumable", "NonRenewingSubscription", "RecurringSubscription"])
-            #expect(StoreProduct.Kind(rawValue: "RecurringSubscription") == .autoRenewableSubscription)
-            #expect(StoreProduct.Kind(rawValue: "AutoRenewable") == nil)
+            #expect(StoreKitConfiguration.Product.Kind.all.map(\.rawValue) == ["Consumable", "NonConsumable", "NonRenewingSubscription", "RecurringSubscription"])
+            #expect(StoreKitConfiguration.Product.Kind(rawValue: "RecurringSubscription") == .autoRenewableSubscription)
+            #expect(StoreKitConfiguration.Product.Kind(rawValue: "AutoRenewable") == nil)
             #expect(SubscriptionOffer.PaymentMode(rawValue: "free") == .freeTrial)
             #expect(SubscriptionOffer.PaymentMode(rawValue: "freeTrial") == nil)
         }

@@ -10,8 +10,8 @@ extension CatalogTests {
             ("AUS", "AUD"), ("CHE", "CHF"), ("POL", "PLN"), ("BRA", "USD"), ("SWE", "USD"), ("XYZ", "USD"), ("ukr", "UAH"),
         ])
         func currencyFollowsTheStorefront(storefront: String, currency: String) {
-            #expect(StoreSettings(storefront: storefront).currency == currency)
-            #expect(StoreSettings.currency(forStorefront: storefront) == currency)
+            #expect(StoreKitConfiguration.Settings(storefront: storefront).currency == currency)
+            #expect(StoreKitConfiguration.Settings.currency(forStorefront: storefront) == currency)
         }
 
         @Test func settingsKeysAreRead() throws {
@@ -19,7 +19,7 @@ extension CatalogTests {
                 "_askToBuyEnabled": true, "_billingGracePeriodEnabled": true, "_failTransactionsEnabled": true,
                 "_disableDialogs": true, "_locale": "uk_UA", "_storefront": "UKR", "_timeRate": 1003,
             ])
-            #expect(settings == StoreSettings(
+            #expect(settings == StoreKitConfiguration.Settings(
                 askToBuyEnabled: true, billingGracePeriodEnabled: true, billingIssuesEnabled: false, failTransactionsEnabled: true,
                 interruptedPurchasesEnabled: false, disableDialogs: true, locale: "uk_UA", storefront: "UKR",
                 timeRate: .oneRenewalEveryThirtySeconds))
@@ -44,9 +44,9 @@ extension CatalogTests {
                 ["enabled": true, "name": "Verification", "current": "invalidSignature"],
             ] as [Any]])
             #expect(settings.storeKitErrors == [
-                SimulatedStoreKitError(api: SimulatedStoreKitError.loadProducts, enabled: false, rawCurrent: nil),
-                SimulatedStoreKitError(api: "Purchase", enabled: true, rawCurrent: "{\"index\":2,\"kind\":\"networkError\"}"),
-                SimulatedStoreKitError(api: "Verification", enabled: true, rawCurrent: "\"invalidSignature\""),
+                StoreKitConfiguration.ErrorSetting(api: StoreKitConfiguration.ErrorSetting.loadProducts, enabled: false, rawCurrent: nil),
+                StoreKitConfiguration.ErrorSetting(api: "Purchase", enabled: true, rawCurrent: "{\"index\":2,\"kind\":\"networkError\"}"),
+                StoreKitConfiguration.ErrorSetting(api: "Verification", enabled: true, rawCurrent: "\"invalidSignature\""),
             ])
         }
 
@@ -56,7 +56,7 @@ extension CatalogTests {
             #expect(error.path == "settings._storeKitErrors[0].name")
         }
 
-        static func settings(_ values: [String: Any]) throws -> StoreSettings {
+        static func settings(_ values: [String: Any]) throws -> StoreKitConfiguration.Settings {
             try StoreKitConfiguration(json: CatalogFixture.data(["settings": values])).settings
         }
     }

@@ -8,7 +8,7 @@ import Testing
     @Test func consumablePurchaseIsSignedLikeTheAppStore() async throws {
         let fixture = try StoreFixture()
         let token = UUID()
-        let transaction = try await fixture.buy("com.tally.photo.credits.50", PurchaseOptions(appAccountToken: token))
+        let transaction = try await fixture.buy("com.tally.photo.credits.50", SimulatedAppStore.PurchaseOptions(appAccountToken: token))
         let verified = try await fixture.verifier.verifyTransaction(transaction.jws).get()
         let payload = verified.payload
         #expect(payload.transactionId == "2000000100000001")
@@ -30,12 +30,12 @@ import Testing
 
     @Test func quantityMultipliesThePriceAndIsBounded() async throws {
         let fixture = try StoreFixture()
-        let three = try await fixture.buy("com.tally.zorya.report.career", PurchaseOptions(quantity: 3))
+        let three = try await fixture.buy("com.tally.zorya.report.career", SimulatedAppStore.PurchaseOptions(quantity: 3))
         #expect(three.payload.quantity == 3)
         #expect(three.payload.price == 14_970)
-        await #expect(throws: StoreError(.invalidQuantity, "")) { try await fixture.store.purchase("com.tally.zorya.report.career", options: PurchaseOptions(quantity: 11)) }
-        await #expect(throws: StoreError(.invalidQuantity, "")) { try await fixture.store.purchase("com.tally.zorya.report.career", options: PurchaseOptions(quantity: 0)) }
-        await #expect(throws: StoreError(.invalidQuantity, "")) { try await fixture.store.purchase("com.tally.zorya.lifetime", options: PurchaseOptions(quantity: 2)) }
+        await #expect(throws: SimulatedAppStoreError(.invalidQuantity, "")) { try await fixture.store.purchase("com.tally.zorya.report.career", options: SimulatedAppStore.PurchaseOptions(quantity: 11)) }
+        await #expect(throws: SimulatedAppStoreError(.invalidQuantity, "")) { try await fixture.store.purchase("com.tally.zorya.report.career", options: SimulatedAppStore.PurchaseOptions(quantity: 0)) }
+        await #expect(throws: SimulatedAppStoreError(.invalidQuantity, "")) { try await fixture.store.purchase("com.tally.zorya.lifetime", options: SimulatedAppStore.PurchaseOptions(quantity: 2)) }
     }
 
     @Test func unfinishedUntilFinished() async throws {
@@ -52,21 +52,21 @@ import Testing
 
     @Test func cancelledAndFailedPurchasesChargeNothing() async throws {
         let fixture = try StoreFixture()
-        #expect(try await fixture.store.purchase("com.tally.echo.3hours", options: PurchaseOptions(outcome: .userCancelled)) == .userCancelled)
-        for code in [StoreError.Code.networkError, .paymentDeclined, .paymentNotAllowed, .productUnavailable] {
-            await #expect(throws: StoreError(code, "")) {
-                try await fixture.store.purchase("com.tally.echo.3hours", options: PurchaseOptions(outcome: .failure(code)))
+        #expect(try await fixture.store.purchase("com.tally.echo.3hours", options: SimulatedAppStore.PurchaseOptions(outcome: .userCancelled)) == .userCancelled)
+        for code in [SimulatedAppStoreError.Code.networkError, .paymentDeclined, .paymentNotAllowed, .productUnavailable] {
+            await #expect(throws: SimulatedAppStoreError(code, "")) {
+                try await fixture.store.purchase("com.tally.echo.3hours", options: SimulatedAppStore.PurchaseOptions(outcome: .failure(code)))
             }
         }
-        await #expect(throws: StoreError(.productUnavailable, "")) { try await fixture.store.purchase("com.tally.unknown") }
+        await #expect(throws: SimulatedAppStoreError(.productUnavailable, "")) { try await fixture.store.purchase("com.tally.unknown") }
         try await fixture.store.updateSettings { $0.purchaseFailure = .paymentDeclined }
-        await #expect(throws: StoreError(.paymentDeclined, "")) { try await fixture.store.purchase("com.tally.echo.3hours") }
+        await #expect(throws: SimulatedAppStoreError(.paymentDeclined, "")) { try await fixture.store.purchase("com.tally.echo.3hours") }
         #expect(try await fixture.store.history(includingFinishedConsumables: true).isEmpty)
     }
 
     @Test func unverifiedOutcomeHandsOutASignatureThatFails() async throws {
         let fixture = try StoreFixture()
-        let transaction = try await fixture.buy("com.tally.echo.3hours", PurchaseOptions(outcome: .unverified))
+        let transaction = try await fixture.buy("com.tally.echo.3hours", SimulatedAppStore.PurchaseOptions(outcome: .unverified))
         #expect(await fixture.verifier.verifyTransaction(transaction.jws).failure?.code == .badSignature)
         // The purchase happened: the unfinished queue holds it, correctly signed.
         let unfinished = try await fixture.store.unfinishedTransactions()
@@ -95,8 +95,8 @@ import Testing
 
     @Test func promotionalOfferMustExist() async throws {
         let fixture = try StoreFixture()
-        await #expect(throws: StoreError(.invalidOffer, "")) {
-            try await fixture.store.purchase("com.tally.pro.monthly", options: PurchaseOptions(promotionalOfferID: "nope"))
+        await #expect(throws: SimulatedAppStoreError(.invalidOffer, "")) {
+            try await fixture.store.purchase("com.tally.pro.monthly", options: SimulatedAppStore.PurchaseOptions(promotionalOfferID: "nope"))
         }
     }
 }
@@ -130,18 +130,18 @@ import Testing
 
     @Test func askToBuyDeclinedMakesNoTransaction() async throws {
         let fixture = try StoreFixture()
-        guard case .pending(let pending) = try await fixture.store.purchase("com.tally.echo.3hours", options: PurchaseOptions(outcome: .askToBuy)) else {
+        guard case .pending(let pending) = try await fixture.store.purchase("com.tally.echo.3hours", options: SimulatedAppStore.PurchaseOptions(outcome: .askToBuy)) else {
             Issue.record("expected a pending purchase")
             return
         }
         try await fixture.store.declineAskToBuy(pending.id)
         #expect(try await fixture.store.history(includingFinishedConsumables: true).isEmpty)
-        await #expect(throws: StoreError(.notFound, "")) { try await fixture.store.approveAskToBuy(pending.id) }
+        await #expect(throws: SimulatedAppStoreError(.notFound, "")) { try await fixture.store.approveAskToBuy(pending.id) }
     }
 
     @Test func interruptedPurchaseCompletesWhenResolved() async throws {
         let fixture = try StoreFixture()
-        guard case .pending(let pending) = try await fixture.store.purchase("com.tally.echo.3hours", options: PurchaseOptions(outcome: .interrupted)) else {
+        guard case .pending(let pending) = try await fixture.store.purchase("com.tally.echo.3hours", options: SimulatedAppStore.PurchaseOptions(outcome: .interrupted)) else {
             Issue.record("expected a pending purchase")
             return
         }

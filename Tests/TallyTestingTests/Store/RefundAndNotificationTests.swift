@@ -10,7 +10,7 @@ import Testing
         let updates = await fixture.store.updates()
         let bought = try await fixture.buy("com.tally.photo.credits.100")
         try await fixture.store.finish(transactionID: bought.transactionID)
-        try await fixture.store.refund(transactionID: bought.transactionID, revocation: Revocation(reason: .appIssue))
+        try await fixture.store.refund(transactionID: bought.transactionID, revocation: SimulatedAppStore.Revocation(reason: .appIssue))
         var iterator = updates.makeAsyncIterator()
         let revoked = try #require(await iterator.next())
         #expect(revoked.transactionID == bought.transactionID)
@@ -21,7 +21,7 @@ import Testing
         #expect(transaction.revocationReason == .appIssue)
         #expect(transaction.revocationType == .refundFull)
         #expect(transaction.revocationDate == StoreFixture.start)
-        await #expect(throws: StoreError(.invalidState, "")) { try await fixture.store.refund(transactionID: bought.transactionID) }
+        await #expect(throws: SimulatedAppStoreError(.invalidState, "")) { try await fixture.store.refund(transactionID: bought.transactionID) }
     }
 
     @Test func refundReversedAndDeclinedAndConsumptionRequest() async throws {
@@ -40,7 +40,7 @@ import Testing
     @Test func refundedSubscriptionEndsAccess() async throws {
         let fixture = try StoreFixture()
         let bought = try await fixture.buy("com.tally.pro.yearly")
-        try await fixture.store.refund(transactionID: bought.transactionID, revocation: Revocation(type: .refundProrated, percentage: 50_000))
+        try await fixture.store.refund(transactionID: bought.transactionID, revocation: SimulatedAppStore.Revocation(type: .refundProrated, percentage: 50_000))
         #expect(try await fixture.store.currentEntitlements().isEmpty)
         try await fixture.store.tick()
         let refund = try await fixture.last(.refund)
@@ -58,7 +58,7 @@ import Testing
         let revoke = try await fixture.last(.revoke)
         #expect(revoke.transaction?.payload.revocationType == .familyRevoke)
         #expect(revoke.transaction?.payload.inAppOwnershipType == .familyShared)
-        await #expect(throws: StoreError(.invalidState, "")) {
+        await #expect(throws: SimulatedAppStoreError(.invalidState, "")) {
             try await fixture.store.shareWithFamily(transactionID: (try await fixture.buy("com.tally.echo.3hours")).transactionID)
         }
     }
@@ -119,7 +119,7 @@ import Testing
         let monthly = try await fixture.buy("com.tally.pro.monthly")                         // SUBSCRIBED
         let original = monthly.payload.originalTransactionId!
         try await fixture.store.advance(by: StoreFixture.day * 8)                            // DID_RENEW
-        _ = try await fixture.buy("com.tally.pro.monthly", PurchaseOptions(promotionalOfferID: "com.tally.pro.monthly.winback50"))  // OFFER_REDEEMED
+        _ = try await fixture.buy("com.tally.pro.monthly", SimulatedAppStore.PurchaseOptions(promotionalOfferID: "com.tally.pro.monthly.winback50"))  // OFFER_REDEEMED
         try await fixture.store.setAutoRenew(originalTransactionID: original, enabled: false)   // DID_CHANGE_RENEWAL_STATUS
         try await fixture.store.setAutoRenew(originalTransactionID: original, enabled: true)
         _ = try await fixture.buy("com.tally.pro.yearly")                                    // DID_CHANGE_RENEWAL_PREF

@@ -34,7 +34,7 @@ import Testing
         let fixture = try StoreFixture()
         _ = try await fixture.buy("com.tally.pro.yearly")  // the group is taken: no trial
         try await fixture.store.expire(originalTransactionID: try await fixture.store.subscriptionStatuses()[0].transaction.payload.originalTransactionId!)
-        let resubscribed = try await fixture.buy("com.tally.pro.monthly", PurchaseOptions(promotionalOfferID: "com.tally.pro.monthly.winback50"))
+        let resubscribed = try await fixture.buy("com.tally.pro.monthly", SimulatedAppStore.PurchaseOptions(promotionalOfferID: "com.tally.pro.monthly.winback50"))
         #expect(resubscribed.payload.offerType == .promotional)
         #expect(resubscribed.payload.offerPeriod == "P3M")
         #expect(resubscribed.payload.price == 2_490)
@@ -74,12 +74,12 @@ import Testing
         let shared = try await fixture.store.shareWithFamily(transactionID: bought.transactionID)
         #expect(shared.payload.originalTransactionId == shared.transactionID)
         #expect(shared.payload.originalTransactionId != bought.payload.originalTransactionId)
-        try await fixture.store.refund(transactionID: bought.transactionID, revocation: Revocation(reason: .appIssue))
+        try await fixture.store.refund(transactionID: bought.transactionID, revocation: SimulatedAppStore.Revocation(reason: .appIssue))
         try await fixture.store.tick()
         let revoke = try await fixture.last(.revoke)
         #expect(revoke.transaction?.payload.transactionId == shared.transactionID)
         #expect(revoke.transaction?.payload.revocationReason == .appIssue)
-        await #expect(throws: StoreError(.invalidState, "")) { try await fixture.store.revokeFamilySharing(transactionID: bought.transactionID) }
+        await #expect(throws: SimulatedAppStoreError(.invalidState, "")) { try await fixture.store.revokeFamilySharing(transactionID: bought.transactionID) }
     }
 
     @Test func datesAreWholeMillisecondsOnTheSystemClock() async throws {

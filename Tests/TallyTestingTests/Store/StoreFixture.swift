@@ -37,9 +37,9 @@ struct StoreFixture {
     }
 
     /// Buys and expects success.
-    func buy(_ product: String, _ options: PurchaseOptions = PurchaseOptions()) async throws -> SignedTransaction {
+    func buy(_ product: String, _ options: SimulatedAppStore.PurchaseOptions = SimulatedAppStore.PurchaseOptions()) async throws -> SimulatedAppStore.SignedTransaction {
         guard case .success(let transaction) = try await store.purchase(product, options: options) else {
-            throw StoreError(.invalidState, "purchase of \(product) did not succeed")
+            throw SimulatedAppStoreError(.invalidState, "purchase of \(product) did not succeed")
         }
         return transaction
     }

@@ -140,7 +140,7 @@ import Testing
     @Test func promotionalOfferOnAnActiveSubscriptionIsRedeemedAtTheNextRenewal() async throws {
         let fixture = try StoreFixture()
         let first = try await fixture.buy("com.tally.pro.monthly")
-        _ = try await fixture.buy("com.tally.pro.monthly", PurchaseOptions(promotionalOfferID: "com.tally.pro.monthly.winback50"))
+        _ = try await fixture.buy("com.tally.pro.monthly", SimulatedAppStore.PurchaseOptions(promotionalOfferID: "com.tally.pro.monthly.winback50"))
         try await fixture.store.tick()
         #expect(try await fixture.last(.offerRedeemed).transaction?.payload.transactionId == first.transactionID)
         try await fixture.store.advance(by: StoreFixture.day * 8)
@@ -160,7 +160,7 @@ import Testing
 
     @Test func statusesAndRenewalInfoAreSigned() async throws {
         let fixture = try StoreFixture()
-        let first = try await fixture.buy("com.tally.pro.monthly", PurchaseOptions(appAccountToken: UUID()))
+        let first = try await fixture.buy("com.tally.pro.monthly", SimulatedAppStore.PurchaseOptions(appAccountToken: UUID()))
         let statuses = try await fixture.store.subscriptionStatuses()
         #expect(statuses.count == 1)
         #expect(statuses[0].status == .active)

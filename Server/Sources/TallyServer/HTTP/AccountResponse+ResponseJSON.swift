@@ -59,7 +59,7 @@ extension SubscriptionInfo: ResponseJSONWritable {
             json.field("grace_period_expires_at", gracePeriodExpiresAt)
             json.field("original_transaction_id", originalTransactionId)
             json.field("product_id", productId)
-            json.field("status", status)
+            json.field("status", status.rawValue)
             json.field("will_renew", willRenew)
         }
     }

@@ -238,7 +238,7 @@ struct Handlers: Sendable {
         let products = catalog.products.map { product in
             let paywall = product.paywall[locale] ?? product.paywall["en"] ?? product.paywall.values.first
             return ProductInfo(
-                productId: product.productId, kind: product.kind.rawValue, grants: product.grants, entitlements: product.entitlements,
+                productId: product.productId, kind: product.kind, grants: product.grants, entitlements: product.entitlements,
                 allowance: product.allowance.map { ProductInfo.Allowance(currency: $0.currency, amount: $0.amount, per: $0.per) },
                 paywall: ProductInfo.Paywall(
                     title: paywall?.title ?? product.productId, description: paywall?.description ?? "", benefits: paywall?.benefits ?? [],

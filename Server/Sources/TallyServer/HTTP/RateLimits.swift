@@ -11,7 +11,7 @@ struct RateLimits: Sendable {
     private let notification: RateLimiter
     private let metrics: Metrics
 
-    init(_ limits: ServerCatalog.Limits, metrics: Metrics, now: @escaping @Sendable () -> Date) {
+    init(_ limits: TallyCatalog.Limits, metrics: Metrics, now: @escaping @Sendable () -> Date) {
         user = RateLimiter(perMinute: limits.userRequestsPerMinute, now: now)
         address = RateLimiter(perMinute: limits.ipRequestsPerMinute, now: now)
         notification = RateLimiter(perMinute: limits.notificationRequestsPerMinute, now: now)

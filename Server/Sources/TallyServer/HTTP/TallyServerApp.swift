@@ -2,7 +2,7 @@ import Crypto
 public import Foundation
 public import Hummingbird
 public import Logging
-import TallyCore
+public import TallyCore
 public import TallyVerify
 
 /// Everything the server's routes need, built once at start.
@@ -12,7 +12,7 @@ public struct ServerDependencies: Sendable {
     /// What decides whether signed data is genuine.
     public var verifier: SignedDataVerifier
     /// What the server sells.
-    public var catalog: ServerCatalog
+    public var catalog: TallyCatalog
     /// The secret key of server-to-server and admin calls; nil disables them.
     public var secretKey: String?
     /// Counters and histograms for `/metrics`.
@@ -25,7 +25,7 @@ public struct ServerDependencies: Sendable {
     public var trustedProxies: TrustedProxies
 
     /// Creates the dependencies.
-    public init(storage: any TallyStorage, verifier: SignedDataVerifier, catalog: ServerCatalog, secretKey: String?,
+    public init(storage: any TallyStorage, verifier: SignedDataVerifier, catalog: TallyCatalog, secretKey: String?,
                 metrics: Metrics = Metrics(), trustedProxies: TrustedProxies = .none,
                 now: @escaping @Sendable () -> Date, healthCheck: @escaping @Sendable () async -> Bool) {
         self.storage = storage

@@ -8,7 +8,7 @@ import TallyCore
 /// counted from the period's purchase date; its row is made the first time it is needed.
 struct Allowances {
     let executor: any SQLExecutor
-    let catalog: ServerCatalog
+    let catalog: TallyCatalog
     let now: Int64
 
     struct Window: Equatable {
@@ -108,14 +108,14 @@ struct Allowances {
 
     /// The allowance period that contains `time`, counted from `anchor` in steps of `per`
     /// (calendar steps in UTC), ending no later than `limit`.
-    static func window(containing time: Int64, anchor: Int64, limit: Int64, per: String) -> (start: Int64, end: Int64) {
+    static func window(containing time: Int64, anchor: Int64, limit: Int64, per: AllowancePeriod) -> (start: Int64, end: Int64) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let component: Calendar.Component = switch per {
-        case "day": .day
-        case "week": .weekOfYear
-        case "year": .year
-        default: .month
+        case .day: .day
+        case .week: .weekOfYear
+        case .year: .year
+        default: .month  // the catalog admits known periods only
         }
         let anchorDate = Date(timeIntervalSince1970: Double(anchor) / 1000)
         let target = Date(timeIntervalSince1970: Double(time) / 1000)

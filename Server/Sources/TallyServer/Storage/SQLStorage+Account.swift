@@ -85,12 +85,12 @@ extension SQLStorage {
         }
         for subscription in try await subscriptions(executor, user: user, time: time) {
             guard let product = catalog.product(subscription.productId) else { continue }
-            let active = subscription.status == "active" || subscription.status == "grace_period"
+            let active = subscription.status.grantsAccess
             for id in product.entitlements {
                 offer(Entitlement(id: id, active: active, productId: product.productId,
                                   expiresAt: subscription.gracePeriodExpiresAt.flatMap { grace in
-                                      subscription.status == "grace_period" ? grace : nil } ?? subscription.expiresAt,
-                                  inGracePeriod: subscription.status == "grace_period", willRenew: subscription.willRenew))
+                                      subscription.status == .gracePeriod ? grace : nil } ?? subscription.expiresAt,
+                                  inGracePeriod: subscription.status == .gracePeriod, willRenew: subscription.willRenew))
             }
         }
         return result.values.sorted { $0.id < $1.id }
@@ -120,17 +120,17 @@ extension SQLStorage {
             let latest = alive.last ?? all.last!
             let expires = latest.optionalInt("expires_date")
             let grace = latest.optionalInt("grace_expires")
-            let status: String
+            let status: SubscriptionState
             if alive.isEmpty {
-                status = "revoked"
+                status = .revoked
             } else if let expires, expires > time {
-                status = "active"
+                status = .active
             } else if let grace, grace > time {
-                status = "grace_period"
+                status = .gracePeriod
             } else if latest.optionalInt("in_billing_retry") == 1 {
-                status = "billing_retry"
+                status = .billingRetry
             } else {
-                status = "expired"
+                status = .expired
             }
             return SubscriptionInfo(
                 originalTransactionId: original, productId: try latest.text("product_id"), status: status,
@@ -156,7 +156,7 @@ extension SQLStorage {
 
     static func ledgerEntry(_ row: SQLRow) throws -> LedgerEntry {
         LedgerEntry(
-            id: try row.int("id"), currency: try row.text("currency"), kind: try row.text("kind"), bucket: try row.text("bucket"),
+            id: try row.int("id"), currency: try row.text("currency"), kind: LedgerEntryKind(rawValue: try row.text("kind")), bucket: LedgerBucket(rawValue: try row.text("bucket")),
             amount: try row.int("amount"), transactionId: row.optionalText("transaction_id"), reference: row.optionalText("reference"),
             createdAt: date(try row.int("created_at")))
     }

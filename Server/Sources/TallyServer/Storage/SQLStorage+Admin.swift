@@ -5,8 +5,8 @@ extension SQLStorage {
     public func adjust(userID: String, amount: Amount, reason: String, idempotencyKey: String) async throws -> AdminAdjustment {
         guard catalog.hasCurrency(amount.currency) else { throw TallyServerError(.unknownCurrency, "no currency \(amount.currency)") }
         // `magnitude`, not `abs`: abs(Int64.min) traps.
-        guard amount.amount != 0, amount.amount.magnitude <= UInt64(ServerCatalog.maximumAmount) else {
-            throw TallyServerError(.invalidAmount, "amount must be non-zero and at most \(ServerCatalog.maximumAmount) in size")
+        guard amount.amount != 0, amount.amount.magnitude <= UInt64(TallyCatalog.maximumAmount) else {
+            throw TallyServerError(.invalidAmount, "amount must be non-zero and at most \(TallyCatalog.maximumAmount) in size")
         }
         guard !idempotencyKey.isEmpty, idempotencyKey.unicodeScalars.count <= 128 else {
             throw TallyServerError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")

@@ -179,7 +179,7 @@ extension SQLStorage {
         guard order.productId == productID else {
             throw TallyServerError(.orderMismatch, "order \(orderID) is for \(order.productId), not \(productID)")
         }
-        guard order.status == "created" || order.status == "expired" || order.status == "failed" else {
+        guard [.created, .expired, .failed].contains(order.status) else {
             throw TallyServerError(.orderMismatch, "order \(orderID) is already fulfilled by another transaction")
         }
         // A payment that arrives for an expired or failed order still fulfils it: the money was taken.

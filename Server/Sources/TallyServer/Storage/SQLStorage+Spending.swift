@@ -4,8 +4,8 @@ public import TallyCore
 extension SQLStorage {
     func validate(currency: String, amount: Int64, key: String) throws(TallyServerError) {
         guard catalog.hasCurrency(currency) else { throw TallyServerError(.unknownCurrency, "no currency \(currency) in the catalog") }
-        guard amount > 0, amount <= ServerCatalog.maximumAmount else {
-            throw TallyServerError(.invalidAmount, "amount must be 1 to \(ServerCatalog.maximumAmount)")
+        guard amount > 0, amount <= TallyCatalog.maximumAmount else {
+            throw TallyServerError(.invalidAmount, "amount must be 1 to \(TallyCatalog.maximumAmount)")
         }
         guard !key.isEmpty, key.unicodeScalars.count <= 128 else {
             throw TallyServerError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
@@ -135,8 +135,8 @@ extension SQLStorage {
     }
 
     public func commit(user: User, reservationID: String, used: Int64) async throws -> Reservation {
-        guard used >= 0, used <= ServerCatalog.maximumAmount else {
-            throw TallyServerError(.invalidAmount, "used must be 0 to \(ServerCatalog.maximumAmount)")
+        guard used >= 0, used <= TallyCatalog.maximumAmount else {
+            throw TallyServerError(.invalidAmount, "used must be 0 to \(TallyCatalog.maximumAmount)")
         }
         return try await write { executor, time in
             let row = try await reservationRow(executor, id: reservationID, user: user.id)
@@ -227,8 +227,8 @@ extension SQLStorage {
     }
 
     private func reservation(_ executor: any SQLExecutor, _ row: SQLRow, time: Int64) async throws -> Reservation {
-        var status = try row.text("status")
-        if status == "held", try row.int("expires_at") <= time { status = "expired" }
+        var status = ReservationStatus(rawValue: try row.text("status"))
+        if status == .held, try row.int("expires_at") <= time { status = .expired }
         return Reservation(
             reservationId: try row.text("id"), currency: try row.text("currency"), amount: try row.int("amount"),
             fromAllowance: try row.int("from_allowance"), fromBalance: try row.int("from_balance"), status: status,

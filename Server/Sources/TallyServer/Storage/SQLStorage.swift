@@ -12,14 +12,14 @@ import TallyVerify
 /// waits for the first and replays it (see docs/decisions/0006-ledger-and-idempotency.md).
 public struct SQLStorage: TallyStorage {
     let database: any SQLDatabase
-    let catalog: ServerCatalog
+    let catalog: TallyCatalog
     let now: @Sendable () -> Date
 
     /// - Parameters:
     ///   - database: where the data lives; migrate it first.
     ///   - catalog: the products and currencies.
     ///   - now: the clock.
-    public init(database: any SQLDatabase, catalog: ServerCatalog, now: @escaping @Sendable () -> Date) {
+    public init(database: any SQLDatabase, catalog: TallyCatalog, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.catalog = catalog
         self.now = now
@@ -138,8 +138,8 @@ public struct SQLStorage: TallyStorage {
         guard reason.unicodeScalars.count <= 200 else { throw TallyServerError(.invalidRequest, "reason must be at most 200 characters") }
         return try await write { executor, time in
             let order = try await Self.order(executor, user: user, id: id, now: time)
-            guard order.status == "created" else {
-                if order.status == "failed" { return order }
+            guard order.status == .created else {
+                if order.status == .failed { return order }
                 throw TallyServerError(.orderMismatch, "order \(id) is \(order.status)")
             }
             try await executor.execute(
@@ -153,9 +153,9 @@ public struct SQLStorage: TallyStorage {
         guard let row = try await executor.query("SELECT * FROM orders WHERE id = ? AND user_id = ?", [.text(id), .text(user.id)]).first else {
             throw TallyServerError(.notFound, "no order \(id)")
         }
-        var status = try row.text("status")
+        var status = OrderStatus(rawValue: try row.text("status"))
         let expires = try row.int("expires_at")
-        if status == "created", expires <= now { status = "expired" }
+        if status == .created, expires <= now { status = .expired }
         return Order(
             orderId: id, productId: try row.text("product_id"),
             appAccountToken: UUID(uuidString: try row.text("app_account_token")) ?? user.appAccountToken,

@@ -34,12 +34,12 @@ struct AppStorePurchaseCommand: AsyncParsableCommand {
             configuration: try store.storeConfiguration(), authority: try store.authority(), time: .system(now: { Date() }))
         do {
             let result = try await simulated.purchase(
-                product, options: PurchaseOptions(appAccountToken: accountToken.flatMap(UUID.init(uuidString:)), quantity: quantity, outcome: .success))
+                product, options: SimulatedAppStore.PurchaseOptions(appAccountToken: accountToken.flatMap(UUID.init(uuidString:)), quantity: quantity, outcome: .success))
             guard case .success(let transaction) = result else {
-                throw StoreError(.invalidState, "the purchase did not complete")
+                throw SimulatedAppStoreError(.invalidState, "the purchase did not complete")
             }
             print(transaction.jws)
-        } catch let error as StoreError {
+        } catch let error as SimulatedAppStoreError {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(1)
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TallyBenchmarks
+import TallyCore
 import TallyServer
 
 /// `tally bench server`: the purchase server's throughput and latency over loopback.
@@ -59,9 +60,9 @@ struct BenchServerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let catalog: ServerCatalog
+        let catalog: TallyCatalog
         do {
-            catalog = try ServerCatalog.load(contentsOf: URL(fileURLWithPath: config))
+            catalog = try TallyCatalog.load(contentsOf: URL(fileURLWithPath: config))
         } catch {
             throw ValidationError("--config \(config): \(error)")
         }

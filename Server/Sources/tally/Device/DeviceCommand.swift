@@ -54,7 +54,7 @@ struct DeviceOptions: ParsableArguments {
     var folder: URL { URL(fileURLWithPath: state) }
 
     /// The app, launched: the manager over the simulated store and the chosen delivery.
-    func launch(crashAt: PurchaseStep? = nil) async throws -> (PurchaseManager, SimulatedStore) {
+    func launch(crashAt: PurchaseStep? = nil) async throws -> (PurchaseManager, SimulatedStoreKit) {
         // Everything is read and checked before the device's folder is touched.
         let catalog = try OnDeviceCatalog.load(contentsOf: URL(fileURLWithPath: self.catalog))
         var configuration = try store.storeConfiguration()
@@ -62,7 +62,7 @@ struct DeviceOptions: ParsableArguments {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         configuration.stateFile = folder.appendingPathComponent("appstore.json")
         let appStore = try SimulatedAppStore(configuration: configuration, authority: authority, time: .system(now: { Date() }))
-        let simulated = SimulatedStore(appStore)
+        let simulated = SimulatedStoreKit(appStore)
         let database = try LocalDatabase(path: folder.appendingPathComponent("device.sqlite").path)
 
         let delivery: any Delivery
@@ -109,7 +109,7 @@ struct DeviceOptions: ParsableArguments {
     }
 
     /// What the device knows now, as one JSON object on standard output.
-    func report(_ manager: PurchaseManager, _ simulated: SimulatedStore, extra: [String: Any] = [:]) async throws {
+    func report(_ manager: PurchaseManager, _ simulated: SimulatedStoreKit, extra: [String: Any] = [:]) async throws {
         let account = try await manager.account(.fetchCurrent)
         var balances: [String: Int64] = [:]
         for balance in account.snapshot.balances { balances[balance.currency] = balance.available }

@@ -72,9 +72,9 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "tally")
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-        let catalog: ServerCatalog
+        let catalog: TallyCatalog
         do {
-            catalog = try ServerCatalog.load(contentsOf: URL(fileURLWithPath: config))
+            catalog = try TallyCatalog.load(contentsOf: URL(fileURLWithPath: config))
         } catch {
             throw ValidationError("--config \(config): \(error)")
         }

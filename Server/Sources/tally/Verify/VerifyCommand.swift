@@ -3,6 +3,11 @@ import Foundation
 import TallyCore
 import TallyVerify
 import X509
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `tally verify`: verifies App Store signed data and prints one JSON verdict per JWS.
 struct VerifyCommand: AsyncParsableCommand {
@@ -44,6 +49,9 @@ struct VerifyCommand: AsyncParsableCommand {
     @Flag(help: "Read one JWS per line and print one JSON verdict per line.")
     var jsonl = false
 
+    @Option(help: "With --jsonl: how many JWS to verify at once (verdicts stay in input order). Default: one per core.")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
     @Argument(help: "A file holding the JWS; standard input when absent.")
     var file: String?
 
@@ -51,30 +59,101 @@ struct VerifyCommand: AsyncParsableCommand {
         for environment in environments where !["Production", "Sandbox", "Xcode"].contains(environment) {
             throw ValidationError("--environment must be Production, Sandbox or Xcode, not '\(environment)'")
         }
+        guard (1...256).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 256") }
         _ = try validationTime()
     }
 
     func run() async throws {
         let verifier = SignedDataVerifier(try configuration(), now: { Date() })
-        let input = try readInput()
+        let descriptor = try openInput()
+        defer { if file != nil { close(descriptor) } }
+        var output = OutputBuffer()
         if jsonl {
+            var reader = LineReader(descriptor: descriptor)
             var allValid = true
-            // Lines are split on LF bytes, so CRLF files work and line n of the output answers line n of the input.
-            var lines = input.split(separator: 0x0A, omittingEmptySubsequences: false)
-            if lines.last?.isEmpty == true { lines.removeLast() }
-            for line in lines {
-                let jws = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                let report = await VerificationReport.verify(jws, kind: kind, with: verifier)
-                allValid = allValid && report.isValid
-                FileHandle.standardOutput.write(Data((report.json + "\n").utf8))
+            while true {
+                // Verdicts so far go out before a read that may wait, so a pipe fed line by line gets its answers.
+                try output.flush()
+                let lines: [ArraySlice<UInt8>]?
+                do {
+                    lines = try reader.next()
+                } catch {
+                    throw ValidationError("cannot read \(file ?? "standard input"): \(error)")
+                }
+                guard let lines else { break }
+                allValid = try await Self.verify(lines, kind: kind, with: verifier, jobs: jobs, into: &output) && allValid
             }
+            try output.flush()
             if !allValid { throw ExitCode(1) }
         } else {
-            let jws = String(decoding: input, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            let report = await VerificationReport.verify(jws, kind: kind, with: verifier)
-            FileHandle.standardOutput.write(Data((report.json + "\n").utf8))
-            if !report.isValid { throw ExitCode(1) }
+            var input: [UInt8] = []
+            do {
+                while case let chunk = try LineReader.readChunk(descriptor), !chunk.isEmpty { input += chunk }
+            } catch {
+                throw ValidationError("cannot read \(file ?? "standard input"): \(error)")
+            }
+            let valid = await VerificationReport.verify(Self.jws(in: input[...]), kind: kind, with: verifier, into: &output.bytes)
+            try output.flush()
+            if !valid { throw ExitCode(1) }
         }
+    }
+
+    /// Verifies `lines` and appends their verdicts in order, `jobs` at a time, each on a
+    /// contiguous share of the lines.
+    /// - Returns: whether every line is valid.
+    /// - Throws: ``OutputBuffer/Failure`` when standard output cannot be written.
+    static func verify(
+        _ lines: [ArraySlice<UInt8>], kind: Kind, with verifier: SignedDataVerifier, jobs: Int, into output: inout OutputBuffer
+    ) async throws -> Bool {
+        let shares = min(jobs, lines.count)
+        guard shares > 1 else {
+            var allValid = true
+            for line in lines {
+                allValid = await VerificationReport.verify(jws(in: line), kind: kind, with: verifier, into: &output.bytes) && allValid
+                try output.flushIfFull()
+            }
+            return allValid
+        }
+        let results = await withTaskGroup(of: (Int, [UInt8], Bool).self) { group in
+            for share in 0..<shares {
+                let range = lines.count * share / shares..<lines.count * (share + 1) / shares
+                group.addTask {
+                    var bytes: [UInt8] = []
+                    bytes.reserveCapacity(range.count * 2_048)
+                    var allValid = true
+                    for line in lines[range] {
+                        allValid = await VerificationReport.verify(jws(in: line), kind: kind, with: verifier, into: &bytes) && allValid
+                    }
+                    return (share, bytes, allValid)
+                }
+            }
+            var results = [([UInt8], Bool)](repeating: ([], true), count: shares)
+            for await (share, bytes, allValid) in group { results[share] = (bytes, allValid) }
+            return results
+        }
+        var allValid = true
+        for (bytes, valid) in results {
+            output.bytes.append(contentsOf: bytes)
+            allValid = allValid && valid
+        }
+        return allValid
+    }
+
+    /// The JWS on a line: the line without leading and trailing white space, exactly as
+    /// `String.trimmingCharacters(in: .whitespacesAndNewlines)` leaves it.
+    ///
+    /// ASCII white space is trimmed from the bytes; when non-ASCII remains at either end (which
+    /// may be Unicode white space), Foundation trims the decoded line instead.
+    static func jws(in line: ArraySlice<UInt8>) -> String {
+        func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+        var start = line.startIndex
+        var end = line.endIndex
+        while start < end, isWhitespace(line[start]) { start += 1 }
+        while end > start, isWhitespace(line[end - 1]) { end -= 1 }
+        if start < end, line[start] >= 0x80 || line[end - 1] >= 0x80 {
+            return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return String(decoding: line[start..<end], as: UTF8.self)
     }
 
     private func configuration() throws -> SignedDataVerifier.Configuration {
@@ -108,13 +187,11 @@ struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
-    private func readInput() throws -> Data {
-        if let file {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw ValidationError("cannot read \(file)")
-            }
-            return data
-        }
-        return FileHandle.standardInput.readDataToEndOfFile()
+    /// The input's file descriptor: the file, opened for reading, or standard input.
+    private func openInput() throws -> Int32 {
+        guard let file else { return STDIN_FILENO }
+        let descriptor = open(file, O_RDONLY)
+        guard descriptor >= 0 else { throw ValidationError("cannot read \(file)") }
+        return descriptor
     }
 }

@@ -95,7 +95,7 @@ struct LiveServer: Sendable {
     let baseURL: URL
     let storage: SQLStorage
 
-    static let catalog: ServerCatalog = try! ServerCatalog.load(contentsOf: Kit.catalogFile)
+    static let catalog: TallyCatalog = try! TallyCatalog.load(contentsOf: Kit.catalogFile)
 
     static func run(time: ManualDate, _ body: @Sendable (LiveServer) async throws -> Void) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-kit-server-\(UUID().uuidString).sqlite").path

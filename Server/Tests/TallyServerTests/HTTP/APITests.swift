@@ -49,7 +49,7 @@ import Testing
                 "/v1/me/orders", token: user.userToken, body: API.body(CreateOrderRequest(productId: "com.tally.photo.credits.50"))))
             #expect(order.appAccountToken == user.appAccountToken)
             guard case .success(let transaction) = try await harness.store.purchase(
-                "com.tally.photo.credits.50", options: PurchaseOptions(appAccountToken: order.appAccountToken, outcome: .success)) else {
+                "com.tally.photo.credits.50", options: SimulatedAppStore.PurchaseOptions(appAccountToken: order.appAccountToken, outcome: .success)) else {
                 Issue.record("no purchase")
                 return
             }
@@ -62,7 +62,7 @@ import Testing
             let replay = try API.decode(PurchaseResponse.self, try await client.post("/v1/me/purchases", token: user.userToken, body: request))
             #expect(replay.replayed)
             let fulfilled = try API.decode(Order.self, try await client.get("/v1/me/orders/\(order.orderId)", token: user.userToken))
-            #expect(fulfilled.status == "fulfilled")
+            #expect(fulfilled.status == .fulfilled)
 
             // The same transaction posted with a second order: 409 with its code, not a constraint error.
             let second = try API.decode(Order.self, try await client.post(
@@ -71,7 +71,7 @@ import Testing
                 "/v1/me/purchases", token: user.userToken, body: API.body(PurchaseRequest(signedTransaction: transaction.jws, orderId: second.orderId)))
             #expect(reused.status == .conflict)
             #expect(API.errorCode(reused) == "order_mismatch")
-            #expect(try API.decode(Order.self, try await client.get("/v1/me/orders/\(second.orderId)", token: user.userToken)).status == "created")
+            #expect(try API.decode(Order.self, try await client.get("/v1/me/orders/\(second.orderId)", token: user.userToken)).status == .created)
 
             // A signed quantity the App Store never sells is refused and credits nothing.
             var eleven = transaction.payload
@@ -94,7 +94,7 @@ import Testing
             let me = try API.decode(AccountResponse.self, try await client.get("/v1/me", token: user.userToken))
             #expect(me.balances.first { $0.currency == "credits" }?.available == 52)
             let ledger = try API.decode(LedgerPage.self, try await client.get("/v1/me/ledger?currency=credits&limit=1", token: user.userToken))
-            #expect(ledger.entries.first?.kind == "purchase")
+            #expect(ledger.entries.first?.kind == .purchase)
             #expect(ledger.nextCursor != nil)
         }
     }
@@ -105,7 +105,7 @@ import Testing
         let stranger = try TestCertificateAuthority(profile: .init(issuedAt: Harness.start))
         try await api.test { client in
             let user = try await client.newUser()
-            guard case .success(let genuine) = try await harness.store.purchase("com.tally.echo.3hours", options: PurchaseOptions(outcome: .success)) else {
+            guard case .success(let genuine) = try await harness.store.purchase("com.tally.echo.3hours", options: SimulatedAppStore.PurchaseOptions(outcome: .success)) else {
                 Issue.record("the simulated purchase did not succeed"); return
             }
             var forged = genuine.payload
@@ -152,7 +152,7 @@ import Testing
         let harness = api.harness
         try await api.test { client in
             let user = try await client.newUser()
-            _ = try await harness.store.purchase("com.tally.photo.credits.10", options: PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success))
+            _ = try await harness.store.purchase("com.tally.photo.credits.10", options: SimulatedAppStore.PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success))
             let payload = try #require(await harness.store.notifications.last?.signedPayload)
             let body = ByteBuffer(string: "{\"signedPayload\":\"\(payload)\"}")
             let first = try await client.post("/v1/notifications/appstore", token: nil, body: body)
@@ -184,7 +184,7 @@ import Testing
             for _ in 0..<2 {
                 let user = try await client.newUser()
                 guard case .success(let bought) = try await store.purchase(
-                    "com.tally.photo.credits.10", options: PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success)) else {
+                    "com.tally.photo.credits.10", options: SimulatedAppStore.PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success)) else {
                     Issue.record("no purchase")
                     return
                 }

@@ -151,13 +151,13 @@ import Testing
                 let refused = try await client.post(path + "/fail", token: user.userToken, body: API.body(["reason": reason]))
                 #expect(refused.status == .badRequest)
                 #expect(API.errorCode(refused) == "invalid_request")
-                #expect(try API.decode(Order.self, try await client.get(path, token: user.userToken)).status == "created")
+                #expect(try API.decode(Order.self, try await client.get(path, token: user.userToken)).status == .created)
             }
             let reason = String(repeating: "é", count: 200)
             let failed = try await client.post(path + "/fail", token: user.userToken, body: API.body(["reason": reason]))
             #expect(failed.status == .ok)
             let stored = try API.decode(Order.self, try await client.get(path, token: user.userToken))
-            #expect(stored.status == "failed")
+            #expect(stored.status == .failed)
             #expect(stored.failureReason == reason)
         }
     }
@@ -197,7 +197,7 @@ import Testing
         try await api.test { client in
             let user = try await client.newUser()
             guard case .success(let genuine) = try await harness.store.purchase(
-                "com.tally.photo.credits.50", options: PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success)) else {
+                "com.tally.photo.credits.50", options: SimulatedAppStore.PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success)) else {
                 Issue.record("the simulated purchase did not succeed"); return
             }
             for id in ["", " ", "abc"] {

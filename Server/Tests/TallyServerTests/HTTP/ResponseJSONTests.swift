@@ -48,7 +48,7 @@ import Testing
                             willRenew: maybe(generator.next() % 2 == 0))
             }
             let subscriptions = (0..<count()).map { _ in
-                SubscriptionInfo(originalTransactionId: pick(strings), productId: pick(strings), status: pick(strings),
+                SubscriptionInfo(originalTransactionId: pick(strings), productId: pick(strings), status: SubscriptionState(rawValue: pick(strings)),
                                  expiresAt: maybe(pick(dates)), willRenew: maybe(generator.next() % 2 == 0),
                                  gracePeriodExpiresAt: maybe(pick(dates)))
             }

@@ -154,19 +154,19 @@ import Testing
         for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.apply(notification, jws: signed) }
         var account = try await harness.storage.account(user: user)
         #expect(account.entitlements.first { $0.id == "pro" }?.active == true)
-        #expect(account.subscriptions.first?.status == "active")
+        #expect(account.subscriptions.first?.status == .active)
 
         // The next renewal fails: grace keeps access, then it lapses.
         try await harness.store.failNextRenewal(originalTransactionID: verified.payload.originalTransactionId!)
         try await harness.advance(by: .seconds(31 * 86_400))
         for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.apply(notification, jws: signed) }
         account = try await harness.storage.account(user: user)
-        #expect(account.subscriptions.first?.status == "grace_period")
+        #expect(account.subscriptions.first?.status == .gracePeriod)
         #expect(account.entitlements.first { $0.id == "pro" }.map { $0.active && $0.inGracePeriod } == true)
         try await harness.advance(by: .seconds(17 * 86_400))
         for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.apply(notification, jws: signed) }
         account = try await harness.storage.account(user: user)
-        #expect(account.subscriptions.first?.status == "billing_retry")
+        #expect(account.subscriptions.first?.status == .billingRetry)
         #expect(account.entitlements.first { $0.id == "pro" }?.active == false)
         try await harness.checkInvariants()
     }
@@ -208,12 +208,12 @@ import Testing
         let harness = try await Harness(backend)
         let user = try await harness.user()
         let order = try await harness.storage.createOrder(user: user, productID: "com.tally.photo.credits.10")
-        #expect(order.status == "created")
+        #expect(order.status == .created)
         #expect(order.appAccountToken == user.appAccountToken)
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: user)
         _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: order.orderId)
         let fulfilled = try await harness.storage.order(user: user, id: order.orderId)
-        #expect(fulfilled.status == "fulfilled")
+        #expect(fulfilled.status == .fulfilled)
         #expect(fulfilled.transactionId == verified.payload.transactionId)
 
         let other = try await harness.storage.createOrder(user: user, productID: "com.tally.photo.credits.50")
@@ -223,11 +223,11 @@ import Testing
         }
         // The mismatch changed nothing: the purchase can still be delivered without the order.
         #expect(try await harness.storage.deliver(wrong, jws: wrongJWS, presenter: user, orderID: nil).replayed == false)
-        #expect(try await harness.storage.failOrder(user: user, id: other.orderId, reason: "cancelled").status == "failed")
+        #expect(try await harness.storage.failOrder(user: user, id: other.orderId, reason: "cancelled").status == .failed)
 
         let stale = try await harness.storage.createOrder(user: user, productID: "com.tally.echo.3hours")
         try await harness.advance(by: .seconds(86_401))
-        #expect(try await harness.storage.order(user: user, id: stale.orderId).status == "expired")
+        #expect(try await harness.storage.order(user: user, id: stale.orderId).status == .expired)
         let stranger = try await harness.user()
         await #expect(throws: TallyErrorCode.notFound) {
             do { _ = try await harness.storage.order(user: stranger, id: order.orderId) } catch let error as TallyServerError { throw error.code }
@@ -242,11 +242,11 @@ import Testing
             _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 1, idempotencyKey: "p\(index)"))
         }
         let first = try await harness.storage.ledger(user: user, currency: "credits", kind: nil, limit: 2, cursor: nil)
-        #expect(first.entries.map(\.kind) == ["spend", "spend"])
+        #expect(first.entries.map(\.kind) == [.spend, .spend])
         let cursor = try #require(first.nextCursor.flatMap(Int64.init))
         // New entries after the first page do not shift the second.
         let second = try await harness.storage.ledger(user: user, currency: "credits", kind: nil, limit: 2, cursor: cursor)
-        #expect(second.entries.map(\.kind) == ["signup"])
+        #expect(second.entries.map(\.kind) == [.signup])
         #expect(second.nextCursor == nil)
         let onlySignup = try await harness.storage.ledger(user: user, currency: nil, kind: "signup", limit: 10, cursor: nil)
         #expect(onlySignup.entries.count == 1)

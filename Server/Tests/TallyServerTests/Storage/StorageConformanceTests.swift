@@ -262,7 +262,7 @@ import Testing
         _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
 
         let held = try await harness.storage.reserve(user: user, request: ReservationRequest(currency: "seconds", amount: 600, ttlSeconds: 300, idempotencyKey: "rec-1"))
-        #expect(held.status == "held")
+        #expect(held.status == .held)
         #expect(held.balance.available == 10_200)
         #expect(held.balance.held == 600)
         // Held seconds cannot be spent twice.
@@ -271,7 +271,7 @@ import Testing
             catch let error as TallyServerError { throw error.code }
         }
         let committed = try await harness.storage.commit(user: user, reservationID: held.reservationId, used: 420)
-        #expect(committed.status == "committed")
+        #expect(committed.status == .committed)
         #expect(committed.used == 420)
         #expect(committed.balance.available == 10_380)
         #expect(committed.balance.held == 0)
@@ -285,7 +285,7 @@ import Testing
         await #expect(throws: TallyErrorCode.usedExceedsReservation) {
             do { _ = try await harness.storage.commit(user: user, reservationID: second.reservationId, used: 101) } catch let error as TallyServerError { throw error.code }
         }
-        #expect(try await harness.storage.release(user: user, reservationID: second.reservationId).status == "released")
+        #expect(try await harness.storage.release(user: user, reservationID: second.reservationId).status == .released)
         #expect(try await harness.balance(user, "seconds").available == 10_380)
         try await harness.checkInvariants()
     }

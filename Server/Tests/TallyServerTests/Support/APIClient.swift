@@ -14,7 +14,7 @@ struct API: @unchecked Sendable {
     let metrics = Metrics()
 
     /// - Parameter database: what the server's storage runs on, made from the harness's database.
-    init(_ backend: Backend = .sqlite, catalog: ServerCatalog = Harness.catalog,
+    init(_ backend: Backend = .sqlite, catalog: TallyCatalog = Harness.catalog,
          database wrap: (any SQLDatabase) -> any SQLDatabase = { $0 }) async throws {
         harness = try await Harness(backend)
         let database = wrap(harness.database)

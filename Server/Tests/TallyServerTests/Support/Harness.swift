@@ -35,7 +35,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 /// A simulated App Store, a verifier that trusts its root, and storage on one backend.
 final class Harness: @unchecked Sendable {
     static let start = ISO8601DateFormatter().date(from: "2026-03-01T00:00:00Z")!
-    static let catalog: ServerCatalog = try! ServerCatalog.load(contentsOf: Repository.root.appendingPathComponent("Examples/tally.json"))
+    static let catalog: TallyCatalog = try! TallyCatalog.load(contentsOf: Repository.root.appendingPathComponent("Examples/tally.json"))
     static let storeCatalog: StoreKitConfiguration = try! StoreKitConfiguration.load(
         contentsOf: Repository.root.appendingPathComponent("Examples/Tally.storekit"))
     static let authority: TestCertificateAuthority = try! TestCertificateAuthority(profile: .init(issuedAt: start.addingTimeInterval(-86_400)))
@@ -78,7 +78,7 @@ final class Harness: @unchecked Sendable {
 
     /// Buys from the simulated store and verifies, as a device would before posting.
     func buy(_ product: String, for user: User?, quantity: Int = 1) async throws -> (Verified<TransactionPayload>, String) {
-        let options = PurchaseOptions(appAccountToken: user?.appAccountToken, quantity: quantity, outcome: .success)
+        let options = SimulatedAppStore.PurchaseOptions(appAccountToken: user?.appAccountToken, quantity: quantity, outcome: .success)
         guard case .success(let transaction) = try await store.purchase(product, options: options) else {
             throw TestFailure("purchase did not succeed")
         }
@@ -102,28 +102,11 @@ final class Harness: @unchecked Sendable {
         try #require(try await storage.account(user: user).balances.first { $0.currency == currency })
     }
 
-    /// Balance = sum of ledger entries, for every user and currency: the invariant checked after every test step.
+    /// Balance = sum of ledger entries (and lots = available + held), for every user and
+    /// currency: the invariant checked after every test step, by the audit `tally check` runs.
     func checkInvariants() async throws {
-        let problems: [String] = try await database.read { executor in
-            var problems: [String] = []
-            let positions = try await executor.query("SELECT user_id, currency, available, held, debt FROM positions", [])
-            for position in positions {
-                let user = try position.text("user_id")
-                let currency = try position.text("currency")
-                let net = try position.int("available") + position.int("held") - position.int("debt")
-                let sum = try await executor.query(
-                    "SELECT COALESCE(SUM(amount), 0) AS total FROM ledger_entries WHERE user_id = ? AND currency = ? AND bucket = 'balance'",
-                    [.text(user), .text(currency)]).first?.int("total") ?? 0
-                if sum != net { problems.append("\(user)/\(currency): ledger \(sum) ≠ position \(net)") }
-                let lots = try await executor.query(
-                    "SELECT COALESCE(SUM(remaining), 0) AS total FROM lots WHERE user_id = ? AND currency = ?",
-                    [.text(user), .text(currency)]).first?.int("total") ?? 0
-                let backing = try position.int("available") + position.int("held")
-                if lots != backing { problems.append("\(user)/\(currency): lots \(lots) ≠ available + held \(backing)") }
-            }
-            return problems
-        }
-        #expect(problems.isEmpty, "\(problems)")
+        let audit = try await DatabaseAudit.run(on: database)
+        #expect(audit.isConsistent, "\(audit.mismatches)")
     }
 }
 

@@ -8,15 +8,15 @@ import TallyCore
 ///
 /// ```swift
 /// let appStore = try SimulatedAppStore(configuration: …, authority: authority, time: .manual(start: start))
-/// let store = SimulatedStore(appStore, locale: "uk_UA")
+/// let store = SimulatedStoreKit(appStore, locale: "uk_UA")
 /// await store.nextPurchase(.userCancelled)        // what the customer does with the next sheet
 /// ```
-public actor SimulatedStore: Store {
+public actor SimulatedStoreKit: Store {
     /// The simulated App Store behind it.
     public nonisolated let appStore: SimulatedAppStore
     /// The locale of names, descriptions and prices.
     public nonisolated let locale: String
-    private var outcomes: [SimulatedOutcome] = []
+    private var outcomes: [SimulatedAppStore.Outcome] = []
     private var reachable = true
     private var subscribers: [UUID: AsyncStream<StoreTransaction>.Continuation] = [:]
 
@@ -30,7 +30,7 @@ public actor SimulatedStore: Store {
 
     /// What the customer (or the store) does with the next payment sheets, in order; after
     /// these, the store's settings decide.
-    public func nextPurchase(_ outcome: SimulatedOutcome...) {
+    public func nextPurchase(_ outcome: SimulatedAppStore.Outcome...) {
         outcomes += outcome
     }
 
@@ -55,10 +55,10 @@ public actor SimulatedStore: Store {
 
     public func purchase(_ productID: String, options: StorePurchaseOptions) async throws(TallyError) -> StorePurchaseResult {
         try checkReachable()
-        let outcome = outcomes.isEmpty ? SimulatedOutcome.automatic : outcomes.removeFirst()
-        let result: PurchaseResult
+        let outcome = outcomes.isEmpty ? SimulatedAppStore.Outcome.automatic : outcomes.removeFirst()
+        let result: SimulatedAppStore.PurchaseResult
         do {
-            result = try await appStore.purchase(productID, options: PurchaseOptions(
+            result = try await appStore.purchase(productID, options: SimulatedAppStore.PurchaseOptions(
                 appAccountToken: options.appAccountToken, quantity: options.quantity,
                 promotionalOfferID: options.promotionalOffer?.offerID, outcome: outcome))
         } catch {
@@ -95,7 +95,7 @@ public actor SimulatedStore: Store {
     /// that were not finished.
     /// - Throws: ``TallyKit/TallyError`` `invalid_request` for an unknown transaction.
     public func redeliver(transactionID: String) async throws(TallyError) {
-        let signed: SignedTransaction
+        let signed: SimulatedAppStore.SignedTransaction
         do {
             signed = try await appStore.transaction(transactionID)
         } catch {
@@ -156,7 +156,7 @@ public actor SimulatedStore: Store {
     // MARK: - Mapping
 
     static func error(_ error: any Error) -> TallyError {
-        guard let error = error as? StoreError else { return TallyError(.storageFailed, "\(error)") }
+        guard let error = error as? SimulatedAppStoreError else { return TallyError(.storageFailed, "\(error)") }
         let code: TallyError.Code = switch error.code {
         case .networkError: .networkError
         case .paymentDeclined: .paymentDeclined
@@ -168,12 +168,12 @@ public actor SimulatedStore: Store {
         return TallyError(code, error.description)
     }
 
-    static func details(_ product: StoreProduct, locale: String, currency: String) -> ProductDetails {
+    static func details(_ product: StoreKitConfiguration.Product, locale: String, currency: String) -> ProductDetails {
         let localization = product.localization(for: locale)
         let kind: ProductKind = switch product.kind {
         case .consumable: .consumable
         case .nonConsumable: .nonConsumable
-        case .nonRenewingSubscription: .nonRenewable
+        case .nonRenewingSubscription: .nonRenewing
         default: .autoRenewable
         }
         let terms = product.subscription.map { info in

@@ -1,7 +1,7 @@
 public import Foundation
-public import TallyCore
 
-/// What the server sells and to which app: the JSON config file (`Examples/tally.json`).
+/// What an app sells and what each product grants: the catalog file (`Examples/tally.json`),
+/// read by the server (`tally serve --config`) and by apps without a backend (`OnDeviceCatalog`).
 ///
 /// ```json
 /// {"app": {"bundle_id": "com.tally.example", "app_apple_id": 6450000001, "environments": ["Production"]},
@@ -10,7 +10,7 @@ public import TallyCore
 ///  "products": [{"product_id": "com.tally.photo.credits.10", "kind": "consumable",
 ///                "grants": [{"currency": "credits", "amount": 10}], "paywall": {"en": {…}, "uk": {…}}}]}
 /// ```
-public struct ServerCatalog: Sendable, Codable {
+public struct TallyCatalog: Sendable, Codable {
     /// The app the server serves.
     public var app: App
     /// The currencies, by code.
@@ -46,7 +46,7 @@ public struct ServerCatalog: Sendable, Codable {
     public struct Product: Sendable, Codable {
         public var productId: String
         /// consumable, non_consumable, non_renewing or auto_renewable.
-        public var kind: Kind
+        public var kind: ProductKind
         /// What one unit grants, multiplied by the transaction's quantity.
         public var grants: [Amount]
         /// Entitlements it unlocks.
@@ -56,31 +56,15 @@ public struct ServerCatalog: Sendable, Codable {
         /// How long a non-renewing subscription lasts, in days.
         public var durationDays: Int?
         /// Paywall text by language (`en`, `uk`).
-        public var paywall: [String: Paywall]
-    }
-
-    /// The kind of product.
-    public enum Kind: String, Sendable, Codable {
-        case consumable
-        case nonConsumable = "non_consumable"
-        case nonRenewing = "non_renewing"
-        case autoRenewable = "auto_renewable"
+        public var paywall: [String: PaywallText]
     }
 
     /// A periodic allowance of a subscription: used before purchased balance, reset each period.
     public struct Allowance: Sendable, Codable {
         public var currency: String
         public var amount: Int64
-        /// day, week, month or year.
-        public var per: String
-    }
-
-    /// Paywall text in one language.
-    public struct Paywall: Sendable, Codable {
-        public var title: String
-        public var description: String
-        public var benefits: [String]
-        public var aiExplanation: String?
+        /// How often it starts again.
+        public var per: AllowancePeriod
     }
 
     /// Request limits, per server instance (docs/rate-limits.md says what each protects and
@@ -144,7 +128,7 @@ public struct ServerCatalog: Sendable, Codable {
 
     /// Loads and checks a catalog file.
     /// - Throws: ``CatalogError`` naming the problem.
-    public static func load(contentsOf url: URL) throws(CatalogError) -> ServerCatalog {
+    public static func load(contentsOf url: URL) throws(CatalogError) -> TallyCatalog {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -156,12 +140,12 @@ public struct ServerCatalog: Sendable, Codable {
 
     /// Parses and checks a catalog.
     /// - Throws: ``CatalogError`` naming the problem.
-    public static func parse(_ data: Data) throws(CatalogError) -> ServerCatalog {
+    public static func parse(_ data: Data) throws(CatalogError) -> TallyCatalog {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
-        let catalog: ServerCatalog
+        let catalog: TallyCatalog
         do {
-            catalog = try decoder.decode(ServerCatalog.self, from: data)
+            catalog = try decoder.decode(TallyCatalog.self, from: data)
         } catch let DecodingError.keyNotFound(key, context) {
             throw CatalogError(reason: "\(path(context.codingPath + [key])): missing")
         } catch let DecodingError.typeMismatch(_, context) {
@@ -196,11 +180,14 @@ public struct ServerCatalog: Sendable, Codable {
         for (index, product) in products.enumerated() {
             let place = "products[\(index)]"
             guard seen.insert(product.productId).inserted else { throw CatalogError(reason: "\(place): product_id \(product.productId) appears twice") }
+            guard product.kind.isKnown else {
+                throw CatalogError(reason: "\(place).kind: must be one of \(ProductKind.all.map(\.rawValue).joined(separator: ", "))")
+            }
             for (grantIndex, grant) in product.grants.enumerated() { try checkAmount(grant, "\(place).grants[\(grantIndex)]") }
             if let allowance = product.allowance {
                 guard product.kind == .autoRenewable else { throw CatalogError(reason: "\(place).allowance: only subscriptions have allowances") }
                 try checkAmount(Amount(currency: allowance.currency, amount: allowance.amount), "\(place).allowance")
-                guard ["day", "week", "month", "year"].contains(allowance.per) else {
+                guard allowance.per.isKnown else {
                     throw CatalogError(reason: "\(place).allowance.per: must be day, week, month or year")
                 }
             }

@@ -1,12 +1,12 @@
 import Foundation
-import TallyServer
-import ServerTestSupport
+import TallyCore
+import TallyTestSupport
 import Testing
 
-/// The server's catalog: the shipped example loads; a setting that would break the server's
+/// The catalog file: the shipped example loads; a setting that would break the server's
 /// arithmetic or lock every request out is refused at start, naming its place.
-@Suite struct ServerCatalogTests {
-    static let example = Repository.root.appendingPathComponent("Examples/tally.json")
+@Suite struct TallyCatalogTests {
+    static let example = Vectors.repository.appendingPathComponent("Examples/tally.json")
 
     /// The example with one top-level key set to `value` (JSON text).
     static func example(setting key: String, to value: String) throws -> Data {
@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func theExampleLoads() throws {
-        let catalog = try ServerCatalog.load(contentsOf: Self.example)
+        let catalog = try TallyCatalog.load(contentsOf: Self.example)
         #expect(catalog.product("com.tally.photo.credits.50") != nil)
     }
 
@@ -30,7 +30,7 @@ import Testing
     func outOfRangeSettingsAreRefusedByName(key: String, value: String, place: String) throws {
         let data = try Self.example(setting: key, to: value)
         #expect {
-            _ = try ServerCatalog.parse(data)
+            _ = try TallyCatalog.parse(data)
         } throws: { error in
             (error as? CatalogError)?.reason.contains(place) == true
         }

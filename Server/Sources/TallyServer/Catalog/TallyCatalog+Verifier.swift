@@ -1,9 +1,9 @@
 public import Foundation
-import TallyCore
+public import TallyCore
 public import TallyVerify
 public import X509
 
-extension ServerCatalog {
+extension TallyCatalog {
     /// The verifier `tally serve` checks signed data with: the app's bundle identifier and App
     /// Apple ID, the catalog's environments, Apple's root.
     /// - Parameters:

@@ -1,0 +1,220 @@
+public import Foundation
+import TallySQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Online backups of the SQLite database and their restore, each checked before it is kept.
+///
+/// A backup is SQLite's online backup API run in one step on a read transaction: one
+/// consistent snapshot, taken while `tally serve` goes on writing (WAL lets the writer commit
+/// beside the reader). The copy is written beside its destination, switched to a plain
+/// rollback journal so that it is one self-contained file, checked (``check(file:)``), made
+/// durable and only then given its name. A restore checks a fresh copy of the backup the same
+/// way, refuses while another process has the database open, keeps the database it replaces
+/// (with its WAL) under a new name, and moves the copy into place.
+///
+/// ```swift
+/// let outcome = try await SQLiteBackup.backup(database: "tally.sqlite", to: "/backups/tally-2026-11-21.sqlite", replacing: false)
+/// print(outcome.audit.balances)
+/// ```
+public enum SQLiteBackup {
+    /// What a backup or a restore wrote, and what its check found.
+    public struct Outcome: Sendable {
+        /// The file written: the backup, or the restored database.
+        public var path: String
+        /// Its size in bytes.
+        public var bytes: Int64
+        /// The check of what was written.
+        public var audit: DatabaseAudit
+        /// Where a restore moved the database it replaced, if there was one.
+        public var replaced: String?
+    }
+
+    /// Copies the live database at `database` into a new file `destination` and checks the copy.
+    /// - Parameters:
+    ///   - database: the SQLite file `tally serve` uses; it may be serving.
+    ///   - destination: the backup to write.
+    ///   - replacing: whether an existing `destination` may be replaced.
+    /// - Returns: the backup and its check.
+    /// - Throws: ``DatabaseMaintenanceError``: `destination_exists`, `cannot_open`, `copy_failed`,
+    ///   or the check's codes (then nothing is left at `destination`).
+    public static func backup(database: String, to destination: String, replacing: Bool) async throws -> Outcome {
+        guard FileManager.default.fileExists(atPath: database) else {
+            throw DatabaseMaintenanceError(.cannotOpen, "no database at \(database)")
+        }
+        if !replacing, FileManager.default.fileExists(atPath: destination) {
+            throw DatabaseMaintenanceError(.destinationExists, "\(destination) exists; --force replaces it")
+        }
+        let partial = destination + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
+        removeDatabaseFiles(partial)
+        defer { removeDatabaseFiles(partial) }
+        try copy(from: database, to: partial)
+        let audit = try await checked(partial)
+        if replacing, FileManager.default.fileExists(atPath: destination) {
+            // A backup someone opened may have a WAL beside it, which SQLite would replay into the new file.
+            try quiesce(destination)
+            removeDatabaseFiles(destination, keepingMainFile: true)
+        }
+        try place(partial, at: destination, replacing: replacing)
+        return Outcome(path: destination, bytes: size(destination), audit: audit, replaced: nil)
+    }
+
+    /// Puts a checked copy of `backup` in place as `database`.
+    /// - Parameters:
+    ///   - backup: a file written by ``backup(database:to:replacing:)`` (or any Tally SQLite database); it is not changed.
+    ///   - database: where `tally serve` will find it.
+    ///   - replacing: whether an existing `database` may be replaced; it is then kept as
+    ///     `<database>.replaced-<time>` (with its WAL, if any).
+    ///   - now: the time that names the replaced database.
+    /// - Returns: the restored database, its check and where the replaced one went.
+    /// - Throws: ``DatabaseMaintenanceError``: the check's codes (nothing changed), `destination_exists`,
+    ///   `database_in_use` when another process has `database` open, `cannot_open`, `copy_failed`.
+    public static func restore(from backup: String, to database: String, replacing: Bool, now: Date) async throws -> Outcome {
+        guard FileManager.default.fileExists(atPath: backup) else {
+            throw DatabaseMaintenanceError(.cannotOpen, "no backup at \(backup)")
+        }
+        let exists = FileManager.default.fileExists(atPath: database)
+        if exists, !replacing {
+            throw DatabaseMaintenanceError(.destinationExists, "\(database) exists; --force replaces it (it is kept as \(database).replaced-…)")
+        }
+        let restoring = database + ".restoring-\(ProcessInfo.processInfo.processIdentifier)"
+        removeDatabaseFiles(restoring)
+        defer { removeDatabaseFiles(restoring) }
+        try copy(from: backup, to: restoring)
+        let audit = try await checked(restoring)
+
+        var replaced: String?
+        if exists {
+            try quiesce(database)
+            let aside = database + ".replaced-" + stamp(now)
+            for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: database + suffix) {
+                guard rename(database + suffix, aside + suffix) == 0 else {
+                    throw DatabaseMaintenanceError(.copyFailed, "cannot move \(database + suffix) aside: \(String(cString: strerror(errno)))")
+                }
+            }
+            replaced = aside
+        }
+        try place(restoring, at: database, replacing: false)
+        return Outcome(path: database, bytes: size(database), audit: audit, replaced: replaced)
+    }
+
+    /// Checks an SQLite file without changing it: SQLite's `integrity_check` and
+    /// `foreign_key_check`, then ``DatabaseAudit`` on one snapshot.
+    /// - Returns: the audit, consistent or not.
+    /// - Throws: ``DatabaseMaintenanceError``: `cannot_open`, `integrity_check_failed`,
+    ///   `not_a_tally_database`, `newer_schema`.
+    public static func check(file path: String) async throws -> DatabaseAudit {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw DatabaseMaintenanceError(.cannotOpen, "no database at \(path)")
+        }
+        let connection: SQLiteConnection
+        let problems: [String]
+        do {
+            connection = try SQLiteConnection(path: path, readOnly: true)
+            problems = try connection.query("PRAGMA integrity_check").compactMap { $0.values.first?.text }.filter { $0 != "ok" }
+                + connection.query("PRAGMA foreign_key_check").map { row in
+                    "foreign key: row \(row["rowid"].integer.map { String($0) } ?? "?") of \(row["table"].text ?? "?") points to no \(row["parent"].text ?? "?")"
+                }
+        } catch {
+            throw DatabaseMaintenanceError(.cannotOpen, "\(path) cannot be read as an SQLite database: \(reason(error))")
+        }
+        guard problems.isEmpty else {
+            throw DatabaseMaintenanceError(.integrityCheckFailed, "\(path): " + problems.prefix(5).joined(separator: "; "))
+        }
+        do {
+            try connection.execute("BEGIN")
+        } catch {
+            throw DatabaseMaintenanceError(.cannotOpen, "\(path): \(reason(error))")
+        }
+        defer { try? connection.execute("COMMIT") }
+        return try await DatabaseAudit.run(on: SQLiteExecutor(connection: connection))
+    }
+
+    // MARK: - Steps
+
+    private static func checked(_ path: String) async throws -> DatabaseAudit {
+        let audit = try await check(file: path)
+        guard audit.isConsistent else {
+            throw DatabaseMaintenanceError(
+                .ledgerMismatch,
+                "\(audit.mismatchCount) balance(s) differ from their ledger or lots: "
+                    + audit.mismatches.prefix(5).map(\.description).joined(separator: "; "))
+        }
+        return audit
+    }
+
+    private static func copy(from source: String, to destination: String) throws {
+        do {
+            let connection = try SQLiteConnection(path: source, readOnly: true)
+            try connection.backup(to: destination)
+        } catch {
+            let code: DatabaseMaintenanceError.Code = error.code & 0xFF == 26 ? .cannotOpen : .copyFailed  // SQLITE_NOTADB
+            throw DatabaseMaintenanceError(code, "copying \(source) to \(destination): \(reason(error))")
+        }
+    }
+
+    /// Refuses when another process has the database open; otherwise folds its WAL into the
+    /// main file, so that the file alone holds every committed transaction.
+    private static func quiesce(_ path: String) throws {
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(path: path)
+            // An exclusive lock on the file: every open connection of another process holds a shared one.
+            try connection.execute("PRAGMA busy_timeout=0; PRAGMA locking_mode=EXCLUSIVE;")
+        } catch {
+            throw DatabaseMaintenanceError(.cannotOpen, "\(path): \(reason(error))")
+        }
+        do {
+            try connection.execute("BEGIN EXCLUSIVE; COMMIT;")
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE);")
+        } catch {
+            if error.isBusy {
+                throw DatabaseMaintenanceError(.databaseInUse, "another process has \(path) open: stop tally serve first")
+            }
+            throw DatabaseMaintenanceError(.cannotOpen, "\(path): \(reason(error))")
+        }
+    }
+
+    /// Makes `source` durable and gives it the name `destination`.
+    private static func place(_ source: String, at destination: String, replacing: Bool) throws {
+        if let handle = FileHandle(forUpdatingAtPath: source) {
+            try? handle.synchronize()
+            try? handle.close()
+        }
+        // link(2) fails when the name is taken; rename(2) replaces it.
+        let result = replacing ? rename(source, destination) : link(source, destination)
+        guard result == 0 else {
+            let reason = String(cString: strerror(errno))
+            if errno == EEXIST { throw DatabaseMaintenanceError(.destinationExists, "\(destination) exists; --force replaces it") }
+            throw DatabaseMaintenanceError(.copyFailed, "cannot write \(destination): \(reason)")
+        }
+        if let folder = FileHandle(forReadingAtPath: (destination as NSString).deletingLastPathComponent.isEmpty
+            ? "." : (destination as NSString).deletingLastPathComponent) {
+            try? folder.synchronize()
+            try? folder.close()
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        (error as? SQLiteError)?.message ?? "\(error)"
+    }
+
+    private static func removeDatabaseFiles(_ path: String, keepingMainFile: Bool = false) {
+        for suffix in (keepingMainFile ? [] : [""]) + ["-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+        }
+    }
+
+    private static func size(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    private static func stamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withYear, .withMonth, .withDay, .withTime, .withTimeZone]
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,32 @@
+public import Foundation
+
+/// `POST /v1/users`.
+public struct CreateUserRequest: Codable, Hashable, Sendable {
+    /// The app's own identifier for the user (only with the secret key).
+    public var appUserId: String?
+    /// Creates the request.
+    public init(appUserId: String? = nil) { self.appUserId = appUserId }
+}
+
+/// The answer to `POST /v1/users`.
+public struct CreateUserResponse: Codable, Hashable, Sendable {
+    /// Tally's identifier of the user.
+    public var userId: String
+    /// The UUID to pass to StoreKit as `appAccountToken`; stable for the user.
+    public var appAccountToken: UUID
+    /// The bearer token for the user's own calls. Shown once.
+    public var userToken: String
+    /// Whether the user was created by this call (false when `app_user_id` already existed).
+    public var created: Bool
+    /// What the user received on sign-up.
+    public var granted: [Amount]
+
+    /// Creates a value with every field.
+    public init(userId: String, appAccountToken: UUID, userToken: String, created: Bool, granted: [Amount]) {
+        self.userId = userId
+        self.appAccountToken = appAccountToken
+        self.userToken = userToken
+        self.created = created
+        self.granted = granted
+    }
+}
