@@ -239,11 +239,10 @@ public enum ClientBenchmark {
         let (database, durability) = try await InProcessServer.open(target, logger: logger)
         let serverDescription = "\(target), \(durability)"
         context.progress("server: \(serverDescription)")
-        let verifier = InProcessServer.verifier(context.serverCatalog, trusting: context.authority, now: { Date() })
         let outcome: Swift.Result<ModeResult, any Error>
         do {
             outcome = .success(try await InProcessServer.run(
-                database: database, catalog: context.serverCatalog, verifier: verifier, logger: logger
+                database: database, catalog: context.serverCatalog, trusting: context.authority, logger: logger
             ) { port in
                 let baseURL = URL(string: "http://\(InProcessServer.host):\(port)")!
                 // One transport for the device's calls and the /healthz baseline: the same connections.

@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
 public import TallyCore
-public import TallyServer
+import TallyServer
 import TallyTesting
 import TallyVerify
 
@@ -175,10 +175,9 @@ public enum ServerBenchmark {
 
         let issuedAt = Date()
         let authority = try TestCertificateAuthority(profile: .init(issuedAt: issuedAt))
-        let verifier = InProcessServer.verifier(catalog, trusting: authority, now: { Date() })
         let result: Swift.Result<Result, any Error>
         do {
-            result = .success(try await InProcessServer.run(database: sqlDatabase, catalog: catalog, verifier: verifier, logger: logger) { port in
+            result = .success(try await InProcessServer.run(database: sqlDatabase, catalog: catalog, trusting: authority, logger: logger) { port in
                 let client = HTTPLoadClient(host: host, port: port)
                 let outcome: Swift.Result<Result, any Error>
                 do {

@@ -1,15 +1,17 @@
 public import Foundation
 public import Logging
+public import TallyCore
+public import TallyVerify
 public import X509
 
 /// How a Tally server runs: where it listens, where its data lives, what it sells, whom it
-/// trusts and who may administer it. ``TallyServerApp/buildApplication(_:onServerRunning:)``
+/// trusts and who may administer it. ``buildApplication(configuration:onServerRunning:)``
 /// builds everything else from it.
 ///
 /// ```swift
 /// var configuration = ServerConfiguration(database: .sqlite(path: "tally.sqlite"), catalog: catalog)
 /// configuration.secretKey = ProcessInfo.processInfo.environment["TALLY_SECRET_KEY"]
-/// let app = try await TallyServerApp.buildApplication(configuration)
+/// let app = try await buildApplication(configuration: configuration)
 /// try await app.runService()
 /// ```
 public struct ServerConfiguration: Sendable {
@@ -36,12 +38,16 @@ public struct ServerConfiguration: Sendable {
     /// Where the data lives.
     public var database: Database
     /// What the server sells, its currencies and its limits.
-    public var catalog: ServerCatalog
+    public var catalog: TallyCatalog
     /// Development mode: also accept Sandbox and Xcode data (`tally serve --dev`).
     public var development = false
     /// Roots trusted beside Apple's, such as a simulated App Store's; only ever given
     /// explicitly, in development.
     public var testRoots: [Certificate] = []
+    /// The verifier of signed data, when the caller builds its own (tests pinning the
+    /// verification time); nil builds the catalog's from ``development``, ``testRoots`` and
+    /// ``now`` (see `TallyCatalog.verifier(development:testRoots:now:)`).
+    public var verifier: SignedDataVerifier?
     /// The secret key of server-to-server and admin calls; nil (or empty) refuses them all.
     public var secretKey: String?
     /// The reverse proxies whose `X-Forwarded-For` and `Forwarded` name the client; none by default.
@@ -62,7 +68,7 @@ public struct ServerConfiguration: Sendable {
     /// - Parameters:
     ///   - database: where the data lives.
     ///   - catalog: what the server sells.
-    public init(database: Database, catalog: ServerCatalog) {
+    public init(database: Database, catalog: TallyCatalog) {
         self.database = database
         self.catalog = catalog
     }

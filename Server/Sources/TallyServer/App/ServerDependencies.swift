@@ -1,35 +1,35 @@
-public import Foundation
+import Foundation
 import TallyCore
-public import TallyVerify
+import TallyVerify
 
 /// What the server's routes run on, built from a ``ServerConfiguration`` and its opened,
 /// migrated database: storage, the verifier, the catalog, the secret key, metrics, the clock
 /// and the health check.
-public struct ServerDependencies: Sendable {
+struct ServerDependencies: Sendable {
     /// Where the data lives.
-    public let storage: any TallyStorage
+    let storage: any TallyStorage
     /// What decides whether signed data is genuine.
-    public let verifier: SignedDataVerifier
+    let verifier: SignedDataVerifier
     /// What the server sells.
-    public let catalog: ServerCatalog
+    let catalog: TallyCatalog
     /// The secret key of server-to-server and admin calls; nil disables them.
-    public let secretKey: String?
+    let secretKey: String?
     /// Counters and histograms for `/metrics`.
-    public let metrics: Metrics
+    let metrics: Metrics
     /// The clock.
-    public let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
     /// Health of the database, for `/healthz`: whether it answers a query.
-    public let healthCheck: @Sendable () async -> Bool
+    let healthCheck: @Sendable () async -> Bool
     /// The reverse proxies whose `X-Forwarded-For` and `Forwarded` name the client.
-    public let trustedProxies: TrustedProxies
+    let trustedProxies: TrustedProxies
 
     /// Builds the dependencies over `database`.
     /// - Parameters:
     ///   - configuration: the server's configuration; its `database` is not opened again.
     ///   - database: the opened, migrated database.
-    public init(_ configuration: ServerConfiguration, database: any SQLDatabase) {
+    init(_ configuration: ServerConfiguration, database: any SQLDatabase) {
         storage = SQLStorage(database: database, catalog: configuration.catalog, now: configuration.now)
-        verifier = configuration.catalog.verifier(
+        verifier = configuration.verifier ?? configuration.catalog.verifier(
             development: configuration.development, testRoots: configuration.testRoots, now: configuration.now)
         catalog = configuration.catalog
         secretKey = configuration.secretKey

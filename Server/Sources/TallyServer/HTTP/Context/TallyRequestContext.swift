@@ -1,5 +1,6 @@
 public import Hummingbird
 import NIOCore
+import TallyCore
 
 /// The request context of the Tally server: Hummingbird's core storage, the request's
 /// identifier, the client's address, and the caller once an authenticator has looked.
@@ -7,6 +8,7 @@ import NIOCore
 /// Bodies are read with ``TallyRequestDecoder`` and answers written with
 /// ``TallyResponseEncoder``: the API's JSON, its error messages and its body limit.
 public struct TallyRequestContext: RequestContext, CallerContext {
+    /// Hummingbird's storage of the request's logger, parameters and route.
     public var coreContext: CoreRequestContextStorage
     /// The request's identifier: the caller's `X-Request-Id` when it is short and plain, or a new one.
     public var requestID: String
@@ -35,7 +37,7 @@ public struct TallyRequestContext: RequestContext, CallerContext {
         peerAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
         clientAddress = peerAddress
         limitAddress = peerAddress
-        maxUploadSize = ServerCatalog.Limits.defaults.maximumBodyBytes
+        maxUploadSize = TallyCatalog.Limits.defaults.maximumBodyBytes
         identity = nil
         hasSecretKey = false
     }

@@ -5,7 +5,7 @@ import TallyCore
 /// `GET /v1/me/ledger` (every credit and debit, newest first, by pages).
 struct AccountController {
     let storage: any TallyStorage
-    let catalog: ServerCatalog
+    let catalog: TallyCatalog
 
     var endpoints: RouteCollection<UserRequestContext> {
         RouteCollection(context: UserRequestContext.self)

@@ -4,7 +4,7 @@ import TallyCore
 /// `GET /v1/products?locale=uk`: what the server sells, with paywall texts and currency names
 /// in the caller's language (English when the catalog has none in it). Anyone may call it.
 struct ProductController {
-    let catalog: ServerCatalog
+    let catalog: TallyCatalog
 
     var endpoints: RouteCollection<TallyRequestContext> {
         RouteCollection(context: TallyRequestContext.self)
@@ -23,10 +23,10 @@ struct ProductController {
     }
 
     /// A product as the API describes it, its paywall in `locale`.
-    static func info(_ product: ServerCatalog.Product, locale: String) -> ProductInfo {
+    static func info(_ product: TallyCatalog.Product, locale: String) -> ProductInfo {
         let paywall = product.paywall[locale] ?? product.paywall["en"] ?? product.paywall.values.first
         return ProductInfo(
-            productId: product.productId, kind: product.kind.rawValue, grants: product.grants, entitlements: product.entitlements,
+            productId: product.productId, kind: product.kind, grants: product.grants, entitlements: product.entitlements,
             allowance: product.allowance.map { ProductInfo.Allowance(currency: $0.currency, amount: $0.amount, per: $0.per) },
             paywall: ProductInfo.Paywall(
                 title: paywall?.title ?? product.productId, description: paywall?.description ?? "", benefits: paywall?.benefits ?? [],

@@ -4,10 +4,14 @@ import TallyCore
 
 extension TallyAPIError: HTTPResponseError {
     /// The status its code declares.
-    public var status: HTTPResponse.Status { HTTPResponse.Status(code: code.status) }
+    public var status: HTTPResponse.Status { code.status }
 
     /// The answer: the status, `{"error": {…}}` with the request's identifier, and `Retry-After`
     /// or `Allow` when the error carries them.
+    /// - Parameters:
+    ///   - request: the request that failed.
+    ///   - context: its context, which knows the request's identifier.
+    /// - Returns: the answer to send.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         response(requestID: (context as? any CallerContext)?.requestID)
     }

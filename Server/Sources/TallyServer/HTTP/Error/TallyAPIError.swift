@@ -5,7 +5,7 @@ public import TallyCore
 ///
 /// Storage throws it for what cannot be done (`insufficient_credits`, `reservation_closed`),
 /// the HTTP layer for what is wrong with the request itself (`invalid_request`,
-/// `unauthorized`); ``ServerMiddleware`` answers every other error as one as well, so the
+/// `unauthorized`); the server's middleware answers every other error as one as well, so the
 /// API has one error and one error body. Equal by code.
 ///
 /// ```swift
@@ -15,8 +15,8 @@ public import TallyCore
 /// // answered 403 {"error":{"available":2,"code":"insufficient_credits","currency":"credits",…}}
 /// ```
 public struct TallyAPIError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The stable code; its ``TallyErrorCode/status`` is the answer's HTTP status.
-    public let code: TallyErrorCode
+    /// The stable code; its ``Code/status`` is the answer's HTTP status.
+    public let code: Code
     /// What went wrong, for developers (English).
     public let message: String
     /// For `insufficient_credits`: how much of the currency is available.
@@ -38,7 +38,9 @@ public struct TallyAPIError: Error, Hashable, Sendable, CustomStringConvertible 
     /// - Parameters:
     ///   - code: the stable code, which decides the status.
     ///   - message: what went wrong, for developers.
-    public init(_ code: TallyErrorCode, _ message: String, file: String = #fileID, line: UInt = #line) {
+    ///   - file: the file that throws it.
+    ///   - line: the line that throws it.
+    public init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
         self.code = code
         self.message = message
         self.file = file
@@ -47,13 +49,16 @@ public struct TallyAPIError: Error, Hashable, Sendable, CustomStringConvertible 
 
     /// The error as the body's `error` member writes it, without the request's identifier.
     public var detail: APIErrorBody.Detail {
-        APIErrorBody.Detail(code: code, message: message, available: available, currency: currency, verificationCode: verificationCode)
+        APIErrorBody.Detail(
+            code: code.errorCode, message: message, available: available, currency: currency, verificationCode: verificationCode)
     }
 
+    /// `code: message`, for logs.
     public var description: String { "\(code.rawValue): \(message)" }
 
     /// Errors are equal when their codes are.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
 
+    /// Hashes the code, the only part equality looks at.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
