@@ -6,7 +6,7 @@ import TallySQLite
 /// Writes go through one connection, one transaction at a time; transactions that queue up
 /// while one commits are committed together (group commit): each runs in its own savepoint,
 /// so one that fails rolls back alone, and all of them share one `fsync`. The writer runs on a
-/// thread of its own (``WriterExecutor``), so that its batches and their `fsync` neither wait
+/// thread of its own (`WriterExecutor`), so that its batches and their `fsync` neither wait
 /// behind request handlers for the cooperative pool nor block it. Reads use a small pool of
 /// read-only connections, which WAL lets run beside the writer.
 public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {

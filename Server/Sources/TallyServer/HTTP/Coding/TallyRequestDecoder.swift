@@ -3,7 +3,7 @@ public import Hummingbird
 import TallyCore
 
 /// Reads request bodies as the API's clients write them: JSON objects with snake_case
-/// members (``TallyAPI/decoder()``), no member named twice, at most the context's
+/// members (`TallyAPI.decoder()`), no member named twice, at most the context's
 /// `maxUploadSize` bytes.
 ///
 /// Every refusal is a ``TallyAPIError`` that names what is wrong in the body's own terms:

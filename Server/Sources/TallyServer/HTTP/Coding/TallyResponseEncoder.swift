@@ -1,7 +1,7 @@
 public import Hummingbird
 import TallyCore
 
-/// Writes the handlers' answers as the API's JSON: ``TallyAPI/encoder()``'s conventions
+/// Writes the handlers' answers as the API's JSON: `TallyAPI.encoder()`'s conventions
 /// (snake_case keys, sorted; dates with milliseconds), `Content-Type: application/json`.
 public struct TallyResponseEncoder: ResponseEncoder {
     /// An encoder.

@@ -24,10 +24,10 @@ public struct TallyRequestContext: RequestContext, CallerContext {
     var limitAddress: String
     /// The largest request body read, in bytes (the catalog's `maximum_body_bytes`); larger is 413.
     public internal(set) var maxUploadSize: Int
-    /// The user whose token the request carries, set by ``UserAuthenticator``; nil before it
+    /// The user whose token the request carries, set by `UserAuthenticator`; nil before it
     /// and on routes anyone may call.
     public internal(set) var identity: User?
-    /// Whether the request carries the server's secret key, set by ``SecretKeyAuthenticator``.
+    /// Whether the request carries the server's secret key, set by `SecretKeyAuthenticator`.
     public internal(set) var hasSecretKey: Bool
 
     /// A context for a request arriving on `source`'s connection.

@@ -4,7 +4,7 @@ public import TallyCore
 extension TallyAPIError {
     /// The codes this server answers with, each with its HTTP status.
     ///
-    /// On the wire a code is a ``TallyCore/TallyErrorCode``, a struct over its string so that
+    /// On the wire a code is a `TallyErrorCode`, a struct over its string so that
     /// clients read the codes of newer servers too. The server needs the opposite guarantee:
     /// every code it can throw has a status it declared. So here the codes are a closed
     /// enumeration whose ``status`` is an exhaustive `switch` without `default:`: a new code

@@ -15,8 +15,11 @@ struct AdminController {
         var idempotencyKey: String
     }
 
-    /// The kinds of product `type` may name.
-    static let productTypes: Set<String> = ["consumable", "non_consumable", "non_renewing", "auto_renewable"]
+    /// What `type` may name: a product kind, as "consumable, non_consumable, … or auto_renewable".
+    static let productTypes: String = {
+        let kinds = ProductKind.all.map(\.rawValue)
+        return kinds.dropLast().joined(separator: ", ") + " or " + (kinds.last ?? "")
+    }()
 
     var endpoints: RouteCollection<AdminRequestContext> {
         RouteCollection(context: AdminRequestContext.self)
@@ -42,8 +45,8 @@ struct AdminController {
     /// Store transactions, newest first, filtered by `type`, `status`, `product_id` and `q`.
     func transactions(_ request: Request, context: AdminRequestContext) async throws -> AdminTransactionPage {
         let query = request.uri.queryParameters
-        if let type = query.string("type"), !Self.productTypes.contains(type) {
-            throw TallyAPIError(.invalidRequest, "type must be consumable, non_consumable, non_renewing or auto_renewable")
+        if let type = query.string("type"), ProductKind(known: type) == nil {
+            throw TallyAPIError(.invalidRequest, "type must be \(Self.productTypes)")
         }
         return try await storage.adminTransactions(AdminTransactionQuery(
             type: query.string("type"), status: query.string("status"), productID: query.string("product_id"), text: query.string("q"),
