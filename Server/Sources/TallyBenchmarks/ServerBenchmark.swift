@@ -10,7 +10,7 @@ import TallyTesting
 import TallyVerify
 
 /// Measures the purchase server over loopback: the server runs in this process on SQLite or
-/// PostgreSQL, wired as `tally serve` wires it, and ``HTTPLoadClient`` drives it with
+/// PostgreSQL, built by the same `buildApplication` as `tally serve`, and ``HTTPLoadClient`` drives it with
 /// concurrent keep-alive connections.
 ///
 /// Each round measures, one after the other, `GET /healthz` (the baseline: the same server,
