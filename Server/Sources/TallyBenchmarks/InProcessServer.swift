@@ -29,26 +29,33 @@ enum InProcessServer {
 
     /// Opens the database (the server migrates it), and reads its durability settings back from it rather
     /// than trusting the code (`journal_mode=wal synchronous=FULL`, `synchronous_commit=on fsync=on`).
-    static func open(_ database: ServerBenchmark.Database, logger: Logger) async throws -> (database: any SQLDatabase, durability: String) {
+    static func open(_ database: ServerConfiguration.Database, logger: Logger) async throws -> (database: any SQLDatabase, durability: String) {
+        let opened: any SQLDatabase
         switch database {
-        case .sqlite(let path):
-            let database = try SQLiteDatabase(path: path)
+        case .sqlite(let path): opened = try SQLiteDatabase(path: path)
+        case .postgres(let url): opened = try await PostgresDatabase.connect(url: url, logger: logger)
+        case .opened(let database): opened = database
+        }
+        return (opened, try await durability(of: opened))
+    }
+
+    /// The settings that decide whether a commit survives a crash, as the database reports them.
+    static func durability(of database: any SQLDatabase) async throws -> String {
+        switch database.dialect {
+        case .sqlite:
             // The writer's settings decide durability.
-            let durability = try await database.write { executor in
+            return try await database.write { executor in
                 let journal = try await executor.query("PRAGMA journal_mode", []).first?.optionalText("journal_mode") ?? "?"
                 let synchronous = try await executor.query("PRAGMA synchronous", []).first?.optionalInt("synchronous") ?? -1
                 let names: [Int64: String] = [0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"]
                 return "journal_mode=\(journal) synchronous=\(names[synchronous] ?? String(synchronous))"
             }
-            return (database, durability)
-        case .postgres(let url):
-            let database = try await PostgresDatabase.connect(url: url, logger: logger)
-            let durability = try await database.read { executor in
+        case .postgres:
+            return try await database.read { executor in
                 let commit = try await executor.query("SHOW synchronous_commit", []).first?.optionalText("synchronous_commit") ?? "?"
                 let fsync = try await executor.query("SHOW fsync", []).first?.optionalText("fsync") ?? "?"
                 return "synchronous_commit=\(commit) fsync=\(fsync)"
             }
-            return (database, durability)
         }
     }
 

@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
 public import TallyCore
-import TallyServer
+public import TallyServer
 import TallyTesting
 import TallyVerify
 
@@ -19,28 +19,6 @@ import TallyVerify
 /// `GET /v1/me`. Rates are also given as a ratio to the same round's `/healthz` rate, whose
 /// median over rounds is what stays comparable on a noisy machine.
 public enum ServerBenchmark {
-    /// Where the server keeps its data.
-    public enum Database: Sendable, CustomStringConvertible {
-        /// An SQLite file.
-        case sqlite(path: String)
-        /// A PostgreSQL server, by `postgres://` URL.
-        case postgres(url: String)
-
-        public var description: String {
-            switch self {
-            case .sqlite(let path): "SQLite \(path)"
-            case .postgres(let url): "PostgreSQL \(Self.redacted(url))"
-            }
-        }
-
-        /// The URL without its password.
-        static func redacted(_ url: String) -> String {
-            guard var components = URLComponents(string: url), components.password != nil else { return url }
-            components.password = "***"
-            return components.string ?? "postgres://…"
-        }
-    }
-
     /// What is measured. `/healthz` is always measured: it is the baseline of the ratios.
     public enum Endpoint: String, CaseIterable, Sendable {
         case health = "GET /healthz"
@@ -62,7 +40,7 @@ public enum ServerBenchmark {
     /// How to run.
     public struct Options: Sendable {
         /// Where the data lives.
-        public var database: Database
+        public var database: ServerConfiguration.Database
         /// The catalog; its rate limits are raised by ``run(_:progress:)``, nothing else changes.
         public var catalog: TallyCatalog
         /// Concurrent keep-alive connections.
@@ -82,7 +60,7 @@ public enum ServerBenchmark {
         public var endpoints: Set<Endpoint>
 
         /// The defaults of `tally bench server`.
-        public init(database: Database, catalog: TallyCatalog, connections: Int = 16, duration: Duration = .seconds(10),
+        public init(database: ServerConfiguration.Database, catalog: TallyCatalog, connections: Int = 16, duration: Duration = .seconds(10),
                     rounds: Int = 5, warmUp: Duration = .seconds(1), users: Int = 1_000, purchases: Int = 40_000,
                     endpoints: Set<Endpoint> = Set(Endpoint.allCases)) {
             self.database = database

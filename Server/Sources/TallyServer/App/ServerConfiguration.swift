@@ -73,3 +73,15 @@ public struct ServerConfiguration: Sendable {
         self.catalog = catalog
     }
 }
+
+extension ServerConfiguration.Database: CustomStringConvertible {
+    /// The database for logs and reports, without a password: `SQLite tally.sqlite`,
+    /// `PostgreSQL postgres://tally@db:5432/tally`.
+    public var description: String {
+        switch self {
+        case .sqlite(let path): "SQLite \(path)"
+        case .postgres(let url): "PostgreSQL \((try? PostgresDatabase.Configuration(url: url))?.redactedURL ?? "postgres://…")"
+        case .opened(let database): "\(database.dialect == .sqlite ? "SQLite" : "PostgreSQL"), opened by the caller"
+        }
+    }
+}

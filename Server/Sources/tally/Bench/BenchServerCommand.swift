@@ -66,12 +66,10 @@ struct BenchServerCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("--config \(config): \(error)")
         }
-        let target: ServerBenchmark.Database
+        let target: ServerConfiguration.Database
         var temporary: String?
-        if let database, database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
-            target = .postgres(url: database)
-        } else if let database {
-            target = .sqlite(path: database)
+        if let database {
+            target = ServerConfiguration.Database(database)
         } else {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-bench-\(UUID().uuidString).sqlite").path
             temporary = path

@@ -99,7 +99,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.trustedProxies = try trustedProxies()
         configuration.logger = logger
         if configuration.secretKey == nil { logger.notice("no secret key (TALLY_SECRET_KEY): admin and server-to-server calls are refused") }
-        logger.info("tally serve", metadata: ["database": "\(database.hasPrefix("postgres") ? "postgres" : database)"])
+        logger.info("tally serve", metadata: ["database": "\(configuration.database)"])
         let app = try await buildApplication(configuration: configuration)
         try await app.runService()
     }
