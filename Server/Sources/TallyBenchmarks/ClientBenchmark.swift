@@ -7,7 +7,7 @@ import NIOConcurrencyHelpers
 import TallyCore
 import TallyKit
 import TallyKitTesting
-import TallyServer
+public import TallyServer
 import TallyTesting
 import TallyVerify
 
@@ -57,14 +57,14 @@ public enum ClientBenchmark {
         /// The product bought against the server.
         public var serverProduct: String
         /// The server's database; nil for a new SQLite file in ``folder``.
-        public var serverDatabase: ServerBenchmark.Database?
+        public var serverDatabase: ServerConfiguration.Database?
         /// Where the device's files (and the server's SQLite file) go; a new temporary folder, deleted afterwards, when nil.
         public var folder: URL?
 
         /// The defaults of `tally bench client`.
         public init(catalogURL: URL, storeCatalogURL: URL, modes: [Mode] = Mode.allCases, purchases: Int = 1_000, warmUp: Int = 20,
                     rounds: Int = 5, baselineSamples: Int = 40, onDeviceProduct: String = "com.tally.zorya.report.career",
-                    serverProduct: String = "com.tally.photo.credits.10", serverDatabase: ServerBenchmark.Database? = nil, folder: URL? = nil) {
+                    serverProduct: String = "com.tally.photo.credits.10", serverDatabase: ServerConfiguration.Database? = nil, folder: URL? = nil) {
             self.modes = modes
             self.purchases = purchases
             self.warmUp = warmUp
@@ -239,11 +239,10 @@ public enum ClientBenchmark {
         let (database, durability) = try await InProcessServer.open(target, logger: logger)
         let serverDescription = "\(target), \(durability)"
         context.progress("server: \(serverDescription)")
-        let verifier = InProcessServer.verifier(context.serverCatalog, trusting: context.authority, now: { Date() })
         let outcome: Swift.Result<ModeResult, any Error>
         do {
             outcome = .success(try await InProcessServer.run(
-                database: database, catalog: context.serverCatalog, verifier: verifier, logger: logger
+                database: database, catalog: context.serverCatalog, trusting: context.authority, logger: logger
             ) { port in
                 let baseURL = URL(string: "http://\(InProcessServer.host):\(port)")!
                 // One transport for the device's calls and the /healthz baseline: the same connections.

@@ -8,7 +8,7 @@ import TallyTesting
 import TallyVerify
 
 /// The Tally server, running in the benchmark's own process on 127.0.0.1 and a free port,
-/// wired as `tally serve --dev --trust-ca-dir` wires it: the catalog's environments plus
+/// built by `buildApplication` as `tally serve --dev --trust-ca-dir` builds it: the catalog's environments plus
 /// Sandbox, Apple's root plus a test root minted for the run, durable commits.
 ///
 /// Rate limits are raised for this server only: one machine's loopback clients are one IP
@@ -27,66 +27,61 @@ enum InProcessServer {
         return catalog
     }
 
-    /// Opens and migrates the database, and reads its durability settings back from it rather
+    /// Opens the database (the server migrates it), and reads its durability settings back from it rather
     /// than trusting the code (`journal_mode=wal synchronous=FULL`, `synchronous_commit=on fsync=on`).
-    static func open(_ database: ServerBenchmark.Database, logger: Logger) async throws -> (database: any SQLDatabase, durability: String) {
+    static func open(_ database: ServerConfiguration.Database, logger: Logger) async throws -> (database: any SQLDatabase, durability: String) {
+        let opened: any SQLDatabase
         switch database {
-        case .sqlite(let path):
-            let database = try SQLiteDatabase(path: path)
-            try await database.migrate(Migrations.all)
+        case .sqlite(let path): opened = try SQLiteDatabase(path: path)
+        case .postgres(let url): opened = try await PostgresDatabase.connect(url: url, logger: logger)
+        case .opened(let database): opened = database
+        }
+        return (opened, try await durability(of: opened))
+    }
+
+    /// The settings that decide whether a commit survives a crash, as the database reports them.
+    static func durability(of database: any SQLDatabase) async throws -> String {
+        switch database.dialect {
+        case .sqlite:
             // The writer's settings decide durability.
-            let durability = try await database.write { executor in
+            return try await database.write { executor in
                 let journal = try await executor.query("PRAGMA journal_mode", []).first?.optionalText("journal_mode") ?? "?"
                 let synchronous = try await executor.query("PRAGMA synchronous", []).first?.optionalInt("synchronous") ?? -1
                 let names: [Int64: String] = [0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"]
                 return "journal_mode=\(journal) synchronous=\(names[synchronous] ?? String(synchronous))"
             }
-            return (database, durability)
-        case .postgres(let url):
-            let database = try await PostgresDatabase.connect(url: url, logger: logger)
-            try await database.migrate(Migrations.all)
-            let durability = try await database.read { executor in
+        case .postgres:
+            return try await database.read { executor in
                 let commit = try await executor.query("SHOW synchronous_commit", []).first?.optionalText("synchronous_commit") ?? "?"
                 let fsync = try await executor.query("SHOW fsync", []).first?.optionalText("fsync") ?? "?"
                 return "synchronous_commit=\(commit) fsync=\(fsync)"
             }
-            return (database, durability)
         }
-    }
-
-    /// The verifier of `tally serve --dev --trust-ca-dir`, trusting `authority`'s root.
-    static func verifier(_ catalog: TallyCatalog, trusting authority: TestCertificateAuthority, now: @escaping @Sendable () -> Date) -> SignedDataVerifier {
-        catalog.verifier(development: true, testRoots: [authority.root], now: now)
     }
 
     /// Runs the server on `database` while `body` runs with its port, then stops it gracefully.
     /// - Parameters:
-    ///   - database: the opened, migrated database; the caller closes it.
+    ///   - database: the opened database; the caller closes it.
     ///   - catalog: what the server sells (with raised limits: see ``benchmarkCatalog(_:)``).
-    ///   - verifier: what it trusts.
+    ///   - authority: the test certificate authority whose root the server trusts, as
+    ///     `tally serve --dev --trust-ca-dir` does.
     ///   - logger: the server's logger.
     ///   - body: what to do with the running server.
     /// - Throws: what `body` throws, or ``ServerBenchmark/Failure`` when the server does not start.
     static func run<T: Sendable>(
-        database: any SQLDatabase, catalog: TallyCatalog, verifier: SignedDataVerifier, logger: Logger,
+        database: any SQLDatabase, catalog: TallyCatalog, trusting authority: TestCertificateAuthority, logger: Logger,
         _ body: @escaping @Sendable (_ port: Int) async throws -> T
     ) async throws -> T {
-        let now: @Sendable () -> Date = { Date() }
-        let storage = SQLStorage(database: database, catalog: catalog, now: now)
-        let dependencies = ServerDependencies(
-            storage: storage, verifier: verifier, catalog: catalog, secretKey: nil, now: now,
-            healthCheck: {
-                (try? await database.read { executor in try await executor.query("SELECT 1 AS ok", []).count }) == 1
-            })
-
+        var configuration = ServerConfiguration(database: .opened(database), catalog: catalog)
+        configuration.host = host
+        configuration.port = 0
+        configuration.development = true
+        configuration.testRoots = [authority.root]
+        configuration.logger = logger
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-        // `TallyServerApp.buildApplication`, with port 0 and a callback that learns the port.
-        let app = Application(
-            router: TallyServerApp.buildRouter(dependencies),
-            configuration: .init(address: .hostname(host, port: 0), serverName: "tally"),
-            services: [ReservationSweeper(storage: storage, clock: ContinuousClock(), logger: logger)],
-            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
-            logger: logger)
+        let app = try await buildApplication(configuration: configuration) { channel in
+            portContinuation.yield(channel.localAddress?.port ?? 0)
+        }
 
         // No signal handlers: the benchmark stops its server itself, gracefully, when done.
         let server = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))

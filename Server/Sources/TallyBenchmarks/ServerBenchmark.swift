@@ -10,7 +10,7 @@ import TallyTesting
 import TallyVerify
 
 /// Measures the purchase server over loopback: the server runs in this process on SQLite or
-/// PostgreSQL, wired as `tally serve` wires it, and ``HTTPLoadClient`` drives it with
+/// PostgreSQL, built by the same `buildApplication` as `tally serve`, and ``HTTPLoadClient`` drives it with
 /// concurrent keep-alive connections.
 ///
 /// Each round measures, one after the other, `GET /healthz` (the baseline: the same server,
@@ -19,28 +19,6 @@ import TallyVerify
 /// `GET /v1/me`. Rates are also given as a ratio to the same round's `/healthz` rate, whose
 /// median over rounds is what stays comparable on a noisy machine.
 public enum ServerBenchmark {
-    /// Where the server keeps its data.
-    public enum Database: Sendable, CustomStringConvertible {
-        /// An SQLite file.
-        case sqlite(path: String)
-        /// A PostgreSQL server, by `postgres://` URL.
-        case postgres(url: String)
-
-        public var description: String {
-            switch self {
-            case .sqlite(let path): "SQLite \(path)"
-            case .postgres(let url): "PostgreSQL \(Self.redacted(url))"
-            }
-        }
-
-        /// The URL without its password.
-        static func redacted(_ url: String) -> String {
-            guard var components = URLComponents(string: url), components.password != nil else { return url }
-            components.password = "***"
-            return components.string ?? "postgres://…"
-        }
-    }
-
     /// What is measured. `/healthz` is always measured: it is the baseline of the ratios.
     public enum Endpoint: String, CaseIterable, Sendable {
         case health = "GET /healthz"
@@ -62,7 +40,7 @@ public enum ServerBenchmark {
     /// How to run.
     public struct Options: Sendable {
         /// Where the data lives.
-        public var database: Database
+        public var database: ServerConfiguration.Database
         /// The catalog; its rate limits are raised by ``run(_:progress:)``, nothing else changes.
         public var catalog: TallyCatalog
         /// Concurrent keep-alive connections.
@@ -82,7 +60,7 @@ public enum ServerBenchmark {
         public var endpoints: Set<Endpoint>
 
         /// The defaults of `tally bench server`.
-        public init(database: Database, catalog: TallyCatalog, connections: Int = 16, duration: Duration = .seconds(10),
+        public init(database: ServerConfiguration.Database, catalog: TallyCatalog, connections: Int = 16, duration: Duration = .seconds(10),
                     rounds: Int = 5, warmUp: Duration = .seconds(1), users: Int = 1_000, purchases: Int = 40_000,
                     endpoints: Set<Endpoint> = Set(Endpoint.allCases)) {
             self.database = database
@@ -175,10 +153,9 @@ public enum ServerBenchmark {
 
         let issuedAt = Date()
         let authority = try TestCertificateAuthority(profile: .init(issuedAt: issuedAt))
-        let verifier = InProcessServer.verifier(catalog, trusting: authority, now: { Date() })
         let result: Swift.Result<Result, any Error>
         do {
-            result = .success(try await InProcessServer.run(database: sqlDatabase, catalog: catalog, verifier: verifier, logger: logger) { port in
+            result = .success(try await InProcessServer.run(database: sqlDatabase, catalog: catalog, trusting: authority, logger: logger) { port in
                 let client = HTTPLoadClient(host: host, port: port)
                 let outcome: Swift.Result<Result, any Error>
                 do {

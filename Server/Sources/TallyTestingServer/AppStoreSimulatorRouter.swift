@@ -3,7 +3,7 @@ public import Hummingbird
 import TallyCore
 public import TallyTesting
 
-/// The HTTP face of a ``SimulatedAppStore``: the fake App Store Server API under Apple's
+/// The HTTP face of a `SimulatedAppStore`: the fake App Store Server API under Apple's
 /// paths (`/inApps/…`) and a control API (`/control/…`) that scripts and other languages use
 /// to drive the store.
 ///

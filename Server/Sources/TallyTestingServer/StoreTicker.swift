@@ -22,6 +22,7 @@ public struct StoreTicker<C: Clock<Duration>>: Service {
         self.logger = logger
     }
 
+    /// Advances the store until graceful shutdown or cancellation; a failed tick is logged and the next one runs.
     public func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {

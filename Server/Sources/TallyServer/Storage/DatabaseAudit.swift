@@ -75,6 +75,7 @@ public struct DatabaseAudit: Sendable, Hashable, Codable {
             self.found = found
         }
 
+        /// The user, currency and kind of the mismatch, with what was found and expected.
         public var description: String { "\(userID)/\(currency): \(kind) \(found) ≠ balance \(expected)" }
     }
 

@@ -18,15 +18,21 @@ public struct DatabaseMaintenanceError: Error, Hashable, Sendable, CustomStringC
         self.line = line
     }
 
+    /// `code: reason`, for logs and the command line.
     public var description: String { "\(code.rawValue): \(reason)" }
 
+    /// Errors are equal when their codes are.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code, the only part equality looks at.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// A stable code. Codes never change meaning and are never reused.
     public struct Code: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+        /// The code as text, such as `not_sqlite`.
         public let rawValue: String
+        /// A code from its text.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code as text.
         public var description: String { rawValue }
 
         /// The file cannot be opened, or is not an SQLite database.

@@ -14,6 +14,7 @@ import PostgresNIO
 /// let storage = SQLStorage(database: database, catalog: catalog, now: { Date() })
 /// ```
 public final class PostgresDatabase: SQLDatabase {
+    /// PostgreSQL's SQL.
     public let dialect = SQLDialect.postgres
     /// Where and how it connects.
     public let configuration: Configuration
@@ -89,10 +90,12 @@ public final class PostgresDatabase: SQLDatabase {
 
     // MARK: - Transactions
 
+    /// Runs `work` in a transaction, committed when it returns and rolled back when it throws.
     public func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await transaction("BEGIN", work)
     }
 
+    /// Runs `work` in a read-only, repeatable-read transaction.
     public func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", work)
     }
@@ -133,6 +136,7 @@ public final class PostgresDatabase: SQLDatabase {
     /// starting together against one database apply each migration once.
     static let migrationLockKey: Int32 = 0x7A11
 
+    /// Applies the migrations not yet applied, in order, each in its own transaction, under an advisory lock so that instances starting together migrate once.
     public func migrate(_ migrations: [Migration]) async throws {
         let lock = "SELECT pg_advisory_xact_lock(\(Self.migrationLockKey), hashtext(COALESCE(current_schema(), '')))"
         try await write { executor in

@@ -8,8 +8,11 @@ public enum SQLValue: Sendable, Hashable {
 }
 
 extension SQLValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByNilLiteral {
+    /// An integer literal as ``SQLValue/int(_:)``.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// A string literal as ``SQLValue/text(_:)``.
     public init(stringLiteral value: String) { self = .text(value) }
+    /// `nil` as ``SQLValue/null``.
     public init(nilLiteral: ()) { self = .null }
 
     /// A text value, or null.
@@ -86,6 +89,7 @@ public struct SQLDatabaseError: Error, CustomStringConvertible, Sendable {
         self.message = message
     }
 
+    /// `kind: message`, for logs.
     public var description: String { "\(kind): \(message)" }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 public import TallyCore
 
 extension SQLStorage {
+    /// Balances, entitlements and subscriptions, read in one transaction.
     public func account(user: User) async throws -> AccountResponse {
         try await read { executor, time in
             let (balances, entitlements) = try await summary(executor, user: user.id, time: time)
@@ -139,6 +140,7 @@ extension SQLStorage {
         }
     }
 
+    /// A page of the user's ledger, newest first.
     public func ledger(user: User, currency: String?, kind: String?, limit: Int, cursor: Int64?) async throws -> LedgerPage {
         try await read { executor, _ in
             var sql = "SELECT * FROM ledger_entries WHERE user_id = ?"

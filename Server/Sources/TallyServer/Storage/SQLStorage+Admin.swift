@@ -2,26 +2,27 @@ import Foundation
 public import TallyCore
 
 extension SQLStorage {
+    /// Credits or takes back an amount for the admin; idempotent by key.
     public func adjust(userID: String, amount: Amount, reason: String, idempotencyKey: String) async throws -> AdminAdjustment {
-        guard catalog.hasCurrency(amount.currency) else { throw TallyServerError(.unknownCurrency, "no currency \(amount.currency)") }
+        guard catalog.hasCurrency(amount.currency) else { throw TallyAPIError(.unknownCurrency, "no currency \(amount.currency)") }
         // `magnitude`, not `abs`: abs(Int64.min) traps.
         guard amount.amount != 0, amount.amount.magnitude <= UInt64(TallyCatalog.maximumAmount) else {
-            throw TallyServerError(.invalidAmount, "amount must be non-zero and at most \(TallyCatalog.maximumAmount) in size")
+            throw TallyAPIError(.invalidAmount, "amount must be non-zero and at most \(TallyCatalog.maximumAmount) in size")
         }
         guard !idempotencyKey.isEmpty, idempotencyKey.unicodeScalars.count <= 128 else {
-            throw TallyServerError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
+            throw TallyAPIError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
         }
-        guard !reason.isEmpty, reason.unicodeScalars.count <= 500 else { throw TallyServerError(.invalidRequest, "reason must be 1 to 500 characters") }
+        guard !reason.isEmpty, reason.unicodeScalars.count <= 500 else { throw TallyAPIError(.invalidRequest, "reason must be 1 to 500 characters") }
         let requestHash = Self.hash(amount.currency, String(amount.amount), reason)
         return try await write { executor, time in
             guard try await executor.query("SELECT id FROM users WHERE id = ?", [.text(userID)]).first != nil else {
-                throw TallyServerError(.notFound, "no user \(userID)")
+                throw TallyAPIError(.notFound, "no user \(userID)")
             }
             if let existing = try await executor.query(
                 "SELECT request_hash, response_json FROM adjustments WHERE user_id = ? AND idempotency_key = ?",
                 [.text(userID), .text(idempotencyKey)]).first {
                 guard try existing.text("request_hash") == requestHash else {
-                    throw TallyServerError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another adjustment")
+                    throw TallyAPIError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another adjustment")
                 }
                 var first = try Self.decode(AdminAdjustment.self, try existing.text("response_json"))
                 first.replayed = true
@@ -58,10 +59,11 @@ extension SQLStorage {
         }
     }
 
+    /// A user's account and recent ledger, for the admin.
     public func adminUser(id: String) async throws -> AdminUser {
         try await read { executor, time in
             guard let row = try await executor.query("SELECT * FROM users WHERE id = ?", [.text(id)]).first else {
-                throw TallyServerError(.notFound, "no user \(id)")
+                throw TallyAPIError(.notFound, "no user \(id)")
             }
             let user = try Self.user(row)
             let (balances, entitlements) = try await summary(executor, user: id, time: time)
@@ -74,6 +76,7 @@ extension SQLStorage {
         }
     }
 
+    /// Store transactions, newest first, filtered as the query says.
     public func adminTransactions(_ query: AdminTransactionQuery) async throws -> AdminTransactionPage {
         try await read { executor, _ in
             var sql = "SELECT * FROM store_transactions WHERE 1 = 1"
@@ -84,7 +87,7 @@ extension SQLStorage {
             case "revoked"?: sql += " AND revoked = 1"
             case "unbound"?: sql += " AND user_id IS NULL"
             case nil: break
-            case let other?: throw TallyServerError(.invalidRequest, "status must be granted, revoked or unbound, not \(other)")
+            case let other?: throw TallyAPIError(.invalidRequest, "status must be granted, revoked or unbound, not \(other)")
             }
             if let product = query.productID { sql += " AND product_id = ?"; binds.append(.text(product)) }
             if let text = query.text {
@@ -114,6 +117,7 @@ extension SQLStorage {
         }
     }
 
+    /// Notifications received, newest first.
     public func adminNotifications(limit: Int, cursor: AdminCursor?) async throws -> AdminNotificationPage {
         try await read { executor, _ in
             var sql = "SELECT * FROM notifications"

@@ -3,10 +3,11 @@ import TallyCore
 public import TallyVerify
 
 extension SQLStorage {
+    /// Applies a verified notification once, by its UUID.
     public func apply(_ notification: VerifiedNotification, jws: String) async throws -> NotificationOutcome {
         let payload = notification.payload
         guard let uuid = payload.notificationUUID, !uuid.isEmpty, uuid.count <= 64 else {
-            throw TallyServerError(.invalidRequest, "the notification has no notificationUUID")
+            throw TallyAPIError(.invalidRequest, "the notification has no notificationUUID")
         }
         let eventAt = (payload.signedDate ?? now()).timeIntervalSince1970
         return try await write { executor, time in

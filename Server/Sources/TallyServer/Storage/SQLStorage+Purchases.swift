@@ -3,17 +3,18 @@ public import TallyCore
 public import TallyVerify
 
 extension SQLStorage {
+    /// Records a verified transaction and grants it, once.
     public func deliver(_ transaction: Verified<TransactionPayload>, jws: String, presenter: User, orderID: String?) async throws -> PurchaseResponse {
         let payload = transaction.payload
         guard let transactionID = payload.transactionId, let productID = payload.productId else {
-            throw TallyServerError(.invalidRequest, "the transaction has no transactionId or productId")
+            throw TallyAPIError(.invalidRequest, "the transaction has no transactionId or productId")
         }
         guard catalog.product(productID) != nil else {
-            throw TallyServerError(.unknownProduct, "product \(productID) is not in this server's catalog")
+            throw TallyAPIError(.unknownProduct, "product \(productID) is not in this server's catalog")
         }
         // The App Store sells 1 to 10 units at once; anything else is not a purchase to credit.
         guard (1...10).contains(payload.quantity ?? 1) else {
-            throw TallyServerError(.invalidRequest, "quantity \(payload.quantity ?? 1) is not 1 to 10")
+            throw TallyAPIError(.invalidRequest, "quantity \(payload.quantity ?? 1) is not 1 to 10")
         }
         return try await write { executor, time in
             let recorded = try await record(executor, time: time, payload: payload, jws: jws, presenter: presenter)
@@ -84,7 +85,7 @@ extension SQLStorage {
                 }
             }
             if let presenter, owner != presenter.id {
-                throw TallyServerError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
+                throw TallyAPIError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
             }
             return Recorded(granted: try await grantsOf(executor, transactionID: transactionID), firstDelivery: false, userID: owner)
         }
@@ -104,7 +105,7 @@ extension SQLStorage {
             binding = "first_presenter"
         }
         if let presenter, let owner, owner != presenter.id {
-            throw TallyServerError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
+            throw TallyAPIError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
         }
 
         let product = catalog.product(payload.productId ?? "")
@@ -176,13 +177,13 @@ extension SQLStorage {
         if order.transactionId == transactionID { return }
         // One transaction fulfils one order (UNIQUE in the database): said here, not as a constraint error.
         if try await executor.query("SELECT id FROM orders WHERE transaction_id = ?", [.text(transactionID)]).first != nil {
-            throw TallyServerError(.orderMismatch, "transaction \(transactionID) already fulfilled another order")
+            throw TallyAPIError(.orderMismatch, "transaction \(transactionID) already fulfilled another order")
         }
         guard order.productId == productID else {
-            throw TallyServerError(.orderMismatch, "order \(orderID) is for \(order.productId), not \(productID)")
+            throw TallyAPIError(.orderMismatch, "order \(orderID) is for \(order.productId), not \(productID)")
         }
         guard [.created, .expired, .failed].contains(order.status) else {
-            throw TallyServerError(.orderMismatch, "order \(orderID) is already fulfilled by another transaction")
+            throw TallyAPIError(.orderMismatch, "order \(orderID) is already fulfilled by another transaction")
         }
         // A payment that arrives for an expired or failed order still fulfils it: the money was taken.
         try await executor.execute(

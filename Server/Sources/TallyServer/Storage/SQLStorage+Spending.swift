@@ -2,27 +2,28 @@ import Foundation
 public import TallyCore
 
 extension SQLStorage {
-    func validate(currency: String, amount: Int64, key: String) throws(TallyServerError) {
-        guard catalog.hasCurrency(currency) else { throw TallyServerError(.unknownCurrency, "no currency \(currency) in the catalog") }
+    func validate(currency: String, amount: Int64, key: String) throws(TallyAPIError) {
+        guard catalog.hasCurrency(currency) else { throw TallyAPIError(.unknownCurrency, "no currency \(currency) in the catalog") }
         guard amount > 0, amount <= TallyCatalog.maximumAmount else {
-            throw TallyServerError(.invalidAmount, "amount must be 1 to \(TallyCatalog.maximumAmount)")
+            throw TallyAPIError(.invalidAmount, "amount must be 1 to \(TallyCatalog.maximumAmount)")
         }
         guard !key.isEmpty, key.unicodeScalars.count <= 128 else {
-            throw TallyServerError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
+            throw TallyAPIError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
         }
     }
 
-    static func insufficient(_ currency: String, available: Int64) -> TallyServerError {
-        var error = TallyServerError(.insufficientCredits, "not enough \(currency): \(available) available")
+    static func insufficient(_ currency: String, available: Int64) -> TallyAPIError {
+        var error = TallyAPIError(.insufficientCredits, "not enough \(currency): \(available) available")
         error.available = available
         error.currency = currency
         return error
     }
 
+    /// Spends from the allowance first, then the oldest lots; idempotent by key.
     public func spend(user: User, request: SpendRequest) async throws -> SpendResponse {
         try validate(currency: request.currency, amount: request.amount, key: request.idempotencyKey)
         if let reference = request.reference, reference.unicodeScalars.count > 256 {
-            throw TallyServerError(.invalidRequest, "reference must be at most 256 characters")
+            throw TallyAPIError(.invalidRequest, "reference must be at most 256 characters")
         }
         let requestHash = Self.hash(request.currency, String(request.amount), request.reference ?? "")
         return try await write { executor, time in
@@ -44,7 +45,7 @@ extension SQLStorage {
                     throw SQLDatabaseError(.retryable, "spend \(request.idempotencyKey) conflicted but is not there")
                 }
                 guard try existing.text("request_hash") == requestHash else {
-                    throw TallyServerError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another spend")
+                    throw TallyAPIError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another spend")
                 }
                 var first = try Self.decode(SpendResponse.self, try existing.text("response_json"))
                 first.replayed = true
@@ -78,10 +79,11 @@ extension SQLStorage {
 
     // MARK: - Reservations
 
+    /// Holds an amount for metered use; idempotent by key.
     public func reserve(user: User, request: ReservationRequest) async throws -> Reservation {
         try validate(currency: request.currency, amount: request.amount, key: request.idempotencyKey)
         guard request.ttlSeconds > 0, request.ttlSeconds <= catalog.maximumReservationSeconds else {
-            throw TallyServerError(.invalidRequest, "ttl_seconds must be 1 to \(catalog.maximumReservationSeconds)")
+            throw TallyAPIError(.invalidRequest, "ttl_seconds must be 1 to \(catalog.maximumReservationSeconds)")
         }
         let requestHash = Self.hash(request.currency, String(request.amount), String(request.ttlSeconds))
         return try await write { executor, time in
@@ -101,7 +103,7 @@ extension SQLStorage {
                     throw SQLDatabaseError(.retryable, "reservation \(request.idempotencyKey) conflicted but is not there")
                 }
                 guard try existing.text("request_hash") == requestHash else {
-                    throw TallyServerError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another reservation")
+                    throw TallyAPIError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another reservation")
                 }
                 var reservation = try await reservation(executor, existing, time: time)
                 reservation.replayed = true
@@ -134,9 +136,10 @@ extension SQLStorage {
         }
     }
 
+    /// Spends what a held reservation used and returns the rest.
     public func commit(user: User, reservationID: String, used: Int64) async throws -> Reservation {
         guard used >= 0, used <= TallyCatalog.maximumAmount else {
-            throw TallyServerError(.invalidAmount, "used must be 0 to \(TallyCatalog.maximumAmount)")
+            throw TallyAPIError(.invalidAmount, "used must be 0 to \(TallyCatalog.maximumAmount)")
         }
         return try await write { executor, time in
             let row = try await reservationRow(executor, id: reservationID, user: user.id)
@@ -147,16 +150,17 @@ extension SQLStorage {
                 return reservation
             }
             guard status == "held", try row.int("expires_at") > time else {
-                throw TallyServerError(.reservationClosed, "reservation \(reservationID) is \(status == "held" ? "expired" : status)")
+                throw TallyAPIError(.reservationClosed, "reservation \(reservationID) is \(status == "held" ? "expired" : status)")
             }
             guard used <= (try row.int("amount")) else {
-                throw TallyServerError(.usedExceedsReservation, "used \(used) is more than the \(try row.int("amount")) reserved")
+                throw TallyAPIError(.usedExceedsReservation, "used \(used) is more than the \(try row.int("amount")) reserved")
             }
             try await settle(executor, row, used: used, status: "committed", time: time)
             return try await reservation(executor, id: reservationID, user: user.id, time: time)
         }
     }
 
+    /// Returns a held reservation whole.
     public func release(user: User, reservationID: String) async throws -> Reservation {
         try await write { executor, time in
             let row = try await reservationRow(executor, id: reservationID, user: user.id)
@@ -166,7 +170,7 @@ extension SQLStorage {
                 reservation.replayed = true
                 return reservation
             case "committed":
-                throw TallyServerError(.reservationClosed, "reservation \(reservationID) is committed")
+                throw TallyAPIError(.reservationClosed, "reservation \(reservationID) is committed")
             default:
                 try await settle(executor, row, used: 0, status: try row.int("expires_at") > time ? "released" : "expired", time: time)
                 return try await reservation(executor, id: reservationID, user: user.id, time: time)
@@ -174,6 +178,7 @@ extension SQLStorage {
         }
     }
 
+    /// Releases every held reservation whose time is up.
     public func expireReservations() async throws -> Int {
         try await write { executor, time in
             let rows = try await executor.query(
@@ -217,7 +222,7 @@ extension SQLStorage {
 
     private func reservationRow(_ executor: any SQLExecutor, id: String, user: String) async throws -> SQLRow {
         guard let row = try await executor.query("SELECT * FROM reservations WHERE id = ? AND user_id = ?", [.text(id), .text(user)]).first else {
-            throw TallyServerError(.notFound, "no reservation \(id)")
+            throw TallyAPIError(.notFound, "no reservation \(id)")
         }
         return row
     }

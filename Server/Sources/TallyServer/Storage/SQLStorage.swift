@@ -63,6 +63,7 @@ public struct SQLStorage: TallyStorage {
 
     // MARK: - Users
 
+    /// Creates a user with the catalog's sign-up grants, or returns the one with this app user id.
     public func createUser(appUserID: String?, tokenHash: String) async throws -> (User, created: Bool, granted: [Amount]) {
         try await write { executor, time in
             if let appUserID,
@@ -88,6 +89,7 @@ public struct SQLStorage: TallyStorage {
         }
     }
 
+    /// The user a token hash belongs to.
     public func user(tokenHash: String) async throws -> User? {
         try await read { executor, _ in
             let rows = try await executor.query(
@@ -96,6 +98,7 @@ public struct SQLStorage: TallyStorage {
         }
     }
 
+    /// A user by identifier.
     public func user(id: String) async throws -> User? {
         try await read { executor, _ in
             try await executor.query("SELECT * FROM users WHERE id = ?", [.text(id)]).first.map(Self.user)
@@ -112,9 +115,10 @@ public struct SQLStorage: TallyStorage {
 
     // MARK: - Orders
 
+    /// Creates an order for a product of the catalog.
     public func createOrder(user: User, productID: String) async throws -> Order {
         guard catalog.product(productID) != nil else {
-            throw TallyServerError(.unknownProduct, "no product \(productID) in the catalog")
+            throw TallyAPIError(.unknownProduct, "no product \(productID) in the catalog")
         }
         return try await write { executor, time in
             let id = UUID().uuidString.lowercased()
@@ -129,18 +133,20 @@ public struct SQLStorage: TallyStorage {
         }
     }
 
+    /// One of the user's orders.
     public func order(user: User, id: String) async throws -> Order {
         try await read { executor, time in try await Self.order(executor, user: user, id: id, now: time) }
     }
 
+    /// Closes an unpaid order as failed.
     public func failOrder(user: User, id: String, reason: String) async throws -> Order {
         // Refused, not cut: what is stored is what the client sent.
-        guard reason.unicodeScalars.count <= 200 else { throw TallyServerError(.invalidRequest, "reason must be at most 200 characters") }
+        guard reason.unicodeScalars.count <= 200 else { throw TallyAPIError(.invalidRequest, "reason must be at most 200 characters") }
         return try await write { executor, time in
             let order = try await Self.order(executor, user: user, id: id, now: time)
             guard order.status == .created else {
                 if order.status == .failed { return order }
-                throw TallyServerError(.orderMismatch, "order \(id) is \(order.status)")
+                throw TallyAPIError(.orderMismatch, "order \(id) is \(order.status)")
             }
             try await executor.execute(
                 "UPDATE orders SET status = 'failed', failure_reason = ?, updated_at = ? WHERE id = ? AND status = 'created'",
@@ -151,7 +157,7 @@ public struct SQLStorage: TallyStorage {
 
     static func order(_ executor: any SQLExecutor, user: User, id: String, now: Int64) async throws -> Order {
         guard let row = try await executor.query("SELECT * FROM orders WHERE id = ? AND user_id = ?", [.text(id), .text(user.id)]).first else {
-            throw TallyServerError(.notFound, "no order \(id)")
+            throw TallyAPIError(.notFound, "no order \(id)")
         }
         var status = OrderStatus(rawValue: try row.text("status"))
         let expires = try row.int("expires_at")

@@ -6,10 +6,11 @@ import TallySQLite
 /// Writes go through one connection, one transaction at a time; transactions that queue up
 /// while one commits are committed together (group commit): each runs in its own savepoint,
 /// so one that fails rolls back alone, and all of them share one `fsync`. The writer runs on a
-/// thread of its own (``WriterExecutor``), so that its batches and their `fsync` neither wait
+/// thread of its own (`WriterExecutor`), so that its batches and their `fsync` neither wait
 /// behind request handlers for the cooperative pool nor block it. Reads use a small pool of
 /// read-only connections, which WAL lets run beside the writer.
 public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
+    /// SQLite's SQL.
     public let dialect = SQLDialect.sqlite
     /// The database file.
     public let path: String
@@ -49,10 +50,12 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
         }
     }
 
+    /// Nothing to do: each connection closes itself when it is released.
     public func close() async {}
 
     // MARK: - Writing
 
+    /// Runs `work` on the one writer connection, in its own savepoint of a group commit: it commits with the batch when it returns, and rolls back alone when it throws.
     public func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let job = TypedJob(work: work, continuation: continuation)
@@ -116,6 +119,7 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
 
     // MARK: - Reading
 
+    /// Runs `work` in a transaction on a reader connection.
     public func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         let connection = try await acquireReader()
         defer { releaseReader(connection) }
@@ -170,6 +174,7 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
 
     // MARK: - Migrations
 
+    /// Applies the migrations not yet applied, in order, each in its own transaction.
     public func migrate(_ migrations: [Migration]) async throws {
         _ = try await write { executor in
             try await executor.execute(

@@ -14,27 +14,6 @@ public struct User: Sendable, Hashable {
     public let createdAt: Date
 }
 
-/// A failure with a stable API code, thrown by storage and mapped to HTTP by the routes.
-public struct TallyServerError: Error, Sendable, CustomStringConvertible {
-    /// The stable code.
-    public let code: TallyErrorCode
-    /// What went wrong, for developers.
-    public let message: String
-    /// For `insufficient_credits`: what is available, and of which currency.
-    public var available: Int64?
-    public var currency: String?
-    /// For `verification_failed`: the verifier's code.
-    public var verificationCode: String?
-
-    /// Creates an error.
-    public init(_ code: TallyErrorCode, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { "\(code.rawValue): \(message)" }
-}
-
 /// What a notification did.
 public enum NotificationOutcome: String, Sendable {
     /// Applied for the first time.

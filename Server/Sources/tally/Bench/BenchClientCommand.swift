@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TallyBenchmarks
+import TallyServer
 
 /// `tally bench client`: from the store's signed transaction to a usable credit, on the device
 /// and against a server.
@@ -66,12 +67,7 @@ struct BenchClientCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var serverDatabase: ServerBenchmark.Database?
-        if let database, database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
-            serverDatabase = .postgres(url: database)
-        } else if let database {
-            serverDatabase = .sqlite(path: database)
-        }
+        let serverDatabase = database.map(ServerConfiguration.Database.init)
         let modes = mode.isEmpty ? ClientBenchmark.Mode.allCases : mode.compactMap(ClientBenchmark.Mode.init(rawValue:))
         let options = ClientBenchmark.Options(
             catalogURL: URL(fileURLWithPath: config), storeCatalogURL: URL(fileURLWithPath: storeConfig), modes: modes,

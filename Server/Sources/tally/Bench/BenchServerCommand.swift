@@ -10,7 +10,7 @@ struct BenchServerCommand: AsyncParsableCommand {
         commandName: "server",
         abstract: "Run the server in this process and drive it over loopback: purchases, spends and GET /v1/me.",
         discussion: """
-            The server is wired as `tally serve --dev` wires it, on 127.0.0.1 and a free port, with durable
+            The server is built as `tally serve --dev` builds it (the same buildApplication), on 127.0.0.1 and a free port, with durable
             commits as in production, and trusts a test root minted for the run. Concurrent keep-alive
             connections send requests back to back (closed loop). Each round measures GET /healthz (the
             baseline), purchases (each a distinct signed transaction, verified and granted), spends (distinct
@@ -66,12 +66,10 @@ struct BenchServerCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("--config \(config): \(error)")
         }
-        let target: ServerBenchmark.Database
+        let target: ServerConfiguration.Database
         var temporary: String?
-        if let database, database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
-            target = .postgres(url: database)
-        } else if let database {
-            target = .sqlite(path: database)
+        if let database {
+            target = ServerConfiguration.Database(database)
         } else {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-bench-\(UUID().uuidString).sqlite").path
             temporary = path

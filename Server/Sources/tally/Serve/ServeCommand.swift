@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Hummingbird
 import Logging
 import TallyCore
 import TallyServer
@@ -91,31 +90,17 @@ struct ServeCommand: AsyncParsableCommand {
             }
             logger.warning("DEVELOPMENT MODE: Sandbox and Xcode data are accepted\(trustCADir.map { " and the test root in \($0) is trusted" } ?? ""). Never use --dev in production.")
         }
-        let verifier = catalog.verifier(development: dev, testRoots: roots)
-
-        let sqlDatabase: any SQLDatabase
-        if database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
-            sqlDatabase = try await PostgresDatabase.connect(url: database, logger: logger)
-        } else {
-            sqlDatabase = try SQLiteDatabase(path: database)
-        }
-        try await sqlDatabase.migrate(Migrations.all)
-        let storage = SQLStorage(database: sqlDatabase, catalog: catalog, now: { Date() })
-        let secret = ProcessInfo.processInfo.environment["TALLY_SECRET_KEY"] ?? catalog.secretKey
-        if secret == nil { logger.notice("no secret key (TALLY_SECRET_KEY): admin and server-to-server calls are refused") }
-        let trustedProxies = try trustedProxies()
-        let dependencies = ServerDependencies(
-            storage: storage, verifier: verifier, catalog: catalog, secretKey: secret, trustedProxies: trustedProxies, now: { Date() },
-            healthCheck: {
-                (try? await sqlDatabase.read { executor in try await executor.query("SELECT 1 AS ok", []).count }) == 1
-            })
-        logger.info("tally serve", metadata: [
-            "url": "http://\(host):\(port)", "database": "\(database.hasPrefix("postgres") ? "postgres" : database)",
-            "bundle_id": "\(catalog.app.bundleId)", "environments": "\(verifier.configuration.environments.map(\.rawValue).sorted())",
-            "trusted_proxies": "\(trustedProxies.isEmpty ? "none" : trustedProxies.ranges.map(\.description).joined(separator: ","))",
-        ])
-        let app = TallyServerApp.buildApplication(dependencies, host: host, port: port, logger: logger)
+        var configuration = ServerConfiguration(database: .init(database), catalog: catalog)
+        configuration.host = host
+        configuration.port = port
+        configuration.development = dev
+        configuration.testRoots = roots
+        configuration.secretKey = ProcessInfo.processInfo.environment["TALLY_SECRET_KEY"] ?? catalog.secretKey
+        configuration.trustedProxies = try trustedProxies()
+        configuration.logger = logger
+        if configuration.secretKey == nil { logger.notice("no secret key (TALLY_SECRET_KEY): admin and server-to-server calls are refused") }
+        logger.info("tally serve", metadata: ["database": "\(configuration.database)"])
+        let app = try await buildApplication(configuration: configuration)
         try await app.runService()
-        await sqlDatabase.close()
     }
 }

@@ -106,10 +106,13 @@ struct LiveServer: Sendable {
             .init(bundleID: .equals(Kit.bundleID), appAppleID: .equals(Kit.appAppleID), environments: [.sandbox, .production],
                   rootCertificates: [Kit.authority.root]),
             now: { time.now })
-        let router = TallyServerApp.buildRouter(ServerDependencies(
-            storage: storage, verifier: verifier, catalog: catalog, secretKey: "kit-secret", now: { time.now }, healthCheck: { true }))
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
+        var configuration = ServerConfiguration(database: .opened(database), catalog: catalog)
+        configuration.now = { time.now }
+        configuration.verifier = verifier
+        configuration.secretKey = "kit-secret"
+        configuration.reservationSweepInterval = nil
+        configuration.logger.logLevel = .warning
+        try await buildApplication(configuration: configuration).test(.live) { client in
             let port = try #require(client.port)
             try await body(LiveServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, storage: storage))
         }

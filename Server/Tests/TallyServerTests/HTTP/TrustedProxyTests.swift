@@ -11,17 +11,11 @@ import Testing
 @Suite struct TrustedProxyTests {
     /// A server whose per-address limit allows a burst of 10 sign-ups, and whose trusted
     /// proxies are `trusted`. The test client connects from loopback (IPv4 or IPv6).
-    static func server(trusting trusted: [String]) async throws -> (Application<RouterResponder<TallyRequestContext>>, Metrics) {
+    static func server(trusting trusted: [String]) async throws -> (API, Metrics) {
         var catalog = Harness.catalog
         catalog.limits.ipRequestsPerMinute = 40  // a burst of 10, then one every 1.5 s
-        let harness = try await Harness(.sqlite)
-        let clock = harness.clock
-        let metrics = Metrics()
-        let router = TallyServerApp.buildRouter(ServerDependencies(
-            storage: SQLStorage(database: harness.database, catalog: catalog, now: { clock.now }), verifier: harness.verifier,
-            catalog: catalog, secretKey: API.secret, metrics: metrics, trustedProxies: try TrustedProxies(trusted),
-            now: { clock.now }, healthCheck: { true }))
-        return (Application(router: router), metrics)
+        let api = try await API(catalog: catalog, trustedProxies: try TrustedProxies(trusted))
+        return (api, api.metrics)
     }
 
     /// Sign-ups (limited per address) from `client`, as the proxy would forward them.

@@ -218,8 +218,8 @@ import Testing
 
         let other = try await harness.storage.createOrder(user: user, productID: "com.tally.photo.credits.50")
         let (wrong, wrongJWS) = try await harness.buy("com.tally.photo.credits.10", for: user)
-        await #expect(throws: TallyErrorCode.orderMismatch) {
-            do { _ = try await harness.storage.deliver(wrong, jws: wrongJWS, presenter: user, orderID: other.orderId) } catch let error as TallyServerError { throw error.code }
+        await #expect(throws: TallyAPIError.Code.orderMismatch) {
+            do { _ = try await harness.storage.deliver(wrong, jws: wrongJWS, presenter: user, orderID: other.orderId) } catch let error as TallyAPIError { throw error.code }
         }
         // The mismatch changed nothing: the purchase can still be delivered without the order.
         #expect(try await harness.storage.deliver(wrong, jws: wrongJWS, presenter: user, orderID: nil).replayed == false)
@@ -229,8 +229,8 @@ import Testing
         try await harness.advance(by: .seconds(86_401))
         #expect(try await harness.storage.order(user: user, id: stale.orderId).status == .expired)
         let stranger = try await harness.user()
-        await #expect(throws: TallyErrorCode.notFound) {
-            do { _ = try await harness.storage.order(user: stranger, id: order.orderId) } catch let error as TallyServerError { throw error.code }
+        await #expect(throws: TallyAPIError.Code.notFound) {
+            do { _ = try await harness.storage.order(user: stranger, id: order.orderId) } catch let error as TallyAPIError { throw error.code }
         }
     }
 
@@ -262,9 +262,9 @@ import Testing
         let minus = try await harness.storage.adjust(userID: user.id, amount: Amount(currency: "credits", amount: -10), reason: "chargeback", idempotencyKey: "a2")
         #expect(minus.balance.available == 0)
         #expect(minus.balance.debt == 3)
-        await #expect(throws: TallyErrorCode.notFound) {
+        await #expect(throws: TallyAPIError.Code.notFound) {
             do { _ = try await harness.storage.adjust(userID: "nobody", amount: Amount(currency: "credits", amount: 1), reason: "x", idempotencyKey: "a3") }
-            catch let error as TallyServerError { throw error.code }
+            catch let error as TallyAPIError { throw error.code }
         }
         try await harness.checkInvariants()
     }

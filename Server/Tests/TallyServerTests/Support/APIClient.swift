@@ -3,32 +3,52 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import TallyCore
-import TallyServer
+@testable import TallyServer
 import Testing
 
-/// The server's routes in memory, on one backend, with helpers to call them as a device would.
-struct API: @unchecked Sendable {
+/// The server in memory, built by `buildApplication` on one backend, with helpers to call it
+/// as a device would.
+struct API: Sendable {
     static let secret = "test-secret-key"
     let harness: Harness
-    let router: Router<TallyRequestContext>
-    let metrics = Metrics()
+    let metrics: Metrics
+    let configuration: ServerConfiguration
+    /// What the server runs on.
+    let database: any SQLDatabase
 
-    /// - Parameter database: what the server's storage runs on, made from the harness's database.
-    init(_ backend: Backend = .sqlite, catalog: TallyCatalog = Harness.catalog,
+    /// - Parameters:
+    ///   - catalog: what the server sells.
+    ///   - trustedProxies: the proxies whose forwarding headers name the client.
+    ///   - database: what the server runs on, made from the harness's database.
+    init(_ backend: Backend = .sqlite, catalog: TallyCatalog = Harness.catalog, trustedProxies: TrustedProxies = .none,
          database wrap: (any SQLDatabase) -> any SQLDatabase = { $0 }) async throws {
         harness = try await Harness(backend)
-        let database = wrap(harness.database)
-        let clock = harness.clock
-        let storage = SQLStorage(database: database, catalog: catalog, now: { clock.now })
-        router = TallyServerApp.buildRouter(ServerDependencies(
-            storage: storage, verifier: harness.verifier, catalog: catalog, secretKey: Self.secret, metrics: metrics,
-            now: { clock.now },
-            healthCheck: { (try? await database.read { try await $0.query("SELECT 1 AS ok", []).count }) == 1 }))
+        database = wrap(harness.database)
+        var configuration = Self.configuration(harness: harness, catalog: catalog, database: database)
+        configuration.trustedProxies = trustedProxies
+        self.configuration = configuration
+        metrics = configuration.metrics
     }
 
-    /// Runs `body` against the routes.
-    func test(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        try await Application(router: router).test(.router) { client in try await body(client) }
+    /// The configuration of the tests' servers: the harness's clock and verifier, the test
+    /// secret key, no sweeper (tests expire reservations by moving the clock).
+    static func configuration(harness: Harness, catalog: TallyCatalog = Harness.catalog, database: any SQLDatabase) -> ServerConfiguration {
+        var configuration = ServerConfiguration(database: .opened(database), catalog: catalog)
+        let clock = harness.clock
+        configuration.now = { clock.now }
+        configuration.verifier = harness.verifier
+        configuration.secretKey = secret
+        configuration.reservationSweepInterval = nil
+        configuration.logger.logLevel = .warning
+        return configuration
+    }
+
+    /// The routes, as `buildApplication` builds them.
+    var router: Router<TallyRequestContext> { buildRouter(ServerDependencies(configuration, database: database)) }
+
+    /// Runs `body` against the server: its routes in memory, or over real sockets with `.live`.
+    func test(_ setup: TestingSetup = .router, _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        try await buildApplication(configuration: configuration).test(setup) { client in try await body(client) }
     }
 
     static func json(_ response: TestResponse) -> [String: Any] {

@@ -52,6 +52,7 @@ public struct TrustedProxies: Sendable, Equatable {
             network.sharesPrefix(with: address, length: prefixLength)
         }
 
+        /// The range in CIDR notation, such as `10.0.0.0/8`.
         public var description: String { "\(network)/\(prefixLength)" }
     }
 
@@ -102,5 +103,6 @@ public struct TrustedProxiesError: Error, Sendable, Equatable, CustomStringConve
     /// What is wrong with it.
     public let reason: String
 
+    /// The text and what is wrong with it.
     public var description: String { "'\(input)': \(reason)" }
 }

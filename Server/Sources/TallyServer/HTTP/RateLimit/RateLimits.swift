@@ -1,5 +1,4 @@
 import Foundation
-import Hummingbird
 import TallyCore
 
 /// The server's rate limits (docs/rate-limits.md): per user and per client address on the
@@ -19,22 +18,24 @@ struct RateLimits: Sendable {
     }
 
     /// Takes a request from the user's bucket (when there is a user), then from the client address's.
-    func check(user: User?, context: TallyRequestContext) throws {
+    /// - Throws: ``TallyAPIError`` `rate_limited` with `Retry-After` when a bucket is empty.
+    func check(user: User?, address limitAddress: String) throws {
         if let user { try take(self.user, "user:" + user.id, limit: "user") }
-        try take(address, "ip:" + context.limitAddress, limit: "ip")
+        try take(address, "ip:" + limitAddress, limit: "ip")
     }
 
     /// Takes a notification from the client address's own bucket: the App Store posts from a
     /// few addresses, which must not share the devices' limit.
-    func checkNotification(context: TallyRequestContext) throws {
-        try take(notification, "notify:" + context.limitAddress, limit: "notification")
+    /// - Throws: ``TallyAPIError`` `rate_limited` with `Retry-After` when the bucket is empty.
+    func checkNotification(address limitAddress: String) throws {
+        try take(notification, "notify:" + limitAddress, limit: "notification")
     }
 
     private func take(_ limiter: RateLimiter, _ key: String, limit: String) throws {
         guard let wait = limiter.take(key) else { return }
         metrics.increment("tally_rate_limited_total", ["limit": limit])
-        var error = APIError(.tooManyRequests, .rateLimited, "too many requests; retry in \(wait) s")
-        error.headers[.retryAfter] = String(wait)
+        var error = TallyAPIError(.rateLimited, "too many requests; retry in \(wait) s")
+        error.retryAfter = wait
         throw error
     }
 }

@@ -21,6 +21,7 @@ public struct ReservationSweeper<C: Clock<Duration>>: Service {
         self.logger = logger
     }
 
+    /// Sweeps until graceful shutdown or cancellation; a failed sweep is logged and the next one runs.
     public func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {

@@ -1,0 +1,63 @@
+public import Hummingbird
+import Logging
+public import NIOCore
+import ServiceLifecycle
+import TallyCore
+
+/// Builds the Tally server from its configuration: opens and migrates the database, builds
+/// storage, the verifier and the routes, and adds the background services. `tally serve`, the
+/// benchmarks and the tests all build the server with it.
+///
+/// ```swift
+/// let catalog = try TallyCatalog.load(contentsOf: URL(fileURLWithPath: "tally.json"))
+/// let app = try await buildApplication(configuration: ServerConfiguration(database: .sqlite(path: "tally.sqlite"), catalog: catalog))
+/// try await app.runService()  // until SIGTERM; requests in flight finish, then the database closes
+/// ```
+///
+/// - Parameters:
+///   - configuration: how the server runs.
+///   - onServerRunning: called once the server listens, with its channel (whose local
+///     address names the port when ``ServerConfiguration/port`` is 0).
+/// - Returns: the application; run it with `runService()`, or inside a service group.
+/// - Throws: ``SQLDatabaseError`` when the database cannot be opened or migrated.
+public func buildApplication(
+    configuration: ServerConfiguration,
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    let logger = configuration.logger
+    var services: [any Service] = []
+    let database: any SQLDatabase
+    switch configuration.database {
+    case .sqlite(let path):
+        database = try SQLiteDatabase(path: path)
+        services.append(DatabaseService(database: database))
+    case .postgres(let url):
+        database = try await PostgresDatabase.connect(url: url, logger: logger)
+        services.append(DatabaseService(database: database))
+    case .opened(let opened):
+        database = opened
+    }
+    do {
+        try await database.migrate(Migrations.all)
+    } catch {
+        if !services.isEmpty { await database.close() }
+        throw error
+    }
+    let dependencies = ServerDependencies(configuration, database: database)
+    if let interval = configuration.reservationSweepInterval {
+        services.append(ReservationSweeper(storage: dependencies.storage, clock: ContinuousClock(), interval: interval, logger: logger))
+    }
+    let proxies = configuration.trustedProxies
+    logger.info("tally server", metadata: [
+        "address": "\(configuration.host):\(configuration.port)", "bundle_id": "\(configuration.catalog.app.bundleId)",
+        "environments": "\(dependencies.verifier.configuration.environments.map(\.rawValue).sorted())",
+        "trusted_proxies": "\(proxies.isEmpty ? "none" : proxies.ranges.map(\.description).joined(separator: ","))",
+        "secret_key": "\(dependencies.secretKey.map { $0.isEmpty ? "none" : "set" } ?? "none")",
+    ])
+    return Application(
+        router: buildRouter(dependencies),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "tally"),
+        services: services,
+        onServerRunning: onServerRunning,
+        logger: logger)
+}

@@ -1,0 +1,58 @@
+import Hummingbird
+import TallyCore
+
+/// The routes, grouped by who may call them. Each group's middleware authenticates the caller
+/// and takes from its rate limits before any handler runs, so this table is the whole answer
+/// to "who may call what, how often". Every GET route also answers HEAD.
+func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestContext> {
+    let router = Router(context: TallyRequestContext.self, options: .autoGenerateHeadEndpoints)
+    let allowedMethods = AllowedMethods()
+    router.add(middleware: ServerMiddleware(
+        metrics: dependencies.metrics, addresses: ClientAddressResolver(trustedProxies: dependencies.trustedProxies),
+        allowedMethods: allowedMethods, maximumBodyBytes: dependencies.catalog.limits.maximumBodyBytes))
+
+    let storage = dependencies.storage
+    let metrics = dependencies.metrics
+    let limits = RateLimits(dependencies.catalog.limits, metrics: metrics, now: dependencies.now)
+    let checker = SignedDataChecker(verifier: dependencies.verifier, metrics: metrics)
+    let secretKey = SecretKeyAuthenticator(secretKey: dependencies.secretKey)
+    let spending = SpendingController(storage: storage, metrics: metrics)
+
+    // Anyone: operations, the catalog.
+    router.addRoutes(OperationsController(metrics: metrics, healthCheck: dependencies.healthCheck).endpoints)
+    let v1 = router.group("v1")
+    v1.addRoutes(ProductController(catalog: dependencies.catalog).endpoints, atPath: "products")
+
+    // Anyone may sign up, limited per address; the app's server, with the secret key, without limit.
+    v1.group("users")
+        .add(middleware: secretKey)
+        .add(middleware: RateLimitMiddleware<TallyRequestContext>(limits, .addressUnlessSecretKey))
+        .addRoutes(UserController(storage: storage).endpoints)
+
+    // The App Store: authenticated by the signature of what it posts, limited per address.
+    v1.group("notifications/appstore")
+        .add(middleware: RateLimitMiddleware<TallyRequestContext>(limits, .notifications))
+        .addRoutes(NotificationController(storage: storage, checker: checker, metrics: metrics).endpoints)
+
+    // A user, with their token: reads and order bookkeeping unlimited; writes that take
+    // credits or verify signed data limited per user and per address.
+    let me = v1.group("me")
+        .add(middleware: UserAuthenticator(storage: storage, cache: TokenCache()))
+        .group(context: UserRequestContext.self)
+    me.addRoutes(AccountController(storage: storage, catalog: dependencies.catalog).endpoints)
+    me.addRoutes(OrderController(storage: storage).endpoints, atPath: "orders")
+    me.addRoutes(spending.releaseEndpoints)
+    me.group()
+        .add(middleware: RateLimitMiddleware<UserRequestContext>(limits, .userAndAddress))
+        .addRoutes(PurchaseController(storage: storage, checker: checker, metrics: metrics).endpoints)
+        .addRoutes(spending.endpoints)
+
+    // The app's team, with the secret key.
+    v1.group("admin")
+        .add(middleware: secretKey)
+        .group(context: AdminRequestContext.self)
+        .addRoutes(AdminController(storage: storage).endpoints)
+
+    allowedMethods.load(router.routes.map { ($0.path.description, $0.method) })
+    return router
+}

@@ -1,0 +1,87 @@
+public import Foundation
+public import Logging
+public import TallyCore
+public import TallyVerify
+public import X509
+
+/// How a Tally server runs: where it listens, where its data lives, what it sells, whom it
+/// trusts and who may administer it. ``buildApplication(configuration:onServerRunning:)``
+/// builds everything else from it.
+///
+/// ```swift
+/// var configuration = ServerConfiguration(database: .sqlite(path: "tally.sqlite"), catalog: catalog)
+/// configuration.secretKey = ProcessInfo.processInfo.environment["TALLY_SECRET_KEY"]
+/// let app = try await buildApplication(configuration: configuration)
+/// try await app.runService()
+/// ```
+public struct ServerConfiguration: Sendable {
+    /// Where the data lives.
+    public enum Database: Sendable {
+        /// An SQLite file, created when missing; the application closes it when it stops.
+        case sqlite(path: String)
+        /// A PostgreSQL server (`postgres://user:password@host:port/database?sslmode=…`); the
+        /// application closes its connections when it stops.
+        case postgres(url: String)
+        /// A database the caller opened and closes (tests, benchmarks); it is migrated all the same.
+        case opened(any SQLDatabase)
+
+        /// What `tally serve --database` names: a `postgres://` or `postgresql://` URL, or an SQLite path.
+        public init(_ text: String) {
+            self = text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") ? .postgres(url: text) : .sqlite(path: text)
+        }
+    }
+
+    /// The address to listen on; `0.0.0.0` for every interface.
+    public var host = "127.0.0.1"
+    /// The port to listen on; 0 for any free one (the log and `onServerRunning` say which).
+    public var port = 8080
+    /// Where the data lives.
+    public var database: Database
+    /// What the server sells, its currencies and its limits.
+    public var catalog: TallyCatalog
+    /// Development mode: also accept Sandbox and Xcode data (`tally serve --dev`).
+    public var development = false
+    /// Roots trusted beside Apple's, such as a simulated App Store's; only ever given
+    /// explicitly, in development.
+    public var testRoots: [Certificate] = []
+    /// The verifier of signed data, when the caller builds its own (tests pinning the
+    /// verification time); nil builds the catalog's from ``development``, ``testRoots`` and
+    /// ``now`` (see `TallyCatalog.verifier(development:testRoots:now:)`).
+    public var verifier: SignedDataVerifier?
+    /// The secret key of server-to-server and admin calls; nil (or empty) refuses them all.
+    public var secretKey: String?
+    /// The reverse proxies whose `X-Forwarded-For` and `Forwarded` name the client; none by default.
+    public var trustedProxies = TrustedProxies.none
+    /// How often expired reservations are released; nil runs no sweeper (expired ones are
+    /// still refused when used, and released by their user's next spend or reservation of
+    /// that currency).
+    public var reservationSweepInterval: Duration? = .seconds(1)
+    /// Counters and histograms for `/metrics`.
+    public var metrics = Metrics()
+    /// The current time, for storage, limits and online verification.
+    public var now: @Sendable () -> Date = { Date() }
+    /// Where the server logs.
+    public var logger = Logger(label: "tally")
+
+    /// A configuration with the defaults of `tally serve`: 127.0.0.1:8080, Apple's root only,
+    /// no secret key, no trusted proxy.
+    /// - Parameters:
+    ///   - database: where the data lives.
+    ///   - catalog: what the server sells.
+    public init(database: Database, catalog: TallyCatalog) {
+        self.database = database
+        self.catalog = catalog
+    }
+}
+
+extension ServerConfiguration.Database: CustomStringConvertible {
+    /// The database for logs and reports, without a password: `SQLite tally.sqlite`,
+    /// `PostgreSQL postgres://tally@db:5432/tally`.
+    public var description: String {
+        switch self {
+        case .sqlite(let path): "SQLite \(path)"
+        case .postgres(let url): "PostgreSQL \((try? PostgresDatabase.Configuration(url: url))?.redactedURL ?? "postgres://…")"
+        case .opened(let database): "\(database.dialect == .sqlite ? "SQLite" : "PostgreSQL"), opened by the caller"
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import TallyCore
+import TallyVerify
+
+/// What the server's routes run on, built from a ``ServerConfiguration`` and its opened,
+/// migrated database: storage, the verifier, the catalog, the secret key, metrics, the clock
+/// and the health check.
+struct ServerDependencies: Sendable {
+    /// Where the data lives.
+    let storage: any TallyStorage
+    /// What decides whether signed data is genuine.
+    let verifier: SignedDataVerifier
+    /// What the server sells.
+    let catalog: TallyCatalog
+    /// The secret key of server-to-server and admin calls; nil disables them.
+    let secretKey: String?
+    /// Counters and histograms for `/metrics`.
+    let metrics: Metrics
+    /// The clock.
+    let now: @Sendable () -> Date
+    /// Health of the database, for `/healthz`: whether it answers a query.
+    let healthCheck: @Sendable () async -> Bool
+    /// The reverse proxies whose `X-Forwarded-For` and `Forwarded` name the client.
+    let trustedProxies: TrustedProxies
+
+    /// Builds the dependencies over `database`.
+    /// - Parameters:
+    ///   - configuration: the server's configuration; its `database` is not opened again.
+    ///   - database: the opened, migrated database.
+    init(_ configuration: ServerConfiguration, database: any SQLDatabase) {
+        storage = SQLStorage(database: database, catalog: configuration.catalog, now: configuration.now)
+        verifier = configuration.verifier ?? configuration.catalog.verifier(
+            development: configuration.development, testRoots: configuration.testRoots, now: configuration.now)
+        catalog = configuration.catalog
+        secretKey = configuration.secretKey
+        metrics = configuration.metrics
+        now = configuration.now
+        healthCheck = { (try? await database.read { executor in try await executor.query("SELECT 1 AS ok", []).count }) == 1 }
+        trustedProxies = configuration.trustedProxies
+    }
+}

@@ -1,0 +1,45 @@
+import Hummingbird
+
+/// The API's path and query parameters, read strictly: anything out of range is 400
+/// `invalid_request` naming the parameter, never a silent default.
+extension Parameters {
+    /// A resource's identifier from the path: 1 to 128 characters.
+    /// - Throws: ``TallyAPIError`` `invalid_request` otherwise.
+    func identifier(_ name: String) throws -> String {
+        guard let value = get(name), !value.isEmpty, value.unicodeScalars.count <= 128 else {
+            throw TallyAPIError(.invalidRequest, "\(name) must be 1 to 128 characters")
+        }
+        return value
+    }
+
+    /// A page's `limit`: 1 to 200, 50 when absent.
+    /// - Throws: ``TallyAPIError`` `invalid_request` otherwise.
+    func pageSize() throws -> Int {
+        guard let text = self["limit"] else { return 50 }
+        guard let value = Int(text), (1...200).contains(value) else {
+            throw TallyAPIError(.invalidRequest, "limit must be 1 to 200")
+        }
+        return value
+    }
+
+    /// The ledger's `cursor`: a positive entry number from the previous page, nil when absent.
+    /// - Throws: ``TallyAPIError`` `invalid_request` for anything else.
+    func ledgerCursor() throws -> Int64? {
+        guard let text = self["cursor"] else { return nil }
+        guard let value = Int64(text), value > 0 else { throw TallyAPIError(.invalidRequest, "cursor is not one this server gave") }
+        return value
+    }
+
+    /// An admin list's `cursor`, as ``AdminCursor/text`` wrote it; nil when absent.
+    /// - Throws: ``TallyAPIError`` `invalid_request` for anything else.
+    func adminCursor() throws -> AdminCursor? {
+        guard let text = self["cursor"] else { return nil }
+        guard let cursor = AdminCursor(text: text) else { throw TallyAPIError(.invalidRequest, "cursor is not one this server gave") }
+        return cursor
+    }
+
+    /// A query parameter as a `String`, nil when absent.
+    func string(_ name: String) -> String? {
+        self[name[...]].map(String.init)
+    }
+}

@@ -1,0 +1,18 @@
+public import Hummingbird
+public import TallyCore
+
+// The API's answers, written by the context's ``TallyResponseEncoder``. `AccountResponse`, the
+// most read, is written without `JSONEncoder` (see `AccountResponse+ResponseJSON.swift`).
+
+extension CreateUserResponse: @retroactive ResponseEncodable {}
+extension ProductsResponse: @retroactive ResponseEncodable {}
+extension Order: @retroactive ResponseEncodable {}
+extension PurchaseResponse: @retroactive ResponseEncodable {}
+extension RestoreResponse: @retroactive ResponseEncodable {}
+extension LedgerPage: @retroactive ResponseEncodable {}
+extension SpendResponse: @retroactive ResponseEncodable {}
+extension Reservation: @retroactive ResponseEncodable {}
+extension AdminAdjustment: ResponseEncodable {}
+extension AdminUser: ResponseEncodable {}
+extension AdminTransactionPage: ResponseEncodable {}
+extension AdminNotificationPage: ResponseEncodable {}

@@ -1,0 +1,61 @@
+import Hummingbird
+import TallyCore
+
+/// The admin API, for the app's team with the secret key: a user's account
+/// (`GET /v1/admin/users/{id}`), adjustments to it (`POST …/{id}/adjustments`), and the store
+/// transactions and notifications received (`GET /v1/admin/transactions`, `…/notifications`).
+struct AdminController {
+    let storage: any TallyStorage
+
+    /// An adjustment's body: a signed amount (negative takes back), why, and the idempotency key.
+    struct AdjustmentBody: Decodable {
+        var currency: String
+        var amount: Int64
+        var reason: String
+        var idempotencyKey: String
+    }
+
+    /// What `type` may name: a product kind, as "consumable, non_consumable, … or auto_renewable".
+    static let productTypes: String = {
+        let kinds = ProductKind.all.map(\.rawValue)
+        return kinds.dropLast().joined(separator: ", ") + " or " + (kinds.last ?? "")
+    }()
+
+    var endpoints: RouteCollection<AdminRequestContext> {
+        RouteCollection(context: AdminRequestContext.self)
+            .get("users/:id", use: user)
+            .post("users/:id/adjustments", use: adjust)
+            .get("transactions", use: transactions)
+            .get("notifications", use: notifications)
+    }
+
+    /// A user's balances, entitlements, subscriptions and recent ledger.
+    func user(_ request: Request, context: AdminRequestContext) async throws -> AdminUser {
+        try await storage.adminUser(id: context.parameters.identifier("id"))
+    }
+
+    /// Credits or takes back an amount; the same key again changes nothing.
+    func adjust(_ request: Request, context: AdminRequestContext) async throws -> AdminAdjustment {
+        let body = try await request.decode(as: AdjustmentBody.self, context: context)
+        return try await storage.adjust(
+            userID: context.parameters.identifier("id"), amount: Amount(currency: body.currency, amount: body.amount),
+            reason: body.reason, idempotencyKey: body.idempotencyKey)
+    }
+
+    /// Store transactions, newest first, filtered by `type`, `status`, `product_id` and `q`.
+    func transactions(_ request: Request, context: AdminRequestContext) async throws -> AdminTransactionPage {
+        let query = request.uri.queryParameters
+        if let type = query.string("type"), ProductKind(known: type) == nil {
+            throw TallyAPIError(.invalidRequest, "type must be \(Self.productTypes)")
+        }
+        return try await storage.adminTransactions(AdminTransactionQuery(
+            type: query.string("type"), status: query.string("status"), productID: query.string("product_id"), text: query.string("q"),
+            limit: try query.pageSize(), cursor: try query.adminCursor()))
+    }
+
+    /// App Store notifications received, newest first.
+    func notifications(_ request: Request, context: AdminRequestContext) async throws -> AdminNotificationPage {
+        let query = request.uri.queryParameters
+        return try await storage.adminNotifications(limit: try query.pageSize(), cursor: try query.adminCursor())
+    }
+}

@@ -1,0 +1,30 @@
+public import Foundation
+public import TallyCore
+
+/// A store transaction, as the admin sees it (`GET /v1/admin/transactions`).
+public struct AdminTransaction: Codable, Hashable, Sendable {
+    /// The App Store's transaction identifier.
+    public var transactionId: String
+    /// The identifier of the purchase it renews or restores; its own for a first purchase.
+    public var originalTransactionId: String
+    /// The user it was granted to; nil while no user has presented it.
+    public var userId: String?
+    /// The product bought.
+    public var productId: String
+    /// consumable, non_consumable, non_renewing or auto_renewable.
+    public var type: String
+    /// The App Store environment that signed it, such as `Production` or `Sandbox`.
+    public var environment: String
+    /// How many were bought at once.
+    public var quantity: Int64
+    /// granted, revoked or unbound.
+    public var status: String
+    /// What it granted.
+    public var granted: [Amount]
+    /// When it was bought, as the App Store signed it.
+    public var purchaseDate: Date?
+    /// When a subscription period it bought ends.
+    public var expiresDate: Date?
+    /// When the server received it.
+    public var receivedAt: Date
+}

@@ -1,0 +1,41 @@
+import TallyCore
+import TallyVerify
+
+/// Verifies the signed data that devices and the App Store post, counts each refusal by its
+/// verification code in `tally_verification_failures_total`, and refuses in the API's terms:
+/// 503 `verification_unavailable` when the data may verify later (a revocation responder did
+/// not answer), 422 `verification_failed` naming the verifier's code otherwise.
+struct SignedDataChecker: Sendable {
+    let verifier: SignedDataVerifier
+    let metrics: Metrics
+
+    /// A device's signed transaction, verified.
+    /// - Throws: ``TallyAPIError`` when it does not verify.
+    func transaction(_ jws: String) async throws -> Verified<TransactionPayload> {
+        switch await verifier.verifyTransaction(jws) {
+        case .valid(let verified):
+            return verified
+        case .invalid(let failure):
+            throw refusal(failure, unavailable: "the purchase cannot be verified now", failed: "the signed transaction did not verify")
+        }
+    }
+
+    /// An App Store Server Notification, verified with the transaction and renewal it carries.
+    /// - Throws: ``TallyAPIError`` when it does not verify.
+    func notification(_ jws: String) async throws -> VerifiedNotification {
+        switch await verifier.verifyNotification(jws, includingSignedData: true) {
+        case .valid(let verified):
+            return verified
+        case .invalid(let failure):
+            throw refusal(failure, unavailable: "cannot verify now", failed: "the notification did not verify")
+        }
+    }
+
+    private func refusal(_ failure: VerificationFailure, unavailable: String, failed: String) -> TallyAPIError {
+        metrics.increment("tally_verification_failures_total", ["code": failure.code.rawValue])
+        if failure.isRetryable { return TallyAPIError(.verificationUnavailable, "\(unavailable): \(failure.reason)") }
+        var error = TallyAPIError(.verificationFailed, "\(failed): \(failure.code.rawValue): \(failure.reason)")
+        error.verificationCode = failure.code.rawValue
+        return error
+    }
+}
