@@ -26,5 +26,8 @@ extension StableCode {
     }
 
     /// The known values as a SQL list, `'a', 'b'`, for `CHECK (column IN (…))`.
-    public static var sqlList: String { all.map { "'\($0.rawValue)'" }.joined(separator: ", ") }
+    public static var sqlList: String { sqlList(all) }
+
+    /// Some of the values as a SQL list, for a column that holds only those.
+    public static func sqlList(_ values: [Self]) -> String { values.map { "'\($0.rawValue)'" }.joined(separator: ", ") }
 }

@@ -1,16 +1,20 @@
+import TallyCore
+
 /// The schema, as named append-only migrations. A migration, once released, is never edited:
-/// changes come as new migrations at the end.
+/// changes come as new migrations at the end. (Before the first release the schema is one
+/// migration, `0001_core`.)
 public enum Migrations {
     /// Every migration, in order.
-    public static let all: [Migration] = [core, appendOnlyLedger, accountIndexes]
+    public static let all: [Migration] = [core]
 
     /// Tables of users, positions, lots, the ledger, store transactions, orders, spends,
     /// reservations, allowances and notifications. Amounts are BIGINT with CHECKs; times are
-    /// epoch milliseconds; idempotency lives in UNIQUE constraints.
+    /// epoch milliseconds; idempotency lives in UNIQUE constraints; the database itself refuses
+    /// to change or delete a ledger entry.
     static let core = Migration(
         name: "0001_core",
-        sqlite: tables(autoIncrement: "INTEGER PRIMARY KEY AUTOINCREMENT"),
-        postgres: tables(autoIncrement: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"))
+        sqlite: tables(autoIncrement: "INTEGER PRIMARY KEY AUTOINCREMENT") + appendOnlyLedger.sqlite + accountIndexes,
+        postgres: tables(autoIncrement: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY") + appendOnlyLedger.postgres + accountIndexes)
 
     private static func tables(autoIncrement: String) -> [String] {
         [
@@ -59,7 +63,7 @@ public enum Migrations {
                 id \(autoIncrement),
                 user_id TEXT NOT NULL REFERENCES users(id),
                 currency TEXT NOT NULL,
-                bucket TEXT NOT NULL CHECK (bucket IN ('balance', 'allowance')),
+                bucket TEXT NOT NULL CHECK (bucket IN (\(LedgerBucket.sqlList([.balance, .allowance])))),
                 kind TEXT NOT NULL,
                 amount BIGINT NOT NULL CHECK (amount <> 0),
                 transaction_id TEXT,
@@ -114,7 +118,7 @@ public enum Migrations {
                 user_id TEXT NOT NULL REFERENCES users(id),
                 product_id TEXT NOT NULL,
                 app_account_token TEXT NOT NULL,
-                status TEXT NOT NULL CHECK (status IN ('created', 'fulfilled', 'failed')),
+                status TEXT NOT NULL CHECK (status IN (\(OrderStatus.sqlList(OrderStatus.stored)))),
                 transaction_id TEXT UNIQUE,
                 failure_reason TEXT,
                 created_at BIGINT NOT NULL,
@@ -148,7 +152,7 @@ public enum Migrations {
                 from_balance BIGINT NOT NULL CHECK (from_balance >= 0),
                 allowance_original_transaction_id TEXT,
                 allowance_window_start BIGINT,
-                status TEXT NOT NULL CHECK (status IN ('held', 'committed', 'released', 'expired')),
+                status TEXT NOT NULL CHECK (status IN (\(ReservationStatus.sqlList))),
                 used BIGINT CHECK (used >= 0),
                 expires_at BIGINT NOT NULL,
                 created_at BIGINT NOT NULL,
@@ -157,7 +161,7 @@ public enum Migrations {
                 CHECK (from_allowance + from_balance = amount)
             )
             """,
-            "CREATE INDEX reservations_open ON reservations (expires_at) WHERE status = 'held'",
+            "CREATE INDEX reservations_open ON reservations (expires_at) WHERE status = '\(ReservationStatus.held)'",
             """
             CREATE TABLE allowance_windows (
                 user_id TEXT NOT NULL REFERENCES users(id),
@@ -214,9 +218,8 @@ public enum Migrations {
         ]
     }
 
-    /// The database itself refuses to change or delete a ledger entry.
-    static let appendOnlyLedger = Migration(
-        name: "0002_append_only_ledger",
+    /// Triggers by which the database itself refuses to change or delete a ledger entry.
+    private static let appendOnlyLedger = (
         sqlite: [
             """
             CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger_entries
@@ -233,16 +236,12 @@ public enum Migrations {
             BEGIN RAISE EXCEPTION 'ledger entries are append-only' USING ERRCODE = '23514'; END $$
             """,
             "CREATE TRIGGER ledger_no_update BEFORE UPDATE OR DELETE ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_append_only()",
-        ])
+        ]
+    )
 
     /// `GET /v1/me` reads a user's kept products and subscriptions: indexes that skip the
     /// user's consumables, however many were bought.
-    static let accountIndexes = Migration(
-        name: "0003_account_indexes",
-        sqlite: accountIndexStatements,
-        postgres: accountIndexStatements)
-
-    private static let accountIndexStatements = [
+    private static let accountIndexes = [
         "CREATE INDEX store_transactions_user_kind ON store_transactions (user_id, product_kind)",
         "CREATE INDEX store_transactions_user_product ON store_transactions (user_id, product_id)",
     ]

@@ -138,29 +138,7 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// Applies the migrations not yet applied, in order, each in its own transaction, under an advisory lock so that instances starting together migrate once.
     public func migrate(_ migrations: [Migration]) async throws {
-        let lock = "SELECT pg_advisory_xact_lock(\(Self.migrationLockKey), hashtext(COALESCE(current_schema(), '')))"
-        try await write { executor in
-            try await executor.execute(lock, [])
-            try await executor.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)", [])
-        }
-        let applied = try await read { executor in
-            Set(try await executor.query("SELECT name FROM schema_migrations", []).map { try $0.text("name") })
-        }
-        for migration in migrations where !applied.contains(migration.name) {
-            try await write { executor in
-                try await executor.execute(lock, [])
-                // Another server may have applied it while this one waited for the lock.
-                let done = try await executor.query("SELECT name FROM schema_migrations WHERE name = ?", [.text(migration.name)])
-                guard done.isEmpty else { return }
-                for statement in migration.postgres {
-                    try await executor.execute(statement, [])
-                }
-                try await executor.execute(
-                    "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
-                    [.text(migration.name), .int(Int64(Date().timeIntervalSince1970 * 1000))])
-            }
-        }
+        try await runMigrations(migrations, lock: "SELECT pg_advisory_xact_lock(\(Self.migrationLockKey), hashtext(COALESCE(current_schema(), '')))")
     }
 
     // MARK: - Errors

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A value bound to or read from SQL. Only integers and text cross the seam, so the same
 /// statements run on SQLite and PostgreSQL: money and counts are `BIGINT`, times are epoch
 /// milliseconds, flags are 0 or 1, JSON is text.
@@ -144,5 +146,35 @@ public struct Migration: Sendable {
     /// A migration whose SQL is the same on both databases.
     public init(name: String, both: [String]) {
         self.init(name: name, sqlite: both, postgres: both)
+    }
+}
+
+extension SQLDatabase {
+    /// The migration runner of both databases: records applied migrations by name in
+    /// `schema_migrations` (with the time in milliseconds) and applies each one not recorded
+    /// yet, in order, in its own transaction. `lock`, run first in each of those transactions,
+    /// keeps servers that start together on one database from applying a migration twice.
+    func runMigrations(_ migrations: [Migration], lock: String? = nil) async throws {
+        try await write { executor in
+            if let lock { try await executor.execute(lock, []) }
+            try await executor.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)", [])
+        }
+        let dialect = dialect
+        for migration in migrations {
+            try await write { executor in
+                if let lock { try await executor.execute(lock, []) }
+                // Applied before, by this server or by another one that held the lock first.
+                guard try await executor.query("SELECT name FROM schema_migrations WHERE name = ?", [.text(migration.name)]).isEmpty else {
+                    return
+                }
+                for statement in dialect == .sqlite ? migration.sqlite : migration.postgres {
+                    try await executor.execute(statement, [])
+                }
+                try await executor.execute(
+                    "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                    [.text(migration.name), .int(Int64(Date().timeIntervalSince1970 * 1000))])
+            }
+        }
     }
 }

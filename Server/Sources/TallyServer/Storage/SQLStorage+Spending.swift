@@ -51,14 +51,8 @@ extension SQLStorage {
                 first.replayed = true
                 return first
             }
-            try await expireDue(executor, user: user.id, currency: request.currency, time: time)
-            let allowances = Allowances(executor: executor, catalog: catalog, now: time)
-            let ledger = Ledger(executor: executor, now: time)
-            // Allowance and balance are read after the lock, so they are what this spend changes.
-            try await ledger.lock(user.id, request.currency)
-            let window = try await allowances.current(user.id, request.currency)
-            let fromAllowance = min(request.amount, window?.free ?? 0)
-            let fromBalance = request.amount - fromAllowance
+            let (ledger, allowances, window, fromAllowance, fromBalance) = try await allocate(
+                executor, user: user.id, currency: request.currency, amount: request.amount, time: time)
             if let window, fromAllowance > 0 {
                 guard try await allowances.use(window, user: user.id, currency: request.currency, amount: fromAllowance,
                                                operation: id, reference: request.reference) else {
@@ -109,13 +103,8 @@ extension SQLStorage {
                 reservation.replayed = true
                 return reservation
             }
-            try await expireDue(executor, user: user.id, currency: request.currency, time: time)
-            let allowances = Allowances(executor: executor, catalog: catalog, now: time)
-            let ledger = Ledger(executor: executor, now: time)
-            try await ledger.lock(user.id, request.currency)
-            let window = try await allowances.current(user.id, request.currency)
-            let fromAllowance = min(request.amount, window?.free ?? 0)
-            let fromBalance = request.amount - fromAllowance
+            let (ledger, allowances, window, fromAllowance, fromBalance) = try await allocate(
+                executor, user: user.id, currency: request.currency, amount: request.amount, time: time)
             if let window, fromAllowance > 0 {
                 guard try await allowances.hold(window, currency: request.currency, amount: fromAllowance) else {
                     throw LedgerInconsistency(reason: "allowance of \(user.id)/\(request.currency) changed under the position lock")
@@ -189,6 +178,21 @@ extension SQLStorage {
     }
 
     /// Expires the user's due holds on a currency before it is spent or held again.
+    /// How an amount divides between the subscription allowance (first) and the purchased
+    /// balance, for a spend or a hold about to take it. Expired holds are returned first, and the
+    /// allowance is read under the user's position lock, so the split is what the caller changes.
+    func allocate(
+        _ executor: any SQLExecutor, user: String, currency: String, amount: Int64, time: Int64
+    ) async throws -> (ledger: Ledger, allowances: Allowances, window: Allowances.Window?, fromAllowance: Int64, fromBalance: Int64) {
+        try await expireDue(executor, user: user, currency: currency, time: time)
+        let allowances = Allowances(executor: executor, catalog: catalog, now: time)
+        let ledger = Ledger(executor: executor, now: time)
+        try await ledger.lock(user, currency)
+        let window = try await allowances.current(user, currency)
+        let fromAllowance = min(amount, window?.free ?? 0)
+        return (ledger, allowances, window, fromAllowance, amount - fromAllowance)
+    }
+
     func expireDue(_ executor: any SQLExecutor, user: String, currency: String, time: Int64) async throws {
         let rows = try await executor.query(
             "SELECT * FROM reservations WHERE user_id = ? AND currency = ? AND status = 'held' AND expires_at <= ?",

@@ -176,22 +176,8 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
 
     /// Applies the migrations not yet applied, in order, each in its own transaction.
     public func migrate(_ migrations: [Migration]) async throws {
-        _ = try await write { executor in
-            try await executor.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)", [])
-        }
-        for migration in migrations {
-            try await write { executor in
-                let applied = try await executor.query("SELECT name FROM schema_migrations WHERE name = ?", [.text(migration.name)])
-                guard applied.isEmpty else { return }
-                for statement in migration.sqlite {
-                    try await executor.execute(statement, [])
-                }
-                try await executor.execute(
-                    "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
-                    [.text(migration.name), .int(Int64(Date().timeIntervalSince1970 * 1000))])
-            }
-        }
+        // One writer: nothing else can apply a migration between the check and the change.
+        try await runMigrations(migrations)
     }
 
     static func convert(_ error: any Error) -> SQLDatabaseError {
