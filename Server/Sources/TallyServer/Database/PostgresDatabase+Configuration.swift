@@ -1,0 +1,164 @@
+import Foundation
+import PostgresNIO
+
+extension PostgresDatabase {
+    /// Where and how to connect, usually parsed from a URL.
+    public struct Configuration: Sendable {
+        /// Whether to encrypt, as libpq's `sslmode`.
+        public enum TLSMode: String, Sendable {
+            /// Plain TCP.
+            case disable
+            /// TLS when the server offers it (libpq's `allow` is read as this too).
+            case prefer
+            /// TLS always, without checking the certificate (libpq's meaning of `require`).
+            case require
+            /// TLS always, with a certificate chain the system trusts, whatever its host name.
+            case verifyCA = "verify-ca"
+            /// TLS always, with a trusted certificate for the host name.
+            case verifyFull = "verify-full"
+        }
+
+        /// The server's host name or address.
+        public var host: String
+        /// The server's port.
+        public var port: Int
+        /// The user to log in as.
+        public var username: String
+        /// The password, if the server asks for one.
+        public var password: String?
+        /// The database; the server takes the user's name when nil.
+        public var database: String?
+        /// Encryption; `disable` by default on a loopback host, `prefer` elsewhere.
+        public var tls: TLSMode
+        /// The connections' `search_path` (`?search_path=` in the URL), e.g. a schema of its own.
+        public var searchPath: String?
+        /// The name the server shows for these connections (`?application_name=`).
+        public var applicationName: String?
+        /// The most connections the pool opens.
+        public var maximumConnections = 20
+        /// How long an idle connection stays open.
+        public var idleTimeout: Duration = .seconds(60)
+        /// How long to wait for a connection to open (`?connect_timeout=` seconds).
+        public var connectTimeout: Duration = .seconds(10)
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - host: the server's host name or address.
+        ///   - port: the server's port.
+        ///   - username: the user to log in as.
+        ///   - password: the password, if any.
+        ///   - database: the database; the user's name when nil.
+        ///   - tls: encryption; by default `disable` on a loopback host and `prefer` elsewhere.
+        public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String? = nil, tls: TLSMode? = nil) {
+            self.host = host
+            self.port = port
+            self.username = username
+            self.password = password
+            self.database = database
+            self.tls = tls ?? (Self.isLoopback(host) ? .disable : .prefer)
+        }
+
+        /// Parses `postgres://user[:password]@host[:port]/database[?sslmode=…&search_path=…&application_name=…&connect_timeout=…]`
+        /// (or `postgresql://`). Percent-escapes in the user, password and database are decoded.
+        /// - Parameter url: the URL.
+        /// - Throws: ``SQLDatabaseError`` (`.other`) naming what is wrong; the message never repeats the password.
+        public init(url: String) throws(SQLDatabaseError) {
+            func invalid(_ reason: String) -> SQLDatabaseError {
+                SQLDatabaseError(.other, "invalid PostgreSQL URL (\(reason)); expected postgres://user[:password]@host[:port]/database")
+            }
+            guard let components = URLComponents(string: url) else { throw invalid("not a URL") }
+            guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
+                throw invalid("the scheme must be postgres or postgresql")
+            }
+            guard var host = components.host, !host.isEmpty else { throw invalid("no host") }
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            guard let username = components.user, !username.isEmpty else { throw invalid("no user") }
+            let port = components.port ?? 5432
+            guard (1...65_535).contains(port) else { throw invalid("port \(port) is out of range") }
+            var path = components.path
+            if path.hasPrefix("/") { path.removeFirst() }
+            guard !path.contains("/") else { throw invalid("the path must be just the database name") }
+            self.init(host: host, port: port, username: username, password: components.password, database: path.isEmpty ? nil : path)
+            for item in components.queryItems ?? [] {
+                let value = item.value ?? ""
+                switch item.name {
+                case "sslmode":
+                    if value == "allow" {
+                        tls = .prefer
+                    } else if let mode = TLSMode(rawValue: value) {
+                        tls = mode
+                    } else {
+                        throw invalid("sslmode \(value) is not disable, allow, prefer, require, verify-ca or verify-full")
+                    }
+                case "search_path":
+                    searchPath = value
+                case "application_name":
+                    applicationName = value
+                case "connect_timeout":
+                    guard let seconds = Int(value), (1...3_600).contains(seconds) else {
+                        throw invalid("connect_timeout \(value) is not 1 to 3600 seconds")
+                    }
+                    connectTimeout = .seconds(seconds)
+                default:
+                    throw invalid("unknown parameter \(item.name)")
+                }
+            }
+        }
+
+        /// The URL without the password, for messages.
+        public var redactedURL: String {
+            let address = host.contains(":") ? "[\(host)]" : host
+            return "postgres://\(username)@\(address):\(port)/\(database ?? "")"
+        }
+
+        static func isLoopback(_ host: String) -> Bool {
+            host == "localhost" || host.hasPrefix("127.") || host == "::1"
+        }
+
+        var startupParameters: [(String, String)] {
+            var parameters: [(String, String)] = []
+            if let searchPath { parameters.append(("search_path", searchPath)) }
+            if let applicationName { parameters.append(("application_name", applicationName)) }
+            return parameters
+        }
+
+        var tlsConfiguration: TLSConfiguration {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            switch self.tls {
+            case .disable, .prefer, .require: tls.certificateVerification = .none
+            case .verifyCA: tls.certificateVerification = .noHostnameVerification
+            case .verifyFull: tls.certificateVerification = .fullVerification
+            }
+            return tls
+        }
+
+        var clientConfiguration: PostgresClient.Configuration {
+            let tls: PostgresClient.Configuration.TLS = switch self.tls {
+            case .disable: .disable
+            case .prefer: .prefer(tlsConfiguration)
+            case .require, .verifyCA, .verifyFull: .require(tlsConfiguration)
+            }
+            var configuration = PostgresClient.Configuration(
+                host: host, port: port, username: username, password: password, database: database, tls: tls)
+            configuration.options.additionalStartupParameters = startupParameters
+            configuration.options.maximumConnections = max(1, maximumConnections)
+            configuration.options.connectionIdleTimeout = idleTimeout
+            configuration.options.connectTimeout = connectTimeout
+            return configuration
+        }
+
+        func connectionConfiguration() throws -> PostgresConnection.Configuration {
+            let tls: PostgresConnection.Configuration.TLS = switch self.tls {
+            case .disable: .disable
+            case .prefer: .prefer(try NIOSSLContext(configuration: tlsConfiguration))
+            case .require, .verifyCA, .verifyFull: .require(try NIOSSLContext(configuration: tlsConfiguration))
+            }
+            var configuration = PostgresConnection.Configuration(
+                host: host, port: port, username: username, password: password, database: database, tls: tls)
+            configuration.options.additionalStartupParameters = startupParameters
+            let (seconds, attoseconds) = connectTimeout.components
+            configuration.options.connectTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            return configuration
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+public import Logging
+import PostgresNIO
+
+/// PostgreSQL through a pool of connections (postgres-nio's `PostgresClient`).
+///
+/// Every ``write(_:)`` is one READ COMMITTED transaction on one pooled connection; every
+/// ``read(_:)`` is a read-only REPEATABLE READ transaction, so all its statements see one
+/// snapshot. The pool runs in a task the database owns, from creation until ``close()``.
+///
+/// ```swift
+/// let database = try await PostgresDatabase.connect(url: "postgres://tally:secret@db.internal:5432/tally?sslmode=require")
+/// try await database.migrate(Migrations.all)
+/// let storage = SQLStorage(database: database, catalog: catalog, now: { Date() })
+/// ```
+public final class PostgresDatabase: SQLDatabase {
+    /// PostgreSQL's SQL.
+    public let dialect = SQLDialect.postgres
+    /// Where and how it connects.
+    public let configuration: Configuration
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let logger: Logger
+
+    /// Starts the pool without connecting; the first transaction opens the first connection.
+    /// Prefer ``connect(_:logger:)``, which also checks that the server can be reached.
+    /// - Parameters:
+    ///   - configuration: the server, credentials and pool size.
+    ///   - logger: where the pool reports background failures; silent by default.
+    public init(configuration: Configuration, logger: Logger = PostgresDatabase.silentLogger) {
+        self.configuration = configuration
+        self.logger = logger
+        let client = PostgresClient(configuration: configuration.clientConfiguration, backgroundLogger: logger)
+        self.client = client
+        self.runner = Task { await client.run() }
+    }
+
+    /// Parses `url` and starts the pool without connecting (see ``init(configuration:logger:)``).
+    /// - Parameters:
+    ///   - url: `postgres://user[:password]@host[:port]/database[?sslmode=…]`.
+    ///   - logger: where the pool reports background failures.
+    /// - Throws: ``SQLDatabaseError`` (`.other`) when the URL is malformed.
+    public convenience init(url: String, logger: Logger = PostgresDatabase.silentLogger) throws(SQLDatabaseError) {
+        self.init(configuration: try Configuration(url: url), logger: logger)
+    }
+
+    /// Parses `url`, checks that the server accepts a connection, and starts the pool.
+    /// - Parameters:
+    ///   - url: `postgres://user[:password]@host[:port]/database[?sslmode=…]`.
+    ///   - logger: where the pool reports background failures.
+    /// - Returns: the database, ready for transactions.
+    /// - Throws: ``SQLDatabaseError``: `.other` for a malformed URL, `.unavailable` when the
+    ///   server cannot be reached or refuses the credentials.
+    public static func connect(url: String, logger: Logger = PostgresDatabase.silentLogger) async throws(SQLDatabaseError) -> PostgresDatabase {
+        try await connect(try Configuration(url: url), logger: logger)
+    }
+
+    /// Checks that the server accepts a connection, then starts the pool.
+    ///
+    /// The pool itself keeps retrying a server it cannot reach (for up to a minute) before a
+    /// transaction fails; this check fails at once with the server's reason.
+    /// - Parameters:
+    ///   - configuration: the server, credentials and pool size.
+    ///   - logger: where the pool reports background failures.
+    /// - Returns: the database, ready for transactions.
+    /// - Throws: ``SQLDatabaseError`` (`.unavailable`) when the server cannot be reached or refuses the credentials.
+    public static func connect(_ configuration: Configuration, logger: Logger = PostgresDatabase.silentLogger) async throws(SQLDatabaseError) -> PostgresDatabase {
+        do {
+            let connection = try await PostgresConnection.connect(
+                configuration: try configuration.connectionConfiguration(), id: 0, logger: logger)
+            try? await connection.close()
+        } catch {
+            throw SQLDatabaseError(.unavailable, "cannot connect to \(configuration.redactedURL): \(Self.convert(error).message)")
+        }
+        return PostgresDatabase(configuration: configuration, logger: logger)
+    }
+
+    deinit {
+        runner.cancel()
+    }
+
+    /// Stops the pool and closes its connections; later transactions fail with `.unavailable`.
+    public func close() async {
+        runner.cancel()
+        await runner.value
+    }
+
+    /// A logger that drops everything.
+    public static let silentLogger = Logger(label: "tally.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    // MARK: - Transactions
+
+    /// Runs `work` in a transaction, committed when it returns and rolled back when it throws.
+    public func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await transaction("BEGIN", work)
+    }
+
+    /// Runs `work` in a read-only, repeatable-read transaction.
+    public func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", work)
+    }
+
+    /// Runs `work` between `begin` and COMMIT on one pooled connection, or ROLLBACK when it throws.
+    private func transaction<T: Sendable>(_ begin: String, _ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        var leased = false
+        do {
+            return try await client.withConnection { connection in
+                leased = true
+                let executor = PostgresExecutor(connection: connection, logger: logger)
+                try await executor.run(begin, [])
+                do {
+                    let value = try await work(executor)
+                    try await executor.run("COMMIT", [])
+                    return value
+                } catch {
+                    // After a failed COMMIT the server has already rolled back and this is a no-op.
+                    // A connection that cannot roll back is closed, never handed out mid-transaction.
+                    do {
+                        try await executor.run("ROLLBACK", [])
+                    } catch {
+                        let _: EventLoopFuture<Void> = connection.close()
+                    }
+                    throw error
+                }
+            }
+        } catch let error where !leased {
+            // The pool could not hand out a connection: the server is unreachable or the pool closed.
+            if Task.isCancelled { throw CancellationError() }
+            throw SQLDatabaseError(.unavailable, "no connection to \(configuration.redactedURL): \(Self.convert(error).message)")
+        }
+    }
+
+    // MARK: - Migrations
+
+    /// Migrations take this advisory lock (with the schema's hash as the second key), so servers
+    /// starting together against one database apply each migration once.
+    static let migrationLockKey: Int32 = 0x7A11
+
+    /// Applies the migrations not yet applied, in order, each in its own transaction, under an advisory lock so that instances starting together migrate once.
+    public func migrate(_ migrations: [Migration]) async throws {
+        try await runMigrations(migrations, lock: "SELECT pg_advisory_xact_lock(\(Self.migrationLockKey), hashtext(COALESCE(current_schema(), '')))")
+    }
+}

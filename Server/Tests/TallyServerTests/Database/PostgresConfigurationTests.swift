@@ -1,0 +1,98 @@
+@testable import TallyServer
+import PostgresNIO
+import Testing
+
+@Suite struct PostgresConfigurationTests {
+    struct Parsed: Equatable, CustomTestStringConvertible {
+        var host: String
+        var port: Int
+        var username: String
+        var password: String?
+        var database: String?
+        var tls: TallyServer.PostgresDatabase.Configuration.TLSMode
+        var searchPath: String? = nil
+        var applicationName: String? = nil
+        var connectTimeout: Duration = .seconds(10)
+
+        var testDescription: String { "\(username)@\(host):\(port)/\(database ?? "")" }
+
+        init(_ host: String, _ port: Int, _ username: String, _ password: String?, _ database: String?, _ tls: TallyServer.PostgresDatabase.Configuration.TLSMode) {
+            (self.host, self.port, self.username, self.password, self.database, self.tls) = (host, port, username, password, database, tls)
+        }
+
+        init(_ configuration: TallyServer.PostgresDatabase.Configuration) {
+            self.init(configuration.host, configuration.port, configuration.username, configuration.password, configuration.database, configuration.tls)
+            (searchPath, applicationName, connectTimeout) = (configuration.searchPath, configuration.applicationName, configuration.connectTimeout)
+        }
+    }
+
+    static let valid: [(String, Parsed)] = {
+        var options = Parsed("db.internal", 5432, "u", nil, "d", .verifyFull)
+        options.searchPath = "tenant_1"
+        options.applicationName = "tally"
+        options.connectTimeout = .seconds(3)
+        return [
+            // Loopback is plain TCP by default; anywhere else TLS when offered.
+            ("postgres://tally@localhost/tally", Parsed("localhost", 5432, "tally", nil, "tally", .disable)),
+            ("postgres://tally@127.0.0.1:55432/postgres", Parsed("127.0.0.1", 55432, "tally", nil, "postgres", .disable)),
+            ("postgres://u@[::1]:5433/d", Parsed("::1", 5433, "u", nil, "d", .disable)),
+            ("postgres://u@db.example.com", Parsed("db.example.com", 5432, "u", nil, nil, .prefer)),
+            ("postgresql://tally:s%40cret@db.internal:6543/app%20db?sslmode=require",
+             Parsed("db.internal", 6543, "tally", "s@cret", "app db", .require)),
+            ("postgres://u@db.internal/d?sslmode=allow", Parsed("db.internal", 5432, "u", nil, "d", .prefer)),
+            ("postgres://u@localhost/d?sslmode=verify-ca", Parsed("localhost", 5432, "u", nil, "d", .verifyCA)),
+            ("POSTGRES://u@db.internal/d?sslmode=disable", Parsed("db.internal", 5432, "u", nil, "d", .disable)),
+            ("postgres://u@db.internal/d?sslmode=verify-full&search_path=tenant_1&application_name=tally&connect_timeout=3", options),
+        ]
+    }()
+
+    @Test(arguments: valid)
+    func urlsAreReadAsLibpqReadsThem(url: String, expected: Parsed) throws {
+        #expect(Parsed(try TallyServer.PostgresDatabase.Configuration(url: url)) == expected)
+    }
+
+    static let invalid: [(String, String)] = [
+        ("mysql://u@db.internal/d", "scheme"),
+        ("postgres:///d", "no host"),
+        ("postgres://db.internal/d", "no user"),
+        ("postgres://u@db.internal:0/d", "port 0"),
+        ("postgres://u@db.internal/d/more", "path"),
+        ("postgres://u:secret@db.internal/d?sslmode=sometimes", "sslmode sometimes"),
+        ("postgres://u:secret@db.internal/d?connect_timeout=0", "connect_timeout 0"),
+        ("postgres://u@db.internal/d?connect_timeout=3601", "connect_timeout 3601"),
+        ("postgres://u@db.internal/d?connect_timeout=soon", "connect_timeout soon"),
+        ("postgres://u:secret@db.internal/d?colour=blue", "unknown parameter colour"),
+        ("db.internal:5432", "scheme"),
+    ]
+
+    @Test(arguments: invalid)
+    func aMalformedUrlSaysWhatIsWrongAndNeverTheSecret(url: String, reason: String) {
+        let error = #expect(throws: SQLDatabaseError.self) { try TallyServer.PostgresDatabase.Configuration(url: url) }
+        #expect(error?.kind == .other)
+        #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("secret") == false)
+    }
+
+    @Test(arguments: [
+        ("postgres://tally:secret@db.internal:6543/app", "postgres://tally@db.internal:6543/app"),
+        ("postgres://u:p@[::1]/d", "postgres://u@[::1]:5432/d"),
+        ("postgres://u@localhost", "postgres://u@localhost:5432/"),
+    ])
+    func theRedactedUrlLeavesThePasswordOut(url: String, redacted: String) throws {
+        #expect(try TallyServer.PostgresDatabase.Configuration(url: url).redactedURL == redacted)
+    }
+
+    @Test(arguments: [
+        (TallyServer.PostgresDatabase.Configuration.TLSMode.disable, CertificateVerification.none),
+        (.prefer, .none), (.require, .none), (.verifyCA, .noHostnameVerification), (.verifyFull, .fullVerification),
+    ])
+    func certificatesAreCheckedAsTheModeSays(mode: TallyServer.PostgresDatabase.Configuration.TLSMode, verification: CertificateVerification) {
+        let configuration = TallyServer.PostgresDatabase.Configuration(host: "db.internal", username: "u", tls: mode)
+        #expect(configuration.tlsConfiguration.certificateVerification == verification)
+    }
+
+    @Test func startupParametersCarryTheSchemaAndTheName() throws {
+        let configuration = try TallyServer.PostgresDatabase.Configuration(url: "postgres://u@db.internal/d?search_path=s1&application_name=api")
+        #expect(configuration.startupParameters.map { "\($0.0)=\($0.1)" } == ["search_path=s1", "application_name=api"])
+    }
+}
