@@ -128,9 +128,7 @@ public struct OnDeviceLedger: Delivery {
                 expires_at INTEGER NOT NULL,
                 created_at INTEGER NOT NULL
             );
-            """),
-        // The audit trail of consumptions and the lots are history too: never changed, never removed.
-        ("ledger_0002_audit_append_only", """
+            -- The audit trail of consumptions and the lots are history too: never changed, never removed.
             CREATE TRIGGER ledger_spends_no_update BEFORE UPDATE ON ledger_spends
                 BEGIN SELECT RAISE(ABORT, 'consumptions are append-only'); END;
             CREATE TRIGGER ledger_spends_no_delete BEFORE DELETE ON ledger_spends

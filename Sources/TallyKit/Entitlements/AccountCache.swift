@@ -73,17 +73,15 @@ struct AccountCache: Sendable {
             );
             CREATE TABLE clock_high_water (
                 id INTEGER PRIMARY KEY CHECK (id = 1),
-                latest INTEGER NOT NULL
+                latest INTEGER NOT NULL,
+                uptime REAL,
+                trusted INTEGER
             );
             CREATE TABLE onboarding (
                 scope TEXT PRIMARY KEY,
                 completed_at INTEGER NOT NULL,
                 transaction_id TEXT NOT NULL
             );
-            """),
-        ("account_0002_uptime", """
-            ALTER TABLE clock_high_water ADD COLUMN uptime REAL;
-            ALTER TABLE clock_high_water ADD COLUMN trusted INTEGER;
             """),
     ]
 

@@ -69,25 +69,13 @@ public struct PurchaseJournal: Sendable {
             );
             CREATE TABLE pending_spends (
                 idempotency_key TEXT PRIMARY KEY,
-                kind TEXT NOT NULL CHECK (kind IN ('spend', 'commit')),
-                body_json TEXT NOT NULL,
-                created_at INTEGER NOT NULL
-            );
-            """),
-        // Holds of work under way are journaled too: SQLite cannot widen a CHECK, so the table is rebuilt.
-        ("journal_0002_pending_holds", """
-            CREATE TABLE pending_spends_new (
-                idempotency_key TEXT PRIMARY KEY,
                 kind TEXT NOT NULL CHECK (kind IN ('spend', 'commit', 'release')),
                 body_json TEXT NOT NULL,
                 created_at INTEGER NOT NULL
             );
-            INSERT INTO pending_spends_new SELECT idempotency_key, kind, body_json, created_at FROM pending_spends;
-            DROP TABLE pending_spends;
-            ALTER TABLE pending_spends_new RENAME TO pending_spends;
+            -- A transaction that arrives by itself is matched among the product's open intents.
+            CREATE INDEX purchase_intents_open ON purchase_intents (product_id, state, created_at);
             """),
-        // A transaction that arrives by itself is matched among the product's open intents.
-        ("journal_0003_intent_lookup", "CREATE INDEX purchase_intents_open ON purchase_intents (product_id, state, created_at);"),
     ]
 
     /// Opens the journal in `database`, creating its tables the first time.
