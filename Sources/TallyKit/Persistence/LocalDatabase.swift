@@ -28,8 +28,8 @@ public actor LocalDatabase {
             }
             connection = try SQLiteConnection(path: path)
             try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
-            try connection.execute("CREATE TABLE IF NOT EXISTS tally_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
-            applied = Set(try connection.query("SELECT name FROM tally_migrations").compactMap { $0["name"].text })
+            try connection.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
+            applied = Set(try connection.query("SELECT name FROM schema_migrations").compactMap { $0["name"].text })
         } catch {
             throw TallyError(.storageFailed, "cannot open the database \(path): \(error)")
         }
@@ -43,7 +43,8 @@ public actor LocalDatabase {
         return try LocalDatabase(path: folder.appendingPathComponent("Tally").appendingPathComponent(name).path)
     }
 
-    /// Applies the migrations not applied yet, each in its own transaction with its record.
+    /// Applies the migrations not applied yet, each in its own transaction with its record in
+    /// `schema_migrations` (name, milliseconds), the table and unit of the server's migrations.
     func migrate(_ migrations: [(name: String, sql: String)]) throws(TallyError) {
         for migration in migrations where !applied.contains(migration.name) {
             do {
@@ -51,8 +52,8 @@ public actor LocalDatabase {
                 do {
                     try connection.execute(migration.sql)
                     try connection.query(
-                        "INSERT INTO tally_migrations (name, applied_at) VALUES (?, ?)",
-                        [.text(migration.name), .integer(Int64(Date().timeIntervalSince1970))])
+                        "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                        [.text(migration.name), .integer(Int64(Date().timeIntervalSince1970 * 1000))])
                     try connection.execute("COMMIT")
                 } catch {
                     try? connection.execute("ROLLBACK")
