@@ -68,6 +68,7 @@ let package = Package(
                 .product(name: "TallyKit", package: "Tally"),
                 .product(name: "TallyKitTesting", package: "Tally"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

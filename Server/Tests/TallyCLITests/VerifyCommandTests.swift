@@ -153,7 +153,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ["verify", "--kind", "receipt"],
+        ["verify", "--kind", "bundle"],
         ["verify", "--kind", "transaction", "--environment", "Staging"],
         ["verify", "--kind", "transaction", "--at", "yesterday"],
         ["verify", "--kind", "transaction", "--root", "/nonexistent/root.cer"],

@@ -7,11 +7,13 @@ import TallyTesting
 struct BenchVerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Verify N distinct fresh JWS on one core, cached and uncached, against raw P-256 baselines.",
+        abstract: "Verify N distinct fresh JWS and app receipts on one core, cached and uncached, against raw signature baselines.",
         discussion: """
             Baselines measured in the same run: swift-crypto's raw P-256 verification of the same
             signatures, `openssl speed ecdsap256` when openssl is installed, and, with --python, Apple's
             app-store-server-library verifying the same JWS (scripts/bench_python_verify.py).
+            App receipts (--receipts, RSA-2048 and SHA-256 as the App Store signs them) are measured
+            against swift-crypto's raw RSA verification of the same signatures over the same content.
             """)
 
     @Option(help: "How many distinct JWS to verify.")
@@ -29,11 +31,14 @@ struct BenchVerifyCommand: AsyncParsableCommand {
     @Option(help: "How many JWS the Python run verifies.")
     var pythonCount = 2_000
 
+    @Option(help: "How many distinct app receipts to verify; 0 skips receipts.")
+    var receipts = 2_000
+
     @Option(help: "Write the JWS (one per line) and the root (root.der) to this folder.")
     var emit: String?
 
     func validate() throws {
-        guard count > 0, uncachedCount > 0, pythonCount > 0 else { throw ValidationError("counts must be positive") }
+        guard count > 0, uncachedCount > 0, pythonCount > 0, receipts >= 0 else { throw ValidationError("counts must be positive (--receipts may be 0)") }
     }
 
     func run() async throws {
@@ -70,6 +75,17 @@ struct BenchVerifyCommand: AsyncParsableCommand {
             case .failure(let message):
                 lines.append("Apple app-store-server-library (Python): not measured: \(message)")
             }
+        }
+        if receipts > 0 {
+            print("minting \(receipts) app receipts…")
+            let workload = try ReceiptVerifyBenchmark.workload(count: receipts, now: now)
+            let result = try await ReceiptVerifyBenchmark.run(workload, uncachedCount: uncachedCount, now: { now })
+            lines += [
+                String(format: "raw RSA-2048 verify (swift-crypto, same signatures): %7.0f /s", result.rawVerifyRate),
+                String(format: "tally receipts, chain cached (%d, ~%d B each):   %8.0f /s  (%.0f%% of raw, median of rounds)",
+                       result.count, result.meanSize, result.cachedRate, 100 * result.cachedToRawMedian),
+                String(format: "tally receipts, chain uncached (%d):              %10.0f /s", result.uncachedCount, result.uncachedRate),
+            ]
         }
         print(lines.joined(separator: "\n"))
     }

@@ -2,7 +2,7 @@ import Foundation
 import TallyCore
 import TallyVerify
 
-/// One verdict of `tally verify`: a JSON object on one line.
+/// One verdict of `tally verify` for a JWS: a JSON object on one line.
 ///
 /// Written straight into the output's bytes (``JSONText``), with the payload as signed: a
 /// batch spends its time verifying, not formatting.
@@ -30,6 +30,9 @@ enum VerificationReport {
                 writeValid(verified.notification, kind: kind, verifier: verifier, extra: extra, into: &output)
                 return true
             }
+        case .receipt:
+            // The command hands receipts to ReceiptVerdicts; no input reaches this.
+            preconditionFailure("a receipt is not a JWS")
         }
     }
 
@@ -49,13 +52,7 @@ enum VerificationReport {
     private static func writeValid<P>(
         _ verified: Verified<P>, kind: VerifyCommand.Kind, verifier: SignedDataVerifier, extra: [(String, Data)], into output: inout [UInt8]
     ) {
-        output.append(contentsOf: #"{"status":"valid","kind":"#.utf8)
-        JSONText.appendQuoted(kind.rawValue, to: &output)
-        output.append(contentsOf: #","origin":"#.utf8)
-        JSONText.appendQuoted(verified.origin.rawValue, to: &output)
-        output.append(contentsOf: #","validation_time":""#.utf8)
-        JSONText.appendISO8601(verified.validationTime, to: &output)
-        output.append(UInt8(ascii: "\""))
+        appendValidHead(kind: kind, origin: verified.origin, validationTime: verified.validationTime, to: &output)
         switch (verifier.configuration.bundleID == .any, verifier.configuration.appAppleID == .any) {
         case (true, true): output.append(contentsOf: #","unchecked":["bundle_id","app_apple_id"]"#.utf8)
         case (true, false): output.append(contentsOf: #","unchecked":["bundle_id"]"#.utf8)
@@ -73,7 +70,19 @@ enum VerificationReport {
         output.append(contentsOf: "}\n".utf8)
     }
 
-    private static func writeInvalid(_ failure: VerificationFailure, into output: inout [UInt8]) {
+    /// Appends a valid verdict's first fields, up to the validation time: what every kind shares.
+    static func appendValidHead(kind: VerifyCommand.Kind, origin: SignatureOrigin, validationTime: Date, to output: inout [UInt8]) {
+        output.append(contentsOf: #"{"status":"valid","kind":"#.utf8)
+        JSONText.appendQuoted(kind.rawValue, to: &output)
+        output.append(contentsOf: #","origin":"#.utf8)
+        JSONText.appendQuoted(origin.rawValue, to: &output)
+        output.append(contentsOf: #","validation_time":""#.utf8)
+        JSONText.appendISO8601(validationTime, to: &output)
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends an invalid verdict and a newline.
+    static func writeInvalid(_ failure: VerificationFailure, into output: inout [UInt8]) {
         output.append(contentsOf: #"{"status":"invalid","code":"#.utf8)
         JSONText.appendQuoted(failure.code.rawValue, to: &output)
         output.append(contentsOf: #","message":"#.utf8)
