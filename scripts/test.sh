@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of both packages (the client at the root, the server in Server/) on a fresh
-# Linux machine: installs and starts what the tests need, then `swift test` in each package,
+# Linux machine: installs and starts what the tests need, checks the format (swift format lint),
+# then `swift test` in each package,
 # then builds the release `tally` and runs a short smoke of it, then the crash check
 # `scripts/chaos.sh --quick`. Safe to run again. Arguments go to both `swift test` runs
 # (e.g. `--filter NAME`).
@@ -164,6 +165,20 @@ else
   start_postgres || true
 fi
 
+# --- Format ----------------------------------------------------------------------------------
+
+# Every Swift file follows .swift-format (swift-format ships with the toolchain): a change that
+# does not fails here, before anything is built;
+# `swift format -i -r Package.swift Sources Tests Server/Package.swift Server/Sources Server/Tests`
+# fixes it.
+if swift format --version >/dev/null 2>&1; then
+  format_start=$SECONDS
+  swift format lint --strict --recursive Package.swift Sources Tests Server/Package.swift Server/Sources Server/Tests
+  echo "format: swift format lint passed in $((SECONDS - format_start)) s" >&2
+else
+  echo "format: this toolchain has no swift-format; the format check is skipped" >&2
+fi
+
 # --- Tests ---------------------------------------------------------------------------------
 
 # Two packages: the client at the root (what apps add) and the server in Server/, each with its
@@ -198,7 +213,7 @@ if [ "${TALLY_TEST_RELEASE:-1}" != 0 ] && [ "$only" != client ]; then
   release_tally="$release_scratch/release/tally"
   echo "release build done in $((SECONDS - release_start)) s; smoke:" >&2
   "$release_tally" --help >/dev/null
-  "$release_tally" bench verify --count 2000 --uncached-count 200 --no-openssl
+  "$release_tally" bench verify --count 2000 --uncached-count 200 --receipts 200 --no-openssl
   "$release_tally" bench server --duration 2 --rounds 1 --warm-up 0.2 --users 20 --purchases 400 --connections 4
   echo "release build and smoke passed in $((SECONDS - release_start)) s" >&2
 fi

@@ -1,7 +1,7 @@
 import Foundation
+import TallyCore
 public import TallyKit
 public import TallyTesting
-import TallyCore
 
 /// A ``TallyKit/Store`` over TallyTesting's `SimulatedAppStore`: real signed transactions,
 /// subscriptions on a controllable clock, Ask to Buy, refunds, on Linux and in tests.
@@ -58,9 +58,11 @@ public actor SimulatedStoreKit: Store {
         let outcome = outcomes.isEmpty ? SimulatedAppStore.Outcome.automatic : outcomes.removeFirst()
         let result: SimulatedAppStore.PurchaseResult
         do {
-            result = try await appStore.purchase(productID, options: SimulatedAppStore.PurchaseOptions(
-                appAccountToken: options.appAccountToken, quantity: options.quantity,
-                promotionalOfferID: options.promotionalOffer?.offerID, outcome: outcome))
+            result = try await appStore.purchase(
+                productID,
+                options: SimulatedAppStore.PurchaseOptions(
+                    appAccountToken: options.appAccountToken, quantity: options.quantity,
+                    promotionalOfferID: options.promotionalOffer?.offerID, outcome: outcome))
         } catch {
             throw Self.error(error)
         }
@@ -157,32 +159,35 @@ public actor SimulatedStoreKit: Store {
 
     static func error(_ error: any Error) -> TallyError {
         guard let error = error as? SimulatedAppStoreError else { return TallyError(.storageFailed, "\(error)") }
-        let code: TallyError.Code = switch error.code {
-        case .networkError: .networkError
-        case .paymentDeclined: .paymentDeclined
-        case .paymentNotAllowed: .paymentNotAllowed
-        case .productUnavailable: .productNotFound
-        case .invalidQuantity, .invalidOffer, .notFound, .invalidState: .invalidRequest
-        default: .storageFailed
-        }
+        let code: TallyError.Code =
+            switch error.code {
+            case .networkError: .networkError
+            case .paymentDeclined: .paymentDeclined
+            case .paymentNotAllowed: .paymentNotAllowed
+            case .productUnavailable: .productNotFound
+            case .invalidQuantity, .invalidOffer, .notFound, .invalidState: .invalidRequest
+            default: .storageFailed
+            }
         return TallyError(code, error.description)
     }
 
     static func details(_ product: StoreKitConfiguration.Product, locale: String, currency: String) -> ProductDetails {
         let localization = product.localization(for: locale)
-        let kind: ProductKind = switch product.kind {
-        case .consumable: .consumable
-        case .nonConsumable: .nonConsumable
-        case .nonRenewingSubscription: .nonRenewing
-        default: .autoRenewable
-        }
-        let terms = product.subscription.map { info in
-            let unit: SubscriptionTerms.Period.Unit = switch info.period.unit {
-            case .day: .day
-            case .week: .week
-            case .month: .month
-            default: .year
+        let kind: ProductKind =
+            switch product.kind {
+            case .consumable: .consumable
+            case .nonConsumable: .nonConsumable
+            case .nonRenewingSubscription: .nonRenewing
+            default: .autoRenewable
             }
+        let terms = product.subscription.map { info in
+            let unit: SubscriptionTerms.Period.Unit =
+                switch info.period.unit {
+                case .day: .day
+                case .week: .week
+                case .month: .month
+                default: .year
+                }
             return SubscriptionTerms(period: .init(value: info.period.value, unit: unit), groupID: info.groupID)
         }
         return ProductDetails(

@@ -76,7 +76,8 @@ public final class SQLiteConnection: @unchecked Sendable {
     /// Opens (or creates) the database at `path`; `":memory:"` for an in-memory one.
     /// - Throws: ``SQLiteError`` when it cannot be opened.
     public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
-        let flags = readOnly
+        let flags =
+            readOnly
             ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
             : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let result = sqlite3_open_v2(path, &handle, flags, nil)
@@ -197,13 +198,14 @@ public final class SQLiteConnection: @unchecked Sendable {
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         for (offset, value) in binds.enumerated() {
             let index = Int32(offset + 1)
-            let result: Int32 = switch value {
-            case .null: sqlite3_bind_null(statement, index)
-            case .integer(let integer): sqlite3_bind_int64(statement, index, integer)
-            case .real(let real): sqlite3_bind_double(statement, index, real)
-            case .text(let text): sqlite3_bind_text(statement, index, text, -1, transient)
-            case .blob(let bytes): bytes.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
-            }
+            let result: Int32 =
+                switch value {
+                case .null: sqlite3_bind_null(statement, index)
+                case .integer(let integer): sqlite3_bind_int64(statement, index, integer)
+                case .real(let real): sqlite3_bind_double(statement, index, real)
+                case .text(let text): sqlite3_bind_text(statement, index, text, -1, transient)
+                case .blob(let bytes): bytes.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
+                }
             guard result == SQLITE_OK else { throw currentError() }
         }
     }

@@ -33,7 +33,7 @@ enum InputProblem {
     static func decoding(_ error: any Error) -> String {
         switch error {
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
-             DecodingError.dataCorrupted(let context):
+            DecodingError.dataCorrupted(let context):
             return place(context.codingPath) + scrubbed(context.debugDescription)
         case DecodingError.keyNotFound(let key, let context):
             return place(context.codingPath) + "missing \(key.stringValue)"

@@ -1,6 +1,6 @@
+import Crypto
 public import Foundation
 public import TallyCore
-import Crypto
 import X509
 
 /// Decides whether App Store signed data is genuine and meant for this app.
@@ -101,8 +101,9 @@ public struct SignedDataVerifier: Sendable {
             case .invalid(let failure): return .invalid(Self.nested(failure, in: "signedAppTransactionInfo"))
             }
         }
-        return .valid(VerifiedNotification(
-            notification: notification, transaction: transaction, renewalInfo: renewalInfo, appTransaction: appTransaction))
+        return .valid(
+            VerifiedNotification(
+                notification: notification, transaction: transaction, renewalInfo: renewalInfo, appTransaction: appTransaction))
     }
 
     /// How many verified chains are cached now.
@@ -136,9 +137,10 @@ public struct SignedDataVerifier: Sendable {
         case 1 where configuration.acceptsXcode:
             return await verifyXcode(parsed, certificate: x5c[0], as: Payload.self)
         case 1:
-            return .invalid(VerificationFailure(
-                .badCertificateChainLength,
-                "x5c holds 1 certificate, as Xcode's self-signed data does; Xcode data is accepted only when the Xcode environment is configured"))
+            return .invalid(
+                VerificationFailure(
+                    .badCertificateChainLength,
+                    "x5c holds 1 certificate, as Xcode's self-signed data does; Xcode data is accepted only when the Xcode environment is configured"))
         default:
             let what = parsed.header.x5c == nil ? "header has no x5c" : "x5c holds \(x5c.count) certificates"
             return .invalid(VerificationFailure(.badCertificateChainLength, "\(what); App Store signed data carries exactly 3"))
@@ -209,7 +211,8 @@ public struct SignedDataVerifier: Sendable {
             return .invalid(error)
         }
         guard certificate.subject == certificate.issuer,
-              certificate.publicKey.isValidSignature(certificate.signature, for: certificate) else {
+            certificate.publicKey.isValidSignature(certificate.signature, for: certificate)
+        else {
             return .invalid(VerificationFailure(.untrustedChain, "a single x5c certificate must be Xcode's self-signed one; this one is not self-signed"))
         }
         guard let key = P256.Signing.PublicKey(certificate.publicKey) else {
@@ -224,9 +227,10 @@ public struct SignedDataVerifier: Sendable {
         let environment = payload.identityClaims.environment
         guard environment == .xcode else {
             let said = environment.map { "'\($0.rawValue)'" } ?? "no environment"
-            return .invalid(VerificationFailure(
-                .untrustedChain,
-                "a self-signed certificate vouches only for Xcode data; this payload says \(said)"))
+            return .invalid(
+                VerificationFailure(
+                    .untrustedChain,
+                    "a self-signed certificate vouches only for Xcode data; this payload says \(said)"))
         }
         let time = validationTime(for: payload)
         if let failure = TrustedChain.validityFailure(of: [certificate], names: ["Xcode"], at: time) { return .invalid(failure) }
@@ -254,7 +258,8 @@ public struct SignedDataVerifier: Sendable {
             return VerificationFailure(.badSignature, "ES256 signature is \(parsed.signature.count) bytes, not 64\(hint)")
         }
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: parsed.signature),
-              parsed.withSigningInput({ key.isValidSignature(signature, for: $0) }) else {
+            parsed.withSigningInput({ key.isValidSignature(signature, for: $0) })
+        else {
             return VerificationFailure(.badSignature, "ES256 signature does not verify with the leaf certificate's key")
         }
         return nil
@@ -290,7 +295,8 @@ public struct SignedDataVerifier: Sendable {
             // Production data must name the app; when this verifier serves Production, so must
             // data that names no environment, and other data is held to the ID it names.
             let servesProduction = configuration.environments.contains(.production)
-            let mustMatch = claims.environment == .production
+            let mustMatch =
+                claims.environment == .production
                 || (servesProduction && (claims.appAppleID != nil || claims.environment == nil))
             if mustMatch, claims.appAppleID != expected {
                 let said = claims.appAppleID.map { "\($0)" } ?? "no App Apple ID"

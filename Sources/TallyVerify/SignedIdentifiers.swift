@@ -27,9 +27,10 @@ enum IdentifierRule: Sendable {
         case .transactionID:
             return (1...20).contains(utf8.count) && utf8.allSatisfy(Self.isDigit)
         case .productID, .bundleID:
-            return (1...255).contains(utf8.count) && utf8.allSatisfy { byte in
-                Self.isDigit(byte) || Self.isLetter(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-            }
+            return (1...255).contains(utf8.count)
+                && utf8.allSatisfy { byte in
+                    Self.isDigit(byte) || Self.isLetter(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+                }
         case .uuid:
             guard utf8.count == 36 else { return false }
             return utf8.enumerated().allSatisfy { offset, byte in
@@ -75,17 +76,21 @@ extension SignedIdentifier {
 
 extension TransactionPayload {
     var signedIdentifiers: [SignedIdentifier] {
-        [SignedIdentifier(field: "transactionId", value: transactionId, rule: .transactionID),
-         SignedIdentifier(field: "originalTransactionId", value: originalTransactionId, rule: .transactionID),
-         SignedIdentifier(field: "productId", value: productId, rule: .productID),
-         SignedIdentifier(field: "bundleId", value: bundleId, rule: .bundleID)]
+        [
+            SignedIdentifier(field: "transactionId", value: transactionId, rule: .transactionID),
+            SignedIdentifier(field: "originalTransactionId", value: originalTransactionId, rule: .transactionID),
+            SignedIdentifier(field: "productId", value: productId, rule: .productID),
+            SignedIdentifier(field: "bundleId", value: bundleId, rule: .bundleID),
+        ]
     }
 }
 
 extension RenewalInfoPayload {
     var signedIdentifiers: [SignedIdentifier] {
-        [SignedIdentifier(field: "originalTransactionId", value: originalTransactionId, rule: .transactionID),
-         SignedIdentifier(field: "productId", value: productId, rule: .productID)]
+        [
+            SignedIdentifier(field: "originalTransactionId", value: originalTransactionId, rule: .transactionID),
+            SignedIdentifier(field: "productId", value: productId, rule: .productID),
+        ]
     }
 }
 
@@ -103,7 +108,9 @@ extension AppTransactionPayload {
 
 extension RealtimeRequestPayload {
     var signedIdentifiers: [SignedIdentifier] {
-        [SignedIdentifier(field: "originalTransactionId", value: originalTransactionId, rule: .transactionID),
-         SignedIdentifier(field: "productId", value: productId, rule: .productID)]
+        [
+            SignedIdentifier(field: "originalTransactionId", value: originalTransactionId, rule: .transactionID),
+            SignedIdentifier(field: "productId", value: productId, rule: .productID),
+        ]
     }
 }

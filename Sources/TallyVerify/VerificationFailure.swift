@@ -120,7 +120,7 @@ public struct VerificationFailure: Error, Hashable, Sendable, CustomStringConver
             case .invalidIdentifier:
                 return "VALID"
             case .inputTooLarge, .malformedJWS, .unsupportedAlgorithm, .badCertificateChainLength,
-                 .badSignature, .payloadNotDecodable:
+                .badSignature, .payloadNotDecodable:
                 return "INVALID_JWT_FORMAT"
             case .malformedCertificate:
                 return "INVALID_CERTIFICATE"

@@ -6,7 +6,8 @@ public import Testing
 /// tests that need it say so and are skipped.
 public enum Vectors {
     public static let root: URL? = {
-        let candidate = ProcessInfo.processInfo.environment["TALLY_VECTORS"].map { URL(fileURLWithPath: $0) }
+        let candidate =
+            ProcessInfo.processInfo.environment["TALLY_VECTORS"].map { URL(fileURLWithPath: $0) }
             ?? repository.deletingLastPathComponent().appendingPathComponent("shared/vectors")
         return FileManager.default.fileExists(atPath: candidate.path) ? candidate : nil
     }()

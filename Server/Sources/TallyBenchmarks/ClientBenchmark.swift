@@ -1,7 +1,4 @@
 public import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
 import NIOConcurrencyHelpers
 import TallyCore
@@ -10,6 +7,10 @@ import TallyKitTesting
 public import TallyServer
 import TallyTesting
 import TallyVerify
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Measures TallyKit on the device: how long after the store hands over a signed transaction
 /// its credit can be used, one purchase after another, as a customer buys.
@@ -62,9 +63,11 @@ public enum ClientBenchmark {
         public var folder: URL?
 
         /// The defaults of `tally bench client`.
-        public init(catalogURL: URL, storeCatalogURL: URL, modes: [Mode] = Mode.allCases, purchases: Int = 1_000, warmUp: Int = 20,
-                    rounds: Int = 5, baselineSamples: Int = 40, onDeviceProduct: String = "com.tally.zorya.report.career",
-                    serverProduct: String = "com.tally.photo.credits.10", serverDatabase: ServerConfiguration.Database? = nil, folder: URL? = nil) {
+        public init(
+            catalogURL: URL, storeCatalogURL: URL, modes: [Mode] = Mode.allCases, purchases: Int = 1_000, warmUp: Int = 20,
+            rounds: Int = 5, baselineSamples: Int = 40, onDeviceProduct: String = "com.tally.zorya.report.career",
+            serverProduct: String = "com.tally.photo.credits.10", serverDatabase: ServerConfiguration.Database? = nil, folder: URL? = nil
+        ) {
             self.modes = modes
             self.purchases = purchases
             self.warmUp = warmUp
@@ -177,8 +180,9 @@ public enum ClientBenchmark {
             case .server: results.append(try await server(context))
             }
         }
-        return Result(modes: results, targetP99Milliseconds: 50, seedLimitMilliseconds: 1_000,
-                      deviceDatabase: "journal_mode=wal synchronous=FULL")
+        return Result(
+            modes: results, targetP99Milliseconds: 50, seedLimitMilliseconds: 1_000,
+            deviceDatabase: "journal_mode=wal synchronous=FULL")
     }
 
     struct Context: Sendable {
@@ -216,9 +220,10 @@ public enum ClientBenchmark {
         let database = try LocalDatabase(path: deviceFolder.appendingPathComponent("device.sqlite").path)
         // The device trusts the run's test root explicitly, as only tests and benchmarks may.
         let verifier = SignedDataVerifier(
-            .init(bundleID: .equals(context.serverCatalog.app.bundleId),
-                  appAppleID: context.serverCatalog.app.appAppleId.map { .equals($0) } ?? .any,
-                  environments: [.sandbox], rootCertificates: [context.authority.root]),
+            .init(
+                bundleID: .equals(context.serverCatalog.app.bundleId),
+                appAppleID: context.serverCatalog.app.appAppleId.map { .equals($0) } ?? .any,
+                environments: [.sandbox], rootCertificates: [context.authority.root]),
             now: { Date() })
         let ledger = try await OnDeviceLedger(database: database, catalog: context.onDeviceCatalog, verifier: verifier, now: { Date() })
         context.progress("on-device: OnDeviceLedger in \(deviceFolder.path)")
@@ -241,28 +246,29 @@ public enum ClientBenchmark {
         context.progress("server: \(serverDescription)")
         let outcome: Swift.Result<ModeResult, any Error>
         do {
-            outcome = .success(try await InProcessServer.run(
-                database: database, catalog: context.serverCatalog, trusting: context.authority, logger: logger
-            ) { port in
-                let baseURL = URL(string: "http://\(InProcessServer.host):\(port)")!
-                // One transport for the device's calls and the /healthz baseline: the same connections.
-                let transport = URLSessionTransport()
-                let credentials = try await ServerDelivery.register(baseURL: baseURL, transport: transport)
-                let delivery = ServerDelivery(baseURL: baseURL, credentials: credentials, transport: transport)
-                let deviceFolder = context.folder.appendingPathComponent("server-device")
-                try FileManager.default.createDirectory(at: deviceFolder, withIntermediateDirectories: true)
-                let local = try LocalDatabase(path: deviceFolder.appendingPathComponent("device.sqlite").path)
-                var health = URLRequest(url: baseURL.appendingPathComponent("healthz"))
-                health.httpMethod = "GET"
-                let request = health
-                return try await measure(
-                    .server, context: context, product: product, grant: grant, delivery: delivery, database: local,
-                    scope: credentials.userID, deviceFolder: deviceFolder, server: serverDescription,
-                    health: {
-                        let answer = try await transport.send(request)
-                        guard answer.status == 200 else { throw Failure(description: "GET /healthz answered \(answer.status)") }
-                    })
-            })
+            outcome = .success(
+                try await InProcessServer.run(
+                    database: database, catalog: context.serverCatalog, trusting: context.authority, logger: logger
+                ) { port in
+                    let baseURL = URL(string: "http://\(InProcessServer.host):\(port)")!
+                    // One transport for the device's calls and the /healthz baseline: the same connections.
+                    let transport = URLSessionTransport()
+                    let credentials = try await ServerDelivery.register(baseURL: baseURL, transport: transport)
+                    let delivery = ServerDelivery(baseURL: baseURL, credentials: credentials, transport: transport)
+                    let deviceFolder = context.folder.appendingPathComponent("server-device")
+                    try FileManager.default.createDirectory(at: deviceFolder, withIntermediateDirectories: true)
+                    let local = try LocalDatabase(path: deviceFolder.appendingPathComponent("device.sqlite").path)
+                    var health = URLRequest(url: baseURL.appendingPathComponent("healthz"))
+                    health.httpMethod = "GET"
+                    let request = health
+                    return try await measure(
+                        .server, context: context, product: product, grant: grant, delivery: delivery, database: local,
+                        scope: credentials.userID, deviceFolder: deviceFolder, server: serverDescription,
+                        health: {
+                            let answer = try await transport.send(request)
+                            guard answer.status == 200 else { throw Failure(description: "GET /healthz answered \(answer.status)") }
+                        })
+                })
         } catch {
             outcome = .failure(error)
         }
@@ -298,8 +304,11 @@ public enum ClientBenchmark {
     /// The moments a purchase passes, in order, and what happens between each and the next.
     static let stages: [(from: String, to: String, work: String)] = [
         ("paid", "journaled", "the transaction is written to the device's journal"),
-        ("journaled", "delivered", "the delivery credits it: on the device, verification and the ledger's commit; "
-            + "against the server, POST /v1/me/purchases"),
+        (
+            "journaled", "delivered",
+            "the delivery credits it: on the device, verification and the ledger's commit; "
+                + "against the server, POST /v1/me/purchases"
+        ),
         ("delivered", "recorded", "the journal records the delivery"),
         ("recorded", "finished", "the store is told to finish the transaction"),
         ("finished", "returned", "the journal records the finish, the account state is updated, the call returns"),
@@ -327,8 +336,9 @@ public enum ClientBenchmark {
         // Nothing left from before runs beside the purchases measured.
         await manager.waitUntilCaughtUp()
         do {
-            let result = try await measure(mode, context: context, manager: manager, product: product, grant: grant,
-                                           deviceFolder: deviceFolder, server: server, health: health, steps: steps)
+            let result = try await measure(
+                mode, context: context, manager: manager, product: product, grant: grant,
+                deviceFolder: deviceFolder, server: server, health: health, steps: steps)
             await manager.stop()
             return result
         } catch {
@@ -403,9 +413,11 @@ public enum ClientBenchmark {
             roundP99.append(latency.p99Milliseconds)
             fsyncRatios.append(latency.p50Milliseconds / max(Latency(roundWrites).p50Milliseconds, 1e-9))
             if !roundHealths.isEmpty { healthRatios.append(latency.p50Milliseconds / max(Latency(roundHealths).p50Milliseconds, 1e-9)) }
-            context.progress(String(format: "%@: round %d/%d: %d purchases, paid → usable p50 %.2f ms p99 %.2f ms; durable write p50 %.2f ms",
-                                    mode.rawValue, round + 1, rounds, count, latency.p50Milliseconds, latency.p99Milliseconds,
-                                    Latency(roundWrites).p50Milliseconds))
+            context.progress(
+                String(
+                    format: "%@: round %d/%d: %d purchases, paid → usable p50 %.2f ms p99 %.2f ms; durable write p50 %.2f ms",
+                    mode.rawValue, round + 1, rounds, count, latency.p50Milliseconds, latency.p99Milliseconds,
+                    Latency(roundWrites).p50Milliseconds))
         }
         try? FileManager.default.removeItem(at: fsyncFile)
 

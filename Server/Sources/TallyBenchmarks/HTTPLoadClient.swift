@@ -65,8 +65,10 @@ public final class HTTPLoadClient: Sendable {
         /// Request `i`.
         public var make: @Sendable (Int) -> Request
 
-        public init(name: String, expectedStatus: UInt = 200, limit: Int, duration: TimeAmount?, keepBodies: Bool = false,
-                    make: @escaping @Sendable (Int) -> Request) {
+        public init(
+            name: String, expectedStatus: UInt = 200, limit: Int, duration: TimeAmount?, keepBodies: Bool = false,
+            make: @escaping @Sendable (Int) -> Request
+        ) {
             self.name = name
             self.expectedStatus = expectedStatus
             self.limit = limit

@@ -1,9 +1,9 @@
-import _CryptoExtras
 import Crypto
 public import Foundation
 import TallyCore
 public import TallyTesting
 import TallyVerify
+import _CryptoExtras
 
 /// Measures app receipt verification on one core: `ReceiptVerifier` with its chain cache and
 /// without it, against swift-crypto's raw RSA verification of the same signatures, in the same

@@ -60,9 +60,11 @@ public enum ServerBenchmark {
         public var endpoints: Set<Endpoint>
 
         /// The defaults of `tally bench server`.
-        public init(database: ServerConfiguration.Database, catalog: TallyCatalog, connections: Int = 16, duration: Duration = .seconds(10),
-                    rounds: Int = 5, warmUp: Duration = .seconds(1), users: Int = 1_000, purchases: Int = 40_000,
-                    endpoints: Set<Endpoint> = Set(Endpoint.allCases)) {
+        public init(
+            database: ServerConfiguration.Database, catalog: TallyCatalog, connections: Int = 16, duration: Duration = .seconds(10),
+            rounds: Int = 5, warmUp: Duration = .seconds(1), users: Int = 1_000, purchases: Int = 40_000,
+            endpoints: Set<Endpoint> = Set(Endpoint.allCases)
+        ) {
             self.database = database
             self.catalog = catalog
             self.connections = connections
@@ -143,7 +145,8 @@ public enum ServerBenchmark {
     public static func run(_ options: Options, progress: @escaping @Sendable (String) -> Void) async throws -> Result {
         let catalog = InProcessServer.benchmarkCatalog(options.catalog)
         guard catalog.product(fundingProduct) != nil, catalog.product(purchaseProduct) != nil, catalog.hasCurrency(spendCurrency) else {
-            throw Failure(description: "the catalog needs \(fundingProduct), \(purchaseProduct) and the currency \(spendCurrency) (Examples/tally.json has them)")
+            throw Failure(
+                description: "the catalog needs \(fundingProduct), \(purchaseProduct) and the currency \(spendCurrency) (Examples/tally.json has them)")
         }
 
         var logger = Logger(label: "tally.bench")
@@ -155,18 +158,21 @@ public enum ServerBenchmark {
         let authority = try TestCertificateAuthority(profile: .init(issuedAt: issuedAt))
         let result: Swift.Result<Result, any Error>
         do {
-            result = .success(try await InProcessServer.run(database: sqlDatabase, catalog: catalog, trusting: authority, logger: logger) { port in
-                let client = HTTPLoadClient(host: host, port: port)
-                let outcome: Swift.Result<Result, any Error>
-                do {
-                    outcome = .success(try await measure(options, client: client, authority: authority, issuedAt: issuedAt,
-                                                         catalog: catalog, port: port, durability: durability, progress: progress))
-                } catch {
-                    outcome = .failure(error)
-                }
-                try? await client.shutdown()
-                return try outcome.get()
-            })
+            result = .success(
+                try await InProcessServer.run(database: sqlDatabase, catalog: catalog, trusting: authority, logger: logger) { port in
+                    let client = HTTPLoadClient(host: host, port: port)
+                    let outcome: Swift.Result<Result, any Error>
+                    do {
+                        outcome = .success(
+                            try await measure(
+                                options, client: client, authority: authority, issuedAt: issuedAt,
+                                catalog: catalog, port: port, durability: durability, progress: progress))
+                    } catch {
+                        outcome = .failure(error)
+                    }
+                    try? await client.shutdown()
+                    return try outcome.get()
+                })
         } catch {
             result = .failure(error)
         }
@@ -206,12 +212,15 @@ public enum ServerBenchmark {
         let warmUpPurchases = min(options.purchases, 5_000)
         progress("minting \(users.count + warmUpPurchases + options.purchases) signed transactions…")
         let firstID = Int64.random(in: 1_000_000_000_000_000...8_000_000_000_000_000)
-        let funding = try await mint(authority, count: users.count, firstID: firstID, product: fundingProduct, quantity: 10,
-                                     users: users, bundleID: catalog.app.bundleId, at: issuedAt)
-        let warmUpPool = try await mint(authority, count: warmUpPurchases, firstID: firstID + 10_000_000, product: purchaseProduct,
-                                        quantity: 1, users: users, bundleID: catalog.app.bundleId, at: issuedAt)
-        let pool = try await mint(authority, count: options.purchases, firstID: firstID + 20_000_000, product: purchaseProduct,
-                                  quantity: 1, users: users, bundleID: catalog.app.bundleId, at: issuedAt)
+        let funding = try await mint(
+            authority, count: users.count, firstID: firstID, product: fundingProduct, quantity: 10,
+            users: users, bundleID: catalog.app.bundleId, at: issuedAt)
+        let warmUpPool = try await mint(
+            authority, count: warmUpPurchases, firstID: firstID + 10_000_000, product: purchaseProduct,
+            quantity: 1, users: users, bundleID: catalog.app.bundleId, at: issuedAt)
+        let pool = try await mint(
+            authority, count: options.purchases, firstID: firstID + 20_000_000, product: purchaseProduct,
+            quantity: 1, users: users, bundleID: catalog.app.bundleId, at: issuedAt)
 
         // Funding: 10 × 100 credits per user, so that no spend phase runs dry.
         let funded = try await client.run(purchasePhase("funding purchases", funding[...], users, hostHeader, duration: nil), connections: connections)
@@ -231,8 +240,10 @@ public enum ServerBenchmark {
                 case .spend:
                     return .init(name: endpoint.rawValue, limit: spendCapacityPerPhase, duration: time) { index in
                         let user = users[index % users.count]
-                        return .init(.POST, "/v1/me/spend", host: hostHeader, bearer: user.token, json:
-                            #"{"currency":"\#(spendCurrency)","amount":1,"idempotency_key":"\#(label)-\#(index)","reference":"bench"}"#)
+                        return .init(
+                            .POST, "/v1/me/spend", host: hostHeader, bearer: user.token,
+                            json:
+                                #"{"currency":"\#(spendCurrency)","amount":1,"idempotency_key":"\#(label)-\#(index)","reference":"bench"}"#)
                     }
                 case .me:
                     return .init(name: endpoint.rawValue, limit: .max, duration: time) { index in
@@ -266,9 +277,11 @@ public enum ServerBenchmark {
                 row.append(try await client.run(phase, connections: connections))
             }
             measurements.append(row)
-            progress("round \(round + 1)/\(rounds): " + zip(row, endpoints)
-                .map { String(format: "%@ %.0f/s", $1.rawValue, $0.rate) }.joined(separator: ", ")
-                + String(format: "; write+fsync p50 %.2f ms", roundDurableWriteP50.last ?? 0))
+            progress(
+                "round \(round + 1)/\(rounds): "
+                    + zip(row, endpoints)
+                    .map { String(format: "%@ %.0f/s", $1.rawValue, $0.rate) }.joined(separator: ", ")
+                    + String(format: "; write+fsync p50 %.2f ms", roundDurableWriteP50.last ?? 0))
         }
 
         let results = endpoints.indices.map { column in
@@ -296,8 +309,9 @@ public enum ServerBenchmark {
     static func purchasePhase(_ name: String, _ jws: ArraySlice<String>, _ users: [BenchUser], _ host: String, duration: TimeAmount?) -> HTTPLoadClient.Phase {
         let first = jws.startIndex
         return .init(name: name, limit: jws.count, duration: duration) { index in
-            .init(.POST, "/v1/me/purchases", host: host, bearer: users[(first + index) % users.count].token,
-                  json: #"{"signed_transaction":""# + jws[first + index] + #""}"#)
+            .init(
+                .POST, "/v1/me/purchases", host: host, bearer: users[(first + index) % users.count].token,
+                json: #"{"signed_transaction":""# + jws[first + index] + #""}"#)
         }
     }
 

@@ -12,8 +12,9 @@ struct ControlAPI: Sendable {
         let control = router.group("control")
         control.get("status") { _, _ in try json(await status()) }
         control.get("root.pem") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/x-pem-file"],
-                     body: .init(byteBuffer: ByteBuffer(string: try store.authority.root.serializeAsPEM().pemString + "\n")))
+            Response(
+                status: .ok, headers: [.contentType: "application/x-pem-file"],
+                body: .init(byteBuffer: ByteBuffer(string: try store.authority.root.serializeAsPEM().pemString + "\n")))
         }
         control.put("settings") { request, context in try await handle { try await updateSettings(decode(SettingsBody.self, request, context)) } }
         control.get("products") { _, _ in try json(store.configuration.catalog.products.map(ProductBody.init)) }
@@ -22,7 +23,10 @@ struct ControlAPI: Sendable {
         control.get("pending") { _, _ in try json(await store.pendingPurchases.map(PendingBody.init)) }
         control.post("pending/:id/approve") { _, context in try await handle { try await approve(context.parameters.require("id")) } }
         control.post("pending/:id/decline") { _, context in
-            try await handle { try await store.declineAskToBuy(context.parameters.require("id")); return Empty() }
+            try await handle {
+                try await store.declineAskToBuy(context.parameters.require("id"))
+                return Empty()
+            }
         }
         control.post("pending/:id/resolve") { _, context in
             try await handle { TransactionBody(try await store.resolveInterruptedPurchase(context.parameters.require("id"))) }
@@ -41,7 +45,10 @@ struct ControlAPI: Sendable {
         }
         control.get("entitlements") { _, _ in try await handle { try await store.currentEntitlements().map { TransactionBody($0) } } }
         control.post("transactions/:id/finish") { _, context in
-            try await handle { try await store.finish(transactionID: context.parameters.require("id")); return Empty() }
+            try await handle {
+                try await store.finish(transactionID: context.parameters.require("id"))
+                return Empty()
+            }
         }
         control.post("transactions/:id/refund") { request, context in
             try await handle {
@@ -53,10 +60,16 @@ struct ControlAPI: Sendable {
             try await handle { TransactionBody(try await store.reverseRefund(transactionID: context.parameters.require("id"))) }
         }
         control.post("transactions/:id/decline-refund") { _, context in
-            try await handle { try await store.declineRefund(transactionID: context.parameters.require("id")); return Empty() }
+            try await handle {
+                try await store.declineRefund(transactionID: context.parameters.require("id"))
+                return Empty()
+            }
         }
         control.post("transactions/:id/consumption-request") { _, context in
-            try await handle { try await store.requestConsumptionInformation(transactionID: context.parameters.require("id")); return Empty() }
+            try await handle {
+                try await store.requestConsumptionInformation(transactionID: context.parameters.require("id"))
+                return Empty()
+            }
         }
         control.post("transactions/:id/share-with-family") { _, context in
             try await handle { TransactionBody(try await store.shareWithFamily(transactionID: context.parameters.require("id"))) }
@@ -76,16 +89,28 @@ struct ControlAPI: Sendable {
             }
         }
         control.post("subscriptions/:original/expire") { _, context in
-            try await handle { try await store.expire(originalTransactionID: context.parameters.require("original")); return Empty() }
+            try await handle {
+                try await store.expire(originalTransactionID: context.parameters.require("original"))
+                return Empty()
+            }
         }
         control.post("subscriptions/:original/renew") { _, context in
-            try await handle { try await store.forceRenewal(originalTransactionID: context.parameters.require("original")); return Empty() }
+            try await handle {
+                try await store.forceRenewal(originalTransactionID: context.parameters.require("original"))
+                return Empty()
+            }
         }
         control.post("subscriptions/:original/fail-next-renewal") { _, context in
-            try await handle { try await store.failNextRenewal(originalTransactionID: context.parameters.require("original")); return Empty() }
+            try await handle {
+                try await store.failNextRenewal(originalTransactionID: context.parameters.require("original"))
+                return Empty()
+            }
         }
         control.post("subscriptions/:original/resolve-billing-issue") { _, context in
-            try await handle { try await store.resolveBillingIssue(originalTransactionID: context.parameters.require("original")); return Empty() }
+            try await handle {
+                try await store.resolveBillingIssue(originalTransactionID: context.parameters.require("original"))
+                return Empty()
+            }
         }
 
         control.post("time/advance") { request, context in
@@ -199,17 +224,21 @@ struct ControlAPI: Sendable {
             guard let uuid = UUID(uuidString: text) else { throw ControlError.invalid("app_account_token must be a UUID") }
             token = uuid
         }
-        let outcome: SimulatedAppStore.Outcome = switch body.outcome {
-        case nil, "automatic": .automatic
-        case "success": .success
-        case "user_cancelled": .userCancelled
-        case "ask_to_buy": .askToBuy
-        case "interrupted": .interrupted
-        case "unverified": .unverified
-        case let code? where Self.failures.contains(code): .failure(SimulatedAppStoreError.Code(rawValue: code))
-        case let other?: throw ControlError.invalid("outcome must be automatic, success, user_cancelled, ask_to_buy, interrupted, unverified or one of \(Self.failures.sorted()), not \(other)")
-        }
-        let options = SimulatedAppStore.PurchaseOptions(appAccountToken: token, quantity: body.quantity ?? 1, promotionalOfferID: body.promotionalOfferId, outcome: outcome)
+        let outcome: SimulatedAppStore.Outcome =
+            switch body.outcome {
+            case nil, "automatic": .automatic
+            case "success": .success
+            case "user_cancelled": .userCancelled
+            case "ask_to_buy": .askToBuy
+            case "interrupted": .interrupted
+            case "unverified": .unverified
+            case let code? where Self.failures.contains(code): .failure(SimulatedAppStoreError.Code(rawValue: code))
+            case let other?:
+                throw ControlError.invalid(
+                    "outcome must be automatic, success, user_cancelled, ask_to_buy, interrupted, unverified or one of \(Self.failures.sorted()), not \(other)")
+            }
+        let options = SimulatedAppStore.PurchaseOptions(
+            appAccountToken: token, quantity: body.quantity ?? 1, promotionalOfferID: body.promotionalOfferId, outcome: outcome)
         switch try await store.purchase(body.productId, options: options) {
         case .success(let transaction):
             return PurchaseResultBody(result: "success", transactionId: transaction.transactionID, signedTransaction: transaction.jws)
@@ -264,17 +293,19 @@ struct ControlAPI: Sendable {
         var percentage: Int?
 
         func revocation() throws -> SimulatedAppStore.Revocation {
-            let reason: RevocationReason = switch self.reason {
-            case nil, "other": .otherReason
-            case "app_issue": .appIssue
-            default: throw ControlError.invalid("reason must be app_issue or other")
-            }
-            let type: RevocationType = switch self.type {
-            case nil, "full": .refundFull
-            case "prorated": .refundProrated
-            case "family_revoke": .familyRevoke
-            default: throw ControlError.invalid("type must be full, prorated or family_revoke")
-            }
+            let reason: RevocationReason =
+                switch self.reason {
+                case nil, "other": .otherReason
+                case "app_issue": .appIssue
+                default: throw ControlError.invalid("reason must be app_issue or other")
+                }
+            let type: RevocationType =
+                switch self.type {
+                case nil, "full": .refundFull
+                case "prorated": .refundProrated
+                case "family_revoke": .familyRevoke
+                default: throw ControlError.invalid("type must be full, prorated or family_revoke")
+                }
             return SimulatedAppStore.Revocation(reason: reason, type: type, percentage: percentage)
         }
     }
@@ -348,12 +379,13 @@ struct ControlAPI: Sendable {
         do {
             return try json(try await work())
         } catch let error as SimulatedAppStoreError {
-            let status: HTTPResponse.Status = switch error.code {
-            case .notFound: .notFound
-            case .invalidState: .conflict
-            case .storage: .internalServerError
-            default: .badRequest
-            }
+            let status: HTTPResponse.Status =
+                switch error.code {
+                case .notFound: .notFound
+                case .invalidState: .conflict
+                case .storage: .internalServerError
+                default: .badRequest
+                }
             return try failure(status, error.code.rawValue, error.message)
         } catch let error as ControlError {
             return try failure(error.status, error.code, error.message)

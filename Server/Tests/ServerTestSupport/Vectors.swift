@@ -7,7 +7,8 @@ public import Testing
 public enum Vectors {
     /// The folder, when it exists.
     public static let root: URL? = {
-        let candidate = ProcessInfo.processInfo.environment["TALLY_VECTORS"].map { URL(fileURLWithPath: $0) }
+        let candidate =
+            ProcessInfo.processInfo.environment["TALLY_VECTORS"].map { URL(fileURLWithPath: $0) }
             ?? Repository.root.deletingLastPathComponent().appendingPathComponent("shared/vectors")
         return FileManager.default.fileExists(atPath: candidate.path) ? candidate : nil
     }()

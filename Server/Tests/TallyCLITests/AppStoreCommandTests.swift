@@ -1,8 +1,9 @@
 import Foundation
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 /// `tally appstore` as a user runs it: serve, buy with one HTTP call, verify with `tally verify`.
 @Suite(.serialized) struct AppStoreCommandTests {
@@ -10,12 +11,17 @@ import Testing
 
     @Test func purchasePrintsATransactionThatVerifiesWithTheFoldersRoot() throws {
         let caDir = folder.appendingPathComponent("ca").path
-        let purchase = try CommandLine.run(["appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50",
-                                            "--account-token", "5c0b6f2e-8d5e-4c55-9a38-2f1c0d9e7b41", "--quantity", "2"])
+        let purchase = try CommandLine.run([
+            "appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50",
+            "--account-token", "5c0b6f2e-8d5e-4c55-9a38-2f1c0d9e7b41", "--quantity", "2",
+        ])
         #expect(purchase.status == 0, "\(purchase.stderr)")
         let jws = purchase.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let verify = try CommandLine.run(["verify", "--kind", "transaction", "--root", caDir + "/root.cer", "--environment", "Sandbox",
-                                          "--bundle-id", "com.tally.example"], stdin: jws)
+        let verify = try CommandLine.run(
+            [
+                "verify", "--kind", "transaction", "--root", caDir + "/root.cer", "--environment", "Sandbox",
+                "--bundle-id", "com.tally.example",
+            ], stdin: jws)
         #expect(verify.status == 0, "\(verify.stdout)")
         let payload = CommandLine.json(verify.stdout)["payload"] as? [String: Any]
         #expect(payload?["quantity"] as? Int == 2)

@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import TallyCore
 import TallySQLite
 import TallyTesting
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// `tally backup`, `tally restore` and `tally check` as an operator runs them: against a
 /// `tally serve` busy with purchases and spends from concurrent clients.
@@ -99,8 +100,10 @@ import Testing
         for _ in 0..<6 {
             let (status, body) = try await ServeCommandTests.request("POST", base + "/v1/users")
             #expect(status == 201)
-            registered.append(Customer(userID: try #require(body["user_id"] as? String), token: try #require(body["user_token"] as? String),
-                                       accountToken: try #require(body["app_account_token"] as? String)))
+            registered.append(
+                Customer(
+                    userID: try #require(body["user_id"] as? String), token: try #require(body["user_token"] as? String),
+                    accountToken: try #require(body["app_account_token"] as? String)))
         }
         let customers = registered
 
@@ -171,7 +174,8 @@ import Testing
         for position in positions {
             let sum = try copy.query(
                 "SELECT COALESCE(SUM(amount), 0) AS total FROM ledger_entries WHERE user_id = ? AND currency = ? AND bucket = 'balance'",
-                [position["user_id"], position["currency"]]).first?["total"].integer
+                [position["user_id"], position["currency"]]
+            ).first?["total"].integer
             let net = (position["available"].integer ?? 0) + (position["held"].integer ?? 0) - (position["debt"].integer ?? 0)
             #expect(sum == net, "\(position.values)")
         }
@@ -180,7 +184,8 @@ import Testing
             """
             SELECT COUNT(*) AS n FROM store_transactions s
             WHERE s.granted = 1 AND NOT EXISTS (SELECT 1 FROM ledger_entries l WHERE l.transaction_id = s.transaction_id)
-            """).first?["n"].integer
+            """
+        ).first?["n"].integer
         #expect(orphans == 0)
         // It is the database as it was at one instant of the load: its ledger is the start of the final one.
         let copied = try Self.ledger(path("backup.sqlite"))

@@ -14,8 +14,9 @@ import Testing
         let report = CommandLine.json(run.stdout)
         #expect((report["durability"] as? String)?.contains("synchronous=FULL") == true, "\(run.stdout)")
         let endpoints = report["endpoints"] as? [[String: Any]] ?? []
-        #expect(endpoints.compactMap { $0["endpoint"] as? String }
-            == ["GET /healthz", "POST /v1/me/purchases", "POST /v1/me/spend", "GET /v1/me"])
+        #expect(
+            endpoints.compactMap { $0["endpoint"] as? String }
+                == ["GET /healthz", "POST /v1/me/purchases", "POST /v1/me/spend", "GET /v1/me"])
         for endpoint in endpoints {
             #expect((endpoint["requests"] as? Int ?? 0) > 0, "\(endpoint)")
             #expect((endpoint["round_rates"] as? [Double])?.count == 2, "\(endpoint)")

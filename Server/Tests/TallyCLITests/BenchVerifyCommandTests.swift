@@ -9,8 +9,10 @@ import Testing
         let run = try CommandLine.run(["bench", "verify", "--count", "20", "--uncached-count", "5", "--receipts", "10", "--no-openssl"])
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         let lines = run.stdout.split(separator: "\n")
-        for label in ["raw P-256 verify", "tally verify, chain cached (20 JWS)", "raw RSA-2048 verify",
-                      "tally receipts, chain cached (10,", "tally receipts, chain uncached (5)"] {
+        for label in [
+            "raw P-256 verify", "tally verify, chain cached (20 JWS)", "raw RSA-2048 verify",
+            "tally receipts, chain cached (10,", "tally receipts, chain uncached (5)",
+        ] {
             let line = lines.first { $0.hasPrefix(label) }
             #expect(line?.contains("/s") == true, "\(label): \(run.stdout)")
         }

@@ -42,7 +42,10 @@ import Testing
         #expect(created.status == 0, "\(created.stderr)")
         let database = phone.folder.appendingPathComponent("server.sqlite").path
         let (server, port) = try ServeCommandTests.serve(["serve", "--dev", "--trust-ca-dir", phone.caDir, "--database", database])
-        defer { server.terminate(); server.waitUntilExit() }
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
         phone.server = "http://127.0.0.1:\(port)"
         try body(phone)
     }
@@ -89,7 +92,10 @@ import Testing
         // The server back on the same database: the next launch delivers it, once.
         let (restarted, port) = try ServeCommandTests.serve(
             ["serve", "--dev", "--trust-ca-dir", phone.caDir, "--database", phone.folder.appendingPathComponent("server.sqlite").path])
-        defer { restarted.terminate(); restarted.waitUntilExit() }
+        defer {
+            restarted.terminate()
+            restarted.waitUntilExit()
+        }
         let back = Phone(folder: phone.folder, server: "http://127.0.0.1:\(port)")
         for _ in 1...2 {
             let state = try back.launch()

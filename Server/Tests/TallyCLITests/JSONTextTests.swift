@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import tally
+
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import tally
-import Testing
 
 /// `tally verify` writes its verdicts without `JSONEncoder` or a date formatter: the same bytes
 /// as those, checked against them on the inputs most likely to differ.
@@ -53,11 +55,12 @@ import Testing
         return String(decoding: output, as: UTF8.self)
     }
 
-    @Test(arguments: [
-        0, 0.5, 0.999, 59.999_999_9, 86_399, 86_400, 951_782_400, 951_868_799.75, 1_717_300_000, 1_717_300_000.999,
-        4_107_542_399, 4_107_542_400, 253_402_300_799.5, 253_402_300_800, -0.5, -1, -86_400.25, -62_135_596_801,
-        1e13, -1e13,
-    ] as [Double])
+    @Test(
+        arguments: [
+            0, 0.5, 0.999, 59.999_999_9, 86_399, 86_400, 951_782_400, 951_868_799.75, 1_717_300_000, 1_717_300_000.999,
+            4_107_542_399, 4_107_542_400, 253_402_300_799.5, 253_402_300_800, -0.5, -1, -86_400.25, -62_135_596_801,
+            1e13, -1e13,
+        ] as [Double])
     func datesAreWhatTheISO8601FormatStyleWrites(seconds: Double) {
         let date = Date(timeIntervalSince1970: seconds)
         #expect(Self.iso8601(date) == date.formatted(.iso8601), "\(seconds)")
@@ -77,15 +80,18 @@ import Testing
     }
 
     @Test func theJWSOnALineIsTheLineTrimmedAsFoundationTrimsIt() {
-        let edges = ["", " ", "\t", "\n", "\r", "\r\n", "\u{B}", "\u{C}", "\u{1C}", "\u{1F}", "\u{85}", "\u{A0}", "\u{2028}", "\u{3000}",
-                     "\u{FEFF}", "\u{301}", " \u{A0} ", "x"]
+        let edges = [
+            "", " ", "\t", "\n", "\r", "\r\n", "\u{B}", "\u{C}", "\u{1C}", "\u{1F}", "\u{85}", "\u{A0}", "\u{2028}", "\u{3000}",
+            "\u{FEFF}", "\u{301}", " \u{A0} ", "x",
+        ]
         let cores = ["", "a.b.c", "eyJhbGciOiJFUzI1NiJ9.e30.c2ln", "é.b", "a.b\u{301}", " inner space "]
         for core in cores {
             for prefix in edges {
                 for suffix in edges {
                     let line = prefix + core + suffix
-                    #expect(VerifyCommand.jws(in: Array(line.utf8)[...]) == line.trimmingCharacters(in: .whitespacesAndNewlines),
-                            "\(line.debugDescription)")
+                    #expect(
+                        VerifyCommand.jws(in: Array(line.utf8)[...]) == line.trimmingCharacters(in: .whitespacesAndNewlines),
+                        "\(line.debugDescription)")
                 }
             }
         }

@@ -1,8 +1,9 @@
 import Foundation
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 /// `tally serve` as a user runs it: start, buy with `tally appstore purchase`, post with HTTP,
 /// see the balance; SIGTERM stops it cleanly.
@@ -28,7 +29,8 @@ import Testing
         var seen = ""
         while true {
             if let range = seen.range(of: #"listening on [^\s]*:(\d+)"#, options: .regularExpression),
-               let port = Int(seen[range].split(separator: ":").last ?? "") {
+                let port = Int(seen[range].split(separator: ":").last ?? "")
+            {
                 return (process, port)
             }
             let chunk = log.fileHandleForReading.availableData
@@ -39,8 +41,10 @@ import Testing
         throw CommandFailure(description: "the server did not say where it listens: \(seen)")
     }
 
-    static func request(_ method: String, _ url: String, token: String? = nil, body: String? = nil,
-                        headers: [String: String] = [:]) async throws -> (Int, [String: Any]) {
+    static func request(
+        _ method: String, _ url: String, token: String? = nil, body: String? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> (Int, [String: Any]) {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -67,8 +71,10 @@ import Testing
         let token = try #require(user["user_token"] as? String)
         let accountToken = try #require(user["app_account_token"] as? String)
 
-        let purchase = try CommandLine.run(["appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50",
-                                            "--account-token", accountToken])
+        let purchase = try CommandLine.run([
+            "appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50",
+            "--account-token", accountToken,
+        ])
         #expect(purchase.status == 0, "\(purchase.stderr)")
         let jws = purchase.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let body = "{\"signed_transaction\":\"\(jws)\"}"
@@ -105,8 +111,10 @@ import Testing
         let (_, user) = try await Self.request("POST", base + "/v1/users")
         let token = try #require(user["user_token"] as? String)
         let accountToken = try #require(user["app_account_token"] as? String)
-        let purchase = try CommandLine.run(["appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50",
-                                            "--account-token", accountToken, "--environment", "Production"])
+        let purchase = try CommandLine.run([
+            "appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50",
+            "--account-token", accountToken, "--environment", "Production",
+        ])
         #expect(purchase.status == 0, "\(purchase.stderr)")
         let jws = purchase.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let (status, refusal) = try await Self.request("POST", base + "/v1/me/purchases", token: token, body: "{\"signed_transaction\":\"\(jws)\"}")

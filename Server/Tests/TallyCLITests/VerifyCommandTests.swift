@@ -58,8 +58,10 @@ import Testing
         let lines = [try transaction("1"), "not-a-jws", try transaction("3", bundle: "com.other"), try transaction("4")]
         let file = folder.appendingPathComponent("batch.jsonl")
         try Data(lines.joined(separator: "\n").utf8).write(to: file)
-        let run = try CommandLine.run(["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox",
-                                       "--bundle-id", "com.example", "--jsonl", file.path])
+        let run = try CommandLine.run([
+            "verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox",
+            "--bundle-id", "com.example", "--jsonl", file.path,
+        ])
         #expect(run.status == 1)
         let verdicts = run.stdout.split(separator: "\n").map(CommandLine.json)
         #expect(verdicts.map { $0["status"] as? String } == ["valid", "invalid", "invalid", "valid"])
@@ -132,8 +134,9 @@ import Testing
         let run = try CommandLine.run(["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox"], stdin: jws)
         #expect(run.status == 0)
         // The signed date is 2024-06-02T03:46:40.123Z; the validation time is shown in whole seconds.
-        #expect(run.stdout == #"{"status":"valid","kind":"transaction","origin":"certificate_chain","validation_time":"2024-06-02T03:46:40Z","#
-            + #""unchecked":["bundle_id","app_apple_id"],"payload":"# + String(decoding: payload, as: UTF8.self) + "}\n")
+        #expect(
+            run.stdout == #"{"status":"valid","kind":"transaction","origin":"certificate_chain","validation_time":"2024-06-02T03:46:40Z","#
+                + #""unchecked":["bundle_id","app_apple_id"],"payload":"# + String(decoding: payload, as: UTF8.self) + "}\n")
     }
 
     @Test func anInvalidVerdictEscapesItsMessageAsJSON() throws {

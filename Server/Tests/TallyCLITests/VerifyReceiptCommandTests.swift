@@ -94,7 +94,8 @@ import Testing
         // JSONText writes `/` as `\/`, as JSONEncoder does.
         let hash = Data(ReceiptBuilder.deviceHash(device: Self.device, opaqueValue: Self.opaqueValue, bundleID: "com.example"))
             .base64EncodedString().replacingOccurrences(of: "/", with: #"\/"#)
-        let expected = #"{"status":"valid","kind":"receipt","origin":"certificate_chain","validation_time":"2024-06-02T00:00:00Z","#
+        let expected =
+            #"{"status":"valid","kind":"receipt","origin":"certificate_chain","validation_time":"2024-06-02T00:00:00Z","#
             + #""unchecked":["app_version","device_id"],"payload":{"receipt_type":"ProductionSandbox","environment":"Sandbox","#
             + #""app_item_id":1234,"bundle_id":"com.example","application_version":"42","opaque_value":"BwcHBwcHBwcHBwcHBwcHBw==","#
             + #""sha1_hash":""# + hash + #"","receipt_creation_date":"2024-06-02T00:00:00Z","#
@@ -197,10 +198,11 @@ import Testing
             #expect(single.status == (verdict.hasPrefix(#"{"status":"valid""#) ? 0 : 1))
         }
         let codes = printed.dropLast().map { CommandLine.json($0)["code"] as? String }
-        #expect(codes == [
-            nil, "malformed_receipt", "malformed_receipt", "bad_signature", "wrong_bundle_id", nil,
-            "malformed_receipt", "malformed_receipt", nil,
-        ])
+        #expect(
+            codes == [
+                nil, "malformed_receipt", "malformed_receipt", "bad_signature", "wrong_bundle_id", nil,
+                "malformed_receipt", "malformed_receipt", nil,
+            ])
         for jobs in ["2", "3", "16"] {
             let parallel = try CommandLine.run(arguments + ["--jsonl", "--jobs", jobs, file.path])
             #expect(parallel.stdout == batch.stdout, "--jobs \(jobs)")

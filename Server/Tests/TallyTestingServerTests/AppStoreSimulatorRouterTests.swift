@@ -2,11 +2,11 @@ import Crypto
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import ServerTestSupport
 import TallyCore
 import TallyTesting
 import TallyTestingServer
 import TallyVerify
-import ServerTestSupport
 import Testing
 
 /// The simulator's HTTP routes, run in memory with Hummingbird's test client.
@@ -42,8 +42,10 @@ import Testing
 
     @Test func askToBuyApproveAndDeclineOverHTTP() async throws {
         try await app.test(.router) { client in
-            let first = Self.object(try await client.execute(
-                uri: "/control/purchases", method: .post, body: ByteBuffer(string: #"{"product_id":"com.tally.echo.3hours","outcome":"ask_to_buy"}"#)).body)
+            let first = Self.object(
+                try await client.execute(
+                    uri: "/control/purchases", method: .post, body: ByteBuffer(string: #"{"product_id":"com.tally.echo.3hours","outcome":"ask_to_buy"}"#)
+                ).body)
             #expect(first["result"] as? String == "pending")
             let id = try #require(first["pending_id"] as? String)
             let approved = try await client.execute(uri: "/control/pending/\(id)/approve", method: .post)
@@ -148,8 +150,9 @@ import Testing
             let payloads = await received.payloads
             #expect(payloads.count == 1)
             let verifier = SignedDataVerifier(
-                .init(bundleID: .equals(StoreFixture.bundleID), appAppleID: .equals(6_450_000_001), environments: [.sandbox],
-                      rootCertificates: [StoreFixture.authority.root]), now: { StoreFixture.start })
+                .init(
+                    bundleID: .equals(StoreFixture.bundleID), appAppleID: .equals(6_450_000_001), environments: [.sandbox],
+                    rootCertificates: [StoreFixture.authority.root]), now: { StoreFixture.start })
             #expect(try await verifier.verifyNotification(payloads[0]).get().payload.notificationType == .oneTimeCharge)
             #expect(await store.notifications.first?.attempts.map(\.result) == ["UNSUCCESSFUL_HTTP_RESPONSE_CODE", "SUCCESS"])
         }

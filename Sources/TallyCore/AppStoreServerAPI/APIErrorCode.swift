@@ -25,8 +25,10 @@ public struct APIErrorCode: AppStoreRawValue {
 
     /// Whether Apple names the code retryable: the same request may succeed later.
     public var isRetryable: Bool {
-        [Self.accountNotFoundRetryable, .appNotFoundRetryable, .originalTransactionIdNotFoundRetryable,
-         .generalInternalRetryable].contains(self)
+        [
+            Self.accountNotFoundRetryable, .appNotFoundRetryable, .originalTransactionIdNotFoundRetryable,
+            .generalInternalRetryable,
+        ].contains(self)
     }
 
     // MARK: 400 Bad Request

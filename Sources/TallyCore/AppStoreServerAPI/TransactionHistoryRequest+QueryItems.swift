@@ -104,7 +104,8 @@ extension TransactionHistoryRequest {
 
     static func date(_ text: String) -> Date? {
         guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-              let milliseconds = Int64(text) else { return nil }
+            let milliseconds = Int64(text)
+        else { return nil }
         return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }

@@ -103,7 +103,8 @@ public struct TallyCatalog: Sendable, Codable {
             maximumBodyBytes = try container.decodeIfPresent(Int.self, forKey: .maximumBodyBytes) ?? defaults.maximumBodyBytes
             userRequestsPerMinute = try container.decodeIfPresent(Int.self, forKey: .userRequestsPerMinute) ?? defaults.userRequestsPerMinute
             ipRequestsPerMinute = try container.decodeIfPresent(Int.self, forKey: .ipRequestsPerMinute) ?? defaults.ipRequestsPerMinute
-            notificationRequestsPerMinute = try container.decodeIfPresent(Int.self, forKey: .notificationRequestsPerMinute)
+            notificationRequestsPerMinute =
+                try container.decodeIfPresent(Int.self, forKey: .notificationRequestsPerMinute)
                 ?? defaults.notificationRequestsPerMinute
         }
     }
@@ -204,7 +205,8 @@ public struct TallyCatalog: Sendable, Codable {
             throw CatalogError(reason: "maximum_reservation_seconds: must be 1 to 2592000")
         }
         guard limits.maximumBodyBytes >= 1_024, limits.userRequestsPerMinute > 0, limits.ipRequestsPerMinute > 0,
-              limits.notificationRequestsPerMinute > 0 else {
+            limits.notificationRequestsPerMinute > 0
+        else {
             throw CatalogError(reason: "limits: maximum_body_bytes must be at least 1024 and the rates more than 0")
         }
         guard !app.environments.isEmpty else { throw CatalogError(reason: "app.environments: name at least one") }

@@ -85,9 +85,15 @@ struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject(depth: depth)
         case UInt8(ascii: "["): return try parseArray(depth: depth)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw failure("unexpected character")
         }
@@ -185,7 +191,8 @@ struct JSONParser {
             return JSONNumber(integer: integer, double: Double(integer))
         }
         guard let double = Double(String(decoding: text, as: UTF8.self)), double.isFinite,
-              double != 0 || !Self.hasNonZeroDigit(text) else {
+            double != 0 || !Self.hasNonZeroDigit(text)
+        else {
             // Infinity, and a non-zero literal that underflows to zero (1e-400), are out of range.
             throw failure("number out of range")
         }
@@ -262,7 +269,8 @@ struct JSONParser {
                     var code = try parseHex4()
                     if (0xD800...0xDBFF).contains(code) {
                         guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
-                              bytes[position + 1] == UInt8(ascii: "u") else {
+                            bytes[position + 1] == UInt8(ascii: "u")
+                        else {
                             throw failure("unpaired surrogate")
                         }
                         position += 2

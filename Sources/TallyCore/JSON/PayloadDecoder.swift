@@ -142,28 +142,68 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try PayloadDecoder.bool(value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try PayloadDecoder.string(value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try PayloadDecoder.double(value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try PayloadDecoder.double(value(key), PayloadDecoder.Path(parent: codingPath, key: key))) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key)) }
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try PayloadDecoder.decode(type, from: value(key), parentPath: codingPath, key: key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try PayloadDecoder.string(value(key), PayloadDecoder.Path(parent: codingPath, key: key))
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try PayloadDecoder.double(value(key), PayloadDecoder.Path(parent: codingPath, key: key))
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        Float(try PayloadDecoder.double(value(key), PayloadDecoder.Path(parent: codingPath, key: key)))
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key))
+    }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key))
+    }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key))
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key))
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key))
+    }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key))
+    }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key))
+    }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key))
+    }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key))
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try PayloadDecoder.integer(type, value(key), PayloadDecoder.Path(parent: codingPath, key: key))
+    }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try PayloadDecoder.decode(type, from: value(key), parentPath: codingPath, key: key)
+    }
 
     // One lookup per optional field, rather than the default contains + decodeNil + decode.
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key).map { try PayloadDecoder.bool($0, PayloadDecoder.Path(parent: codingPath, key: key)) } }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(key).map { try PayloadDecoder.string($0, PayloadDecoder.Path(parent: codingPath, key: key)) } }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try present(key).map { try PayloadDecoder.double($0, PayloadDecoder.Path(parent: codingPath, key: key)) } }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key).map { try PayloadDecoder.integer(type, $0, PayloadDecoder.Path(parent: codingPath, key: key)) } }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try present(key).map { try PayloadDecoder.integer(type, $0, PayloadDecoder.Path(parent: codingPath, key: key)) } }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try present(key).map { try PayloadDecoder.integer(type, $0, PayloadDecoder.Path(parent: codingPath, key: key)) } }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try present(key).map { try PayloadDecoder.bool($0, PayloadDecoder.Path(parent: codingPath, key: key)) }
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try present(key).map { try PayloadDecoder.string($0, PayloadDecoder.Path(parent: codingPath, key: key)) }
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try present(key).map { try PayloadDecoder.double($0, PayloadDecoder.Path(parent: codingPath, key: key)) }
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        try present(key).map { try PayloadDecoder.integer(type, $0, PayloadDecoder.Path(parent: codingPath, key: key)) }
+    }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        try present(key).map { try PayloadDecoder.integer(type, $0, PayloadDecoder.Path(parent: codingPath, key: key)) }
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        try present(key).map { try PayloadDecoder.integer(type, $0, PayloadDecoder.Path(parent: codingPath, key: key)) }
+    }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         try present(key).map { try PayloadDecoder.decode(type, from: $0, parentPath: codingPath, key: key) }
     }

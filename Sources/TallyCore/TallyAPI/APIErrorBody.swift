@@ -19,7 +19,9 @@ public struct APIErrorBody: Codable, Hashable, Sendable {
         public var verificationCode: String?
 
         /// Creates a value with every field.
-        public init(code: TallyErrorCode, message: String, requestId: String? = nil, available: Int64? = nil, currency: String? = nil, verificationCode: String? = nil) {
+        public init(
+            code: TallyErrorCode, message: String, requestId: String? = nil, available: Int64? = nil, currency: String? = nil, verificationCode: String? = nil
+        ) {
             self.code = code
             self.message = message
             self.requestId = requestId

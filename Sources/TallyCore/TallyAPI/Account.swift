@@ -97,7 +97,10 @@ public struct SubscriptionInfo: Codable, Hashable, Sendable {
     public var gracePeriodExpiresAt: Date?
 
     /// Creates a value with every field.
-    public init(originalTransactionId: String, productId: String, status: SubscriptionState, expiresAt: Date? = nil, willRenew: Bool? = nil, gracePeriodExpiresAt: Date? = nil) {
+    public init(
+        originalTransactionId: String, productId: String, status: SubscriptionState, expiresAt: Date? = nil, willRenew: Bool? = nil,
+        gracePeriodExpiresAt: Date? = nil
+    ) {
         self.originalTransactionId = originalTransactionId
         self.productId = productId
         self.status = status

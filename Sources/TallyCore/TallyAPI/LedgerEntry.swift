@@ -16,7 +16,10 @@ public struct LedgerEntry: Codable, Hashable, Sendable {
     public var createdAt: Date
 
     /// Creates a value with every field.
-    public init(id: Int64, currency: String, kind: LedgerEntryKind, bucket: LedgerBucket, amount: Int64, transactionId: String? = nil, reference: String? = nil, createdAt: Date) {
+    public init(
+        id: Int64, currency: String, kind: LedgerEntryKind, bucket: LedgerBucket, amount: Int64, transactionId: String? = nil, reference: String? = nil,
+        createdAt: Date
+    ) {
         self.id = id
         self.currency = currency
         self.kind = kind

@@ -28,7 +28,10 @@ public struct Order: Codable, Hashable, Sendable {
     public var expiresAt: Date
 
     /// Creates a value with every field.
-    public init(orderId: String, productId: String, appAccountToken: UUID, status: OrderStatus, transactionId: String? = nil, failureReason: String? = nil, createdAt: Date, expiresAt: Date) {
+    public init(
+        orderId: String, productId: String, appAccountToken: UUID, status: OrderStatus, transactionId: String? = nil, failureReason: String? = nil,
+        createdAt: Date, expiresAt: Date
+    ) {
         self.orderId = orderId
         self.productId = productId
         self.appAccountToken = appAccountToken

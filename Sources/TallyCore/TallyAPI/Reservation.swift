@@ -40,7 +40,10 @@ public struct Reservation: Codable, Hashable, Sendable {
     public var replayed: Bool
 
     /// Creates a value with every field.
-    public init(reservationId: String, currency: String, amount: Int64, fromAllowance: Int64, fromBalance: Int64, status: ReservationStatus, used: Int64? = nil, expiresAt: Date, balance: Balance, replayed: Bool) {
+    public init(
+        reservationId: String, currency: String, amount: Int64, fromAllowance: Int64, fromBalance: Int64, status: ReservationStatus, used: Int64? = nil,
+        expiresAt: Date, balance: Balance, replayed: Bool
+    ) {
         self.reservationId = reservationId
         self.currency = currency
         self.amount = amount

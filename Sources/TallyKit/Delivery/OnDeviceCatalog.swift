@@ -67,11 +67,12 @@ public struct OnDeviceCatalog: Sendable, Hashable {
     /// the rest of the file is for the server.
     /// - Parameter file: the catalog.
     public init(_ file: TallyCatalog) {
-        self.init(products: file.products.map { product in
-            var texts: [TallyLanguage: PaywallText] = [:]
-            for (code, text) in product.paywall { texts[TallyLanguage(identifier: code)] = text }
-            return Product(id: product.productId, kind: product.kind, grants: product.grants, entitlements: product.entitlements, paywall: texts)
-        })
+        self.init(
+            products: file.products.map { product in
+                var texts: [TallyLanguage: PaywallText] = [:]
+                for (code, text) in product.paywall { texts[TallyLanguage(identifier: code)] = text }
+                return Product(id: product.productId, kind: product.kind, grants: product.grants, entitlements: product.entitlements, paywall: texts)
+            })
     }
 
     /// The product with this identifier.

@@ -14,11 +14,13 @@ extension OnDeviceLedger {
                 price, currency, environment, jws, recorded_at, revoked_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (transaction_id) DO NOTHING
             """,
-            [.text(transactionID), .text(payload.originalTransactionId ?? transactionID), .text(payload.productId ?? ""),
-             .integer(Int64(min(10, max(1, payload.quantity ?? 1)))), .optional(payload.purchaseDate.map(JournalTime.millis)),
-             .optional(payload.expiresDate.map(JournalTime.millis)), .optional(payload.price), .optional(payload.currency),
-             .optional(payload.environment?.rawValue), .text(jws), .integer(time),
-             .optional(payload.revocationDate.map(JournalTime.millis))])
+            [
+                .text(transactionID), .text(payload.originalTransactionId ?? transactionID), .text(payload.productId ?? ""),
+                .integer(Int64(min(10, max(1, payload.quantity ?? 1)))), .optional(payload.purchaseDate.map(JournalTime.millis)),
+                .optional(payload.expiresDate.map(JournalTime.millis)), .optional(payload.price), .optional(payload.currency),
+                .optional(payload.environment?.rawValue), .text(jws), .integer(time),
+                .optional(payload.revocationDate.map(JournalTime.millis)),
+            ])
         return connection.changes == 1
     }
 
@@ -76,8 +78,9 @@ extension OnDeviceLedger {
             // Held amounts stay spendable by their reservation; only what is free can be removed.
             let removed = max(0, min(remaining, try balance(connection, currency).available))
             if removed > 0 {
-                try entry(connection, currency, bucket: .balance, kind: .refund, amount: -removed, lot: try lot.int("id"),
-                          transaction: transactionID, time: time)
+                try entry(
+                    connection, currency, bucket: .balance, kind: .refund, amount: -removed, lot: try lot.int("id"),
+                    transaction: transactionID, time: time)
             }
             let debt = amount - removed
             if debt > 0 {
@@ -89,7 +92,9 @@ extension OnDeviceLedger {
     }
 
     /// Takes `amount` from the oldest lots first.
-    static func take(_ connection: SQLiteConnection, currency: String, amount: Int64, kind: LedgerEntryKind, operation: String, reference: String?, time: Int64) throws {
+    static func take(
+        _ connection: SQLiteConnection, currency: String, amount: Int64, kind: LedgerEntryKind, operation: String, reference: String?, time: Int64
+    ) throws {
         let lots = try connection.query(
             """
             SELECT l.id, l.transaction_id, SUM(e.amount) AS remaining
@@ -99,8 +104,9 @@ extension OnDeviceLedger {
         var left = amount
         for lot in lots where left > 0 {
             let taken = min(left, try lot.int("remaining"))
-            try entry(connection, currency, bucket: .balance, kind: kind, amount: -taken, lot: try lot.int("id"),
-                      transaction: lot["transaction_id"].text, operation: operation, reference: reference, time: time)
+            try entry(
+                connection, currency, bucket: .balance, kind: kind, amount: -taken, lot: try lot.int("id"),
+                transaction: lot["transaction_id"].text, operation: operation, reference: reference, time: time)
             left -= taken
         }
         guard left == 0 else { throw TallyError(.storageFailed, "the lots of \(currency) hold less than its balance") }
@@ -115,8 +121,10 @@ extension OnDeviceLedger {
             INSERT INTO ledger_entries (currency, bucket, kind, amount, lot_id, transaction_id, operation_id, reference, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [.text(currency), .text(bucket.rawValue), .text(kind.rawValue), .integer(amount), .optional(lot), .optional(transaction), .optional(operation),
-             .optional(reference), .integer(time)])
+            [
+                .text(currency), .text(bucket.rawValue), .text(kind.rawValue), .integer(amount), .optional(lot), .optional(transaction), .optional(operation),
+                .optional(reference), .integer(time),
+            ])
     }
 
     static func adjust(_ connection: SQLiteConnection, _ currency: String, available: Int64 = 0, held: Int64 = 0, debt: Int64 = 0) throws {
@@ -144,8 +152,9 @@ extension OnDeviceLedger {
 
     private static func balance(_ row: SQLiteRow) throws -> Balance {
         let available = try row.int("available")
-        return Balance(currency: try row.string("currency"), available: available, held: try row.int("held"), debt: try row.int("debt"),
-                       spendable: available)
+        return Balance(
+            currency: try row.string("currency"), available: available, held: try row.int("held"), debt: try row.int("debt"),
+            spendable: available)
     }
 
     /// Units a hold gives back return to available, debt repaid first: a unit refunded while it
@@ -193,11 +202,14 @@ extension OnDeviceLedger {
     static func entitlements(_ connection: SQLiteConnection, catalog: OnDeviceCatalog, now: Int64) throws -> [Entitlement] {
         var result: [String: Entitlement] = [:]
         for product in catalog.products where !product.entitlements.isEmpty {
-            guard let row = try connection.query(
-                """
-                SELECT COUNT(*) AS owned, MAX(expires_date) AS expires, COUNT(expires_date) AS dated
-                FROM ledger_purchases WHERE product_id = ? AND revoked_at IS NULL
-                """, [.text(product.id)]).first, try row.int("owned") > 0 else { continue }
+            guard
+                let row = try connection.query(
+                    """
+                    SELECT COUNT(*) AS owned, MAX(expires_date) AS expires, COUNT(expires_date) AS dated
+                    FROM ledger_purchases WHERE product_id = ? AND revoked_at IS NULL
+                    """, [.text(product.id)]
+                ).first, try row.int("owned") > 0
+            else { continue }
             let expires = row["expires"].integer
             let active = product.kind == .autoRenewable ? (expires ?? 0) > now : true
             for id in product.entitlements {

@@ -1,7 +1,7 @@
 public import Foundation
 public import TallyCore
-public import TallyVerify
 import TallySQLite
+public import TallyVerify
 
 /// Delivery for apps without a backend: purchases are verified on the device with
 /// TallyVerify (Apple Root CA - G3 by default) and credited to a ledger in the device's
@@ -64,7 +64,9 @@ public struct OnDeviceLedger: Delivery {
     }
 
     static let migrations: [(name: String, sql: String)] = [
-        ("ledger_0001", """
+        (
+            "ledger_0001",
+            """
             CREATE TABLE ledger_purchases (
                 transaction_id TEXT PRIMARY KEY,
                 original_transaction_id TEXT NOT NULL,
@@ -139,7 +141,8 @@ public struct OnDeviceLedger: Delivery {
                 BEGIN SELECT RAISE(ABORT, 'lots are append-only'); END;
             CREATE TRIGGER ledger_purchases_no_delete BEFORE DELETE ON ledger_purchases
                 BEGIN SELECT RAISE(ABORT, 'purchases are never removed'); END;
-            """),
+            """
+        )
     ]
 
     // MARK: - Delivery
@@ -227,8 +230,9 @@ public struct OnDeviceLedger: Delivery {
                     .insufficientCredits, "\(order.amount) \(order.currency) asked, \(balance.available) available",
                     currency: order.currency, available: balance.available)
             }
-            try Self.take(connection, currency: order.currency, amount: order.amount, kind: .spend, operation: order.idempotencyKey,
-                          reference: order.reference, time: time)
+            try Self.take(
+                connection, currency: order.currency, amount: order.amount, kind: .spend, operation: order.idempotencyKey,
+                reference: order.reference, time: time)
             try Self.adjust(connection, order.currency, available: -order.amount)
             try connection.query(
                 "INSERT INTO ledger_spends (idempotency_key, currency, amount, reference, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -249,7 +253,8 @@ public struct OnDeviceLedger: Delivery {
             let time = try clock.millis(in: connection, wall: wall)
             try Self.expireReservations(connection, now: time)
             if let row = try connection.query(
-                "SELECT * FROM ledger_reservations WHERE idempotency_key = ?", [.text(order.idempotencyKey)]).first {
+                "SELECT * FROM ledger_reservations WHERE idempotency_key = ?", [.text(order.idempotencyKey)]
+            ).first {
                 guard try row.string("currency") == order.currency, try row.int("amount") == order.amount else {
                     throw TallyError(.invalidRequest, "idempotency key \(order.idempotencyKey) was used for another reservation")
                 }
@@ -267,8 +272,10 @@ public struct OnDeviceLedger: Delivery {
                 INSERT INTO ledger_reservations (id, idempotency_key, currency, amount, status, reference, expires_at, created_at)
                 VALUES (?, ?, ?, ?, '\(ReservationStatus.held)', ?, ?, ?)
                 """,
-                [.text(id), .text(order.idempotencyKey), .text(order.currency), .integer(order.amount), .optional(order.reference),
-                 .integer(time + order.ttlSeconds * 1000), .integer(time)])
+                [
+                    .text(id), .text(order.idempotencyKey), .text(order.currency), .integer(order.amount), .optional(order.reference),
+                    .integer(time + order.ttlSeconds * 1000), .integer(time),
+                ])
             try Self.entry(connection, order.currency, bucket: .held, kind: .hold, amount: order.amount, operation: id, time: time)
             try Self.adjust(connection, order.currency, available: -order.amount, held: order.amount)
             return try Self.reservation(connection, id: id, replayed: false)
@@ -355,11 +362,13 @@ public struct OnDeviceLedger: Delivery {
                 SELECT e.operation_id, l.transaction_id, l.acquired_at, -e.amount AS taken
                 FROM ledger_entries e JOIN ledger_lots l ON l.id = e.lot_id
                 WHERE e.kind = '\(LedgerEntryKind.spend)' AND (? IS NULL OR e.currency = ?) ORDER BY e.id
-                """, [.optional(currency), .optional(currency)]) {
+                """, [.optional(currency), .optional(currency)])
+            {
                 guard let operation = row["operation_id"].text else { continue }
-                sources[operation, default: []].append(CreditHistory.Source(
-                    transactionID: row["transaction_id"].text, acquiredAt: JournalTime.date(try row.int("acquired_at")),
-                    amount: try row.int("taken")))
+                sources[operation, default: []].append(
+                    CreditHistory.Source(
+                        transactionID: row["transaction_id"].text, acquiredAt: JournalTime.date(try row.int("acquired_at")),
+                        amount: try row.int("taken")))
             }
             let consumptions = try connection.query(
                 "SELECT * FROM ledger_spends WHERE ? IS NULL OR currency = ? ORDER BY created_at, rowid",

@@ -1,5 +1,6 @@
 public import Foundation
 public import TallyCore
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -84,9 +85,9 @@ public struct ServerDelivery: Delivery {
         do throws(TallyError) {
             let order: Order = try await client.call("POST", "/v1/me/orders", body: CreateOrderRequest(productId: productID))
             return PurchaseTicket(productID: productID, orderID: order.orderId, appAccountToken: order.appAccountToken)
-        } catch where error.code == .productNotFound || error.code == .invalidRequest {
+        } catch  where error.code == .productNotFound || error.code == .invalidRequest {
             throw TallyError(.productNotFound, "the server has no product \(productID): \(error.reason)", requestID: error.requestID)
-        } catch where !error.isTransient && error.code != .unauthorized {
+        } catch  where !error.isTransient && error.code != .unauthorized {
             throw TallyError(.orderFailed, "the server did not create an order: \(error.reason)", requestID: error.requestID)
         }
     }
@@ -107,7 +108,7 @@ public struct ServerDelivery: Delivery {
         guard let orderID = ticket.orderID else { return }
         do throws(TallyError) {
             let _: Order = try await client.call("POST", "/v1/me/orders/\(Self.escaped(orderID))/fail", body: FailOrderRequest(reason: reason))
-        } catch where error.code == .orderFailed {
+        } catch  where error.code == .orderFailed {
             // Already fulfilled or closed: nothing left to abandon.
         }
     }
@@ -139,9 +140,14 @@ public struct ServerDelivery: Delivery {
         // The server lists newest first.
         entries.reverse()
         let acquisitions = entries.filter { $0.bucket == .balance && $0.amount > 0 && [.purchase, .signup, .adjustment].contains($0.kind) }
-            .map { CreditHistory.Acquisition(transactionID: $0.transactionId, currency: $0.currency, amount: $0.amount, acquiredAt: $0.createdAt, remaining: nil) }
+            .map {
+                CreditHistory.Acquisition(transactionID: $0.transactionId, currency: $0.currency, amount: $0.amount, acquiredAt: $0.createdAt, remaining: nil)
+            }
         let consumptions = entries.filter { $0.amount < 0 && [.spend, .allowanceSpend].contains($0.kind) }
-            .map { CreditHistory.Consumption(id: String($0.id), currency: $0.currency, amount: -$0.amount, reference: $0.reference, date: $0.createdAt, sources: []) }
+            .map {
+                CreditHistory.Consumption(
+                    id: String($0.id), currency: $0.currency, amount: -$0.amount, reference: $0.reference, date: $0.createdAt, sources: [])
+            }
         return CreditHistory(acquisitions: acquisitions, consumptions: consumptions)
     }
 
@@ -208,7 +214,8 @@ struct Client: Sendable {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
             throw TallyError(.invalidRequest, "the server address \(baseURL) is not a URL")
         }
-        components.path = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/")).isEmpty
+        components.path =
+            components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/")).isEmpty
             ? path : "/" + components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path
         if !query.isEmpty { components.queryItems = query }
         guard let url = components.url else { throw TallyError(.invalidRequest, "cannot make a URL of \(path)") }

@@ -65,7 +65,9 @@ struct AccountCache: Sendable {
     let scope: String
 
     static let migrations: [(name: String, sql: String)] = [
-        ("account_0001", """
+        (
+            "account_0001",
+            """
             CREATE TABLE account_cache (
                 scope TEXT PRIMARY KEY,
                 snapshot_json TEXT NOT NULL,
@@ -82,7 +84,8 @@ struct AccountCache: Sendable {
                 completed_at INTEGER NOT NULL,
                 transaction_id TEXT NOT NULL
             );
-            """),
+            """
+        )
     ]
 
     /// The device's trusted time, which cached states are judged at.

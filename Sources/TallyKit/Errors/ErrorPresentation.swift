@@ -60,7 +60,7 @@ extension TallyError {
         // For verification_failed "Try Again" delivers the paid transaction again
         // (PaywallModel.tryAgain), it never buys again.
         case .networkUnavailable, .networkError, .serverUnavailable, .rateLimited, .verificationUnavailable,
-             .verificationFailed, .restoreFailed, .orderFailed, .storageFailed:
+            .verificationFailed, .restoreFailed, .orderFailed, .storageFailed:
             .tryAgain
         default:
             .ok

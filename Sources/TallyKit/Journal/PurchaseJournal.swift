@@ -42,7 +42,9 @@ public struct PurchaseJournal: Sendable {
     let database: LocalDatabase
 
     static let migrations: [(name: String, sql: String)] = [
-        ("journal_0001", """
+        (
+            "journal_0001",
+            """
             CREATE TABLE journal (
                 event_id TEXT PRIMARY KEY,
                 transaction_id TEXT NOT NULL,
@@ -75,7 +77,8 @@ public struct PurchaseJournal: Sendable {
             );
             -- A transaction that arrives by itself is matched among the product's open intents.
             CREATE INDEX purchase_intents_open ON purchase_intents (product_id, state, created_at);
-            """),
+            """
+        )
     ]
 
     /// Opens the journal in `database`, creating its tables the first time.
@@ -99,8 +102,10 @@ public struct PurchaseJournal: Sendable {
                 INSERT INTO journal (event_id, transaction_id, product_id, jws, order_id, state, received_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, 'received', ?, ?) ON CONFLICT (event_id) DO NOTHING
                 """,
-                [.text(eventID), .text(transaction.id), .text(transaction.productID), .text(transaction.jws), .optional(orderID),
-                 .integer(time), .integer(time)])
+                [
+                    .text(eventID), .text(transaction.id), .text(transaction.productID), .text(transaction.jws), .optional(orderID),
+                    .integer(time), .integer(time),
+                ])
             guard let row = try connection.query("SELECT * FROM journal WHERE event_id = ?", [.text(eventID)]).first else {
                 throw TallyError(.storageFailed, "the journal lost \(eventID)")
             }
@@ -131,7 +136,8 @@ public struct PurchaseJournal: Sendable {
 
     func markDelivered(_ eventID: String, receipt: DeliveryReceipt, now: Date) async throws(TallyError) {
         let json = try Self.encode(receipt)
-        try await update(eventID, "state = 'delivered', receipt_json = ?, last_error = NULL", [.text(json)], only: "state IN ('received', 'rejected')", now: now)
+        try await update(
+            eventID, "state = 'delivered', receipt_json = ?, last_error = NULL", [.text(json)], only: "state IN ('received', 'rejected')", now: now)
     }
 
     func markFinished(_ eventID: String, now: Date) async throws(TallyError) {
@@ -177,8 +183,10 @@ public struct PurchaseJournal: Sendable {
                 INSERT INTO purchase_intents (id, product_id, order_id, app_account_token, state, created_at, updated_at)
                 VALUES (?, ?, ?, ?, 'open', ?, ?) ON CONFLICT (id) DO NOTHING
                 """,
-                [.text(id), .text(ticket.productID), .optional(ticket.orderID), .optional(ticket.appAccountToken?.uuidString.lowercased()),
-                 .integer(time), .integer(time)])
+                [
+                    .text(id), .text(ticket.productID), .optional(ticket.orderID), .optional(ticket.appAccountToken?.uuidString.lowercased()),
+                    .integer(time), .integer(time),
+                ])
         }
         return id
     }
@@ -203,7 +211,8 @@ public struct PurchaseJournal: Sendable {
                 WHERE product_id = ? AND state IN ('open', 'pending') AND (? IS NULL OR app_account_token IS NULL OR app_account_token = ?)
                 ORDER BY created_at LIMIT 1
                 """,
-                [.text(transaction.productID), .optional(token), .optional(token)]).first.map(Self.intent)
+                [.text(transaction.productID), .optional(token), .optional(token)]
+            ).first.map(Self.intent)
         }
     }
 
@@ -217,7 +226,8 @@ public struct PurchaseJournal: Sendable {
                 SELECT * FROM purchase_intents
                 WHERE (state = 'open' AND created_at < ?) OR (state = 'pending' AND created_at < ?) ORDER BY created_at
                 """,
-                [.integer(openTime), .integer(pendingTime)]).map(Self.intent)
+                [.integer(openTime), .integer(pendingTime)]
+            ).map(Self.intent)
         }
     }
 
@@ -249,11 +259,12 @@ public struct PurchaseJournal: Sendable {
 
     func recordPendingSpend(_ spend: PendingSpend, now: Date) async throws(TallyError) {
         let json = try Self.encode(spend)
-        let kind = switch spend {
-        case .spend: "spend"
-        case .commit: "commit"
-        case .hold: "release"
-        }
+        let kind =
+            switch spend {
+            case .spend: "spend"
+            case .commit: "commit"
+            case .hold: "release"
+            }
         let time = Self.millis(now)
         try await database.write { connection in
             try connection.query(

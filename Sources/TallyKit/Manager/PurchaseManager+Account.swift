@@ -29,7 +29,7 @@ extension PurchaseManager {
             if let known, !known.isStale { return known }
             do throws(TallyError) {
                 return try await refresh()
-            } catch where error.isTransient {
+            } catch  where error.isTransient {
                 if let known { return known }
                 throw error
             }
@@ -79,8 +79,9 @@ extension PurchaseManager {
             state = AccountState(snapshot: snapshot, fetchedAt: asOf, source: .fetched, isStale: false, asOf: asOf)
         }
         if let entitlement = configuration.onboardingEntitlement,
-           let paid = snapshot.entitlements.first(where: { $0.id == entitlement && $0.active })
-            ?? snapshot.entitlements.first(where: { $0.id == entitlement }) {
+            let paid = snapshot.entitlements.first(where: { $0.id == entitlement && $0.active })
+                ?? snapshot.entitlements.first(where: { $0.id == entitlement })
+        {
             // The entitlement, active or lapsed, was paid for (on another device, say, or before a
             // reinstall): a confirmed payment, so onboarding is done.
             try? await cache.completeOnboarding(transactionID: "entitlement:" + paid.productId, at: state.asOf)
@@ -143,8 +144,9 @@ extension PurchaseManager {
             // Only a balance is new: the entitlements are as old as they were, and so is the state.
             let stateTime = latest.fetchedAt ?? fetchedAt
             try? await cache.store(snapshot, fetchedAt: stateTime)
-            accountBroadcast.publish(AccountState(
-                snapshot: snapshot, fetchedAt: stateTime, source: latest.source, isStale: latest.isStale, asOf: asOf))
+            accountBroadcast.publish(
+                AccountState(
+                    snapshot: snapshot, fetchedAt: stateTime, source: latest.source, isStale: latest.isStale, asOf: asOf))
         }
     }
 
@@ -198,10 +200,11 @@ extension PurchaseManager {
     }
 
     static func lockStates(_ state: AccountState, _ currencies: [String]) -> [String: LockState] {
-        Dictionary(uniqueKeysWithValues: currencies.map { currency in
-            let balance = state.balance(currency)
-            return (currency, balance.available + balance.held > 0 ? LockState.unlocked : .locked)
-        })
+        Dictionary(
+            uniqueKeysWithValues: currencies.map { currency in
+                let balance = state.balance(currency)
+                return (currency, balance.available + balance.held > 0 ? LockState.unlocked : .locked)
+            })
     }
 
     /// Where a subscription-gated app sends its user now: the app when `entitlement` is

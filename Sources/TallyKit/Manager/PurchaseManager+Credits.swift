@@ -41,7 +41,9 @@ extension PurchaseManager {
     ///   - reference: what it is used for.
     ///   - idempotencyKey: the reservation's key: one per use, the same on every retry.
     /// - Throws: ``TallyError`` `insufficient_credits`, network errors.
-    public func reserve(_ currency: String, amount: Int64, ttlSeconds: Int64, reference: String? = nil, idempotencyKey: String) async throws(TallyError) -> Reservation {
+    public func reserve(
+        _ currency: String, amount: Int64, ttlSeconds: Int64, reference: String? = nil, idempotencyKey: String
+    ) async throws(TallyError) -> Reservation {
         let order = ReservationOrder(currency: currency, amount: amount, ttlSeconds: ttlSeconds, idempotencyKey: idempotencyKey, reference: reference)
         let reservation = try await withRetries { [delivery] () async throws(TallyError) -> Reservation in try await delivery.reserve(order) }
         await publish(reservation.balance)
@@ -64,7 +66,7 @@ extension PurchaseManager {
             try? await journal.clearPendingSpend(pending.key)
             await publish(committed.balance)
             return committed
-        } catch where error.isTransient {
+        } catch  where error.isTransient {
             pendingSpendFailures += 1
             schedulePendingSpendRetry(failures: pendingSpendFailures)
             return nil
@@ -137,14 +139,17 @@ extension PurchaseManager {
         // settled by the commit, never by a release of work that was done.
         do {
             try await commit(reservation, used: amount)
-        } catch where error.code == .reservationClosed {
+        } catch  where error.code == .reservationClosed {
             // The work outlived its hold: it is paid for with a spend instead, journaled so that a
             // lost answer is sent again; its result is kept either way.
-            let late = PurchaseJournal.PendingSpend.spend(SpendOrder(
-                currency: currency, amount: amount, idempotencyKey: "late:" + reservation.reservationId, reference: reference))
+            let late = PurchaseJournal.PendingSpend.spend(
+                SpendOrder(
+                    currency: currency, amount: amount, idempotencyKey: "late:" + reservation.reservationId, reference: reference))
             try? await journal.recordPendingSpend(late, now: now())
-            if case .spend(let lateOrder) = late, (try? await spend(
-                currency, amount: amount, reference: reference, idempotencyKey: lateOrder.idempotencyKey)) != nil {
+            if case .spend(let lateOrder) = late,
+                (try? await spend(
+                    currency, amount: amount, reference: reference, idempotencyKey: lateOrder.idempotencyKey)) != nil
+            {
                 try? await journal.clearPendingSpend(late.key)
             }
         } catch {
@@ -172,7 +177,7 @@ extension PurchaseManager {
         while true {
             do throws(TallyError) {
                 return try await call()
-            } catch where error.isTransient && failures + 1 < max(1, configuration.attemptsDuringPurchase) {
+            } catch  where error.isTransient && failures + 1 < max(1, configuration.attemptsDuringPurchase) {
                 failures += 1
                 let delay = configuration.retry.delay(afterFailures: failures, atLeast: error.retryAfter ?? .zero, using: &random)
                 let failure = error
@@ -184,9 +189,10 @@ extension PurchaseManager {
     func retryPendingSpends() async {
         let all = (try? await journal.pendingSpends()) ?? []
         // A hold whose work was committed is settled by its commit: commits go first, and its release never runs.
-        let committed = Set(all.compactMap { pending -> String? in
-            if case .commit(let reservation, _, _) = pending { reservation } else { nil }
-        })
+        let committed = Set(
+            all.compactMap { pending -> String? in
+                if case .commit(let reservation, _, _) = pending { reservation } else { nil }
+            })
         let ordered = all.filter { if case .hold = $0 { false } else { true } } + all.filter { if case .hold = $0 { true } else { false } }
         for pending in ordered {
             do throws(TallyError) {
@@ -209,7 +215,7 @@ extension PurchaseManager {
                 }
                 try? await journal.clearPendingSpend(pending.key)
                 pendingSpendFailures = 0
-            } catch where error.isTransient {
+            } catch  where error.isTransient {
                 // Backoff grows while the destination stays unreachable, as for deliveries.
                 pendingSpendFailures += 1
                 schedulePendingSpendRetry(failures: pendingSpendFailures)

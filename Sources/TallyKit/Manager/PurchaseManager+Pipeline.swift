@@ -91,7 +91,7 @@ extension PurchaseManager {
         let ticket = PurchaseTicket(productID: transaction.productID, orderID: orderID, appAccountToken: transaction.appAccountToken)
         do throws(TallyError) {
             return try await delivery.deliver(transaction, ticket: ticket)
-        } catch where error.code == .orderFailed && orderID != nil {
+        } catch  where error.code == .orderFailed && orderID != nil {
             let unordered = PurchaseTicket(productID: transaction.productID, orderID: nil, appAccountToken: transaction.appAccountToken)
             return try await delivery.deliver(transaction, ticket: unordered)
         }
@@ -102,7 +102,8 @@ extension PurchaseManager {
         // The snapshot was queued when the destination answered; wait for it to be applied.
         await accountTail?.value
         if let entitlement = configuration.onboardingEntitlement, !transaction.isRevoked,
-           receipt.entitlements.contains(where: { $0.id == entitlement && $0.active }) {
+            receipt.entitlements.contains(where: { $0.id == entitlement && $0.active })
+        {
             try? await cache.completeOnboarding(transactionID: transaction.id, at: now())
         }
         if firstTime {

@@ -69,8 +69,10 @@ extension PurchaseManager {
 
         let result: StorePurchaseResult
         do throws(TallyError) {
-            result = try await store.purchase(productID, options: StorePurchaseOptions(
-                appAccountToken: ticket.appAccountToken, quantity: quantity, promotionalOffer: promotionalOffer))
+            result = try await store.purchase(
+                productID,
+                options: StorePurchaseOptions(
+                    appAccountToken: ticket.appAccountToken, quantity: quantity, promotionalOffer: promotionalOffer))
         } catch {
             await close(intentID, ticket: ticket, reason: error.code.rawValue)
             await record(.failed, productID: productID, error: error)
@@ -133,8 +135,9 @@ extension PurchaseManager {
         for grant in product.grants {
             let balance = state.balance(grant.currency)
             if balance.available + balance.held > 0 {
-                throw TallyError(.unusedCreditExists, "\(balance.available) \(grant.currency) unused", currency: grant.currency,
-                                 available: balance.available)
+                throw TallyError(
+                    .unusedCreditExists, "\(balance.available) \(grant.currency) unused", currency: grant.currency,
+                    available: balance.available)
             }
         }
     }

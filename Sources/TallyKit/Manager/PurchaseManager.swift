@@ -314,9 +314,10 @@ public actor PurchaseManager {
 
     func record(_ kind: PurchaseEvent.Kind, productID: String, transactionID: String? = nil, error: TallyError? = nil) async {
         let details = productDetails[productID]
-        await analytics.record(PurchaseEvent(
-            kind: kind, productID: productID, price: details?.price, currency: details?.currencyCode, transactionID: transactionID,
-            errorCode: error?.code.rawValue, date: now()))
+        await analytics.record(
+            PurchaseEvent(
+                kind: kind, productID: productID, price: details?.price, currency: details?.currencyCode, transactionID: transactionID,
+                errorCode: error?.code.rawValue, date: now()))
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
-import TallyCore
 public import Observation
+import TallyCore
 
 /// The state of a paywall, for SwiftUI (it is `@Observable`) and UIKit (``onChange``):
 /// one item per product with its texts, the store's localized price and the state of its
@@ -121,13 +121,15 @@ public final class PaywallModel {
             guard grant != nil || product != nil else { return nil }
             let price = product?.displayPrice
             // A kept product whose entitlements are all active is owned: nothing to buy.
-            let owned = grant.map { $0.kind != .consumable && !$0.entitlements.isEmpty && $0.entitlements.allSatisfy { account?.isActive($0) == true } } ?? false
+            let owned =
+                grant.map { $0.kind != .consumable && !$0.entitlements.isEmpty && $0.entitlements.allSatisfy { account?.isActive($0) == true } } ?? false
             var item = Item(
                 id: id, title: grant?.paywall.title ?? product?.displayName ?? id,
                 description: grant?.paywall.description ?? product?.description ?? "", benefits: grant?.paywall.benefits ?? [],
                 aiExplanation: grant?.paywall.aiExplanation, displayPrice: price,
                 button: price == nil || owned ? .disabled : .idle,
-                buttonTitle: owned ? strings["paywall.button.owned"]
+                buttonTitle: owned
+                    ? strings["paywall.button.owned"]
                     : price.map { strings["paywall.button.buy"].replacingOccurrences(of: "%@", with: $0) } ?? strings["paywall.button.unavailable"],
                 disabledReason: nil)
             if item.button == .idle, let balances = account?.snapshot.balances { blockIfUnused(&item, grant: grant, balances: balances) }
@@ -140,9 +142,10 @@ public final class PaywallModel {
     /// before the tap rather than as an error after it.
     private func blockIfUnused(_ item: inout Item, grant: ProductGrant?, balances: [Balance]) {
         guard manager.configuration.blocksPurchaseWhileCreditUnused, let grant else { return }
-        let unused = grant.grants.map { amount in
-            balances.first { $0.currency == amount.currency }.map { $0.available + $0.held } ?? 0
-        }.max() ?? 0
+        let unused =
+            grant.grants.map { amount in
+                balances.first { $0.currency == amount.currency }.map { $0.available + $0.held } ?? 0
+            }.max() ?? 0
         guard unused > 0 else { return }
         let strings = LocalizedStrings.table(for: language)
         item.button = .disabled
@@ -169,7 +172,9 @@ public final class PaywallModel {
             let outcome = try await manager.purchase(productID)
             switch outcome {
             case .purchased(let receipt):
-                lastPurchase = receipt; isPending = false; isProcessing = false
+                lastPurchase = receipt
+                isPending = false
+                isProcessing = false
                 // A kept product, once bought, is owned: its button does not come back as Buy.
                 if keptProducts.contains(productID), !receipt.entitlements.filter(\.active).isEmpty {
                     idle.button = .disabled

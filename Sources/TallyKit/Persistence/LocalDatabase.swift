@@ -38,7 +38,8 @@ public actor LocalDatabase {
     /// A database in a file under Application Support (or the temporary folder where there is none).
     /// - Parameter name: the file name.
     public static func standard(named name: String = "tally.sqlite") throws(TallyError) -> LocalDatabase {
-        let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+        let folder =
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
         return try LocalDatabase(path: folder.appendingPathComponent("Tally").appendingPathComponent(name).path)
     }

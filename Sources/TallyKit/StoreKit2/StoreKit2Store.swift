@@ -196,9 +196,10 @@ public actor StoreKit2Store: Store {
             purchaseOptions.insert(.quantity(options.quantity))
         }
         if let offer = options.promotionalOffer {
-            purchaseOptions.insert(.promotionalOffer(
-                offerID: offer.offerID, keyID: offer.keyID, nonce: offer.nonce, signature: offer.signature,
-                timestamp: offer.timestamp))
+            purchaseOptions.insert(
+                .promotionalOffer(
+                    offerID: offer.offerID, keyID: offer.keyID, nonce: offer.nonce, signature: offer.signature,
+                    timestamp: offer.timestamp))
         }
         let result: StoreKit.Product.PurchaseResult
         do {
@@ -293,12 +294,13 @@ public actor StoreKit2Store: Store {
     }
 
     static func period(_ period: StoreKit.Product.SubscriptionPeriod) -> SubscriptionTerms.Period {
-        let unit: SubscriptionTerms.Period.Unit = switch period.unit {
-        case .day: .day
-        case .week: .week
-        case .month: .month
-        default: .year
-        }
+        let unit: SubscriptionTerms.Period.Unit =
+            switch period.unit {
+            case .day: .day
+            case .week: .week
+            case .month: .month
+            default: .year
+            }
         return SubscriptionTerms.Period(value: period.value, unit: unit)
     }
 

@@ -63,9 +63,10 @@ extension SimulatedAppStore {
     /// Request a Test Notification, Get Test Notification Status, Set App Account Token.
     public func handleServerAPI(_ request: ServerAPIRequest, credentials: ServerAPICredentials) -> ServerAPIResponse {
         guard let header = request.authorization, header.hasPrefix("Bearer "),
-              case .success = ServerAPIToken.verify(
+            case .success = ServerAPIToken.verify(
                 String(header.dropFirst("Bearer ".count)), issuerID: credentials.issuerID,
-                bundleID: configuration.bundleID, keys: credentials.keys, now: realNow) else {
+                bundleID: configuration.bundleID, keys: credentials.keys, now: realNow)
+        else {
             return ServerAPIResponse(status: 401, body: Data("Unauthenticated\n".utf8), contentType: "text/plain")
         }
         let segments = request.path.split(separator: "/").map(String.init)
@@ -137,8 +138,9 @@ extension SimulatedAppStore {
         var offset = 0
         if let revision {
             guard let bytes = Base64.decode(revision.utf8, alphabet: .url),
-                  let decoded = Int(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "offset:", with: "")),
-                  decoded >= 0 else {
+                let decoded = Int(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "offset:", with: "")),
+                decoded >= 0
+            else {
                 throw APIRequestError(.invalidRequestRevision, "Invalid request revision.")
             }
             offset = decoded
@@ -296,8 +298,9 @@ extension SimulatedAppStore {
         var offset = 0
         if let token = query.first(where: { $0.name == "paginationToken" })?.value {
             guard let bytes = Base64.decode(token.utf8, alphabet: .url),
-                  let decoded = Int(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "notifications:", with: "")),
-                  decoded >= 0 else {
+                let decoded = Int(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "notifications:", with: "")),
+                decoded >= 0
+            else {
                 throw APIRequestError(.invalidPaginationToken, "Invalid request. The pagination token is invalid.")
             }
             offset = decoded
@@ -317,7 +320,8 @@ extension SimulatedAppStore {
 
     private func testNotificationStatus(_ token: String) throws -> CheckTestNotificationResponse {
         guard let record = state.notifications.first(where: { $0.testToken == token }) else {
-            throw APIRequestError(.testNotificationNotFound, "Either the test notification token is expired or the notification and status are not yet available.")
+            throw APIRequestError(
+                .testNotificationNotFound, "Either the test notification token is expired or the notification and status are not yet available.")
         }
         var response = CheckTestNotificationResponse()
         response.signedPayload = record.signedPayload

@@ -1,5 +1,3 @@
-
-
 extension StoreKitConfiguration {
     /// One product of a StoreKit configuration: a consumable, a non-consumable, a non-renewing
     /// subscription or an auto-renewable subscription, as the simulated store sells it.
@@ -120,7 +118,9 @@ extension StoreKitConfiguration {
             let language = wanted.split(separator: "_", maxSplits: 1).first.map(String.init) ?? wanted
             if let sameLanguage = localizations.first(where: {
                 normalized($0.locale).split(separator: "_", maxSplits: 1).first.map(String.init) == language
-            }) { return sameLanguage }
+            }) {
+                return sameLanguage
+            }
             return localizations.first
         }
 

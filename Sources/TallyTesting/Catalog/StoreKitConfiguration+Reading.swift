@@ -78,7 +78,8 @@ struct StoreKitJSONNode {
 enum StoreKitConfigurationReader {
     static func read(_ root: StoreKitJSONNode) throws(StoreKitConfigurationError) -> StoreKitConfiguration {
         let identifier = try root.member("identifier")?.string()
-        let settings = try root.member("settings").map { node throws(StoreKitConfigurationError) in try readSettings(node.object()) }
+        let settings =
+            try root.member("settings").map { node throws(StoreKitConfigurationError) in try readSettings(node.object()) }
             ?? StoreKitConfiguration.Settings()
 
         var products: [StoreKitConfiguration.Product] = []
@@ -165,7 +166,9 @@ enum StoreKitConfigurationReader {
         return product
     }
 
-    private static func readLocalization(_ node: StoreKitJSONNode, displayNameRequired: Bool) throws(StoreKitConfigurationError) -> StoreKitConfiguration.Localization {
+    private static func readLocalization(
+        _ node: StoreKitJSONNode, displayNameRequired: Bool
+    ) throws(StoreKitConfigurationError) -> StoreKitConfiguration.Localization {
         let node = try node.object()
         let displayName = displayNameRequired ? try node.required("displayName").string() : try node.member("displayName")?.string() ?? ""
         return StoreKitConfiguration.Localization(
@@ -219,11 +222,12 @@ enum StoreKitConfigurationReader {
 
     private static func readOffer(_ node: StoreKitJSONNode, identifier: OfferIdentifier) throws(StoreKitConfigurationError) -> SubscriptionOffer {
         let node = try node.object()
-        let id: String? = switch identifier {
-        case .none: nil
-        case .optional: try node.member("offerID")?.string()
-        case .required: try node.required("offerID").string()
-        }
+        let id: String? =
+            switch identifier {
+            case .none: nil
+            case .optional: try node.member("offerID")?.string()
+            case .required: try node.required("offerID").string()
+            }
         let modeNode = try node.required("paymentMode")
         let modeText = try modeNode.string()
         guard let mode = SubscriptionOffer.PaymentMode(rawValue: modeText) else {

@@ -1,5 +1,3 @@
-
-
 extension StoreKitConfiguration {
     /// The test settings of a StoreKit configuration (`settings`), as Xcode's Editor menu sets them.
     ///

@@ -52,13 +52,13 @@ public struct SubscriptionPeriod: Sendable, Hashable, Codable, CustomStringConve
     public init?(iso8601 text: String) {
         let bytes = Array(text.utf8)
         guard bytes.count >= 3, bytes.first == UInt8(ascii: "P"),
-              let unit = Unit(rawValue: String(decoding: bytes[(bytes.count - 1)...], as: UTF8.self))
+            let unit = Unit(rawValue: String(decoding: bytes[(bytes.count - 1)...], as: UTF8.self))
         else { return nil }
         let digits = bytes[1..<(bytes.count - 1)]
         guard digits.count <= 4, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-              digits.first != UInt8(ascii: "0"),
-              let value = Int(String(decoding: digits, as: UTF8.self)),
-              (1...Self.maximumValue).contains(value)
+            digits.first != UInt8(ascii: "0"),
+            let value = Int(String(decoding: digits, as: UTF8.self)),
+            (1...Self.maximumValue).contains(value)
         else { return nil }
         self.init(value: value, unit: unit)
     }

@@ -90,7 +90,7 @@ public struct TimeRate: RawRepresentable, Sendable, Hashable, CustomStringConver
         }
         let folded = String(text.lowercased().filter { $0 != "-" && $0 != "_" })
         guard !folded.isEmpty,
-              let match = Self.names.first(where: { $0.value.lowercased() == folded })
+            let match = Self.names.first(where: { $0.value.lowercased() == folded })
         else { return nil }
         self.init(match.key)
     }
@@ -166,14 +166,15 @@ public struct TimeRate: RawRepresentable, Sendable, Hashable, CustomStringConver
         if let fixed = fixedInterval {
             return BillingWindows(gracePeriod: fixed, billingRetryPeriod: fixed * 2)
         }
-        let table: (weeklyGrace: Duration, grace: Duration, retry: Duration)? = switch rawValue {
-        case 10: (.seconds(12 * 60 + 51), .seconds(30 * 60), .seconds(2 * 3600))
-        case 11: (.seconds(8 * 60 + 34), .seconds(15 * 60), .seconds(3600))
-        case 12: (.seconds(4 * 60 + 17), .seconds(7 * 60 + 30), .seconds(30 * 60))
-        case 13: (.seconds(2 * 60 + 34), .seconds(2 * 60 + 30), .seconds(10 * 60))
-        case 15: (.seconds(9), .seconds(15), .seconds(60))
-        default: nil
-        }
+        let table: (weeklyGrace: Duration, grace: Duration, retry: Duration)? =
+            switch rawValue {
+            case 10: (.seconds(12 * 60 + 51), .seconds(30 * 60), .seconds(2 * 3600))
+            case 11: (.seconds(8 * 60 + 34), .seconds(15 * 60), .seconds(3600))
+            case 12: (.seconds(4 * 60 + 17), .seconds(7 * 60 + 30), .seconds(30 * 60))
+            case 13: (.seconds(2 * 60 + 34), .seconds(2 * 60 + 30), .seconds(10 * 60))
+            case 15: (.seconds(9), .seconds(15), .seconds(60))
+            default: nil
+            }
         if let table {
             return BillingWindows(gracePeriod: weekly ? table.weeklyGrace : table.grace, billingRetryPeriod: table.retry)
         }
@@ -258,4 +259,3 @@ public struct TimeRate: RawRepresentable, Sendable, Hashable, CustomStringConver
         }
     }
 }
-

@@ -113,8 +113,9 @@ public struct TestCertificateAuthority: Sendable {
             try intermediateExtensions.append(Certificate.Extension(oid: oid, critical: false, value: [0x05, 0x00]))
         }
         if let uri = profile.ocspResponderURI {
-            try intermediateExtensions.append(Certificate.Extension(
-                AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier(uri))]), critical: false))
+            try intermediateExtensions.append(
+                Certificate.Extension(
+                    AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier(uri))]), critical: false))
         }
         let intermediate = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(intermediateKey.publicKey),
@@ -132,8 +133,9 @@ public struct TestCertificateAuthority: Sendable {
             try leafExtensions.append(Certificate.Extension(oid: oid, critical: false, value: [0x05, 0x00]))
         }
         if let uri = profile.ocspResponderURI {
-            try leafExtensions.append(Certificate.Extension(
-                AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier(uri))]), critical: false))
+            try leafExtensions.append(
+                Certificate.Extension(
+                    AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier(uri))]), critical: false))
         }
         for extra in profile.extraLeafExtensions { try leafExtensions.append(extra) }
         let leaf = try Certificate(

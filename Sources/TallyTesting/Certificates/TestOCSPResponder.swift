@@ -161,19 +161,22 @@ public final class TestOCSPResponder: OCSPTransport, @unchecked Sendable {
         init(_ bytes: [UInt8]) throws {
             let request = try DER.parse(bytes)
             guard case .constructed(let requestParts) = request.content,
-                  let tbs = requestParts.first(where: { _ in true }),
-                  case .constructed(let tbsParts) = tbs.content else { throw Malformed() }
+                let tbs = requestParts.first(where: { _ in true }),
+                case .constructed(let tbsParts) = tbs.content
+            else { throw Malformed() }
             var certID: ASN1Node?
             var extensions: ArraySlice<UInt8>?
             for part in tbsParts {
                 if part.identifier == .sequence, certID == nil,
-                   case .constructed(let list) = part.content,
-                   let single = list.first(where: { _ in true }),
-                   case .constructed(let singleParts) = single.content {
+                    case .constructed(let list) = part.content,
+                    let single = list.first(where: { _ in true }),
+                    case .constructed(let singleParts) = single.content
+                {
                     certID = singleParts.first(where: { _ in true })
                 } else if part.identifier == ASN1Identifier(tagWithNumber: 2, tagClass: .contextSpecific),
-                          case .constructed(let explicit) = part.content,
-                          let inner = explicit.first(where: { _ in true }) {
+                    case .constructed(let explicit) = part.content,
+                    let inner = explicit.first(where: { _ in true })
+                {
                     extensions = inner.encodedBytes
                 }
             }

@@ -89,8 +89,9 @@ public struct ReceiptBuilder: Sendable {
         if let date = purchase.expiresDate { attributes.append(dateAttribute(ReceiptAttributeType.expiresDate, date)) }
         if let id = purchase.webOrderLineItemId { attributes.append(.integer(type: ReceiptAttributeType.webOrderLineItemID, id)) }
         // The App Store writes an empty date when a purchase was not cancelled.
-        attributes.append(purchase.cancellationDate.map { dateAttribute(ReceiptAttributeType.cancellationDate, $0) }
-            ?? .ia5(type: ReceiptAttributeType.cancellationDate, ""))
+        attributes.append(
+            purchase.cancellationDate.map { dateAttribute(ReceiptAttributeType.cancellationDate, $0) }
+                ?? .ia5(type: ReceiptAttributeType.cancellationDate, ""))
         if let flag = purchase.isTrialPeriod { attributes.append(.integer(type: ReceiptAttributeType.isTrialPeriod, flag ? 1 : 0)) }
         if let flag = purchase.isInIntroOfferPeriod {
             attributes.append(.integer(type: ReceiptAttributeType.isInIntroOfferPeriod, flag ? 1 : 0))
@@ -104,13 +105,14 @@ public struct ReceiptBuilder: Sendable {
     }
 
     private static func set(_ attributes: [ReceiptAttribute]) -> [UInt8] {
-        ASN1Writer.set(attributes.map { attribute in
-            ASN1Writer.sequence([
-                ASN1Writer.integer(Int64(attribute.type)),
-                ASN1Writer.integer(Int64(attribute.version)),
-                ASN1Writer.octetString(attribute.value),
-            ])
-        })
+        ASN1Writer.set(
+            attributes.map { attribute in
+                ASN1Writer.sequence([
+                    ASN1Writer.integer(Int64(attribute.type)),
+                    ASN1Writer.integer(Int64(attribute.version)),
+                    ASN1Writer.octetString(attribute.value),
+                ])
+            })
     }
 
     /// The type 0 value for an environment: `Production`, `ProductionSandbox`, `Xcode`, or the raw value.

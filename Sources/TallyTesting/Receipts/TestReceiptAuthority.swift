@@ -1,10 +1,10 @@
-public import _CryptoExtras
 import Crypto
 public import Foundation
 public import SwiftASN1
 public import TallyCore
 public import TallyVerify
 public import X509
+public import _CryptoExtras
 
 /// A certificate authority shaped like Apple's legacy receipt signing, for tests, the
 /// simulated App Store and benchmarks: an RSA root, an intermediate with Apple's WWDR marker
@@ -135,7 +135,8 @@ public struct TestReceiptAuthority: Sendable {
         let keys = try keys ?? Keys.generate()
         let start = profile.issuedAt.addingTimeInterval(-Self.seconds(profile.backdate))
         let algorithm: Certificate.SignatureAlgorithm = profile.certificateDigest == .sha1 ? .sha1WithRSAEncryption : .sha256WithRSAEncryption
-        let rootName = try Self.name(common: "\(profile.organization) Root CA", unit: "\(profile.organization) Certification Authority", organization: profile.organization)
+        let rootName = try Self.name(
+            common: "\(profile.organization) Root CA", unit: "\(profile.organization) Certification Authority", organization: profile.organization)
         let intermediateName = try Self.name(
             common: "\(profile.organization) Worldwide Developer Relations Certification Authority", unit: "G5", organization: profile.organization)
         let leafName = try Self.name(

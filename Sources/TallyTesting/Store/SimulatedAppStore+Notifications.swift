@@ -1,7 +1,6 @@
 public import Foundation
 public import TallyCore
 
-
 extension SimulatedAppStore {
     /// A notification the simulated store made, and what became of its delivery.
     public struct SentNotification: Sendable, Hashable {
@@ -81,10 +80,11 @@ extension SimulatedAppStore {
         if state.notifications.count >= 10_000 {
             state.notifications.removeFirst(state.notifications.count - 9_999)
         }
-        state.notifications.append(NotificationRecord(
-            uuid: payload.notificationUUID!, type: type, subtype: subtype, transactionId: transaction?.transactionId,
-            signedPayload: try sign(payload), createdAt: now,
-            nextAttemptAt: configuration.notificationURL == nil ? nil : now, testToken: testToken))
+        state.notifications.append(
+            NotificationRecord(
+                uuid: payload.notificationUUID!, type: type, subtype: subtype, transactionId: transaction?.transactionId,
+                signedPayload: try sign(payload), createdAt: now,
+                nextAttemptAt: configuration.notificationURL == nil ? nil : now, testToken: testToken))
     }
 
     func nextDeliveryDate() -> Date? {
@@ -98,7 +98,8 @@ extension SimulatedAppStore {
         defer { delivering = false }
         while let index = state.notifications.indices
             .filter({ state.notifications[$0].nextAttemptAt.map { $0 <= now } ?? false })
-            .min(by: { state.notifications[$0].nextAttemptAt! < state.notifications[$1].nextAttemptAt! }) {
+            .min(by: { state.notifications[$0].nextAttemptAt! < state.notifications[$1].nextAttemptAt! })
+        {
             let uuid = state.notifications[index].uuid
             let body = (try? JSONSerialization.data(withJSONObject: ["signedPayload": state.notifications[index].signedPayload])) ?? Data()
             let attemptDate = now

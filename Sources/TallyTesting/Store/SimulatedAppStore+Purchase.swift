@@ -18,7 +18,9 @@ extension SimulatedAppStore {
     ///   - options: app account token, quantity, offer and the simulated outcome.
     /// - Returns: the transaction, a cancellation, or a pending purchase.
     /// - Throws: ``SimulatedAppStoreError`` for an unknown product, a bad quantity or offer, or a simulated failure.
-    public func purchase(_ productID: String, options: SimulatedAppStore.PurchaseOptions = SimulatedAppStore.PurchaseOptions()) throws(SimulatedAppStoreError) -> SimulatedAppStore.PurchaseResult {
+    public func purchase(
+        _ productID: String, options: SimulatedAppStore.PurchaseOptions = SimulatedAppStore.PurchaseOptions()
+    ) throws(SimulatedAppStoreError) -> SimulatedAppStore.PurchaseResult {
         guard let product = product(productID) else {
             throw SimulatedAppStoreError(.productUnavailable, "no product \(productID) in the catalog")
         }
@@ -29,7 +31,8 @@ extension SimulatedAppStore {
             throw SimulatedAppStoreError(.invalidQuantity, "only consumables can be bought in quantity")
         }
         if let offerID = options.promotionalOfferID,
-           product.subscription?.promotionalOffers.contains(where: { $0.id == offerID }) != true {
+            product.subscription?.promotionalOffers.contains(where: { $0.id == offerID }) != true
+        {
             throw SimulatedAppStoreError(.invalidOffer, "\(productID) has no promotional offer \(offerID)")
         }
 
@@ -59,7 +62,8 @@ extension SimulatedAppStore {
             try save()
             return .pending(pending)
         case .success, .unverified, .automatic:
-            let transaction = try complete(product, appAccountToken: options.appAccountToken, quantity: options.quantity, promotionalOfferID: options.promotionalOfferID)
+            let transaction = try complete(
+                product, appAccountToken: options.appAccountToken, quantity: options.quantity, promotionalOfferID: options.promotionalOfferID)
             try save()
             if outcome == .unverified {
                 return .success(try unverifiable(transaction))
@@ -95,7 +99,9 @@ extension SimulatedAppStore {
         try completePending(id, reason: .interrupted)
     }
 
-    private func completePending(_ id: String, reason: SimulatedAppStore.PendingPurchase.Reason) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
+    private func completePending(
+        _ id: String, reason: SimulatedAppStore.PendingPurchase.Reason
+    ) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         guard let index = state.pending.firstIndex(where: { $0.id == id && $0.reason == reason }) else {
             throw SimulatedAppStoreError(.notFound, "no pending purchase \(id)")
         }
@@ -114,7 +120,9 @@ extension SimulatedAppStore {
     // MARK: - Completing a paid purchase
 
     /// Charges and records the purchase, with its notification; returns the transaction signed now.
-    func complete(_ product: StoreKitConfiguration.Product, appAccountToken: UUID?, quantity: Int, promotionalOfferID: String?) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
+    func complete(
+        _ product: StoreKitConfiguration.Product, appAccountToken: UUID?, quantity: Int, promotionalOfferID: String?
+    ) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         let token = appAccountToken?.uuidString.lowercased()
         switch product.kind {
         case .autoRenewableSubscription:
@@ -147,7 +155,9 @@ extension SimulatedAppStore {
         return TransactionRecord(payload: payload)
     }
 
-    func basePayload(_ product: StoreKitConfiguration.Product, transactionID: String, originalTransactionID: String, appAccountToken: String?) -> TransactionPayload {
+    func basePayload(
+        _ product: StoreKitConfiguration.Product, transactionID: String, originalTransactionID: String, appAccountToken: String?
+    ) -> TransactionPayload {
         var payload = TransactionPayload()
         payload.transactionId = transactionID
         payload.originalTransactionId = originalTransactionID

@@ -10,7 +10,9 @@ extension SimulatedAppStore {
     ///   - revocation: reason, type and share; a full refund for another reason by default.
     /// - Throws: ``SimulatedAppStoreError`` `notFound`, or `invalidState` when it is already revoked.
     @discardableResult
-    public func refund(transactionID: String, revocation: SimulatedAppStore.Revocation = SimulatedAppStore.Revocation()) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
+    public func refund(
+        transactionID: String, revocation: SimulatedAppStore.Revocation = SimulatedAppStore.Revocation()
+    ) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         guard let index = state.transactionIndex(transactionID) else {
             throw SimulatedAppStoreError(.notFound, "no transaction \(transactionID)")
         }
@@ -22,20 +24,24 @@ extension SimulatedAppStore {
         state.transactions[index].payload.revocationType = revocation.type
         state.transactions[index].payload.revocationPercentage = revocation.percentage
         if let original = state.transactions[index].payload.originalTransactionId,
-           let subscription = state.subscriptionIndex(originalTransactionID: original),
-           state.subscriptions[subscription].latestTransactionId == transactionID {
+            let subscription = state.subscriptionIndex(originalTransactionID: original),
+            state.subscriptions[subscription].latestTransactionId == transactionID
+        {
             state.subscriptions[subscription].status = .revoked
             state.subscriptions[subscription].autoRenew = false
         }
         let transaction = try signed(state.transactions[index])
         let type: NotificationType = revocation.type == .familyRevoke ? .revoke : .refund
-        try notify(type, subtype: nil, transaction: transaction.payload,
-                   subscription: transaction.payload.type == .autoRenewableSubscription ? transaction.payload.originalTransactionId : nil)
+        try notify(
+            type, subtype: nil, transaction: transaction.payload,
+            subscription: transaction.payload.type == .autoRenewableSubscription ? transaction.payload.originalTransactionId : nil)
         // Family members lose what the purchaser was refunded, with the purchaser's reason.
         var revokedCopies: [SimulatedAppStore.SignedTransaction] = []
         if revocation.type != .familyRevoke {
-            for copy in state.transactions.indices where state.transactions[copy].sharedFrom == transactionID
-                && state.transactions[copy].payload.revocationDate == nil {
+            for copy in state.transactions.indices
+            where state.transactions[copy].sharedFrom == transactionID
+                && state.transactions[copy].payload.revocationDate == nil
+            {
                 state.transactions[copy].payload.revocationDate = now
                 state.transactions[copy].payload.revocationReason = revocation.reason
                 state.transactions[copy].payload.revocationType = .familyRevoke
@@ -65,15 +71,17 @@ extension SimulatedAppStore {
         state.transactions[index].payload.revocationType = nil
         state.transactions[index].payload.revocationPercentage = nil
         if let original = state.transactions[index].payload.originalTransactionId,
-           let subscription = state.subscriptionIndex(originalTransactionID: original),
-           state.subscriptions[subscription].status == .revoked {
+            let subscription = state.subscriptionIndex(originalTransactionID: original),
+            state.subscriptions[subscription].status == .revoked
+        {
             let stillPaid = state.subscriptions[subscription].expiresDate > now
             state.subscriptions[subscription].status = stillPaid ? .active : .expired
             state.subscriptions[subscription].autoRenew = stillPaid
         }
         let transaction = try signed(state.transactions[index])
-        try notify(.refundReversed, subtype: nil, transaction: transaction.payload,
-                   subscription: transaction.payload.type == .autoRenewableSubscription ? transaction.payload.originalTransactionId : nil)
+        try notify(
+            .refundReversed, subtype: nil, transaction: transaction.payload,
+            subscription: transaction.payload.type == .autoRenewableSubscription ? transaction.payload.originalTransactionId : nil)
         try save()
         publish(transaction)
         return transaction

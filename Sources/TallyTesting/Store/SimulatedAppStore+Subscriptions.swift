@@ -4,7 +4,9 @@ public import TallyCore
 extension SimulatedAppStore {
     // MARK: - Starting and changing a subscription
 
-    func subscribe(_ product: StoreKitConfiguration.Product, appAccountToken: String?, promotionalOfferID: String?) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
+    func subscribe(
+        _ product: StoreKitConfiguration.Product, appAccountToken: String?, promotionalOfferID: String?
+    ) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         guard let info = product.subscription else {
             throw SimulatedAppStoreError(.invalidState, "\(product.id) is not an auto-renewable subscription")
         }
@@ -49,15 +51,19 @@ extension SimulatedAppStore {
             state.subscriptions.append(record)
         }
         let transaction = try signed(state.transactions[state.transactions.count - 1])
-        try notify(.subscribed, subtype: inGroup == nil ? .initialBuy : .resubscribe, transaction: transaction.payload, subscription: record.originalTransactionId)
+        try notify(
+            .subscribed, subtype: inGroup == nil ? .initialBuy : .resubscribe, transaction: transaction.payload, subscription: record.originalTransactionId)
         return transaction
     }
 
     /// Buying a product of the group the customer already subscribes to.
-    private func change(subscriptionAt index: Int, to product: StoreKitConfiguration.Product, promotionalOfferID: String?) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
+    private func change(
+        subscriptionAt index: Int, to product: StoreKitConfiguration.Product, promotionalOfferID: String?
+    ) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         var subscription = state.subscriptions[index]
         guard let current = self.product(subscription.productId), let currentLevel = current.subscription?.level,
-              let newInfo = product.subscription else {
+            let newInfo = product.subscription
+        else {
             throw SimulatedAppStoreError(.invalidState, "subscription \(subscription.originalTransactionId) has no known product")
         }
         if product.id == subscription.productId {
@@ -77,7 +83,8 @@ extension SimulatedAppStore {
                 subscription.expirationIntent = nil
                 state.subscriptions[index] = subscription
                 let transaction = try signedTransaction(subscription.latestTransactionId)
-                try notify(.didChangeRenewalStatus, subtype: .autoRenewEnabled, transaction: transaction.payload, subscription: subscription.originalTransactionId)
+                try notify(
+                    .didChangeRenewalStatus, subtype: .autoRenewEnabled, transaction: transaction.payload, subscription: subscription.originalTransactionId)
                 return transaction
             }
             if subscription.autoRenewProductId != product.id {
@@ -109,7 +116,8 @@ extension SimulatedAppStore {
             state.transactions[old].payload.isUpgraded = true
         }
         let transactionID = nextTransactionID()
-        var payload = basePayload(product, transactionID: transactionID, originalTransactionID: subscription.originalTransactionId, appAccountToken: subscription.appAccountToken)
+        var payload = basePayload(
+            product, transactionID: transactionID, originalTransactionID: subscription.originalTransactionId, appAccountToken: subscription.appAccountToken)
         payload.transactionReason = .purchase
         payload.subscriptionGroupIdentifier = newInfo.groupID
         payload.webOrderLineItemId = nextWebOrderLineItemID()
@@ -129,11 +137,12 @@ extension SimulatedAppStore {
     }
 
     func running(_ offer: SubscriptionOffer, type: OfferType, product: StoreKitConfiguration.Product) -> RunningOffer {
-        let discount: OfferDiscountType = switch offer.paymentMode {
-        case .freeTrial: .freeTrial
-        case .payUpFront: .payUpFront
-        default: .payAsYouGo
-        }
+        let discount: OfferDiscountType =
+            switch offer.paymentMode {
+            case .freeTrial: .freeTrial
+            case .payUpFront: .payUpFront
+            default: .payAsYouGo
+            }
         // Free trials and pay-up-front offers are one period of offer.period × numberOfPeriods;
         // pay-as-you-go offers discount that many periods of offer.period. `offerPeriod` names
         // the offer's whole duration either way (2 × P1M is P2M).
@@ -193,8 +202,9 @@ extension SimulatedAppStore {
         state.subscriptions[index].autoRenew = enabled
         state.subscriptions[index].expirationIntent = enabled ? nil : .customerCancelled
         let transaction = try signedTransaction(state.subscriptions[index].latestTransactionId)
-        try notify(.didChangeRenewalStatus, subtype: enabled ? .autoRenewEnabled : .autoRenewDisabled,
-                   transaction: transaction.payload, subscription: originalTransactionID)
+        try notify(
+            .didChangeRenewalStatus, subtype: enabled ? .autoRenewEnabled : .autoRenewDisabled,
+            transaction: transaction.payload, subscription: originalTransactionID)
         try save()
     }
 
@@ -240,7 +250,8 @@ extension SimulatedAppStore {
         }
         let moment = now
         if let latest = state.transactionIndex(state.subscriptions[index].latestTransactionId),
-           (state.transactions[latest].payload.expiresDate ?? moment) > moment {
+            (state.transactions[latest].payload.expiresDate ?? moment) > moment
+        {
             state.transactions[latest].payload.expiresDate = moment
         }
         state.subscriptions[index].expiresDate = moment
@@ -298,12 +309,13 @@ extension SimulatedAppStore {
     private func nextSubscriptionEvent() -> (index: Int, date: Date)? {
         var best: (Int, Date)?
         for (index, subscription) in state.subscriptions.enumerated() {
-            let date: Date? = switch subscription.status {
-            case .active: subscription.expiresDate
-            case .billingGracePeriod: subscription.gracePeriodExpiresDate
-            case .billingRetry: subscription.billingRetryEndsDate
-            default: nil
-            }
+            let date: Date? =
+                switch subscription.status {
+                case .active: subscription.expiresDate
+                case .billingGracePeriod: subscription.gracePeriodExpiresDate
+                case .billingRetry: subscription.billingRetryEndsDate
+                default: nil
+                }
             if let date, best == nil || date < best!.1 { best = (index, date) }
         }
         return best
@@ -345,7 +357,8 @@ extension SimulatedAppStore {
             offer = running.periodsLeft > 0 ? running : nil
         }
         let transactionID = nextTransactionID()
-        var payload = basePayload(product, transactionID: transactionID, originalTransactionID: subscription.originalTransactionId, appAccountToken: subscription.appAccountToken)
+        var payload = basePayload(
+            product, transactionID: transactionID, originalTransactionID: subscription.originalTransactionId, appAccountToken: subscription.appAccountToken)
         payload.purchaseDate = moment
         payload.transactionReason = .renewal
         payload.subscriptionGroupIdentifier = subscription.groupID
@@ -391,8 +404,9 @@ extension SimulatedAppStore {
         }
         state.subscriptions[index] = subscription
         let transaction = try signedTransaction(subscription.latestTransactionId)
-        try notify(.didFailToRenew, subtype: state.settings.billingGracePeriodEnabled ? .gracePeriod : nil,
-                   transaction: transaction.payload, subscription: subscription.originalTransactionId)
+        try notify(
+            .didFailToRenew, subtype: state.settings.billingGracePeriodEnabled ? .gracePeriod : nil,
+            transaction: transaction.payload, subscription: subscription.originalTransactionId)
     }
 
     /// Grace and billing retry windows, in seconds: Apple's tables for the time rate, or the
@@ -452,11 +466,16 @@ extension SimulatedAppStore {
     }
 
     /// The status of every subscription of the customer: status, latest transaction and renewal info, signed now.
-    public func subscriptionStatuses() throws(SimulatedAppStoreError) -> [(groupID: String, status: SubscriptionStatus, transaction: SimulatedAppStore.SignedTransaction, renewalInfo: String)] {
+    public func subscriptionStatuses() throws(SimulatedAppStoreError) -> [(
+        groupID: String, status: SubscriptionStatus, transaction: SimulatedAppStore.SignedTransaction, renewalInfo: String
+    )] {
         var result: [(String, SubscriptionStatus, SimulatedAppStore.SignedTransaction, String)] = []
         for subscription in state.subscriptions {
-            result.append((subscription.groupID, subscription.status, try signedTransaction(subscription.latestTransactionId),
-                           try sign(renewalPayload(subscription))))
+            result.append(
+                (
+                    subscription.groupID, subscription.status, try signedTransaction(subscription.latestTransactionId),
+                    try sign(renewalPayload(subscription))
+                ))
         }
         return result
     }

@@ -37,9 +37,10 @@ extension SimulatedAppStore {
                 result.append(try signed(record))
             case .autoRenewableSubscription?:
                 guard let original = payload.originalTransactionId,
-                      let subscription = state.subscriptions.first(where: { $0.originalTransactionId == original }),
-                      subscription.latestTransactionId == payload.transactionId,
-                      [.active, .billingGracePeriod].contains(subscription.status) else { continue }
+                    let subscription = state.subscriptions.first(where: { $0.originalTransactionId == original }),
+                    subscription.latestTransactionId == payload.transactionId,
+                    [.active, .billingGracePeriod].contains(subscription.status)
+                else { continue }
                 seen.insert(productID)
                 result.append(try signed(record))
             default:

@@ -97,7 +97,6 @@ extension SimulatedAppStore {
         public let requestedAt: Date
     }
 
-
     /// A one-line reason for a revocation, as Apple sends it.
     public struct Revocation: Sendable, Hashable {
         /// Why.

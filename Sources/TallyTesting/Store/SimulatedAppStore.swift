@@ -131,10 +131,12 @@ public actor SimulatedAppStore {
                 throw SimulatedAppStoreError(.storage, "cannot read the store state \(file.path): \(error)")
             }
         }
-        var state = loaded ?? StoreState(
-            nextTransactionNumber: configuration.firstTransactionNumber ?? Self.randomTransactionBase(),
-            nextWebOrderLineItemNumber: (configuration.firstTransactionNumber ?? Self.randomTransactionBase()) + 500_000_000,
-            settings: settings)
+        var state =
+            loaded
+            ?? StoreState(
+                nextTransactionNumber: configuration.firstTransactionNumber ?? Self.randomTransactionBase(),
+                nextWebOrderLineItemNumber: (configuration.firstTransactionNumber ?? Self.randomTransactionBase()) + 500_000_000,
+                settings: settings)
         if let override = configuration.timeRate { state.settings.timeRate = override.rawValue }
         switch time {
         case .manual(let start):
@@ -253,8 +255,10 @@ public actor SimulatedAppStore {
     var currency: String { configuration.catalog.settings.currency }
 
     var storefrontID: String {
-        let ids = ["USA": "143441", "GBR": "143444", "UKR": "143492", "DEU": "143443", "FRA": "143442",
-                   "JPN": "143462", "CAN": "143455", "AUS": "143460", "POL": "143478", "CHE": "143459"]
+        let ids = [
+            "USA": "143441", "GBR": "143444", "UKR": "143492", "DEU": "143443", "FRA": "143442",
+            "JPN": "143462", "CAN": "143455", "AUS": "143460", "POL": "143478", "CHE": "143459",
+        ]
         return ids[storefront] ?? "143441"
     }
 

@@ -70,11 +70,12 @@ public enum ServerAPIToken {
     ) -> Result<Claims, Rejection> {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerBytes = Base64.decode(parts[0].utf8, alphabet: .url),
-              let payloadBytes = Base64.decode(parts[1].utf8, alphabet: .url),
-              let signatureBytes = Base64.decode(parts[2].utf8, alphabet: .url),
-              let header = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any],
-              let claims = (try? JSONSerialization.jsonObject(with: Data(payloadBytes))) as? [String: Any] else {
+            let headerBytes = Base64.decode(parts[0].utf8, alphabet: .url),
+            let payloadBytes = Base64.decode(parts[1].utf8, alphabet: .url),
+            let signatureBytes = Base64.decode(parts[2].utf8, alphabet: .url),
+            let header = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any],
+            let claims = (try? JSONSerialization.jsonObject(with: Data(payloadBytes))) as? [String: Any]
+        else {
             return .failure(Rejection(reason: "not a compact JWT"))
         }
         guard header["alg"] as? String == "ES256" else { return .failure(Rejection(reason: "alg is not ES256")) }
@@ -82,7 +83,8 @@ public enum ServerAPIToken {
             return .failure(Rejection(reason: "unknown key identifier"))
         }
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
-              key.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8)) else {
+            key.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8))
+        else {
             return .failure(Rejection(reason: "signature does not verify"))
         }
         guard claims["iss"] as? String == issuerID else { return .failure(Rejection(reason: "wrong issuer")) }

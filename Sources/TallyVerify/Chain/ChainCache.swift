@@ -72,7 +72,8 @@ final class ChainCache<Chain: Sendable>: @unchecked Sendable {
         defer { lock.unlock() }
         clock &+= 1
         if entries[key] == nil, entries.count >= capacity,
-           let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+            let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+        {
             entries.removeValue(forKey: oldest)
         }
         entries[key] = Entry(chain: chain, lastUse: clock, revocationCheckedAt: entries[key]?.revocationCheckedAt)

@@ -95,7 +95,8 @@ struct CompactJWS {
             var offsets: [Int] = []
             var offset = 0
             while offsets.count < 3, offset < buffer.count,
-                  let hit = memchr(base + offset, Int32(UInt8(ascii: ".")), buffer.count - offset) {
+                let hit = memchr(base + offset, Int32(UInt8(ascii: ".")), buffer.count - offset)
+            {
                 let position = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
                 offsets.append(position)
                 offset = position + 1

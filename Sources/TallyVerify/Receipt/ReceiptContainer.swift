@@ -129,12 +129,14 @@ struct ReceiptContainer: Sendable {
     static func issuerAndSerialNumber(of certificate: ArraySlice<UInt8>) -> (issuer: ArraySlice<UInt8>, serialNumber: ArraySlice<UInt8>)? {
         var reader = BERReader(Array(certificate))
         guard let outer = try? reader.root(), outer.isUniversal(16, constructed: true),
-              let tbs = try? reader.children(of: outer).first, tbs.isUniversal(16, constructed: true),
-              let fields = try? reader.children(of: tbs) else { return nil }
+            let tbs = try? reader.children(of: outer).first, tbs.isUniversal(16, constructed: true),
+            let fields = try? reader.children(of: tbs)
+        else { return nil }
         // TBSCertificate: [0] version (optional), serialNumber, signature, issuer, …
         let start = fields.first?.isContext(0, constructed: true) == true ? 1 : 0
         guard fields.count > start + 2, fields[start].isUniversal(2, constructed: false),
-              fields[start + 2].isUniversal(16, constructed: true) else { return nil }
+            fields[start + 2].isUniversal(16, constructed: true)
+        else { return nil }
         return (reader.encoding(of: fields[start + 2]), reader.content(of: fields[start]))
     }
 

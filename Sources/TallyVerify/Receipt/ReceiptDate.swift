@@ -28,10 +28,12 @@ enum ReceiptDate {
         }
 
         guard let year = digits(4), expect("-"), let month = digits(2), expect("-"), let day = digits(2),
-              expect("Tt"), let hour = digits(2), expect(":"), let minute = digits(2), expect(":"),
-              let second = digits(2) else { return nil }
+            expect("Tt"), let hour = digits(2), expect(":"), let minute = digits(2), expect(":"),
+            let second = digits(2)
+        else { return nil }
         guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
-              hour < 24, minute < 60, second < 60 else { return nil }
+            hour < 24, minute < 60, second < 60
+        else { return nil }
 
         var fraction = 0.0
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {

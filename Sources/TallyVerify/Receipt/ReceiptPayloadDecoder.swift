@@ -220,7 +220,8 @@ enum ReceiptPayloadDecoder {
         let text = try string(value, attribute)
         if text.isEmpty { return nil }
         guard let date = ReceiptDate.parse(text.utf8) else {
-            throw BERError(offset: attribute.offset, reason: "\(attribute.context)attribute type \(attribute.type) is '\(text.prefix(40))', not an RFC 3339 date")
+            throw BERError(
+                offset: attribute.offset, reason: "\(attribute.context)attribute type \(attribute.type) is '\(text.prefix(40))', not an RFC 3339 date")
         }
         return date
     }

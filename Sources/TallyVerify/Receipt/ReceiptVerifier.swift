@@ -1,8 +1,8 @@
-import _CryptoExtras
 import Crypto
 public import Foundation
 public import TallyCore
 import X509
+import _CryptoExtras
 
 /// A verified app receipt: the decoded ``AppReceipt``, its signed content (the ASN.1 attribute
 /// set) as ``Verified/rawPayload``, the time its chain was valid at, and what vouched for it.
@@ -63,8 +63,9 @@ public struct ReceiptVerifier: Sendable {
     /// - Returns: the decoded receipt, or why it was rejected.
     public func verify(_ receipt: [UInt8], deviceIdentifier: DeviceIdentifier? = nil) async -> VerificationResult<VerifiedReceipt> {
         guard receipt.count <= configuration.maximumLength else {
-            return .invalid(VerificationFailure(
-                .inputTooLarge, "receipt is \(receipt.count) bytes; the limit is \(configuration.maximumLength)"))
+            return .invalid(
+                VerificationFailure(
+                    .inputTooLarge, "receipt is \(receipt.count) bytes; the limit is \(configuration.maximumLength)"))
         }
         let container: ReceiptContainer
         do {
@@ -93,8 +94,9 @@ public struct ReceiptVerifier: Sendable {
     public func verify(base64 receipt: String, deviceIdentifier: DeviceIdentifier? = nil) async -> VerificationResult<VerifiedReceipt> {
         // Base64 is 4/3 of the bytes; a generous bound before decoding keeps huge text out.
         guard receipt.utf8.count <= configuration.maximumLength / 3 * 4 + 4 + configuration.maximumLength / 16 else {
-            return .invalid(VerificationFailure(
-                .inputTooLarge, "receipt text is \(receipt.utf8.count) bytes; the limit is \(configuration.maximumLength) bytes decoded"))
+            return .invalid(
+                VerificationFailure(
+                    .inputTooLarge, "receipt text is \(receipt.utf8.count) bytes; the limit is \(configuration.maximumLength) bytes decoded"))
         }
         let text = receipt.utf8.filter { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
         guard !text.isEmpty, let bytes = Base64.decode(text, alphabet: .standard) else {
@@ -128,15 +130,19 @@ public struct ReceiptVerifier: Sendable {
     private func verify(_ container: ReceiptContainer, deviceIdentifier: DeviceIdentifier?) async -> VerificationResult<VerifiedReceipt> {
         let signer = container.signer
         guard let digest = ReceiptDigestAlgorithm(oid: signer.digestAlgorithm) else {
-            return .invalid(VerificationFailure(
-                .unsupportedAlgorithm, "the signer's digest algorithm is \(Self.oidText(signer.digestAlgorithm)); receipts use SHA-1 or SHA-256"))
+            return .invalid(
+                VerificationFailure(
+                    .unsupportedAlgorithm, "the signer's digest algorithm is \(Self.oidText(signer.digestAlgorithm)); receipts use SHA-1 or SHA-256"))
         }
         let signatureAlgorithm = signer.signatureAlgorithm
-        guard signatureAlgorithm.elementsEqual(ReceiptContainer.OID.rsaEncryption)
-            || signatureAlgorithm.elementsEqual(digest.rsaSignatureOIDBytes) else {
-            return .invalid(VerificationFailure(
-                .unsupportedAlgorithm,
-                "the signature algorithm is \(Self.oidText(signatureAlgorithm)); receipts are signed with RSA and \(digest.rawValue)"))
+        guard
+            signatureAlgorithm.elementsEqual(ReceiptContainer.OID.rsaEncryption)
+                || signatureAlgorithm.elementsEqual(digest.rsaSignatureOIDBytes)
+        else {
+            return .invalid(
+                VerificationFailure(
+                    .unsupportedAlgorithm,
+                    "the signature algorithm is \(Self.oidText(signatureAlgorithm)); receipts are signed with RSA and \(digest.rawValue)"))
         }
 
         let key = ChainKey(certificates: container.certificatesField, signer: signer.identifierEncoding)
@@ -165,8 +171,9 @@ public struct ReceiptVerifier: Sendable {
 
         if chain.origin == .xcodeSelfSigned, receipt.environment != .xcode {
             let said = receipt.rawEnvironment.map { "'\($0)'" } ?? "no environment"
-            return .invalid(VerificationFailure(
-                .untrustedChain, "a receipt signed by a root itself is accepted only from Xcode; this one says \(said)"))
+            return .invalid(
+                VerificationFailure(
+                    .untrustedChain, "a receipt signed by a root itself is accepted only from Xcode; this one says \(said)"))
         }
         let time = validationTime(for: receipt)
         let names = chain.origin == .xcodeSelfSigned ? ["Xcode"] : ["leaf", "intermediate", "root"]
@@ -183,13 +190,15 @@ public struct ReceiptVerifier: Sendable {
             do {
                 certificates.append(try Certificate(derEncoded: Array(der)))
             } catch {
-                return .failure(VerificationFailure(
-                    .malformedCertificate, "certificate \(index + 1) of the receipt is not a DER X.509 certificate: \(error)"))
+                return .failure(
+                    VerificationFailure(
+                        .malformedCertificate, "certificate \(index + 1) of the receipt is not a DER X.509 certificate: \(error)"))
             }
         }
         guard let signer = Self.signerCertificate(in: certificates, container: container) else {
-            return .failure(VerificationFailure(
-                .malformedReceipt, "the receipt does not carry the certificate its signer names (it carries \(certificates.count))"))
+            return .failure(
+                VerificationFailure(
+                    .malformedReceipt, "the receipt does not carry the certificate its signer names (it carries \(certificates.count))"))
         }
         guard let key = _RSA.Signing.PublicKey(signer.publicKey) else {
             return .failure(VerificationFailure(.invalidCertificateChain, "the signer's key is not an RSA key; receipts are signed with RSA"))
@@ -202,17 +211,21 @@ public struct ReceiptVerifier: Sendable {
         let issuers = certificates.filter { $0 != signer && $0.subject == signer.issuer }
         guard let intermediate = issuers.first(where: { $0.publicKey.isValidSignature(signer.signature, for: signer) }) ?? issuers.first else {
             if signer.subject == signer.issuer {
-                return .failure(VerificationFailure(
-                    .untrustedChain,
-                    "the receipt is signed by the self-signed certificate '\(signer.subject)', as Xcode's are, and it is not a configured root; Xcode receipts verify only when Xcode's certificate is passed as a root"))
+                return .failure(
+                    VerificationFailure(
+                        .untrustedChain,
+                        "the receipt is signed by the self-signed certificate '\(signer.subject)', as Xcode's are, and it is not a configured root; Xcode receipts verify only when Xcode's certificate is passed as a root"
+                    ))
             }
             if configuration.rootCertificates.contains(where: { $0.subject == signer.issuer }) {
-                return .failure(VerificationFailure(
-                    .badCertificateChainLength,
-                    "the signer was issued by the root '\(signer.issuer)' itself; App Store receipts are signed by a leaf under an intermediate"))
+                return .failure(
+                    VerificationFailure(
+                        .badCertificateChainLength,
+                        "the signer was issued by the root '\(signer.issuer)' itself; App Store receipts are signed by a leaf under an intermediate"))
             }
-            return .failure(VerificationFailure(
-                .untrustedChain, "the signer's issuer '\(signer.issuer)' is neither among the receipt's certificates nor a configured root"))
+            return .failure(
+                VerificationFailure(
+                    .untrustedChain, "the signer's issuer '\(signer.issuer)' is neither among the receipt's certificates nor a configured root"))
         }
         switch await validator.validateStructure(leaf: signer, intermediate: intermediate) {
         case .success(let chain):

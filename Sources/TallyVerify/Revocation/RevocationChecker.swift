@@ -1,6 +1,6 @@
-@_spi(FixedExpiryValidationTime) @_spi(DisableValidityCheck) import X509
 import Foundation
 import SwiftASN1
+@_spi(FixedExpiryValidationTime) @_spi(DisableValidityCheck) import X509
 
 /// Asks the OCSP responders named in a chain whether its leaf and intermediate are revoked.
 struct RevocationChecker: Sendable {

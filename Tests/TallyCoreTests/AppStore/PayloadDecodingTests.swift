@@ -40,8 +40,9 @@ struct PayloadDecodingTests {
         #expect(decoded.appAppleId == 987_654_321)
         #expect(decoded.environment == .sandbox)
         let reencoded = try AppStoreJSON.encoder().encode(decoded)
-        #expect(try JSONSerialization.jsonObject(with: reencoded) as? NSDictionary
-            == JSONSerialization.jsonObject(with: original) as? NSDictionary)
+        #expect(
+            try JSONSerialization.jsonObject(with: reencoded) as? NSDictionary
+                == JSONSerialization.jsonObject(with: original) as? NSDictionary)
     }
 
     @Test func transactionFieldsHaveTheirTypedValues() throws {

@@ -29,8 +29,9 @@ extension ServerAPI {
             #expect(error.errorMessage?.isEmpty == false)
             #expect(try AppStoreJSON.decode(APIErrorResponse.self, from: original) == error)
             let reencoded = try AppStoreJSON.encoder().encode(error)
-            #expect(try JSONSerialization.jsonObject(with: reencoded) as? NSDictionary
-                == JSONSerialization.jsonObject(with: original) as? NSDictionary)
+            #expect(
+                try JSONSerialization.jsonObject(with: reencoded) as? NSDictionary
+                    == JSONSerialization.jsonObject(with: original) as? NSDictionary)
         }
 
         @Test func messagesAreKeptAsSent() throws {

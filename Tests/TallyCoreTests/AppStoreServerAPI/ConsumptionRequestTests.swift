@@ -24,20 +24,22 @@ extension ServerAPI {
         @Test func aCompleteRequestIsValidAndEncodesApplesIntegers() throws {
             #expect(Self.complete.validationErrors().isEmpty)
             let json = try JSONSerialization.jsonObject(with: AppStoreJSON.encoder().encode(Self.complete)) as? NSDictionary
-            #expect(json == [
-                "customerConsented": true, "consumptionStatus": 2, "platform": 2, "sampleContentProvided": false,
-                "deliveryStatus": 2, "appAccountToken": "7389a31a-fb6d-4569-a2a6-db7d85d84813", "accountTenure": 4,
-                "playTime": 5, "lifetimeDollarsRefunded": 4, "lifetimeDollarsPurchased": 7, "userStatus": 4,
-                "refundPreference": 3,
-            ])
+            #expect(
+                json == [
+                    "customerConsented": true, "consumptionStatus": 2, "platform": 2, "sampleContentProvided": false,
+                    "deliveryStatus": 2, "appAccountToken": "7389a31a-fb6d-4569-a2a6-db7d85d84813", "accountTenure": 4,
+                    "playTime": 5, "lifetimeDollarsRefunded": 4, "lifetimeDollarsPurchased": 7, "userStatus": 4,
+                    "refundPreference": 3,
+                ])
         }
 
         @Test func anEmptyRequestLacksEveryRequiredField() {
-            #expect(ConsumptionRequest().validationErrors() == [
-                .invalidCustomerConsented, .invalidConsumptionStatus, .invalidPlatform, .invalidSampleContentProvided,
-                .invalidDeliveryStatus, .invalidAppAccountToken, .invalidAccountTenure, .invalidPlayTime,
-                .invalidLifetimeDollarsRefunded, .invalidLifetimeDollarsPurchased, .invalidUserStatus,
-            ])
+            #expect(
+                ConsumptionRequest().validationErrors() == [
+                    .invalidCustomerConsented, .invalidConsumptionStatus, .invalidPlatform, .invalidSampleContentProvided,
+                    .invalidDeliveryStatus, .invalidAppAccountToken, .invalidAccountTenure, .invalidPlayTime,
+                    .invalidLifetimeDollarsRefunded, .invalidLifetimeDollarsPurchased, .invalidUserStatus,
+                ])
         }
 
         @Test func anEmptyAppAccountTokenAndNoRefundPreferenceAreValid() {

@@ -12,10 +12,11 @@ extension ServerAPI {
             request.notificationSubtype = .initialBuy
             request.onlyFailures = true
             let body = try AppStoreJSON.encoder().encode(request)
-            #expect(try JSONSerialization.jsonObject(with: body) as? NSDictionary == [
-                "startDate": 1_698_148_900_000, "endDate": 1_698_148_950_000,
-                "notificationType": "SUBSCRIBED", "notificationSubtype": "INITIAL_BUY", "onlyFailures": true,
-            ])
+            #expect(
+                try JSONSerialization.jsonObject(with: body) as? NSDictionary == [
+                    "startDate": 1_698_148_900_000, "endDate": 1_698_148_950_000,
+                    "notificationType": "SUBSCRIBED", "notificationSubtype": "INITIAL_BUY", "onlyFailures": true,
+                ])
             #expect(try AppStoreJSON.decoder().decode(NotificationHistoryRequest.self, from: body) == request)
         }
 

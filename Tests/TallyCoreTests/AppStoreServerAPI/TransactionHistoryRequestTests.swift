@@ -19,20 +19,21 @@ extension ServerAPI {
 
         @Test func rendersApplesParameterNamesInOrder() {
             let items = Self.everyFilter.queryItems(revision: "revision_input")
-            #expect(items.map { "\($0.name)=\($0.value ?? "")" } == [
-                "revision=revision_input",
-                "startDate=1698148900000",
-                "endDate=1698148950500",
-                "productId=com.example.1",
-                "productId=com.example.2",
-                "productType=CONSUMABLE",
-                "productType=AUTO_RENEWABLE",
-                "sort=DESCENDING",
-                "subscriptionGroupIdentifier=sub_group_id",
-                "subscriptionGroupIdentifier=sub_group_id_2",
-                "inAppOwnershipType=FAMILY_SHARED",
-                "revoked=false",
-            ])
+            #expect(
+                items.map { "\($0.name)=\($0.value ?? "")" } == [
+                    "revision=revision_input",
+                    "startDate=1698148900000",
+                    "endDate=1698148950500",
+                    "productId=com.example.1",
+                    "productId=com.example.2",
+                    "productType=CONSUMABLE",
+                    "productType=AUTO_RENEWABLE",
+                    "sort=DESCENDING",
+                    "subscriptionGroupIdentifier=sub_group_id",
+                    "subscriptionGroupIdentifier=sub_group_id_2",
+                    "inAppOwnershipType=FAMILY_SHARED",
+                    "revoked=false",
+                ])
         }
 
         @Test func queryItemsReadBackToTheSameRequest() throws {

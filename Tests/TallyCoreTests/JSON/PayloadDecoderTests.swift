@@ -32,7 +32,8 @@ import Testing
     }
 
     @Test func datesAreEpochMilliseconds() throws {
-        let payload = try AppStoreJSON.decode(TransactionPayload.self, from: Array(#"{"signedDate":1697679936056.485,"purchaseDate":0,"expiresDate":-1000}"#.utf8))
+        let payload = try AppStoreJSON.decode(
+            TransactionPayload.self, from: Array(#"{"signedDate":1697679936056.485,"purchaseDate":0,"expiresDate":-1000}"#.utf8))
         #expect(payload.purchaseDate == Date(timeIntervalSince1970: 0))
         #expect(payload.expiresDate == Date(timeIntervalSince1970: -1))
         #expect(abs(payload.signedDate!.timeIntervalSince1970 - 1_697_679_936.056485) < 1e-6)
@@ -99,8 +100,10 @@ import Testing
     /// overflow): whatever the fast decoder accepts, Foundation reads the same way.
     @Test(.enabled(if: Vectors.available, Vectors.skipNote))
     func numberSpellingsNeverDecodeDifferently() throws {
-        let spellings = ["1.0", "1e2", "1E+2", "-0", "-0.0", "0.5", "5.000", "1e-400", "9e999", "-1", "1e18", "123456789012345678901",
-                         "0e0", "1.5e-3", "00", "-", "2.", "4.2e"]
+        let spellings = [
+            "1.0", "1e2", "1E+2", "-0", "-0.0", "0.5", "5.000", "1e-400", "9e999", "-1", "1e18", "123456789012345678901",
+            "0e0", "1.5e-3", "00", "-", "2.", "4.2e",
+        ]
         var accepted = 0
         for (file, type) in PayloadDecodingTests.fixtures {
             let text = String(decoding: try Vectors.data("apple/models/\(file)"), as: UTF8.self)

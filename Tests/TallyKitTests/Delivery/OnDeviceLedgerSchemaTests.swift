@@ -1,8 +1,9 @@
 import Foundation
 import TallyCore
-@testable import TallyKit
 import TallySQLite
 import Testing
+
+@testable import TallyKit
 
 /// The device ledger's tables speak TallyCore's vocabulary: every kind, bucket and reservation
 /// status the server knows is accepted, and a word outside it is refused by the database.

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import TallyCore
 import TallyKit
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// How the server's answers become ``TallyError``s an app can act on, through a transport that
 /// answers what it is told to.
@@ -60,15 +61,16 @@ import Testing
         #expect(error?.isTransient == false)
     }
 
-    @Test(arguments: [
-        (500, "internal", TallyError.Code.serverUnavailable, true),
-        (503, "verification_unavailable", .verificationUnavailable, true),
-        (409, "transaction_belongs_to_another_user", .transactionBelongsToAnotherUser, false),
-        (422, "verification_failed", .verificationFailed, false),
-        (401, "unauthorized", .unauthorized, false),
-        (409, "reservation_closed", .reservationClosed, false),
-        (400, "invalid_request", .invalidRequest, false),
-    ] as [(Int, String, TallyError.Code, Bool)])
+    @Test(
+        arguments: [
+            (500, "internal", TallyError.Code.serverUnavailable, true),
+            (503, "verification_unavailable", .verificationUnavailable, true),
+            (409, "transaction_belongs_to_another_user", .transactionBelongsToAnotherUser, false),
+            (422, "verification_failed", .verificationFailed, false),
+            (401, "unauthorized", .unauthorized, false),
+            (409, "reservation_closed", .reservationClosed, false),
+            (400, "invalid_request", .invalidRequest, false),
+        ] as [(Int, String, TallyError.Code, Bool)])
     func statusAndCodeMapToATypedError(status: Int, code: String, expected: TallyError.Code, transient: Bool) async {
         let error = await Self.spendError(CannedTransport(status: status, body: Self.error(code)))
         #expect(error?.code == expected)

@@ -1,6 +1,7 @@
 import Foundation
-@testable import TallyKit
 import Testing
+
+@testable import TallyKit
 
 /// What a person reads when something goes wrong: every error the issue names has a title, a
 /// message and a button in English and in Ukrainian, from the string tables.
@@ -56,11 +57,12 @@ import Testing
     }
 
     /// Ukrainian counts take one of three forms: 1, 21 одна; 2–4, 22–24 кілька; 0, 5–20, 25 багато.
-    @Test(arguments: [
-        (1, "У вас 1 кредит."), (2, "У вас 2 кредити."), (4, "У вас 4 кредити."), (5, "У вас 5 кредитів."),
-        (11, "У вас 11 кредитів."), (12, "У вас 12 кредитів."), (21, "У вас 21 кредит."), (22, "У вас 22 кредити."),
-        (0, "У вас 0 кредитів."), (111, "У вас 111 кредитів."), (1_000_001, "У вас 1000001 кредит."),
-    ] as [(Int64, String)])
+    @Test(
+        arguments: [
+            (1, "У вас 1 кредит."), (2, "У вас 2 кредити."), (4, "У вас 4 кредити."), (5, "У вас 5 кредитів."),
+            (11, "У вас 11 кредитів."), (12, "У вас 12 кредитів."), (21, "У вас 21 кредит."), (22, "У вас 22 кредити."),
+            (0, "У вас 0 кредитів."), (111, "У вас 111 кредитів."), (1_000_001, "У вас 1000001 кредит."),
+        ] as [(Int64, String)])
     func ukrainianCreditsTakeTheRightPluralForm(count: Int64, expected: String) {
         let shown = TallyError(.insufficientCredits, "", currency: "credits", available: count).presentation(in: .ukrainian)
         #expect(shown.message.hasSuffix(expected), "\(shown.message)")

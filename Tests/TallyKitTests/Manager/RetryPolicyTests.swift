@@ -28,8 +28,9 @@ import Testing
     @Test func withoutJitterTheWaitIsTheCap() {
         let policy = RetryPolicy(initialDelay: .milliseconds(500), maximumDelay: .seconds(10), jitter: false)
         var random = SplitMix(state: 1)
-        #expect((1...6).map { policy.delay(afterFailures: $0, using: &random) }
-            == [.milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(10)])
+        #expect(
+            (1...6).map { policy.delay(afterFailures: $0, using: &random) }
+                == [.milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(10)])
     }
 
     @Test func fullJitterSpreadsWaitsOverTheWholeRangeBelowTheCap() {

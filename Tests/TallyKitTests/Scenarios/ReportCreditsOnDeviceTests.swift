@@ -1,10 +1,11 @@
 import Foundation
 import TallyCore
-@testable import TallyKit
 import TallyKitTesting
 import TallySQLite
 import TallyTesting
 import Testing
+
+@testable import TallyKit
 
 /// An astrology app with per-report credits and no backend: the paywall, buying, generating a
 /// report, stacking, restoring, and what must never happen to a paid credit.
@@ -73,7 +74,8 @@ import Testing
         let device = try await Device()
         // Paid, but the app was killed before it heard back: the transaction stays unfinished.
         guard case .success(let paid) = try await device.appStore.purchase(Kit.report("wellness"), options: .init(outcome: .success)) else {
-            Issue.record("the purchase did not succeed"); return
+            Issue.record("the purchase did not succeed")
+            return
         }
         device.reinstall()
         // The launch itself takes up the store's unfinished transactions…
@@ -196,7 +198,10 @@ import Testing
         #expect(await paywall.items.first?.buttonTitle == "Purchasing…")
         #expect(await paywall.purchase(Kit.report("career")) == nil)
         await gate.open()
-        guard case .purchased? = await tap.value else { Issue.record("the purchase did not complete"); return }
+        guard case .purchased? = await tap.value else {
+            Issue.record("the purchase did not complete")
+            return
+        }
         #expect(await paywall.items.first?.button == .idle)
         #expect(try await manager.available("report.career") == 1)
     }
@@ -221,7 +226,8 @@ import Testing
         await paywall.load()
         #expect(await paywall.items.map(\.button) == [.idle, .idle])
         guard case .purchased = await paywall.purchase(Kit.report("career")) else {
-            Issue.record("the purchase through the paywall did not complete"); return
+            Issue.record("the purchase through the paywall did not complete")
+            return
         }
         // Bought, not used yet: another one cannot be bought, and the button says why.
         let career = try #require(await paywall.items.first)
@@ -306,7 +312,8 @@ import Testing
         let device = try await Device()
         // Paid, but the app was killed before it heard back: the store keeps it unfinished.
         guard case .success(let paid) = try await device.appStore.purchase(Kit.report("wellness"), options: .init(outcome: .success)) else {
-            Issue.record("the purchase did not succeed"); return
+            Issue.record("the purchase did not succeed")
+            return
         }
         let gate = Gate()
         let database = try device.database()
@@ -483,7 +490,12 @@ import Testing
         _ = try await manager.buy(Kit.report("career"))
         let gate = Gate()
         // The report is being generated when the app dies: the work never ends.
-        let generating = Task { try await manager.consume("report.career", for: "profile-1") { await gate.wait(); return "report" } }
+        let generating = Task {
+            try await manager.consume("report.career", for: "profile-1") {
+                await gate.wait()
+                return "report"
+            }
+        }
         await gate.arrived()
         #expect(try await ledger.account(storeEntitlements: []).balance("report.career").held == 1)
         await manager.stop()
@@ -573,7 +585,8 @@ import Testing
         #expect(await paywall.items.first?.button == .idle)
         #expect(await paywall.restoreTitle == "Restore Purchases")
         guard case .purchased = await paywall.purchase("com.tally.zorya.lifetime") else {
-            Issue.record("the purchase through the paywall did not complete"); return
+            Issue.record("the purchase through the paywall did not complete")
+            return
         }
         #expect(try await manager.account(.fetchCurrent).isActive("zorya.lifetime"))
         // Owned at once, and after a reload: the paywall offers nothing more to buy.

@@ -1,9 +1,10 @@
 import Foundation
 import TallyCore
-@testable import TallyKit
 import TallyKitTesting
 import TallyTesting
 import Testing
+
+@testable import TallyKit
 
 /// A subscription app without a server: the subscription is verified and kept by the on-device ledger,
 /// its expiry judged on the device's trusted time, onboarding gated on a confirmed payment.

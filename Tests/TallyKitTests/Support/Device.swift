@@ -24,8 +24,9 @@ enum Kit {
     /// The device's verifier, trusting the test authority (explicitly, as only tests may).
     static func verifier(now: @escaping @Sendable () -> Date) -> SignedDataVerifier {
         SignedDataVerifier(
-            .init(bundleID: .equals(bundleID), appAppleID: .equals(appAppleID), environments: [.sandbox, .production],
-                  rootCertificates: [authority.root]),
+            .init(
+                bundleID: .equals(bundleID), appAppleID: .equals(appAppleID), environments: [.sandbox, .production],
+                rootCertificates: [authority.root]),
             now: now)
     }
 }

@@ -16,14 +16,18 @@ import Testing
         credentials = ServerAPICredentials(issuerID: "57246542-96fe-1a63-e053-0824d011072a", keys: ["2X9R4HXF34": key.publicKey])
     }
 
-    func token(issuedAt: Date = StoreFixture.start, lifetime: TimeInterval = 1200, bundleID: String = StoreFixture.bundleID,
-               issuer: String? = nil, keyID: String = "2X9R4HXF34", signer: P256.Signing.PrivateKey? = nil) throws -> String {
-        "Bearer " + (try ServerAPIToken.sign(
-            issuerID: issuer ?? credentials.issuerID, keyID: keyID, bundleID: bundleID, key: signer ?? key,
-            issuedAt: issuedAt, lifetime: lifetime))
+    func token(
+        issuedAt: Date = StoreFixture.start, lifetime: TimeInterval = 1200, bundleID: String = StoreFixture.bundleID,
+        issuer: String? = nil, keyID: String = "2X9R4HXF34", signer: P256.Signing.PrivateKey? = nil
+    ) throws -> String {
+        "Bearer "
+            + (try ServerAPIToken.sign(
+                issuerID: issuer ?? credentials.issuerID, keyID: keyID, bundleID: bundleID, key: signer ?? key,
+                issuedAt: issuedAt, lifetime: lifetime))
     }
 
-    func call(_ method: String, _ path: String, query: [URLQueryItem] = [], body: Data = Data(), authorization: String? = nil) async throws -> ServerAPIResponse {
+    func call(_ method: String, _ path: String, query: [URLQueryItem] = [], body: Data = Data(), authorization: String? = nil) async throws -> ServerAPIResponse
+    {
         // Tokens are checked against the real clock, which advancing the store does not move.
         let request = ServerAPIRequest(method: method, path: path, query: query, authorization: try authorization ?? token(), body: body)
         return await fixture.store.handleServerAPI(request, credentials: credentials)
@@ -38,13 +42,13 @@ import Testing
         let path = "/inApps/v1/transactions/\(bought.transactionID)"
         let bad: [String?] = [
             nil, "Basic abc", "Bearer not.a.jwt",
-            try token(issuedAt: StoreFixture.start.addingTimeInterval(-3600)),          // expired
-            try token(lifetime: 2 * 3600),                                              // longer than an hour
-            try token(issuedAt: StoreFixture.start.addingTimeInterval(600)),            // issued in the future
+            try token(issuedAt: StoreFixture.start.addingTimeInterval(-3600)),  // expired
+            try token(lifetime: 2 * 3600),  // longer than an hour
+            try token(issuedAt: StoreFixture.start.addingTimeInterval(600)),  // issued in the future
             try token(bundleID: "com.other.app"),
             try token(issuer: "another-issuer"),
             try token(keyID: "UNKNOWNKEY"),
-            try token(signer: P256.Signing.PrivateKey()),                               // right kid, wrong key
+            try token(signer: P256.Signing.PrivateKey()),  // right kid, wrong key
         ]
         for authorization in bad {
             let request = ServerAPIRequest(method: "GET", path: path, authorization: authorization)
@@ -78,8 +82,10 @@ import Testing
         #expect(first.hasMore == true)
         #expect(first.bundleId == StoreFixture.bundleID)
         #expect(first.environment == .sandbox)
-        let second = try decode(HistoryResponse.self, try await call(
-            "GET", "/inApps/v2/history/\(ids[0])", query: [URLQueryItem(name: "revision", value: first.revision)]))
+        let second = try decode(
+            HistoryResponse.self,
+            try await call(
+                "GET", "/inApps/v2/history/\(ids[0])", query: [URLQueryItem(name: "revision", value: first.revision)]))
         #expect(second.signedTransactions?.count == 5)
         #expect(second.hasMore == false)
         var seen: [String] = []
@@ -88,8 +94,10 @@ import Testing
         }
         #expect(seen == ids)
 
-        let descending = try decode(HistoryResponse.self, try await call(
-            "GET", "/inApps/v2/history/\(ids[0])", query: [URLQueryItem(name: "sort", value: "DESCENDING")]))
+        let descending = try decode(
+            HistoryResponse.self,
+            try await call(
+                "GET", "/inApps/v2/history/\(ids[0])", query: [URLQueryItem(name: "sort", value: "DESCENDING")]))
         #expect(try await fixture.verifier.verifyTransaction(descending.signedTransactions![0]).get().payload.transactionId == ids.last)
         let badRevision = try await call("GET", "/inApps/v2/history/\(ids[0])", query: [URLQueryItem(name: "revision", value: "!!")])
         #expect(try decode(APIErrorResponse.self, badRevision).code == .invalidRequestRevision)
@@ -98,8 +106,10 @@ import Testing
     @Test func historyFiltersByProductType() async throws {
         let consumable = try await fixture.buy("com.tally.echo.3hours")
         _ = try await fixture.buy("com.tally.pro.yearly")
-        let filtered = try decode(HistoryResponse.self, try await call(
-            "GET", "/inApps/v2/history/\(consumable.transactionID)", query: [URLQueryItem(name: "productType", value: "AUTO_RENEWABLE")]))
+        let filtered = try decode(
+            HistoryResponse.self,
+            try await call(
+                "GET", "/inApps/v2/history/\(consumable.transactionID)", query: [URLQueryItem(name: "productType", value: "AUTO_RENEWABLE")]))
         #expect(filtered.signedTransactions?.count == 1)
         #expect(try await fixture.verifier.verifyTransaction(filtered.signedTransactions![0]).get().payload.productId == "com.tally.pro.yearly")
     }
@@ -111,8 +121,10 @@ import Testing
         #expect(item.status == .active)
         #expect(item.originalTransactionId == bought.payload.originalTransactionId)
         #expect(try await fixture.verifier.verifyRenewalInfo(try #require(item.signedRenewalInfo)).get().payload.autoRenewStatus == .on)
-        let expiredOnly = try decode(StatusResponse.self, try await call(
-            "GET", "/inApps/v1/subscriptions/\(bought.transactionID)", query: [URLQueryItem(name: "status", value: "2")]))
+        let expiredOnly = try decode(
+            StatusResponse.self,
+            try await call(
+                "GET", "/inApps/v1/subscriptions/\(bought.transactionID)", query: [URLQueryItem(name: "status", value: "2")]))
         #expect(expiredOnly.data?.isEmpty == true)
         let invalid = try await call("GET", "/inApps/v1/subscriptions/\(bought.transactionID)", query: [URLQueryItem(name: "status", value: "9")])
         #expect(try decode(APIErrorResponse.self, invalid).code == .invalidStatus)
@@ -140,13 +152,15 @@ import Testing
         request.startDate = StoreFixture.start.addingTimeInterval(-86_400)
         request.endDate = StoreFixture.start.addingTimeInterval(86_400)
         for token in [Base64.encodeURL(Data("notifications:-1".utf8)), "!!", Base64.encodeURL(Data("x".utf8))] {
-            let response = try await call("POST", "/inApps/v1/notifications/history",
-                                          query: [URLQueryItem(name: "paginationToken", value: token)], body: AppStoreJSON.encoder().encode(request))
+            let response = try await call(
+                "POST", "/inApps/v1/notifications/history",
+                query: [URLQueryItem(name: "paginationToken", value: token)], body: AppStoreJSON.encoder().encode(request))
             #expect(try decode(APIErrorResponse.self, response).code == .invalidPaginationToken)
         }
         let bought = try await fixture.buy("com.tally.echo.3hours")
-        let history = try await call("GET", "/inApps/v2/history/\(bought.transactionID)",
-                                     query: [URLQueryItem(name: "revision", value: Base64.encodeURL(Data("offset:-5".utf8)))])
+        let history = try await call(
+            "GET", "/inApps/v2/history/\(bought.transactionID)",
+            query: [URLQueryItem(name: "revision", value: Base64.encodeURL(Data("offset:-5".utf8)))])
         #expect(try decode(APIErrorResponse.self, history).code == .invalidRequestRevision)
     }
 
@@ -181,7 +195,8 @@ import Testing
 
         body.customerConsented = true
         let subscription = try await fixture.buy("com.tally.pro.yearly")
-        let forSubscription = try await call("PUT", "/inApps/v1/transactions/consumption/\(subscription.transactionID)", body: AppStoreJSON.encoder().encode(body))
+        let forSubscription = try await call(
+            "PUT", "/inApps/v1/transactions/consumption/\(subscription.transactionID)", body: AppStoreJSON.encoder().encode(body))
         #expect(forSubscription.status == 202)
         let lifetime = try await fixture.buy("com.tally.zorya.lifetime")
         let notSupported = try await call("PUT", "/inApps/v1/transactions/consumption/\(lifetime.transactionID)", body: AppStoreJSON.encoder().encode(body))
@@ -197,8 +212,10 @@ import Testing
         request.startDate = StoreFixture.start.addingTimeInterval(-86_400)
         request.endDate = StoreFixture.start.addingTimeInterval(86_400)
         request.transactionId = bought.transactionID
-        let response = try decode(NotificationHistoryResponse.self, try await call(
-            "POST", "/inApps/v1/notifications/history", body: AppStoreJSON.encoder().encode(request)))
+        let response = try decode(
+            NotificationHistoryResponse.self,
+            try await call(
+                "POST", "/inApps/v1/notifications/history", body: AppStoreJSON.encoder().encode(request)))
         let item = try #require(response.notificationHistory?.first)
         #expect(item.sendAttempts?.map(\.sendAttemptResult) == [.unsuccessfulHTTPResponseCode, .success])
         #expect(try await fixture.verifier.verifyNotification(try #require(item.signedPayload)).get().payload.notificationType == .oneTimeCharge)
@@ -225,8 +242,9 @@ import Testing
     @Test func setAppAccountToken() async throws {
         let bought = try await fixture.buy("com.tally.pro.monthly")
         let token = UUID()
-        let ok = try await call("PUT", "/inApps/v1/transactions/\(bought.transactionID)/appAccountToken",
-                                body: AppStoreJSON.encoder().encode(UpdateAppAccountTokenRequest(appAccountToken: token)))
+        let ok = try await call(
+            "PUT", "/inApps/v1/transactions/\(bought.transactionID)/appAccountToken",
+            body: AppStoreJSON.encoder().encode(UpdateAppAccountTokenRequest(appAccountToken: token)))
         #expect(ok.status == 200)
         #expect(try await fixture.store.transaction(bought.transactionID).payload.appAccountTokenUUID == token)
         let renewal = try await fixture.verifier.verifyRenewalInfo(try await fixture.store.renewalInfo(originalTransactionID: bought.transactionID)).get()

@@ -1,6 +1,6 @@
 import Foundation
-import TallyTesting
 import TallyTestSupport
+import TallyTesting
 import Testing
 
 /// The suites of the Catalog folder, grouped so that `swift test --filter Catalog` runs them all.
@@ -17,7 +17,7 @@ enum CatalogFixture {
                     "displayPrice": "14.99", "familyShareable": false, "internalID": "N1",
                     "localizations": [["description": "A season", "displayName": "Season", "locale": "en_US"]],
                     "productID": "nr.season", "referenceName": "Season", "type": "NonRenewingSubscription",
-                ] as [String: Any],
+                ] as [String: Any]
             ],
             "products": [
                 [
@@ -43,7 +43,7 @@ enum CatalogFixture {
                                 [
                                     "displayPrice": "2.49", "numberOfPeriods": 3, "offerID": "promo",
                                     "paymentMode": "payAsYouGo", "subscriptionPeriod": "P1M",
-                                ] as [String: Any],
+                                ] as [String: Any]
                             ],
                             "codeOffers": [Any](), "winbackOffers": [Any](),
                             "displayPrice": "4.99", "familyShareable": false, "groupNumber": 2,

@@ -1,6 +1,6 @@
 import Foundation
-import TallyTesting
 import TallyTestSupport
+import TallyTesting
 import Testing
 
 extension CatalogTests {
@@ -82,12 +82,17 @@ extension CatalogTests {
             #expect(monthly.groupName == "Tally Pro")
             #expect(monthly.level == 2)
             #expect(monthly.period == SubscriptionPeriod(value: 1, unit: .month))
-            #expect(monthly.introductoryOffer == SubscriptionOffer(
-                id: nil, paymentMode: .freeTrial, period: SubscriptionPeriod(value: 1, unit: .week), numberOfPeriods: 1,
-                displayPrice: nil, price: 0))
-            #expect(monthly.promotionalOffers == [SubscriptionOffer(
-                id: "com.tally.pro.monthly.winback50", paymentMode: .payAsYouGo, period: SubscriptionPeriod(value: 1, unit: .month),
-                numberOfPeriods: 3, displayPrice: "2.49", price: 2490)])
+            #expect(
+                monthly.introductoryOffer
+                    == SubscriptionOffer(
+                        id: nil, paymentMode: .freeTrial, period: SubscriptionPeriod(value: 1, unit: .week), numberOfPeriods: 1,
+                        displayPrice: nil, price: 0))
+            #expect(
+                monthly.promotionalOffers == [
+                    SubscriptionOffer(
+                        id: "com.tally.pro.monthly.winback50", paymentMode: .payAsYouGo, period: SubscriptionPeriod(value: 1, unit: .month),
+                        numberOfPeriods: 3, displayPrice: "2.49", price: 2490)
+                ])
             #expect(monthly.winBackOffers.isEmpty && monthly.offerCodes.isEmpty)
 
             let yearly = try #require(catalog.product(id: "com.tally.pro.yearly")?.subscription)
@@ -121,16 +126,18 @@ extension CatalogTests {
         func xcodeFileProductsComeOutInXcodeKeyOrder() throws {
             let catalog = try StoreKitConfiguration.load(contentsOf: try #require(CatalogFixture.revenueCatURL))
             #expect(catalog.identifier == "B495CDA2")
-            #expect(catalog.products.map(\.id) == [
-                "com.revenuecat.non_renewable", "lifetime", "com.revenuecat.consumable",
-                "com.revenuecat.monthly_4.99.1_week_intro", "com.revenuecat.annual_39.99.2_week_intro",
-                "com.revenuecat.annual_with_commitment", "com.revenuecat.annual_39.99_no_trial",
-            ])
+            #expect(
+                catalog.products.map(\.id) == [
+                    "com.revenuecat.non_renewable", "lifetime", "com.revenuecat.consumable",
+                    "com.revenuecat.monthly_4.99.1_week_intro", "com.revenuecat.annual_39.99.2_week_intro",
+                    "com.revenuecat.annual_with_commitment", "com.revenuecat.annual_39.99_no_trial",
+                ])
             #expect(catalog.products.map(\.price) == [1690, 199_990, 1490, 4990, 39_990, 11_880, 39_990])
-            #expect(catalog.products.map(\.kind) == [
-                .nonRenewingSubscription, .nonConsumable, .consumable,
-                .autoRenewableSubscription, .autoRenewableSubscription, .autoRenewableSubscription, .autoRenewableSubscription,
-            ])
+            #expect(
+                catalog.products.map(\.kind) == [
+                    .nonRenewingSubscription, .nonConsumable, .consumable,
+                    .autoRenewableSubscription, .autoRenewableSubscription, .autoRenewableSubscription, .autoRenewableSubscription,
+                ])
         }
 
         @Test(.enabled(if: CatalogFixture.revenueCatURL != nil, "../shared/storekit is absent"))
@@ -150,28 +157,34 @@ extension CatalogTests {
         @Test(.enabled(if: CatalogFixture.revenueCatURL != nil, "../shared/storekit is absent"))
         func xcodeFileGroupsAndOffers() throws {
             let catalog = try StoreKitConfiguration.load(contentsOf: try #require(CatalogFixture.revenueCatURL))
-            #expect(catalog.subscriptionGroups == [
-                SubscriptionGroup(id: "7096FF06", name: "subscription_group_1", productIDs: [
-                    "com.revenuecat.monthly_4.99.1_week_intro", "com.revenuecat.annual_39.99.2_week_intro",
-                    "com.revenuecat.annual_with_commitment",
-                ]),
-                SubscriptionGroup(id: "4BB746BD", name: "subscription_group_2", productIDs: ["com.revenuecat.annual_39.99_no_trial"]),
-            ])
+            #expect(
+                catalog.subscriptionGroups == [
+                    SubscriptionGroup(
+                        id: "7096FF06", name: "subscription_group_1",
+                        productIDs: [
+                            "com.revenuecat.monthly_4.99.1_week_intro", "com.revenuecat.annual_39.99.2_week_intro",
+                            "com.revenuecat.annual_with_commitment",
+                        ]),
+                    SubscriptionGroup(id: "4BB746BD", name: "subscription_group_2", productIDs: ["com.revenuecat.annual_39.99_no_trial"]),
+                ])
             let monthly = try #require(catalog.product(id: "com.revenuecat.monthly_4.99.1_week_intro")?.subscription)
             #expect(monthly.groupID == "7096FF06")
             #expect(monthly.level == 1)
             #expect(monthly.period.iso8601 == "P1M")
-            #expect(monthly.introductoryOffer == SubscriptionOffer(
-                id: nil, paymentMode: .freeTrial, period: SubscriptionPeriod(value: 3, unit: .month), numberOfPeriods: 1,
-                displayPrice: nil, price: 0))
-            #expect(monthly.promotionalOffers == [
-                SubscriptionOffer(
-                    id: "com.revenuecat.monthly_4.99.1_week_intro.year_discount", paymentMode: .payUpFront,
-                    period: SubscriptionPeriod(value: 1, unit: .year), numberOfPeriods: 1, displayPrice: "40.99", price: 40_990),
-                SubscriptionOffer(
-                    id: "com.revenuecat.monthly_4.99.1_week_intro.pay_as_you_go", paymentMode: .payAsYouGo,
-                    period: SubscriptionPeriod(value: 1, unit: .month), numberOfPeriods: 2, displayPrice: "20.15", price: 20_150),
-            ])
+            #expect(
+                monthly.introductoryOffer
+                    == SubscriptionOffer(
+                        id: nil, paymentMode: .freeTrial, period: SubscriptionPeriod(value: 3, unit: .month), numberOfPeriods: 1,
+                        displayPrice: nil, price: 0))
+            #expect(
+                monthly.promotionalOffers == [
+                    SubscriptionOffer(
+                        id: "com.revenuecat.monthly_4.99.1_week_intro.year_discount", paymentMode: .payUpFront,
+                        period: SubscriptionPeriod(value: 1, unit: .year), numberOfPeriods: 1, displayPrice: "40.99", price: 40_990),
+                    SubscriptionOffer(
+                        id: "com.revenuecat.monthly_4.99.1_week_intro.pay_as_you_go", paymentMode: .payAsYouGo,
+                        period: SubscriptionPeriod(value: 1, unit: .month), numberOfPeriods: 2, displayPrice: "20.15", price: 20_150),
+                ])
             let annual = try #require(catalog.product(id: "com.revenuecat.annual_39.99.2_week_intro")?.subscription)
             #expect(annual.introductoryOffer?.period == SubscriptionPeriod(value: 2, unit: .week))
             #expect(annual.period.unit == .year)
@@ -196,12 +209,15 @@ extension CatalogTests {
         @Test func unknownKeysAreIgnoredAtEveryLevel() throws {
             let base = try StoreKitConfiguration(json: CatalogFixture.data(CatalogFixture.document()))
             let future: [String: Any] = ["nested": [1, 2, ["deep": true]], "flag": NSNull()]
-            let extended = try StoreKitConfiguration(json: CatalogFixture.adding("_futureXcodeKey", future, at: [
-                "", "settings", "products[0]", "products[0].localizations[0]", "nonRenewingSubscriptions[0]",
-                "subscriptionGroups[0]", "subscriptionGroups[0].subscriptions[0]",
-                "subscriptionGroups[0].subscriptions[0].introductoryOffer",
-                "subscriptionGroups[0].subscriptions[0].adHocOffers[0]", "version",
-            ]))
+            let extended = try StoreKitConfiguration(
+                json: CatalogFixture.adding(
+                    "_futureXcodeKey", future,
+                    at: [
+                        "", "settings", "products[0]", "products[0].localizations[0]", "nonRenewingSubscriptions[0]",
+                        "subscriptionGroups[0]", "subscriptionGroups[0].subscriptions[0]",
+                        "subscriptionGroups[0].subscriptions[0].introductoryOffer",
+                        "subscriptionGroups[0].subscriptions[0].adHocOffers[0]", "version",
+                    ]))
             #expect(extended == base)
             #expect(extended.products.count == 5)
         }
@@ -219,9 +235,11 @@ extension CatalogTests {
             groups[0]["subscriptions"] = subscriptions
             root["subscriptionGroups"] = groups
             let catalog = try StoreKitConfiguration(json: CatalogFixture.data(root))
-            #expect(catalog.product(id: "s.yearly")?.subscription?.introductoryOffer == SubscriptionOffer(
-                id: nil, paymentMode: .payUpFront, period: SubscriptionPeriod(value: 3, unit: .month), numberOfPeriods: 1,
-                displayPrice: "9.99", price: 9990))
+            #expect(
+                catalog.product(id: "s.yearly")?.subscription?.introductoryOffer
+                    == SubscriptionOffer(
+                        id: nil, paymentMode: .payUpFront, period: SubscriptionPeriod(value: 3, unit: .month), numberOfPeriods: 1,
+                        displayPrice: "9.99", price: 9990))
         }
 
         @Test func missingSubscriptionGroupIDDefaultsToTheEnclosingGroup() throws {
@@ -237,10 +255,11 @@ extension CatalogTests {
             #expect(catalog.settings == StoreKitConfiguration.Settings())
         }
 
-        @Test(arguments: [
-            ("4.99", 4990), ("1200", 1_200_000), ("0.5", 500), ("6.00", 6000), ("0", 0), ("0.001", 1),
-            ("19.999", 19_999), ("007.10", 7100), ("999999999999999.999", 999_999_999_999_999_999),
-        ] as [(String, Int64)])
+        @Test(
+            arguments: [
+                ("4.99", 4990), ("1200", 1_200_000), ("0.5", 500), ("6.00", 6000), ("0", 0), ("0.001", 1),
+                ("19.999", 19_999), ("007.10", 7100), ("999999999999999.999", 999_999_999_999_999_999),
+            ] as [(String, Int64)])
         func pricesAreExactMilliunits(text: String, milliunits: Int64) throws {
             let catalog = try CatalogFixture.parse("products[0].displayPrice", text)
             #expect(catalog.product(id: "c.one")?.price == milliunits)

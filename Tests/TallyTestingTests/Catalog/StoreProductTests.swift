@@ -26,7 +26,8 @@ extension CatalogTests {
         }
 
         @Test func kindsKeepXcodesTypeNames() {
-            #expect(StoreKitConfiguration.Product.Kind.all.map(\.rawValue) == ["Consumable", "NonConsumable", "NonRenewingSubscription", "RecurringSubscription"])
+            #expect(
+                StoreKitConfiguration.Product.Kind.all.map(\.rawValue) == ["Consumable", "NonConsumable", "NonRenewingSubscription", "RecurringSubscription"])
             #expect(StoreKitConfiguration.Product.Kind(rawValue: "RecurringSubscription") == .autoRenewableSubscription)
             #expect(StoreKitConfiguration.Product.Kind(rawValue: "AutoRenewable") == nil)
             #expect(SubscriptionOffer.PaymentMode(rawValue: "free") == .freeTrial)

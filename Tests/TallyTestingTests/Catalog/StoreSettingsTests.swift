@@ -19,10 +19,12 @@ extension CatalogTests {
                 "_askToBuyEnabled": true, "_billingGracePeriodEnabled": true, "_failTransactionsEnabled": true,
                 "_disableDialogs": true, "_locale": "uk_UA", "_storefront": "UKR", "_timeRate": 1003,
             ])
-            #expect(settings == StoreKitConfiguration.Settings(
-                askToBuyEnabled: true, billingGracePeriodEnabled: true, billingIssuesEnabled: false, failTransactionsEnabled: true,
-                interruptedPurchasesEnabled: false, disableDialogs: true, locale: "uk_UA", storefront: "UKR",
-                timeRate: .oneRenewalEveryThirtySeconds))
+            #expect(
+                settings
+                    == StoreKitConfiguration.Settings(
+                        askToBuyEnabled: true, billingGracePeriodEnabled: true, billingIssuesEnabled: false, failTransactionsEnabled: true,
+                        interruptedPurchasesEnabled: false, disableDialogs: true, locale: "uk_UA", storefront: "UKR",
+                        timeRate: .oneRenewalEveryThirtySeconds))
             #expect(settings.currency == "UAH")
         }
 
@@ -38,16 +40,19 @@ extension CatalogTests {
         }
 
         @Test func storeKitErrorsKeepXcodesShapeAndRawChoices() throws {
-            let settings = try Self.settings(["_storeKitErrors": [
-                ["current": NSNull(), "enabled": false, "name": "Load Products"],
-                ["current": ["index": 2, "kind": "networkError"], "enabled": true, "name": "Purchase"],
-                ["enabled": true, "name": "Verification", "current": "invalidSignature"],
-            ] as [Any]])
-            #expect(settings.storeKitErrors == [
-                StoreKitConfiguration.ErrorSetting(api: StoreKitConfiguration.ErrorSetting.loadProducts, enabled: false, rawCurrent: nil),
-                StoreKitConfiguration.ErrorSetting(api: "Purchase", enabled: true, rawCurrent: "{\"index\":2,\"kind\":\"networkError\"}"),
-                StoreKitConfiguration.ErrorSetting(api: "Verification", enabled: true, rawCurrent: "\"invalidSignature\""),
+            let settings = try Self.settings([
+                "_storeKitErrors": [
+                    ["current": NSNull(), "enabled": false, "name": "Load Products"],
+                    ["current": ["index": 2, "kind": "networkError"], "enabled": true, "name": "Purchase"],
+                    ["enabled": true, "name": "Verification", "current": "invalidSignature"],
+                ] as [Any]
             ])
+            #expect(
+                settings.storeKitErrors == [
+                    StoreKitConfiguration.ErrorSetting(api: StoreKitConfiguration.ErrorSetting.loadProducts, enabled: false, rawCurrent: nil),
+                    StoreKitConfiguration.ErrorSetting(api: "Purchase", enabled: true, rawCurrent: "{\"index\":2,\"kind\":\"networkError\"}"),
+                    StoreKitConfiguration.ErrorSetting(api: "Verification", enabled: true, rawCurrent: "\"invalidSignature\""),
+                ])
         }
 
         @Test func storeKitErrorWithoutNameIsRejected() throws {

@@ -22,7 +22,9 @@ extension CatalogTests {
             #expect(period.iso8601 == text)
         }
 
-        @Test(arguments: ["", "P", "P1", "1M", "M", "p1m", "P1m", "P0M", "P01M", "P-1M", "P+1M", "P1.5M", "P1M2D", "PT1H", "P1H", "P1001D", "P99999Y", " P1M", "P1M ", "P١M"])
+        @Test(arguments: [
+            "", "P", "P1", "1M", "M", "p1m", "P1m", "P0M", "P01M", "P-1M", "P+1M", "P1.5M", "P1M2D", "PT1H", "P1H", "P1001D", "P99999Y", " P1M", "P1M ", "P١M",
+        ])
         func rejectsAnythingElse(text: String) {
             #expect(SubscriptionPeriod(iso8601: text) == nil)
         }

@@ -93,7 +93,9 @@ extension CatalogTests {
             #expect(TimeRate.oneSecondIsOneDay.renewalInterval(for: Self.period("P1Y")) == .seconds(365))
             #expect(TimeRate.oneHourIsOneDay.renewalInterval(for: Self.period("P3D")) == .seconds(3 * 3600))
             #expect(TimeRate.oneSecondIsOneDay.billingWindows(for: Self.period("P1W")) == .init(gracePeriod: .seconds(6), billingRetryPeriod: .seconds(60)))
-            #expect(TimeRate.thirtySecondsIsOneDay.billingWindows(for: Self.period("P1M")) == .init(gracePeriod: .seconds(16 * 30), billingRetryPeriod: .seconds(60 * 30)))
+            #expect(
+                TimeRate.thirtySecondsIsOneDay.billingWindows(for: Self.period("P1M"))
+                    == .init(gracePeriod: .seconds(16 * 30), billingRetryPeriod: .seconds(60 * 30)))
         }
 
         /// Apple's tables: grace for weekly, grace for the others, billing retry, in seconds.

@@ -38,7 +38,8 @@ import X509
         let jws = try signer.sign(payload)
         // A verifier that only has the folder's root.cer, as `tally serve --trust-ca-dir` would.
         let roots = try CertificateLoading.certificates(contentsOf: folder.appendingPathComponent("root.cer"))
-        let verifier = SignedDataVerifier(.init(bundleID: .equals("com.example"), appAppleID: .any, environments: [.sandbox], rootCertificates: roots), now: Date.init)
+        let verifier = SignedDataVerifier(
+            .init(bundleID: .equals("com.example"), appAppleID: .any, environments: [.sandbox], rootCertificates: roots), now: Date.init)
         #expect(await verifier.verifyTransaction(jws).value != nil)
     }
 

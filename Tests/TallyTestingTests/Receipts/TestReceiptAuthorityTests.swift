@@ -85,7 +85,8 @@ import X509
         for digest in ReceiptDigestAlgorithm.allCases {
             for signedAttributes in [false, true] {
                 for embedsRoot in [false, true] {
-                    let options = TestReceiptAuthority.SigningOptions(digest: digest, encoding: encoding, signedAttributes: signedAttributes, embedsRoot: embedsRoot)
+                    let options = TestReceiptAuthority.SigningOptions(
+                        digest: digest, encoding: encoding, signedAttributes: signedAttributes, embedsRoot: embedsRoot)
                     let result = await Self.verifier(roots: [Self.authority.root]).verify(try Self.authority.sign(Self.receipt(), options: options))
                     #expect(result.value != nil, "\(options): \(String(describing: result.failure))")
                 }

@@ -33,9 +33,15 @@ import Testing
         let three = try await fixture.buy("com.tally.zorya.report.career", SimulatedAppStore.PurchaseOptions(quantity: 3))
         #expect(three.payload.quantity == 3)
         #expect(three.payload.price == 14_970)
-        await #expect(throws: SimulatedAppStoreError(.invalidQuantity, "")) { try await fixture.store.purchase("com.tally.zorya.report.career", options: SimulatedAppStore.PurchaseOptions(quantity: 11)) }
-        await #expect(throws: SimulatedAppStoreError(.invalidQuantity, "")) { try await fixture.store.purchase("com.tally.zorya.report.career", options: SimulatedAppStore.PurchaseOptions(quantity: 0)) }
-        await #expect(throws: SimulatedAppStoreError(.invalidQuantity, "")) { try await fixture.store.purchase("com.tally.zorya.lifetime", options: SimulatedAppStore.PurchaseOptions(quantity: 2)) }
+        await #expect(throws: SimulatedAppStoreError(.invalidQuantity, "")) {
+            try await fixture.store.purchase("com.tally.zorya.report.career", options: SimulatedAppStore.PurchaseOptions(quantity: 11))
+        }
+        await #expect(throws: SimulatedAppStoreError(.invalidQuantity, "")) {
+            try await fixture.store.purchase("com.tally.zorya.report.career", options: SimulatedAppStore.PurchaseOptions(quantity: 0))
+        }
+        await #expect(throws: SimulatedAppStoreError(.invalidQuantity, "")) {
+            try await fixture.store.purchase("com.tally.zorya.lifetime", options: SimulatedAppStore.PurchaseOptions(quantity: 2))
+        }
     }
 
     @Test func unfinishedUntilFinished() async throws {
@@ -52,7 +58,8 @@ import Testing
 
     @Test func cancelledAndFailedPurchasesChargeNothing() async throws {
         let fixture = try StoreFixture()
-        #expect(try await fixture.store.purchase("com.tally.echo.3hours", options: SimulatedAppStore.PurchaseOptions(outcome: .userCancelled)) == .userCancelled)
+        #expect(
+            try await fixture.store.purchase("com.tally.echo.3hours", options: SimulatedAppStore.PurchaseOptions(outcome: .userCancelled)) == .userCancelled)
         for code in [SimulatedAppStoreError.Code.networkError, .paymentDeclined, .paymentNotAllowed, .productUnavailable] {
             await #expect(throws: SimulatedAppStoreError(code, "")) {
                 try await fixture.store.purchase("com.tally.echo.3hours", options: SimulatedAppStore.PurchaseOptions(outcome: .failure(code)))
@@ -130,7 +137,10 @@ import Testing
 
     @Test func askToBuyDeclinedMakesNoTransaction() async throws {
         let fixture = try StoreFixture()
-        guard case .pending(let pending) = try await fixture.store.purchase("com.tally.echo.3hours", options: SimulatedAppStore.PurchaseOptions(outcome: .askToBuy)) else {
+        guard
+            case .pending(let pending) = try await fixture.store.purchase(
+                "com.tally.echo.3hours", options: SimulatedAppStore.PurchaseOptions(outcome: .askToBuy))
+        else {
             Issue.record("expected a pending purchase")
             return
         }
@@ -141,7 +151,10 @@ import Testing
 
     @Test func interruptedPurchaseCompletesWhenResolved() async throws {
         let fixture = try StoreFixture()
-        guard case .pending(let pending) = try await fixture.store.purchase("com.tally.echo.3hours", options: SimulatedAppStore.PurchaseOptions(outcome: .interrupted)) else {
+        guard
+            case .pending(let pending) = try await fixture.store.purchase(
+                "com.tally.echo.3hours", options: SimulatedAppStore.PurchaseOptions(outcome: .interrupted))
+        else {
             Issue.record("expected a pending purchase")
             return
         }

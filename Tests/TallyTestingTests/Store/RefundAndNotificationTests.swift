@@ -85,8 +85,11 @@ import Testing
         #expect(fixture.inbox.delivered.count == 1)
         let record = try #require(await fixture.store.notifications.first)
         #expect(record.attempts.map(\.result) == ["UNSUCCESSFUL_HTTP_RESPONSE_CODE", "NO_RESPONSE", "SUCCESS"])
-        #expect(record.attempts.map(\.date) == [StoreFixture.start, StoreFixture.start.addingTimeInterval(3600),
-                                                StoreFixture.start.addingTimeInterval(13 * 3600)])
+        #expect(
+            record.attempts.map(\.date) == [
+                StoreFixture.start, StoreFixture.start.addingTimeInterval(3600),
+                StoreFixture.start.addingTimeInterval(13 * 3600),
+            ])
         #expect(record.delivered)
     }
 
@@ -115,26 +118,27 @@ import Testing
     @Test func everyEventHasItsSignedNotification() async throws {
         let fixture = try StoreFixture()
         try await fixture.store.updateSettings { $0.billingGracePeriodEnabled = true }
-        let consumable = try await fixture.buy("com.tally.echo.3hours")                      // ONE_TIME_CHARGE
-        let monthly = try await fixture.buy("com.tally.pro.monthly")                         // SUBSCRIBED
+        let consumable = try await fixture.buy("com.tally.echo.3hours")  // ONE_TIME_CHARGE
+        let monthly = try await fixture.buy("com.tally.pro.monthly")  // SUBSCRIBED
         let original = monthly.payload.originalTransactionId!
-        try await fixture.store.advance(by: StoreFixture.day * 8)                            // DID_RENEW
-        _ = try await fixture.buy("com.tally.pro.monthly", SimulatedAppStore.PurchaseOptions(promotionalOfferID: "com.tally.pro.monthly.winback50"))  // OFFER_REDEEMED
-        try await fixture.store.setAutoRenew(originalTransactionID: original, enabled: false)   // DID_CHANGE_RENEWAL_STATUS
+        try await fixture.store.advance(by: StoreFixture.day * 8)  // DID_RENEW
+        // OFFER_REDEEMED
+        _ = try await fixture.buy("com.tally.pro.monthly", SimulatedAppStore.PurchaseOptions(promotionalOfferID: "com.tally.pro.monthly.winback50"))
+        try await fixture.store.setAutoRenew(originalTransactionID: original, enabled: false)  // DID_CHANGE_RENEWAL_STATUS
         try await fixture.store.setAutoRenew(originalTransactionID: original, enabled: true)
-        _ = try await fixture.buy("com.tally.pro.yearly")                                    // DID_CHANGE_RENEWAL_PREF
+        _ = try await fixture.buy("com.tally.pro.yearly")  // DID_CHANGE_RENEWAL_PREF
         try await fixture.store.failNextRenewal(originalTransactionID: original)
-        try await fixture.store.advance(by: StoreFixture.day * 366)                          // DID_FAIL_TO_RENEW
-        try await fixture.store.advance(by: StoreFixture.day * 17)                           // GRACE_PERIOD_EXPIRED
-        try await fixture.store.advance(by: StoreFixture.day * 61)                           // EXPIRED
+        try await fixture.store.advance(by: StoreFixture.day * 366)  // DID_FAIL_TO_RENEW
+        try await fixture.store.advance(by: StoreFixture.day * 17)  // GRACE_PERIOD_EXPIRED
+        try await fixture.store.advance(by: StoreFixture.day * 61)  // EXPIRED
         try await fixture.store.requestConsumptionInformation(transactionID: consumable.transactionID)  // CONSUMPTION_REQUEST
-        try await fixture.store.refund(transactionID: consumable.transactionID)               // REFUND
-        try await fixture.store.reverseRefund(transactionID: consumable.transactionID)        // REFUND_REVERSED
-        try await fixture.store.declineRefund(transactionID: consumable.transactionID)        // REFUND_DECLINED
+        try await fixture.store.refund(transactionID: consumable.transactionID)  // REFUND
+        try await fixture.store.reverseRefund(transactionID: consumable.transactionID)  // REFUND_REVERSED
+        try await fixture.store.declineRefund(transactionID: consumable.transactionID)  // REFUND_DECLINED
         let lifetime = try await fixture.buy("com.tally.zorya.lifetime")
         let shared = try await fixture.store.shareWithFamily(transactionID: lifetime.transactionID)
-        try await fixture.store.revokeFamilySharing(transactionID: shared.transactionID)     // REVOKE
-        _ = try await fixture.store.requestTestNotification()                                // TEST
+        try await fixture.store.revokeFamilySharing(transactionID: shared.transactionID)  // REVOKE
+        _ = try await fixture.store.requestTestNotification()  // TEST
         try await fixture.store.tick()
 
         let types = Set(try await fixture.deliveredNotifications().compactMap(\.payload.notificationType))

@@ -26,15 +26,19 @@ import Testing
         try await fixture.store.tick()
         let renewal = try #require(try await fixture.last(.didRenew).transaction?.payload)
         #expect(renewal.purchaseDate == expiry)
-        #expect(renewal.expiresDate == Calendar(identifier: .gregorian).date(byAdding: .year, value: 1, to: expiry).map {
-            Date(timeIntervalSince1970: $0.timeIntervalSince1970) })
+        #expect(
+            renewal.expiresDate
+                == Calendar(identifier: .gregorian).date(byAdding: .year, value: 1, to: expiry).map {
+                    Date(timeIntervalSince1970: $0.timeIntervalSince1970)
+                })
     }
 
     @Test func payAsYouGoOfferNamesItsWholeDurationAndDiscountsEachPeriod() async throws {
         let fixture = try StoreFixture()
         _ = try await fixture.buy("com.tally.pro.yearly")  // the group is taken: no trial
         try await fixture.store.expire(originalTransactionID: try await fixture.store.subscriptionStatuses()[0].transaction.payload.originalTransactionId!)
-        let resubscribed = try await fixture.buy("com.tally.pro.monthly", SimulatedAppStore.PurchaseOptions(promotionalOfferID: "com.tally.pro.monthly.winback50"))
+        let resubscribed = try await fixture.buy(
+            "com.tally.pro.monthly", SimulatedAppStore.PurchaseOptions(promotionalOfferID: "com.tally.pro.monthly.winback50"))
         #expect(resubscribed.payload.offerType == .promotional)
         #expect(resubscribed.payload.offerPeriod == "P3M")
         #expect(resubscribed.payload.price == 2_490)
@@ -85,8 +89,9 @@ import Testing
     @Test func datesAreWholeMillisecondsOnTheSystemClock() async throws {
         var configuration = SimulatedAppStore.Configuration(catalog: StoreFixture.catalog, bundleID: StoreFixture.bundleID)
         configuration.firstTransactionNumber = 2_000_000_900_000_001
-        let store = try SimulatedAppStore(configuration: configuration, authority: StoreFixture.authority,
-                                          time: .system(now: { Date(timeIntervalSince1970: 1_795_256_524.9654421) }))
+        let store = try SimulatedAppStore(
+            configuration: configuration, authority: StoreFixture.authority,
+            time: .system(now: { Date(timeIntervalSince1970: 1_795_256_524.9654421) }))
         guard case .success(let transaction) = try await store.purchase("com.tally.echo.3hours") else { return }
         let json = String(decoding: Base64.decode(transaction.jws.split(separator: ".")[1].utf8, alphabet: .url)!, as: UTF8.self)
         #expect(json.contains("\"purchaseDate\":1795256524965,"))
@@ -119,8 +124,9 @@ import Testing
         var configuration = SimulatedAppStore.Configuration(catalog: StoreFixture.catalog, bundleID: StoreFixture.bundleID)
         configuration.notificationURL = StoreFixture.notificationURL
         let gate = Gate()
-        let store = try SimulatedAppStore(configuration: configuration, authority: StoreFixture.authority,
-                                          time: .manual(start: StoreFixture.start), transport: gate)
+        let store = try SimulatedAppStore(
+            configuration: configuration, authority: StoreFixture.authority,
+            time: .manual(start: StoreFixture.start), transport: gate)
         _ = try await store.purchase("com.tally.echo.3hours")
         let first = Task { try await store.tick() }
         while gate.held == 0 { await Task.yield() }
@@ -141,12 +147,14 @@ import Testing
         var configuration = SimulatedAppStore.Configuration(catalog: StoreFixture.catalog, bundleID: StoreFixture.bundleID)
         configuration.notificationURL = StoreFixture.notificationURL
         configuration.stateFile = stateFile
-        let first = try SimulatedAppStore(configuration: configuration, authority: StoreFixture.authority,
-                                          time: .manual(start: StoreFixture.start), transport: NotificationInbox())
+        let first = try SimulatedAppStore(
+            configuration: configuration, authority: StoreFixture.authority,
+            time: .manual(start: StoreFixture.start), transport: NotificationInbox())
         _ = try await first.purchase("com.tally.echo.3hours")  // queued, not delivered
         configuration.notificationURL = nil
-        let restarted = try SimulatedAppStore(configuration: configuration, authority: StoreFixture.authority,
-                                              time: .manual(start: StoreFixture.start), transport: NotificationInbox())
+        let restarted = try SimulatedAppStore(
+            configuration: configuration, authority: StoreFixture.authority,
+            time: .manual(start: StoreFixture.start), transport: NotificationInbox())
         try await restarted.tick()
         try await restarted.advance(by: .seconds(86_400))
         #expect(await restarted.notifications.count == 1)

@@ -1,8 +1,9 @@
 import Foundation
 import TallyCore
 import TallyTesting
-@testable import TallyVerify
 import Testing
+
+@testable import TallyVerify
 
 @Suite struct ChainCacheTests {
     @Test func aStreamOnOneChainCachesItOnce() async throws {

@@ -2,9 +2,9 @@ import Crypto
 import Foundation
 import SwiftASN1
 import TallyCore
+import TallyTestSupport
 import TallyTesting
 import TallyVerify
-import TallyTestSupport
 import Testing
 import X509
 

@@ -1,8 +1,8 @@
 import Foundation
 import TallyCore
+import TallyTestSupport
 import TallyTesting
 import TallyVerify
-import TallyTestSupport
 import Testing
 
 /// Identifiers in signed data must have the App Store's shapes: an empty or malformed one is
@@ -48,8 +48,10 @@ import Testing
         #expect(await verifier.verifyTransaction(try ca.sign(bundle)).failure?.code == .invalidIdentifier)
     }
 
-    @Test(arguments: ["pass.premium", "bz_0999_gold", "com.revenuecat.monthly_4.99.1_week_intro", "com.loki-project.loki-messenger",
-                      "co.ringalarm.swtich.quarterly2", "A", String(repeating: "a", count: 255)])
+    @Test(arguments: [
+        "pass.premium", "bz_0999_gold", "com.revenuecat.monthly_4.99.1_week_intro", "com.loki-project.loki-messenger",
+        "co.ringalarm.swtich.quarterly2", "A", String(repeating: "a", count: 255),
+    ])
     func productAndBundleIDsAsStoresWriteThemAreAccepted(name: String) async throws {
         var payload = Fixtures.transaction()
         payload.productId = name
@@ -81,9 +83,11 @@ import Testing
         #expect(await verifier.verifyRenewalInfo(try ca.sign(spaced)).failure?.code == .invalidIdentifier)
     }
 
-    @Test(arguments: [("9ad56bd2-0bc6-42e0-af24-fd996d87a1e6", true), ("9AD56BD2-0BC6-42E0-AF24-FD996D87A1E6", true),
-                      ("", false), ("9ad56bd2", false), ("9ad56bd2-0bc6-42e0-af24-fd996d87a1e", false),
-                      ("9ad56bd20bc642e0af24fd996d87a1e6", false), ("9ad56bd2-0bc6-42e0-af24-fd996d87a1eg", false)])
+    @Test(arguments: [
+        ("9ad56bd2-0bc6-42e0-af24-fd996d87a1e6", true), ("9AD56BD2-0BC6-42E0-AF24-FD996D87A1E6", true),
+        ("", false), ("9ad56bd2", false), ("9ad56bd2-0bc6-42e0-af24-fd996d87a1e", false),
+        ("9ad56bd20bc642e0af24fd996d87a1e6", false), ("9ad56bd2-0bc6-42e0-af24-fd996d87a1eg", false),
+    ])
     func aNotificationUUIDMustBeAUUID(uuid: String, accepted: Bool) async throws {
         var notification = NotificationPayload()
         notification.notificationType = .test

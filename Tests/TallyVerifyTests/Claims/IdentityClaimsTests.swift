@@ -34,8 +34,10 @@ import X509
         var appData = AppData()
         appData.bundleId = "com.example"
         appData.environment = .sandbox
-        for payload in [notification { $0.data = data }, notification { $0.summary = summary },
-                        notification { $0.externalPurchaseToken = token }, notification { $0.appData = appData }] {
+        for payload in [
+            notification { $0.data = data }, notification { $0.summary = summary },
+            notification { $0.externalPurchaseToken = token }, notification { $0.appData = appData },
+        ] {
             #expect(await verifier.verifyNotification(try ca.sign(payload)).value != nil)
         }
         token.externalPurchaseId = "1"  // a production token

@@ -1,8 +1,9 @@
 import Foundation
-@testable import TallyVerify
 import TallyTestSupport
 import Testing
 import X509
+
+@testable import TallyVerify
 
 /// EXPECTED.md §3: the certificate chains from Apple's test code, checked without a JWS.
 @Suite(.enabled(if: Vectors.available, Vectors.skipNote))

@@ -1,7 +1,7 @@
 import Foundation
 import TallyCore
-import TallyVerify
 import TallyTestSupport
+import TallyVerify
 import Testing
 import X509
 
@@ -30,34 +30,46 @@ struct AppleVectorTests {
 
     static let rows: [Row] = [
         Row(vector: "mock_signed_data/testNotification", method: .notification, environments: [.sandbox]),
-        Row(vector: "mock_signed_data/testNotification", method: .notification, environments: [.production],
+        Row(
+            vector: "mock_signed_data/testNotification", method: .notification, environments: [.production],
             code: .wrongEnvironment, appleSwiftStatus: "INVALID_ENVIRONMENT"),
-        Row(vector: "mock_signed_data/testNotification", method: .notification, environments: [.production], appAppleID: 1235,
+        Row(
+            vector: "mock_signed_data/testNotification", method: .notification, environments: [.production], appAppleID: 1235,
             code: .wrongAppAppleID, appleSwiftStatus: "INVALID_APP_IDENTIFIER"),
-        Row(vector: "mock_signed_data/testNotification", method: .transaction, environments: [.sandbox], appAppleID: 1235,
+        Row(
+            vector: "mock_signed_data/testNotification", method: .transaction, environments: [.sandbox], appAppleID: 1235,
             code: .wrongBundleID, appleSwiftStatus: "INVALID_APP_IDENTIFIER"),
         Row(vector: "mock_signed_data/transactionInfo", method: .transaction, environments: [.sandbox]),
-        Row(vector: "mock_signed_data/transactionInfo", method: .transaction, environments: [.sandbox], bundleID: "com.example.x",
+        Row(
+            vector: "mock_signed_data/transactionInfo", method: .transaction, environments: [.sandbox], bundleID: "com.example.x",
             code: .wrongBundleID, appleSwiftStatus: "INVALID_APP_IDENTIFIER"),
-        Row(vector: "mock_signed_data/transactionInfo", method: .transaction, environments: [.sandbox], trustAppleRoot: true,
+        Row(
+            vector: "mock_signed_data/transactionInfo", method: .transaction, environments: [.sandbox], trustAppleRoot: true,
             code: .untrustedChain, appleSwiftStatus: "VERIFICATION_FAILURE"),
         Row(vector: "mock_signed_data/renewalInfo", method: .renewal, environments: [.sandbox]),
-        Row(vector: "mock_signed_data/renewalInfo", method: .renewal, environments: [.production],
+        Row(
+            vector: "mock_signed_data/renewalInfo", method: .renewal, environments: [.production],
             code: .wrongEnvironment, appleSwiftStatus: "INVALID_ENVIRONMENT"),
-        Row(vector: "mock_signed_data/wrongBundleId", method: .notification, environments: [.sandbox],
+        Row(
+            vector: "mock_signed_data/wrongBundleId", method: .notification, environments: [.sandbox],
             code: .wrongBundleID, appleSwiftStatus: "INVALID_APP_IDENTIFIER"),
-        Row(vector: "mock_signed_data/wrongBundleId", method: .notification, environments: [.sandbox], bundleID: "com.examplex",
+        Row(
+            vector: "mock_signed_data/wrongBundleId", method: .notification, environments: [.sandbox], bundleID: "com.examplex",
             code: .wrongBundleID, appleSwiftStatus: "INVALID_APP_IDENTIFIER"),
-        Row(vector: "mock_signed_data/missingX5CHeaderClaim", method: .notification, environments: [.sandbox],
+        Row(
+            vector: "mock_signed_data/missingX5CHeaderClaim", method: .notification, environments: [.sandbox],
             code: .badCertificateChainLength, appleSwiftStatus: "INVALID_JWT_FORMAT"),
         Row(vector: "xcode/xcode-signed-transaction", method: .transaction, environments: [.xcode], bundleID: xcodeBundle),
-        Row(vector: "xcode/xcode-signed-transaction", method: .transaction, environments: [.xcode],
+        Row(
+            vector: "xcode/xcode-signed-transaction", method: .transaction, environments: [.xcode],
             code: .wrongBundleID, appleSwiftStatus: "INVALID_APP_IDENTIFIER"),
-        Row(vector: "xcode/xcode-signed-transaction", method: .transaction, environments: [.sandbox], bundleID: xcodeBundle,
+        Row(
+            vector: "xcode/xcode-signed-transaction", method: .transaction, environments: [.sandbox], bundleID: xcodeBundle,
             code: .badCertificateChainLength, appleSwiftStatus: "INVALID_JWT_FORMAT"),
         Row(vector: "xcode/xcode-signed-renewal-info", method: .renewal, environments: [.xcode], bundleID: xcodeBundle),
         Row(vector: "xcode/xcode-signed-app-transaction", method: .appTransaction, environments: [.xcode], bundleID: xcodeBundle),
-        Row(vector: "xcode/xcode-signed-app-transaction", method: .appTransaction, environments: [.production], bundleID: xcodeBundle,
+        Row(
+            vector: "xcode/xcode-signed-app-transaction", method: .appTransaction, environments: [.production], bundleID: xcodeBundle,
             code: .badCertificateChainLength, appleSwiftStatus: "INVALID_JWT_FORMAT"),
     ]
 

@@ -1,7 +1,7 @@
 import Foundation
 import TallyCore
-import TallyVerify
 import TallyTestSupport
+import TallyVerify
 import Testing
 
 /// JWS signed by Apple's real chain (`../shared/vectors/real-apple`) verify against the bundled
@@ -103,18 +103,20 @@ struct RealAppleVectorTests {
     func rejectedVectorFailsWithItsCode(file: String) async throws {
         let row = try #require(Self.rejected.first { $0["file"] == file })
         // The manifest's last bracket names what Apple's Python run used: [kind/env/bundle].
-        let used = (row["apple_py_verdict(kind/env/bundle used)"] ?? "")
+        let used =
+            (row["apple_py_verdict(kind/env/bundle used)"] ?? "")
             .split(separator: "[").last.map { $0.dropLast() }.map { $0.split(separator: "/").map(String.init) } ?? []
         try #require(used.count == 3)
         let verifier = Fixtures.verifier(
             roots: [AppleRootCertificates.appleRootCAG3], bundleID: .equals(used[2]), appAppleID: .any,
             environments: [AppStoreEnvironment(rawValue: used[1])])
         let jws = try Vectors.text("real-apple-rejected/\(file)")
-        let failure: VerificationFailure? = switch used[0] {
-        case "notification": await verifier.verifyNotification(jws).failure
-        case "renewal": await verifier.verifyRenewalInfo(jws).failure
-        default: await verifier.verifyTransaction(jws).failure
-        }
+        let failure: VerificationFailure? =
+            switch used[0] {
+            case "notification": await verifier.verifyNotification(jws).failure
+            case "renewal": await verifier.verifyRenewalInfo(jws).failure
+            default: await verifier.verifyTransaction(jws).failure
+            }
         #expect(failure?.code == Self.expectedRejections[file], "\(failure?.description ?? "accepted")")
     }
 }

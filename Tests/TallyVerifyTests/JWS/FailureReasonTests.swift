@@ -45,8 +45,10 @@ import Testing
     }
 
     @Test func aRootFileThatIsNotACertificateSaysWhatIsWrong() throws {
-        for bytes in [Array("garbage".utf8), [0x30, 0x82, 0x01, 0x00, 0x02],
-                      Array("-----BEGIN CERTIFICATE-----\nMAMCAQE=\n-----END CERTIFICATE-----\n".utf8)] {
+        for bytes in [
+            Array("garbage".utf8), [0x30, 0x82, 0x01, 0x00, 0x02],
+            Array("-----BEGIN CERTIFICATE-----\nMAMCAQE=\n-----END CERTIFICATE-----\n".utf8),
+        ] {
             let error = #expect(throws: CertificateLoadingError.self) { try CertificateLoading.certificates(from: bytes) }
             let reason = error?.reason ?? ""
             #expect(!Self.namesSourceLocation(reason), "\(reason)")

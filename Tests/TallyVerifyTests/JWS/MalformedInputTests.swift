@@ -1,9 +1,9 @@
 import Crypto
 import Foundation
 import TallyCore
+import TallyTestSupport
 import TallyTesting
 import TallyVerify
-import TallyTestSupport
 import Testing
 
 /// Every way the JWS itself can be wrong. No input crashes the verifier.

@@ -1,11 +1,12 @@
 import Foundation
 import SwiftASN1
 import TallyCore
-import TallyTesting
-@testable import TallyVerify
 import TallyTestSupport
+import TallyTesting
 import Testing
 import X509
+
+@testable import TallyVerify
 
 /// Receipts minted in code, one thing wrong at a time.
 @Suite struct MintedReceiptTests {
@@ -55,10 +56,11 @@ import X509
         let authority = ReceiptFixtures.authority
         let bytes = try authority.sign(ReceiptFixtures.receipt(), options: Options(encoding: .indefiniteLength(chunkSize: 1000)))
         let certificates = try authority.embeddedCertificates().map(TestCertificateAuthority.der).flatMap { $0 }
-        let field = try #require(bytes.indices.first { index in
-            index + 4 + certificates.count <= bytes.count && bytes[index] == 0xA0 && bytes[index + 1] == 0x82
-                && Array(bytes[(index + 4)..<(index + 4 + certificates.count)]) == certificates
-        })
+        let field = try #require(
+            bytes.indices.first { index in
+                index + 4 + certificates.count <= bytes.count && bytes[index] == 0xA0 && bytes[index + 1] == 0x82
+                    && Array(bytes[(index + 4)..<(index + 4 + certificates.count)]) == certificates
+            })
         func carrying(_ copies: Int) -> [UInt8] {
             let repeated = Array(repeating: certificates, count: copies).flatMap { $0 }
             return Array(bytes[..<field]) + [0xA0, 0x82, UInt8(repeated.count >> 8), UInt8(repeated.count & 0xFF)] + repeated
@@ -88,7 +90,9 @@ import X509
         let impostor = try ReceiptFixtures.authority(keys: ReceiptFixtures.otherKeys) { _ in }
         let failure = await ReceiptFixtures.verifier().verify(try impostor.sign(ReceiptFixtures.receipt())).failure
         #expect(failure?.code == .untrustedChain)
-        #expect(await ReceiptFixtures.verifier(roots: [AppleRootCertificates.appleRootCA]).verify(try impostor.sign(ReceiptFixtures.receipt())).failure?.code == .untrustedChain)
+        #expect(
+            await ReceiptFixtures.verifier(roots: [AppleRootCertificates.appleRootCA]).verify(try impostor.sign(ReceiptFixtures.receipt())).failure?.code
+                == .untrustedChain)
     }
 
     @Test func receiptWithoutItsIntermediateIsUntrusted() async throws {

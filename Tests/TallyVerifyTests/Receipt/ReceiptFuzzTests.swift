@@ -1,10 +1,11 @@
 import Foundation
 import TallyCore
-import TallyTesting
-@testable import TallyVerify
 import TallyTestSupport
+import TallyTesting
 import Testing
 import X509
+
+@testable import TallyVerify
 
 /// Seeded mutations of real and minted receipts: whatever the bytes, the verifier answers
 /// with a verdict, never crashes, never accepts content other than what was signed, and its
@@ -18,13 +19,21 @@ import X509
         var seeds: [(String, [UInt8], [Certificate])] = [
             ("minted DER", try authority.sign(ReceiptFixtures.receipt()), [authority.root]),
             ("minted BER", try authority.sign(ReceiptFixtures.receipt(), options: Options(encoding: .indefiniteLength(chunkSize: 50))), [authority.root]),
-            ("minted signed attributes", try authority.sign(ReceiptFixtures.receipt(), options: Options(digest: .sha1, signedAttributes: true)), [authority.root]),
+            (
+                "minted signed attributes", try authority.sign(ReceiptFixtures.receipt(), options: Options(digest: .sha1, signedAttributes: true)),
+                [authority.root]
+            ),
         ]
         if Vectors.available {
             let apple = [AppleRootCertificates.appleRootCA]
             let xcode = try CertificateLoading.certificates(from: Array(Vectors.data("receipts/StoreKitTestCertificate.cer")))
-            seeds.append(("receipt-sandbox-g5", Base64.decode(try Vectors.text("receipts/receipt-sandbox-g5").filter { !$0.isWhitespace }.utf8, alphabet: .standard)!, apple))
-            seeds.append(("receipt-xcode", Base64.decode(try Vectors.text("receipts/receipt-xcode").filter { !$0.isWhitespace }.utf8, alphabet: .standard)!, xcode))
+            seeds.append(
+                (
+                    "receipt-sandbox-g5", Base64.decode(try Vectors.text("receipts/receipt-sandbox-g5").filter { !$0.isWhitespace }.utf8, alphabet: .standard)!,
+                    apple
+                ))
+            seeds.append(
+                ("receipt-xcode", Base64.decode(try Vectors.text("receipts/receipt-xcode").filter { !$0.isWhitespace }.utf8, alphabet: .standard)!, xcode))
             seeds.append(("hannes_mac_mindnode_receipt", Array(try Vectors.data("receipts/hannes_mac_mindnode_receipt")), apple))
         }
         return seeds
@@ -141,4 +150,3 @@ import X509
         return output
     }
 }
-

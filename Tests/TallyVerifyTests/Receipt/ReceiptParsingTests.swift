@@ -1,6 +1,7 @@
 import Foundation
-@testable import TallyVerify
 import Testing
+
+@testable import TallyVerify
 
 /// The BER reader and the date parser on their own.
 @Suite struct ReceiptParsingTests {
@@ -52,19 +53,20 @@ import Testing
         #expect(element.tagClass == 1 && element.tagNumber == 200 && element.contentCount == 1)
     }
 
-    @Test(arguments: [
-        [0x30, 0x05, 0x02, 0x01],  // content runs past the end
-        [0x30, 0x80, 0x02, 0x01, 0x05],  // no end-of-contents marker
-        [0x04, 0x80, 0x00, 0x00],  // indefinite primitive
-        [0x30, 0x85, 0, 0, 0, 0, 1, 0x00],  // length of 5 bytes
-        [0x30, 0xFF],  // reserved length
-        [0x30, 0x84, 0x7F, 0xFF, 0xFF, 0xFF],  // 2 GiB announced
-        [0x1F, 0x80, 0x01, 0x00],  // tag number with a leading zero group
-        [0x1F, 0x81, 0x81, 0x81, 0x81, 0x01, 0x00],  // tag number of 5 bytes
-        [0x30, 0x00, 0x00],  // trailing byte
-        [0x00, 0x00],  // end-of-contents marker alone
-        [],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0x30, 0x05, 0x02, 0x01],  // content runs past the end
+            [0x30, 0x80, 0x02, 0x01, 0x05],  // no end-of-contents marker
+            [0x04, 0x80, 0x00, 0x00],  // indefinite primitive
+            [0x30, 0x85, 0, 0, 0, 0, 1, 0x00],  // length of 5 bytes
+            [0x30, 0xFF],  // reserved length
+            [0x30, 0x84, 0x7F, 0xFF, 0xFF, 0xFF],  // 2 GiB announced
+            [0x1F, 0x80, 0x01, 0x00],  // tag number with a leading zero group
+            [0x1F, 0x81, 0x81, 0x81, 0x81, 0x01, 0x00],  // tag number of 5 bytes
+            [0x30, 0x00, 0x00],  // trailing byte
+            [0x00, 0x00],  // end-of-contents marker alone
+            [],
+        ] as [[UInt8]])
     func malformedBERIsRefused(bytes: [UInt8]) {
         var reader = BERReader(bytes)
         #expect(throws: BERError.self) { try reader.root() }

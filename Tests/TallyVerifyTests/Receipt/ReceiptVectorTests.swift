@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
 import TallyCore
-@testable import TallyVerify
 import TallyTestSupport
 import Testing
 import X509
+
+@testable import TallyVerify
 
 /// Real receipts (`../shared/vectors/receipts`): Production, Sandbox and Xcode receipts from
 /// 2015 to 2025 on every Apple chain since the first WWDR intermediate, and receipts that must
@@ -57,7 +58,8 @@ struct ReceiptVectorTests {
     }
 
     /// Every Apple-signed receipt here is expired today: checked at now, each one fails.
-    @Test(arguments: rows.filter { ($0["notes"] ?? "").contains("fails if validated at now") && $0["expected"] == "valid_at_creation" }.map { $0["file"] ?? "" })
+    @Test(
+        arguments: rows.filter { ($0["notes"] ?? "").contains("fails if validated at now") && $0["expected"] == "valid_at_creation" }.map { $0["file"] ?? "" })
     func expiredChainFailsWhenCheckedAtNow(file: String) async throws {
         let row = try #require(Self.rows.first { $0["file"] == file })
         let roots = try CertificateLoading.certificates(from: Array(Vectors.data("receipts/\(try Self.anchor(row))")))

@@ -48,12 +48,14 @@ public func buildApplication(
         services.append(ReservationSweeper(storage: dependencies.storage, clock: ContinuousClock(), interval: interval, logger: logger))
     }
     let proxies = configuration.trustedProxies
-    logger.info("tally server", metadata: [
-        "address": "\(configuration.host):\(configuration.port)", "bundle_id": "\(configuration.catalog.app.bundleId)",
-        "environments": "\(dependencies.verifier.configuration.environments.map(\.rawValue).sorted())",
-        "trusted_proxies": "\(proxies.isEmpty ? "none" : proxies.ranges.map(\.description).joined(separator: ","))",
-        "secret_key": "\(dependencies.secretKey.map { $0.isEmpty ? "none" : "set" } ?? "none")",
-    ])
+    logger.info(
+        "tally server",
+        metadata: [
+            "address": "\(configuration.host):\(configuration.port)", "bundle_id": "\(configuration.catalog.app.bundleId)",
+            "environments": "\(dependencies.verifier.configuration.environments.map(\.rawValue).sorted())",
+            "trusted_proxies": "\(proxies.isEmpty ? "none" : proxies.ranges.map(\.description).joined(separator: ","))",
+            "secret_key": "\(dependencies.secretKey.map { $0.isEmpty ? "none" : "set" } ?? "none")",
+        ])
     return Application(
         router: buildRouter(dependencies),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "tally"),

@@ -7,9 +7,10 @@ import TallyCore
 func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestContext> {
     let router = Router(context: TallyRequestContext.self, options: .autoGenerateHeadEndpoints)
     let allowedMethods = AllowedMethods()
-    router.add(middleware: ServerMiddleware(
-        metrics: dependencies.metrics, addresses: ClientAddressResolver(trustedProxies: dependencies.trustedProxies),
-        allowedMethods: allowedMethods, maximumBodyBytes: dependencies.catalog.limits.maximumBodyBytes))
+    router.add(
+        middleware: ServerMiddleware(
+            metrics: dependencies.metrics, addresses: ClientAddressResolver(trustedProxies: dependencies.trustedProxies),
+            allowedMethods: allowedMethods, maximumBodyBytes: dependencies.catalog.limits.maximumBodyBytes))
 
     let storage = dependencies.storage
     let metrics = dependencies.metrics

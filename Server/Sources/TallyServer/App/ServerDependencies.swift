@@ -29,8 +29,10 @@ struct ServerDependencies: Sendable {
     ///   - database: the opened, migrated database.
     init(_ configuration: ServerConfiguration, database: any SQLDatabase) {
         storage = SQLStorage(database: database, catalog: configuration.catalog, now: configuration.now)
-        verifier = configuration.verifier ?? configuration.catalog.verifier(
-            development: configuration.development, testRoots: configuration.testRoots, now: configuration.now)
+        verifier =
+            configuration.verifier
+            ?? configuration.catalog.verifier(
+                development: configuration.development, testRoots: configuration.testRoots, now: configuration.now)
         catalog = configuration.catalog
         secretKey = configuration.secretKey
         metrics = configuration.metrics

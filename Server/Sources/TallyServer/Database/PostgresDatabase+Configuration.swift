@@ -133,11 +133,12 @@ extension PostgresDatabase {
         }
 
         var clientConfiguration: PostgresClient.Configuration {
-            let tls: PostgresClient.Configuration.TLS = switch self.tls {
-            case .disable: .disable
-            case .prefer: .prefer(tlsConfiguration)
-            case .require, .verifyCA, .verifyFull: .require(tlsConfiguration)
-            }
+            let tls: PostgresClient.Configuration.TLS =
+                switch self.tls {
+                case .disable: .disable
+                case .prefer: .prefer(tlsConfiguration)
+                case .require, .verifyCA, .verifyFull: .require(tlsConfiguration)
+                }
             var configuration = PostgresClient.Configuration(
                 host: host, port: port, username: username, password: password, database: database, tls: tls)
             configuration.options.additionalStartupParameters = startupParameters
@@ -148,11 +149,12 @@ extension PostgresDatabase {
         }
 
         func connectionConfiguration() throws -> PostgresConnection.Configuration {
-            let tls: PostgresConnection.Configuration.TLS = switch self.tls {
-            case .disable: .disable
-            case .prefer: .prefer(try NIOSSLContext(configuration: tlsConfiguration))
-            case .require, .verifyCA, .verifyFull: .require(try NIOSSLContext(configuration: tlsConfiguration))
-            }
+            let tls: PostgresConnection.Configuration.TLS =
+                switch self.tls {
+                case .disable: .disable
+                case .prefer: .prefer(try NIOSSLContext(configuration: tlsConfiguration))
+                case .require, .verifyCA, .verifyFull: .require(try NIOSSLContext(configuration: tlsConfiguration))
+                }
             var configuration = PostgresConnection.Configuration(
                 host: host, port: port, username: username, password: password, database: database, tls: tls)
             configuration.options.additionalStartupParameters = startupParameters

@@ -28,8 +28,8 @@ extension PostgresDatabase {
         }
         switch error.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
-             .sslUnsupported, .failedToAddSSLHandler, .receivedUnencryptedDataAfterSSLRequest,
-             .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
+            .sslUnsupported, .failedToAddSSLHandler, .receivedUnencryptedDataAfterSSLRequest,
+            .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
             let underlying = error.underlying.map { ": \(String(reflecting: $0))" } ?? ""
             return SQLDatabaseError(.unavailable, "\(error.code)\(underlying)")
         default:

@@ -52,7 +52,8 @@ extension PostgresDatabase {
                 // A dollar quote opens with $tag$, the tag empty or an identifier not starting with a digit.
                 var cursor = index + 1
                 while cursor < bytes.count && bytes[cursor] != UInt8(ascii: "$") && isIdentifier(bytes[cursor]) { cursor += 1 }
-                let tagIsValid = cursor < bytes.count && bytes[cursor] == UInt8(ascii: "$")
+                let tagIsValid =
+                    cursor < bytes.count && bytes[cursor] == UInt8(ascii: "$")
                     && !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(next)
                 if tagIsValid {
                     copy(through: Array(bytes[index...cursor]), from: cursor + 1)
@@ -142,8 +143,9 @@ extension PostgresDatabase {
     static func wholeNumber(fromBinaryNumeric bytes: ByteBuffer) -> Int64? {
         var buffer = bytes
         guard let digitCount = buffer.readInteger(as: Int16.self), let weight = buffer.readInteger(as: Int16.self),
-              let sign = buffer.readInteger(as: UInt16.self), buffer.readInteger(as: Int16.self) != nil,
-              sign == 0 || sign == 0x4000 else { return nil }  // NaN and infinities have other signs
+            let sign = buffer.readInteger(as: UInt16.self), buffer.readInteger(as: Int16.self) != nil,
+            sign == 0 || sign == 0x4000
+        else { return nil }  // NaN and infinities have other signs
         var digits: [Int64] = []
         for _ in 0..<max(0, Int(digitCount)) {
             guard let digit = buffer.readInteger(as: Int16.self) else { return nil }

@@ -64,7 +64,9 @@ public final class PostgresDatabase: SQLDatabase {
     ///   - logger: where the pool reports background failures.
     /// - Returns: the database, ready for transactions.
     /// - Throws: ``SQLDatabaseError`` (`.unavailable`) when the server cannot be reached or refuses the credentials.
-    public static func connect(_ configuration: Configuration, logger: Logger = PostgresDatabase.silentLogger) async throws(SQLDatabaseError) -> PostgresDatabase {
+    public static func connect(
+        _ configuration: Configuration, logger: Logger = PostgresDatabase.silentLogger
+    ) async throws(SQLDatabaseError) -> PostgresDatabase {
         do {
             let connection = try await PostgresConnection.connect(
                 configuration: try configuration.connectionConfiguration(), id: 0, logger: logger)

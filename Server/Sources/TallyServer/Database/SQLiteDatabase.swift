@@ -216,14 +216,15 @@ struct SQLiteExecutor: SQLExecutor, @unchecked Sendable {
             return rows.map { row in
                 var values = [String: SQLValue](minimumCapacity: names.count)
                 for (name, value) in zip(names, row.values) {
-                    values[name] = switch value {
-                    case .integer(let int): .int(int)
-                    case .text(let text): .text(text)
-                    // Amounts are integers; a real that is not a whole Int64 is refused, never truncated.
-                    case .real(let real): Int64(exactly: real).map(SQLValue.int) ?? .text(String(real))
-                    case .blob(let bytes): .text(String(decoding: bytes, as: UTF8.self))
-                    case .null: .null
-                    }
+                    values[name] =
+                        switch value {
+                        case .integer(let int): .int(int)
+                        case .text(let text): .text(text)
+                        // Amounts are integers; a real that is not a whole Int64 is refused, never truncated.
+                        case .real(let real): Int64(exactly: real).map(SQLValue.int) ?? .text(String(real))
+                        case .blob(let bytes): .text(String(decoding: bytes, as: UTF8.self))
+                        case .null: .null
+                        }
                 }
                 return SQLRow(values: values)
             }

@@ -93,8 +93,10 @@ struct Allowances {
     }
 
     /// Ends a hold on a window: `used` of `held` is spent, the rest is free again (if the window is still open).
-    func settle(original: String, currency: String, start: Int64, held: Int64, used: Int64, user: String,
-                operation: String?, reference: String?) async throws {
+    func settle(
+        original: String, currency: String, start: Int64, held: Int64, used: Int64, user: String,
+        operation: String?, reference: String?
+    ) async throws {
         guard held > 0 else { return }
         try await executor.execute(
             """
@@ -111,12 +113,13 @@ struct Allowances {
     static func window(containing time: Int64, anchor: Int64, limit: Int64, per: AllowancePeriod) -> (start: Int64, end: Int64) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        let component: Calendar.Component = switch per {
-        case .day: .day
-        case .week: .weekOfYear
-        case .year: .year
-        default: .month  // the catalog admits known periods only
-        }
+        let component: Calendar.Component =
+            switch per {
+            case .day: .day
+            case .week: .weekOfYear
+            case .year: .year
+            default: .month  // the catalog admits known periods only
+            }
         let anchorDate = Date(timeIntervalSince1970: Double(anchor) / 1000)
         let target = Date(timeIntervalSince1970: Double(time) / 1000)
         var steps = max(0, calendar.dateComponents([component], from: anchorDate, to: target).value(for: component) ?? 0)

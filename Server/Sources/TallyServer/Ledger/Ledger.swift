@@ -41,16 +41,20 @@ struct Ledger {
             [.text(user), .text(currency)])
     }
 
-    func entry(_ user: String, _ currency: String, kind: String, amount: Int64, bucket: String = "balance",
-               transaction: String? = nil, operation: String? = nil, reference: String? = nil) async throws {
+    func entry(
+        _ user: String, _ currency: String, kind: String, amount: Int64, bucket: String = "balance",
+        transaction: String? = nil, operation: String? = nil, reference: String? = nil
+    ) async throws {
         guard amount != 0 else { return }
         try await executor.execute(
             """
             INSERT INTO ledger_entries (user_id, currency, bucket, kind, amount, transaction_id, operation_id, reference, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [.text(user), .text(currency), .text(bucket), .text(kind), .int(amount), .optional(transaction),
-             .optional(operation), .optional(reference), .int(now)])
+            [
+                .text(user), .text(currency), .text(bucket), .text(kind), .int(amount), .optional(transaction),
+                .optional(operation), .optional(reference), .int(now),
+            ])
     }
 
     /// Adds `amount` as a new lot; debt is repaid from it first. Returns what was repaid.
@@ -59,8 +63,10 @@ struct Ledger {
     // release build of TallyServer needs it kept out of line.
     @discardableResult
     @inline(never)
-    func grant(_ user: String, _ currency: String, amount: Int64, kind: String, source: String,
-               transaction: String? = nil, operation: String? = nil, reference: String? = nil) async throws -> Int64 {
+    func grant(
+        _ user: String, _ currency: String, amount: Int64, kind: String, source: String,
+        transaction: String? = nil, operation: String? = nil, reference: String? = nil
+    ) async throws -> Int64 {
         precondition(amount > 0)
         try await lock(user, currency)
         let before = try await position(user, currency)
@@ -79,8 +85,10 @@ struct Ledger {
     }
 
     /// Takes `amount` from `available` if there is that much; false (and no change) if not.
-    func spend(_ user: String, _ currency: String, amount: Int64, kind: String = "spend",
-               operation: String? = nil, reference: String? = nil) async throws -> Bool {
+    func spend(
+        _ user: String, _ currency: String, amount: Int64, kind: String = "spend",
+        operation: String? = nil, reference: String? = nil
+    ) async throws -> Bool {
         guard amount > 0 else { return true }
         let changed = try await executor.execute(
             "UPDATE positions SET available = available - ? WHERE user_id = ? AND currency = ? AND available >= ?",

@@ -131,16 +131,18 @@ public struct DatabaseAudit: Sendable, Hashable, Codable {
             ORDER BY c.currency
             """, []
         ).map { row in
-            CurrencyTotal(currency: try row.text("currency"), available: try row.int("available"), held: try row.int("held"),
-                          debt: try row.int("debt"), ledger: try row.int("ledger"))
+            CurrencyTotal(
+                currency: try row.text("currency"), available: try row.int("available"), held: try row.int("held"),
+                debt: try row.int("debt"), ledger: try row.int("ledger"))
         }
 
         let mismatchCount = try await executor.query("SELECT COUNT(*) AS n FROM (\(mismatchSQL)) m", []).first?.int("n") ?? 0
         let mismatches = try await executor.query(
             "SELECT user_id, currency, kind, expected, found FROM (\(mismatchSQL)) m ORDER BY user_id, currency, kind LIMIT \(listedMismatches)", []
         ).map { row in
-            Mismatch(userID: try row.text("user_id"), currency: try row.text("currency"), kind: try row.text("kind"),
-                     expected: try row.int("expected"), found: try row.int("found"))
+            Mismatch(
+                userID: try row.text("user_id"), currency: try row.text("currency"), kind: try row.text("kind"),
+                expected: try row.int("expected"), found: try row.int("found"))
         }
         return DatabaseAudit(
             migrations: applied, pendingMigrations: known.filter { !applied.contains($0) },

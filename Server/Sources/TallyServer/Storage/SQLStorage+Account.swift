@@ -24,8 +24,10 @@ extension SQLStorage {
             let (available, held, debt) = positions[currency] ?? (0, 0, 0)
             let allowance = try await allowanceState(executor, user: user, currency: currency, time: time)
             let free = allowance.map { $0.granted - $0.used - $0.held } ?? 0
-            balances.append(Balance(currency: currency, available: available, held: held, debt: debt, allowance: allowance,
-                                    spendable: available + free))
+            balances.append(
+                Balance(
+                    currency: currency, available: available, held: held, debt: debt, allowance: allowance,
+                    spendable: available + free))
         }
         return (balances, try await entitlements(executor, user: user, time: time))
     }
@@ -35,21 +37,25 @@ extension SQLStorage {
         let products = catalog.products.filter { $0.allowance?.currency == currency }
         guard !products.isEmpty else { return nil }
         let placeholders = products.map { _ in "?" }.joined(separator: ", ")
-        guard let row = try await executor.query(
-            """
-            SELECT original_transaction_id, product_id, purchase_date, expires_date FROM store_transactions
-            WHERE user_id = ? AND granted = 1 AND revoked = 0 AND purchase_date <= ? AND expires_date > ?
-              AND product_id IN (\(placeholders))
-            ORDER BY purchase_date DESC LIMIT 1
-            """,
-            [.text(user), .int(time), .int(time)] + products.map { .text($0.productId) }).first,
-            let allowance = catalog.product(try row.text("product_id"))?.allowance else { return nil }
+        guard
+            let row = try await executor.query(
+                """
+                SELECT original_transaction_id, product_id, purchase_date, expires_date FROM store_transactions
+                WHERE user_id = ? AND granted = 1 AND revoked = 0 AND purchase_date <= ? AND expires_date > ?
+                  AND product_id IN (\(placeholders))
+                ORDER BY purchase_date DESC LIMIT 1
+                """,
+                [.text(user), .int(time), .int(time)] + products.map { .text($0.productId) }
+            ).first,
+            let allowance = catalog.product(try row.text("product_id"))?.allowance
+        else { return nil }
         let original = try row.text("original_transaction_id")
         let (start, end) = Allowances.window(
             containing: time, anchor: try row.int("purchase_date"), limit: try row.int("expires_date"), per: allowance.per)
         let window = try await executor.query(
             "SELECT granted, used, held FROM allowance_windows WHERE original_transaction_id = ? AND currency = ? AND window_start = ?",
-            [.text(original), .text(currency), .int(start)]).first
+            [.text(original), .text(currency), .int(start)]
+        ).first
         return Balance.AllowanceState(
             granted: try window?.int("granted") ?? allowance.amount, used: try window?.int("used") ?? 0,
             held: try window?.int("held") ?? 0, periodEnd: Self.date(end))
@@ -60,7 +66,8 @@ extension SQLStorage {
         func offer(_ entitlement: Entitlement) {
             if let existing = result[entitlement.id] {
                 // An active one wins; among equals, the later expiry (nil is for ever).
-                let better = (entitlement.active && !existing.active)
+                let better =
+                    (entitlement.active && !existing.active)
                     || (entitlement.active == existing.active && (entitlement.expiresAt ?? .distantFuture) > (existing.expiresAt ?? .distantFuture))
                 if !better { return }
             }
@@ -80,18 +87,23 @@ extension SQLStorage {
                 expires = Self.date(start + Int64(product.durationDays ?? 0) * 86_400_000)
             }
             for id in product.entitlements {
-                offer(Entitlement(id: id, active: expires.map { $0 > Self.date(time) } ?? true, productId: product.productId,
-                                  expiresAt: expires, inGracePeriod: false, willRenew: nil))
+                offer(
+                    Entitlement(
+                        id: id, active: expires.map { $0 > Self.date(time) } ?? true, productId: product.productId,
+                        expiresAt: expires, inGracePeriod: false, willRenew: nil))
             }
         }
         for subscription in try await subscriptions(executor, user: user, time: time) {
             guard let product = catalog.product(subscription.productId) else { continue }
             let active = subscription.status.grantsAccess
             for id in product.entitlements {
-                offer(Entitlement(id: id, active: active, productId: product.productId,
-                                  expiresAt: subscription.gracePeriodExpiresAt.flatMap { grace in
-                                      subscription.status == .gracePeriod ? grace : nil } ?? subscription.expiresAt,
-                                  inGracePeriod: subscription.status == .gracePeriod, willRenew: subscription.willRenew))
+                offer(
+                    Entitlement(
+                        id: id, active: active, productId: product.productId,
+                        expiresAt: subscription.gracePeriodExpiresAt.flatMap { grace in
+                            subscription.status == .gracePeriod ? grace : nil
+                        } ?? subscription.expiresAt,
+                        inGracePeriod: subscription.status == .gracePeriod, willRenew: subscription.willRenew))
             }
         }
         return result.values.sorted { $0.id < $1.id }
@@ -145,9 +157,18 @@ extension SQLStorage {
         try await read { executor, _ in
             var sql = "SELECT * FROM ledger_entries WHERE user_id = ?"
             var binds: [SQLValue] = [.text(user.id)]
-            if let currency { sql += " AND currency = ?"; binds.append(.text(currency)) }
-            if let kind { sql += " AND kind = ?"; binds.append(.text(kind)) }
-            if let cursor { sql += " AND id < ?"; binds.append(.int(cursor)) }
+            if let currency {
+                sql += " AND currency = ?"
+                binds.append(.text(currency))
+            }
+            if let kind {
+                sql += " AND kind = ?"
+                binds.append(.text(kind))
+            }
+            if let cursor {
+                sql += " AND id < ?"
+                binds.append(.int(cursor))
+            }
             sql += " ORDER BY id DESC LIMIT ?"
             binds.append(.int(Int64(limit + 1)))
             let rows = try await executor.query(sql, binds)
@@ -158,7 +179,8 @@ extension SQLStorage {
 
     static func ledgerEntry(_ row: SQLRow) throws -> LedgerEntry {
         LedgerEntry(
-            id: try row.int("id"), currency: try row.text("currency"), kind: LedgerEntryKind(rawValue: try row.text("kind")), bucket: LedgerBucket(rawValue: try row.text("bucket")),
+            id: try row.int("id"), currency: try row.text("currency"), kind: LedgerEntryKind(rawValue: try row.text("kind")),
+            bucket: LedgerBucket(rawValue: try row.text("bucket")),
             amount: try row.int("amount"), transactionId: row.optionalText("transaction_id"), reference: row.optionalText("reference"),
             createdAt: date(try row.int("created_at")))
     }
@@ -168,7 +190,8 @@ extension SQLStorage {
         let position = try await Ledger(executor: executor, now: time).position(user, currency)
         let allowance = try await allowanceState(executor, user: user, currency: currency, time: time)
         let free = allowance.map { $0.granted - $0.used - $0.held } ?? 0
-        return Balance(currency: currency, available: position.available, held: position.held, debt: position.debt,
-                       allowance: allowance, spendable: position.available + free)
+        return Balance(
+            currency: currency, available: position.available, held: position.held, debt: position.debt,
+            allowance: allowance, spendable: position.available + free)
     }
 }

@@ -20,7 +20,8 @@ extension SQLStorage {
             }
             if let existing = try await executor.query(
                 "SELECT request_hash, response_json FROM adjustments WHERE user_id = ? AND idempotency_key = ?",
-                [.text(userID), .text(idempotencyKey)]).first {
+                [.text(userID), .text(idempotencyKey)]
+            ).first {
                 guard try existing.text("request_hash") == requestHash else {
                     throw TallyAPIError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another adjustment")
                 }
@@ -53,8 +54,10 @@ extension SQLStorage {
                 INSERT INTO adjustments (user_id, idempotency_key, request_hash, currency, amount, reason, response_json, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [.text(userID), .text(idempotencyKey), .text(requestHash), .text(amount.currency), .int(amount.amount), .text(reason),
-                 .text(try Self.encode(response)), .int(time)])
+                [
+                    .text(userID), .text(idempotencyKey), .text(requestHash), .text(amount.currency), .int(amount.amount), .text(reason),
+                    .text(try Self.encode(response)), .int(time),
+                ])
             return response
         }
     }
@@ -81,7 +84,10 @@ extension SQLStorage {
         try await read { executor, _ in
             var sql = "SELECT * FROM store_transactions WHERE 1 = 1"
             var binds: [SQLValue] = []
-            if let type = query.type { sql += " AND product_kind = ?"; binds.append(.text(type)) }
+            if let type = query.type {
+                sql += " AND product_kind = ?"
+                binds.append(.text(type))
+            }
             switch query.status {
             case "granted"?: sql += " AND granted = 1 AND revoked = 0"
             case "revoked"?: sql += " AND revoked = 1"
@@ -89,7 +95,10 @@ extension SQLStorage {
             case nil: break
             case let other?: throw TallyAPIError(.invalidRequest, "status must be granted, revoked or unbound, not \(other)")
             }
-            if let product = query.productID { sql += " AND product_id = ?"; binds.append(.text(product)) }
+            if let product = query.productID {
+                sql += " AND product_id = ?"
+                binds.append(.text(product))
+            }
             if let text = query.text {
                 sql += " AND (transaction_id = ? OR original_transaction_id = ? OR user_id = ?)"
                 binds += [.text(text), .text(text), .text(text)]
@@ -111,7 +120,8 @@ extension SQLStorage {
                     purchaseDate: row.optionalInt("purchase_date").map(Self.date), expiresDate: row.optionalInt("expires_date").map(Self.date),
                     receivedAt: Self.date(try row.int("received_at")))
             }
-            let next = rows.count > query.limit
+            let next =
+                rows.count > query.limit
                 ? transactions.last.map { AdminCursor(receivedAt: Self.millis($0.receivedAt), id: $0.transactionId).text } : nil
             return AdminTransactionPage(transactions: transactions, nextCursor: next)
         }
@@ -135,7 +145,8 @@ extension SQLStorage {
                     subtype: row.optionalText("subtype"), transactionId: row.optionalText("transaction_id"),
                     outcome: try row.text("outcome"), detail: row.optionalText("detail"), receivedAt: Self.date(try row.int("received_at")))
             }
-            let next = rows.count > limit
+            let next =
+                rows.count > limit
                 ? notifications.last.map { AdminCursor(receivedAt: Self.millis($0.receivedAt), id: $0.notificationUuid).text } : nil
             return AdminNotificationPage(notifications: notifications, nextCursor: next)
         }

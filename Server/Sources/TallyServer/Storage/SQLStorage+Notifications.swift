@@ -17,9 +17,11 @@ extension SQLStorage {
                     signed_date, environment, outcome, jws, received_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, 'recorded', ?, ?) ON CONFLICT DO NOTHING
                 """,
-                [.text(uuid), .text(payload.notificationType?.rawValue ?? "UNKNOWN"), .optional(payload.subtype?.rawValue),
-                 .optional(notification.transaction?.payload.transactionId), .optional(notification.transaction?.payload.originalTransactionId),
-                 .optional(payload.signedDate.map(Self.millis)), .optional(payload.appIdentity.environment?.rawValue), .text(jws), .int(time)])
+                [
+                    .text(uuid), .text(payload.notificationType?.rawValue ?? "UNKNOWN"), .optional(payload.subtype?.rawValue),
+                    .optional(notification.transaction?.payload.transactionId), .optional(notification.transaction?.payload.originalTransactionId),
+                    .optional(payload.signedDate.map(Self.millis)), .optional(payload.appIdentity.environment?.rawValue), .text(jws), .int(time),
+                ])
             guard inserted == 1 else { return .duplicate }
 
             var outcome = NotificationOutcome.recorded
@@ -28,17 +30,21 @@ extension SQLStorage {
                 try await saveRenewalInfo(executor, renewal.payload, jws: signed)
             }
             if let transaction = notification.transaction, let signed = payload.data?.signedTransactionInfo,
-               transaction.payload.transactionId != nil {
+                transaction.payload.transactionId != nil
+            {
                 let before = try await executor.query(
-                    "SELECT granted FROM store_transactions WHERE transaction_id = ?", [.text(transaction.payload.transactionId!)]).first
+                    "SELECT granted FROM store_transactions WHERE transaction_id = ?", [.text(transaction.payload.transactionId!)]
+                ).first
                 let recorded = try await record(executor, time: time, payload: transaction.payload, jws: signed, presenter: nil)
                 let id = transaction.payload.transactionId!
                 if before == nil { outcome = .applied }
                 if recorded.userID == nil { detail = "no user known for this transaction yet: recorded, granted when a user presents it" }
                 switch payload.notificationType {
                 case .refund?, .revoke?:
-                    if try await revoke(executor, transactionID: id, eventAt: Self.millis(Date(timeIntervalSince1970: eventAt)),
-                                        reason: transaction.payload.revocationReason, time: time) {
+                    if try await revoke(
+                        executor, transactionID: id, eventAt: Self.millis(Date(timeIntervalSince1970: eventAt)),
+                        reason: transaction.payload.revocationReason, time: time)
+                    {
                         outcome = .applied
                     }
                 case .refundReversed?:
@@ -73,10 +79,12 @@ extension SQLStorage {
                 expiration_intent = excluded.expiration_intent, jws = excluded.jws
             WHERE renewal_infos.signed_date <= excluded.signed_date
             """,
-            [.text(original), .int(Self.millis(signed)), .optional(renewal.autoRenewStatus.map { Int64($0.rawValue) }),
-             .optional(renewal.autoRenewProductId), .optional(renewal.isInBillingRetryPeriod.map { $0 ? 1 : 0 }),
-             .optional(renewal.gracePeriodExpiresDate.map(Self.millis)), .optional(renewal.expirationIntent.map { Int64($0.rawValue) }),
-             .text(jws)])
+            [
+                .text(original), .int(Self.millis(signed)), .optional(renewal.autoRenewStatus.map { Int64($0.rawValue) }),
+                .optional(renewal.autoRenewProductId), .optional(renewal.isInBillingRetryPeriod.map { $0 ? 1 : 0 }),
+                .optional(renewal.gracePeriodExpiresDate.map(Self.millis)), .optional(renewal.expirationIntent.map { Int64($0.rawValue) }),
+                .text(jws),
+            ])
     }
 
     /// Applies a refund or revocation unless a later revocation event was applied already.
@@ -94,13 +102,15 @@ extension SQLStorage {
         let claimed = try await executor.execute(
             "UPDATE store_transactions SET revoked = 1 WHERE transaction_id = ? AND revoked = 0", [.text(transactionID)])
         guard claimed == 1,
-              let row = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first else {
+            let row = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first
+        else {
             return false
         }
         guard try row.int("granted") == 1, let user = row.optionalText("user_id") else { return true }
         let ledger = Ledger(executor: executor, now: time)
         for lot in try await executor.query(
-            "SELECT id, currency FROM lots WHERE transaction_id = ? AND revoked = 0 ORDER BY id", [.text(transactionID)]) {
+            "SELECT id, currency FROM lots WHERE transaction_id = ? AND revoked = 0 ORDER BY id", [.text(transactionID)])
+        {
             _ = try await ledger.clawBack(lotID: try lot.int("id"), user: user, currency: try lot.text("currency"), transaction: transactionID)
         }
         return true
@@ -118,33 +128,40 @@ extension SQLStorage {
         let claimed = try await executor.execute(
             "UPDATE store_transactions SET revoked = 0 WHERE transaction_id = ? AND revoked = 1", [.text(transactionID)])
         guard claimed == 1,
-              let row = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first else {
+            let row = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first
+        else {
             return false
         }
         guard let user = row.optionalText("user_id") else { return true }
         if try row.int("granted") == 0 {
-            try await grant(executor, time: time, transactionID: transactionID, userID: user,
-                            productID: try row.text("product_id"), quantity: try row.int("quantity"))
+            try await grant(
+                executor, time: time, transactionID: transactionID, userID: user,
+                productID: try row.text("product_id"), quantity: try row.int("quantity"))
             return true
         }
         let ledger = Ledger(executor: executor, now: time)
         for grant in try await grantsOf(executor, transactionID: transactionID) {
-            try await ledger.grant(user, grant.currency, amount: grant.amount, kind: "refund_reversal", source: "refund_reversal",
-                                   transaction: transactionID)
+            try await ledger.grant(
+                user, grant.currency, amount: grant.amount, kind: "refund_reversal", source: "refund_reversal",
+                transaction: transactionID)
         }
         return true
     }
 
     /// Records what Tally would answer Apple about a consumable's consumption.
-    func recordConsumptionRequest(_ executor: any SQLExecutor, uuid: String, transactionID: String,
-                                  reason: ConsumptionRequestReason?, time: Int64) async throws {
+    func recordConsumptionRequest(
+        _ executor: any SQLExecutor, uuid: String, transactionID: String,
+        reason: ConsumptionRequestReason?, time: Int64
+    ) async throws {
         let lots = try await executor.query(
-            "SELECT SUM(granted) AS granted, SUM(remaining) AS remaining FROM lots WHERE transaction_id = ?", [.text(transactionID)]).first
+            "SELECT SUM(granted) AS granted, SUM(remaining) AS remaining FROM lots WHERE transaction_id = ?", [.text(transactionID)]
+        ).first
         let granted = lots?.optionalInt("granted") ?? 0
         let remaining = lots?.optionalInt("remaining") ?? 0
         let transaction = try await executor.query(
             "SELECT t.granted, u.app_account_token, u.created_at FROM store_transactions t LEFT JOIN users u ON u.id = t.user_id WHERE t.transaction_id = ?",
-            [.text(transactionID)]).first
+            [.text(transactionID)]
+        ).first
         var body = ConsumptionRequest()
         body.customerConsented = false  // Tally cannot know the customer's consent: the app's policy decides before any reply
         body.consumptionStatus = .init(rawValue: granted == 0 ? 0 : remaining == granted ? 1 : remaining == 0 ? 3 : 2)
@@ -154,15 +171,16 @@ extension SQLStorage {
         body.appAccountToken = transaction?.optionalText("app_account_token") ?? ""
         if let created = transaction?.optionalInt("created_at") {
             let days = (time - created) / 86_400_000
-            let tenure: Int32 = switch days {
-            case ..<3: 1
-            case ..<10: 2
-            case ..<30: 3
-            case ..<90: 4
-            case ..<180: 5
-            case ..<365: 6
-            default: 7
-            }
+            let tenure: Int32 =
+                switch days {
+                case ..<3: 1
+                case ..<10: 2
+                case ..<30: 3
+                case ..<90: 4
+                case ..<180: 5
+                case ..<365: 6
+                default: 7
+                }
             body.accountTenure = .init(rawValue: tenure)
         } else {
             body.accountTenure = .init(rawValue: 0)
@@ -176,7 +194,9 @@ extension SQLStorage {
             INSERT INTO consumption_requests (notification_uuid, transaction_id, reason, consumption_json, created_at)
             VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
             """,
-            [.text(uuid), .text(transactionID), .optional(reason?.rawValue),
-             .text(String(decoding: try AppStoreJSON.encoder().encode(body), as: UTF8.self)), .int(time)])
+            [
+                .text(uuid), .text(transactionID), .optional(reason?.rawValue),
+                .text(String(decoding: try AppStoreJSON.encoder().encode(body), as: UTF8.self)), .int(time),
+            ])
     }
 }

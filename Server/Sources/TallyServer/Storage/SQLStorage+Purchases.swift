@@ -25,15 +25,19 @@ extension SQLStorage {
                 // A refunded transaction re-signed by the App Store is proof of the refund: applied as a REFUND notification would be.
                 // Replayed only when neither the transaction nor its refund is news: the client reports a refund
                 // this call applied as new.
-                let applied = try await revoke(executor, transactionID: transactionID, eventAt: Self.millis(payload.signedDate ?? revokedAt),
-                                               reason: payload.revocationReason, time: time)
+                let applied = try await revoke(
+                    executor, transactionID: transactionID, eventAt: Self.millis(payload.signedDate ?? revokedAt),
+                    reason: payload.revocationReason, time: time)
                 let (balances, entitlements) = try await summary(executor, user: presenter.id, time: time)
-                return PurchaseResponse(transactionId: transactionID, productId: productID, granted: [], balances: balances,
-                                        entitlements: entitlements, replayed: !recorded.firstDelivery && !applied)
+                return PurchaseResponse(
+                    transactionId: transactionID, productId: productID, granted: [], balances: balances,
+                    entitlements: entitlements, replayed: !recorded.firstDelivery && !applied)
             }
             if !recorded.firstDelivery,
-               let stored = try await executor.query(
-                "SELECT response_json FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first?.optionalText("response_json") {
+                let stored = try await executor.query(
+                    "SELECT response_json FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]
+                ).first?.optionalText("response_json")
+            {
                 // A replay answers what the first delivery answered.
                 var first = try Self.decode(PurchaseResponse.self, stored)
                 first.replayed = true
@@ -78,8 +82,9 @@ extension SQLStorage {
                 try await bind(executor, transactionID: transactionID, to: presenter.id, binding: "first_presenter")
                 owner = presenter.id
                 if try existing.int("revoked") == 0 {
-                    try await grant(executor, time: time, transactionID: transactionID, userID: presenter.id,
-                                    productID: try existing.text("product_id"), quantity: try existing.int("quantity"))
+                    try await grant(
+                        executor, time: time, transactionID: transactionID, userID: presenter.id,
+                        productID: try existing.text("product_id"), quantity: try existing.int("quantity"))
                     let granted = try await grantsOf(executor, transactionID: transactionID)
                     return Recorded(granted: granted, firstDelivery: true, userID: owner)
                 }
@@ -97,7 +102,8 @@ extension SQLStorage {
             owner = try row.text("id")
             binding = "app_account_token"
         } else if let row = try await executor.query(
-            "SELECT user_id FROM store_transactions WHERE original_transaction_id = ? AND user_id IS NOT NULL LIMIT 1", [.text(original)]).first {
+            "SELECT user_id FROM store_transactions WHERE original_transaction_id = ? AND user_id IS NOT NULL LIMIT 1", [.text(original)]
+        ).first {
             owner = try row.text("user_id")
             binding = "original_transaction"
         } else if let presenter {
@@ -117,17 +123,20 @@ extension SQLStorage {
                 revocation_reason, jws, received_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [.text(transactionID), .text(original), .optional(owner), .optional(binding), .text(payload.productId ?? ""),
-             .text(product?.kind.rawValue ?? Self.kind(payload.type)), .text(payload.environment?.rawValue ?? "unknown"),
-             .optional(token), .int(Int64(max(1, payload.quantity ?? 1))), .optional(payload.purchaseDate.map(Self.millis)),
-             .optional(payload.expiresDate.map(Self.millis)), .optional(payload.signedDate.map(Self.millis)),
-             .int(revoked ? 1 : 0), .optional(revoked ? payload.revocationDate.map(Self.millis) : nil),
-             .optional(payload.revocationReason.map { Int64($0.rawValue) }), .text(jws), .int(time)])
+            [
+                .text(transactionID), .text(original), .optional(owner), .optional(binding), .text(payload.productId ?? ""),
+                .text(product?.kind.rawValue ?? Self.kind(payload.type)), .text(payload.environment?.rawValue ?? "unknown"),
+                .optional(token), .int(Int64(max(1, payload.quantity ?? 1))), .optional(payload.purchaseDate.map(Self.millis)),
+                .optional(payload.expiresDate.map(Self.millis)), .optional(payload.signedDate.map(Self.millis)),
+                .int(revoked ? 1 : 0), .optional(revoked ? payload.revocationDate.map(Self.millis) : nil),
+                .optional(payload.revocationReason.map { Int64($0.rawValue) }), .text(jws), .int(time),
+            ])
         guard let owner, !revoked, let product else {
             return Recorded(granted: [], firstDelivery: presenter != nil, userID: owner)
         }
-        try await grant(executor, time: time, transactionID: transactionID, userID: owner, productID: product.productId,
-                        quantity: Int64(max(1, payload.quantity ?? 1)))
+        try await grant(
+            executor, time: time, transactionID: transactionID, userID: owner, productID: product.productId,
+            quantity: Int64(max(1, payload.quantity ?? 1)))
         return Recorded(granted: try await grantsOf(executor, transactionID: transactionID), firstDelivery: presenter != nil, userID: owner)
     }
 
@@ -165,8 +174,11 @@ extension SQLStorage {
     }
 
     func grantsOf(_ executor: any SQLExecutor, transactionID: String) async throws -> [Amount] {
-        guard let text = try await executor.query(
-            "SELECT grants_json FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first?.optionalText("grants_json") else {
+        guard
+            let text = try await executor.query(
+                "SELECT grants_json FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]
+            ).first?.optionalText("grants_json")
+        else {
             return []
         }
         return try Self.decode([Amount].self, text)

@@ -36,12 +36,17 @@ extension SQLStorage {
                 INSERT INTO spends (id, user_id, idempotency_key, request_hash, currency, amount, reference, response_json, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, '', ?) ON CONFLICT (user_id, idempotency_key) DO NOTHING
                 """,
-                [.text(id), .text(user.id), .text(request.idempotencyKey), .text(requestHash), .text(request.currency),
-                 .int(request.amount), .optional(request.reference), .int(time)])
+                [
+                    .text(id), .text(user.id), .text(request.idempotencyKey), .text(requestHash), .text(request.currency),
+                    .int(request.amount), .optional(request.reference), .int(time),
+                ])
             if claimed == 0 {
-                guard let existing = try await executor.query(
-                    "SELECT request_hash, response_json FROM spends WHERE user_id = ? AND idempotency_key = ?",
-                    [.text(user.id), .text(request.idempotencyKey)]).first else {
+                guard
+                    let existing = try await executor.query(
+                        "SELECT request_hash, response_json FROM spends WHERE user_id = ? AND idempotency_key = ?",
+                        [.text(user.id), .text(request.idempotencyKey)]
+                    ).first
+                else {
                     throw SQLDatabaseError(.retryable, "spend \(request.idempotencyKey) conflicted but is not there")
                 }
                 guard try existing.text("request_hash") == requestHash else {
@@ -54,8 +59,11 @@ extension SQLStorage {
             let (ledger, allowances, window, fromAllowance, fromBalance) = try await allocate(
                 executor, user: user.id, currency: request.currency, amount: request.amount, time: time)
             if let window, fromAllowance > 0 {
-                guard try await allowances.use(window, user: user.id, currency: request.currency, amount: fromAllowance,
-                                               operation: id, reference: request.reference) else {
+                guard
+                    try await allowances.use(
+                        window, user: user.id, currency: request.currency, amount: fromAllowance,
+                        operation: id, reference: request.reference)
+                else {
                     throw LedgerInconsistency(reason: "allowance of \(user.id)/\(request.currency) changed under the position lock")
                 }
             }
@@ -89,11 +97,16 @@ extension SQLStorage {
                     status, expires_at, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, 0, ?, 'held', ?, ?) ON CONFLICT (user_id, idempotency_key) DO NOTHING
                 """,
-                [.text(id), .text(user.id), .text(request.idempotencyKey), .text(requestHash), .text(request.currency),
-                 .int(request.amount), .int(request.amount), .int(time + request.ttlSeconds * 1000), .int(time)])
+                [
+                    .text(id), .text(user.id), .text(request.idempotencyKey), .text(requestHash), .text(request.currency),
+                    .int(request.amount), .int(request.amount), .int(time + request.ttlSeconds * 1000), .int(time),
+                ])
             if claimed == 0 {
-                guard let existing = try await executor.query(
-                    "SELECT * FROM reservations WHERE user_id = ? AND idempotency_key = ?", [.text(user.id), .text(request.idempotencyKey)]).first else {
+                guard
+                    let existing = try await executor.query(
+                        "SELECT * FROM reservations WHERE user_id = ? AND idempotency_key = ?", [.text(user.id), .text(request.idempotencyKey)]
+                    ).first
+                else {
                     throw SQLDatabaseError(.retryable, "reservation \(request.idempotencyKey) conflicted but is not there")
                 }
                 guard try existing.text("request_hash") == requestHash else {
@@ -215,7 +228,8 @@ extension SQLStorage {
         // The position first, as every write to the user's currency locks it (see ``Ledger``).
         try await Ledger(executor: executor, now: time).lock(user, currency)
         if fromAllowance > 0, let original = row.optionalText("allowance_original_transaction_id"),
-           let start = row.optionalInt("allowance_window_start") {
+            let start = row.optionalInt("allowance_window_start")
+        {
             try await Allowances(executor: executor, catalog: catalog, now: time).settle(
                 original: original, currency: currency, start: start, held: fromAllowance, used: usedAllowance,
                 user: user, operation: id, reference: "reservation")

@@ -67,7 +67,8 @@ public struct SQLStorage: TallyStorage {
     public func createUser(appUserID: String?, tokenHash: String) async throws -> (User, created: Bool, granted: [Amount]) {
         try await write { executor, time in
             if let appUserID,
-               let row = try await executor.query("SELECT * FROM users WHERE app_user_id = ?", [.text(appUserID)]).first {
+                let row = try await executor.query("SELECT * FROM users WHERE app_user_id = ?", [.text(appUserID)]).first
+            {
                 let user = try Self.user(row)
                 try await executor.execute(
                     "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (?, ?, ?)",
@@ -109,8 +110,9 @@ public struct SQLStorage: TallyStorage {
         guard let token = UUID(uuidString: try row.text("app_account_token")) else {
             throw SQLDatabaseError(.decoding, "app_account_token is not a UUID")
         }
-        return User(id: try row.text("id"), appUserID: row.optionalText("app_user_id"), appAccountToken: token,
-                    createdAt: date(try row.int("created_at")))
+        return User(
+            id: try row.text("id"), appUserID: row.optionalText("app_user_id"), appAccountToken: token,
+            createdAt: date(try row.int("created_at")))
     }
 
     // MARK: - Orders
@@ -127,8 +129,10 @@ public struct SQLStorage: TallyStorage {
                 INSERT INTO orders (id, user_id, product_id, app_account_token, status, created_at, expires_at, updated_at)
                 VALUES (?, ?, ?, ?, 'created', ?, ?, ?)
                 """,
-                [.text(id), .text(user.id), .text(productID), .text(user.appAccountToken.uuidString.lowercased()),
-                 .int(time), .int(time + catalog.orderTTLSeconds * 1000), .int(time)])
+                [
+                    .text(id), .text(user.id), .text(productID), .text(user.appAccountToken.uuidString.lowercased()),
+                    .int(time), .int(time + catalog.orderTTLSeconds * 1000), .int(time),
+                ])
             return try await Self.order(executor, user: user, id: id, now: time)
         }
     }

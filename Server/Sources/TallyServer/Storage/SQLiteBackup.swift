@@ -1,5 +1,6 @@
 public import Foundation
 import TallySQLite
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -114,7 +115,8 @@ public enum SQLiteBackup {
         let problems: [String]
         do {
             connection = try SQLiteConnection(path: path, readOnly: true)
-            problems = try connection.query("PRAGMA integrity_check").compactMap { $0.values.first?.text }.filter { $0 != "ok" }
+            problems =
+                try connection.query("PRAGMA integrity_check").compactMap { $0.values.first?.text }.filter { $0 != "ok" }
                 + connection.query("PRAGMA foreign_key_check").map { row in
                     "foreign key: row \(row["rowid"].integer.map { String($0) } ?? "?") of \(row["table"].text ?? "?") points to no \(row["parent"].text ?? "?")"
                 }
@@ -191,8 +193,10 @@ public enum SQLiteBackup {
             if errno == EEXIST { throw DatabaseMaintenanceError(.destinationExists, "\(destination) exists; --force replaces it") }
             throw DatabaseMaintenanceError(.copyFailed, "cannot write \(destination): \(reason)")
         }
-        if let folder = FileHandle(forReadingAtPath: (destination as NSString).deletingLastPathComponent.isEmpty
-            ? "." : (destination as NSString).deletingLastPathComponent) {
+        if let folder = FileHandle(
+            forReadingAtPath: (destination as NSString).deletingLastPathComponent.isEmpty
+                ? "." : (destination as NSString).deletingLastPathComponent)
+        {
             try? folder.synchronize()
             try? folder.close()
         }

@@ -34,7 +34,9 @@ struct AppStorePurchaseCommand: AsyncParsableCommand {
             configuration: try store.storeConfiguration(), authority: try store.authority(), time: .system(now: { Date() }))
         do {
             let result = try await simulated.purchase(
-                product, options: SimulatedAppStore.PurchaseOptions(appAccountToken: accountToken.flatMap(UUID.init(uuidString:)), quantity: quantity, outcome: .success))
+                product,
+                options: SimulatedAppStore.PurchaseOptions(appAccountToken: accountToken.flatMap(UUID.init(uuidString:)), quantity: quantity, outcome: .success)
+            )
             guard case .success(let transaction) = result else {
                 throw SimulatedAppStoreError(.invalidState, "the purchase did not complete")
             }

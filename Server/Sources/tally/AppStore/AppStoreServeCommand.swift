@@ -30,7 +30,8 @@ struct AppStoreServeCommand: AsyncParsableCommand {
     @Option(help: "Where App Store Server Notifications V2 are posted.")
     var notify: String?
 
-    @Option(name: .customLong("time-rate"), help: "Xcode's time rate: realTime, monthlyRenewalEveryThirtySeconds, oneRenewalEveryTwoSeconds, … (or its number).")
+    @Option(
+        name: .customLong("time-rate"), help: "Xcode's time rate: realTime, monthlyRenewalEveryThirtySeconds, oneRenewalEveryTwoSeconds, … (or its number).")
     var timeRate: String?
 
     @Option(help: "The store's state file. Default: <ca-dir>/store-state.json.")
@@ -59,7 +60,9 @@ struct AppStoreServeCommand: AsyncParsableCommand {
         let credentials = try APIKeyFile.openOrCreate(folder: folder)
         if !["127.0.0.1", "::1", "localhost"].contains(host) {
             // The control API has no authentication: anyone who reaches it can mint purchases signed by this root.
-            logger.warning("the control API of the simulated App Store has no authentication and listens on \(host): anyone who reaches it can mint signed purchases. Bind it to 127.0.0.1 unless this network is yours alone.")
+            logger.warning(
+                "the control API of the simulated App Store has no authentication and listens on \(host): anyone who reaches it can mint signed purchases. Bind it to 127.0.0.1 unless this network is yours alone."
+            )
         }
 
         let router = AppStoreSimulatorRouter.build(store: simulated, credentials: credentials.credentials)
@@ -68,11 +71,13 @@ struct AppStoreServeCommand: AsyncParsableCommand {
             configuration: .init(address: .hostname(host, port: port), serverName: "tally-appstore"),
             services: [StoreTicker(store: simulated, clock: ContinuousClock(), logger: logger)],
             logger: logger)
-        logger.info("simulated App Store", metadata: [
-            "url": "http://\(host):\(port)", "root": "\(folder.appendingPathComponent("root.cer").path)",
-            "bundle_id": "\(configuration.bundleID)", "environment": "\(configuration.environment.rawValue)",
-            "notify": "\(notify ?? "none")", "api_issuer_id": "\(credentials.issuerID)", "api_key_id": "\(credentials.keyID)",
-        ])
+        logger.info(
+            "simulated App Store",
+            metadata: [
+                "url": "http://\(host):\(port)", "root": "\(folder.appendingPathComponent("root.cer").path)",
+                "bundle_id": "\(configuration.bundleID)", "environment": "\(configuration.environment.rawValue)",
+                "notify": "\(notify ?? "none")", "api_issuer_id": "\(credentials.issuerID)", "api_key_id": "\(credentials.keyID)",
+            ])
         try await app.runService()
     }
 }
@@ -91,8 +96,9 @@ struct APIKeyFile {
         let keyURL = folder.appendingPathComponent("api-key.pem")
         let idsURL = folder.appendingPathComponent("api-key.json")
         if let pem = try? String(contentsOf: keyURL, encoding: .utf8), let ids = try? Data(contentsOf: idsURL),
-           let object = (try? JSONSerialization.jsonObject(with: ids)) as? [String: String],
-           let issuer = object["issuer_id"], let keyID = object["key_id"] {
+            let object = (try? JSONSerialization.jsonObject(with: ids)) as? [String: String],
+            let issuer = object["issuer_id"], let keyID = object["key_id"]
+        {
             return APIKeyFile(issuerID: issuer, keyID: keyID, key: try P256.Signing.PrivateKey(pemRepresentation: pem))
         }
         let file = APIKeyFile(

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,7 +7,8 @@ import Glibc
 /// The machine a benchmark ran on, for the record.
 enum MachineInfo {
     static var summary: String {
-        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+        let cpu =
+            (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
             .split(separator: "\n").first { $0.hasPrefix("model name") }?
             .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
         return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.operatingSystemVersionString)"
@@ -61,7 +63,8 @@ enum OpenSSLSpeed {
         guard let (status, output) = Subprocess.output("openssl", ["speed", "-seconds", "3", "ecdsap256"]), status == 0 else { return nil }
         // "256 bits ecdsa (nistp256)   0.0000s   0.0000s  60864.1  21440.5": verify/s is last.
         guard let line = output.split(separator: "\n").last(where: { $0.contains("nistp256") }),
-              let last = line.split(separator: " ").last else { return nil }
+            let last = line.split(separator: " ").last
+        else { return nil }
         return Double(last)
     }
 }
@@ -76,8 +79,9 @@ enum PythonBaseline {
             return .failure(PythonError(description: "python3 did not start"))
         }
         guard status == 0,
-              let line = output.split(separator: "\n").last(where: { $0.hasPrefix("verifications_per_second=") }),
-              let rate = Double(line.dropFirst("verifications_per_second=".count)) else {
+            let line = output.split(separator: "\n").last(where: { $0.hasPrefix("verifications_per_second=") }),
+            let rate = Double(line.dropFirst("verifications_per_second=".count))
+        else {
             return .failure(PythonError(description: output.split(separator: "\n").suffix(2).joined(separator: " | ")))
         }
         return .success(rate)

@@ -87,18 +87,23 @@ struct BenchClientCommand: AsyncParsableCommand {
             "device database: \(result.deviceDatabase)",
         ]
         func row(_ name: String, _ latency: ClientBenchmark.Latency, _ note: String = "") -> String {
-            String(format: "  %@ p50 %8.2f ms   p99 %8.2f ms   max %8.2f ms   %@", name.padding(toLength: 26, withPad: " ", startingAt: 0),
-                   latency.p50Milliseconds, latency.p99Milliseconds, latency.maxMilliseconds, note)
+            String(
+                format: "  %@ p50 %8.2f ms   p99 %8.2f ms   max %8.2f ms   %@", name.padding(toLength: 26, withPad: " ", startingAt: 0),
+                latency.p50Milliseconds, latency.p99Milliseconds, latency.maxMilliseconds, note)
         }
         for mode in result.modes {
             let p99 = mode.paidToUsable.p99Milliseconds
             lines.append("")
-            lines.append("\(mode.mode): \(mode.purchases) purchases of \(mode.product) (+\(mode.grantPerPurchase) \(mode.currency) each) "
-                + "after \(mode.warmUp) warm-up, \(mode.rounds) rounds" + (mode.server.map { "; server: \($0)" } ?? ""))
-            lines.append(row("paid → usable", mode.paidToUsable, String(
-                format: "goal p99 < %.0f ms: %@; on-device goal < %.0f ms: %@", result.targetP99Milliseconds,
-                p99 < result.targetP99Milliseconds ? "met" : "MISSED", result.seedLimitMilliseconds,
-                p99 < result.seedLimitMilliseconds ? "met" : "MISSED")))
+            lines.append(
+                "\(mode.mode): \(mode.purchases) purchases of \(mode.product) (+\(mode.grantPerPurchase) \(mode.currency) each) "
+                    + "after \(mode.warmUp) warm-up, \(mode.rounds) rounds" + (mode.server.map { "; server: \($0)" } ?? ""))
+            lines.append(
+                row(
+                    "paid → usable", mode.paidToUsable,
+                    String(
+                        format: "goal p99 < %.0f ms: %@; on-device goal < %.0f ms: %@", result.targetP99Milliseconds,
+                        p99 < result.targetP99Milliseconds ? "met" : "MISSED", result.seedLimitMilliseconds,
+                        p99 < result.seedLimitMilliseconds ? "met" : "MISSED")))
             lines.append(row("paid → purchase returned", mode.paidToReturned))
             lines.append(row("whole purchase call", mode.purchaseCall))
             for stage in mode.stages { lines.append(row("  " + stage.stage, stage.latency)) }
@@ -107,8 +112,9 @@ struct BenchClientCommand: AsyncParsableCommand {
             var ratios = String(format: "  paid → usable p50 ÷ write+fsync p50: %.1f", mode.usableP50ToDurableWriteP50)
             if let health = mode.usableP50ToHealthP50 { ratios += String(format: "; ÷ GET /healthz p50: %.1f", health) }
             lines.append(ratios + " (medians over rounds)")
-            lines.append("  rounds: p50 " + mode.roundP50Milliseconds.map { String(format: "%.2f", $0) }.joined(separator: "/")
-                + " ms; p99 " + mode.roundP99Milliseconds.map { String(format: "%.2f", $0) }.joined(separator: "/") + " ms")
+            lines.append(
+                "  rounds: p50 " + mode.roundP50Milliseconds.map { String(format: "%.2f", $0) }.joined(separator: "/")
+                    + " ms; p99 " + mode.roundP99Milliseconds.map { String(format: "%.2f", $0) }.joined(separator: "/") + " ms")
         }
         return lines.joined(separator: "\n")
     }

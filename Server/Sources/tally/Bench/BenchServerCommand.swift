@@ -42,8 +42,9 @@ struct BenchServerCommand: AsyncParsableCommand {
     @Option(help: "Distinct signed transactions minted for the measured purchases; purchase phases end early when they run out.")
     var purchases = 40_000
 
-    @Option(name: .customLong("only"), parsing: .upToNextOption,
-            help: "Measure only these endpoints besides /healthz: purchase, spend, me (for profiling one of them).")
+    @Option(
+        name: .customLong("only"), parsing: .upToNextOption,
+        help: "Measure only these endpoints besides /healthz: purchase, spend, me (for profiling one of them).")
     var only: [String] = []
 
     @Flag(help: "Print one JSON object instead of the table.")
@@ -115,18 +116,24 @@ struct BenchServerCommand: AsyncParsableCommand {
                 let met = endpoint.rate >= target && endpoint.p99Milliseconds < result.p99TargetMilliseconds
                 verdict = String(format: "≥ %.0f/s, p99 < %.0f ms: %@", target, result.p99TargetMilliseconds, met ? "met" : "MISSED")
             }
-            lines.append(String(
-                format: "%@ %10d %8.2f %10.0f %8.2f %8.2f %9.3f  %@",
-                endpoint.endpoint.padding(toLength: 22, withPad: " ", startingAt: 0), endpoint.requests, endpoint.seconds, endpoint.rate, endpoint.p50Milliseconds,
-                endpoint.p99Milliseconds, endpoint.ratioToHealth, verdict))
+            lines.append(
+                String(
+                    format: "%@ %10d %8.2f %10.0f %8.2f %8.2f %9.3f  %@",
+                    endpoint.endpoint.padding(toLength: 22, withPad: " ", startingAt: 0), endpoint.requests, endpoint.seconds, endpoint.rate,
+                    endpoint.p50Milliseconds,
+                    endpoint.p99Milliseconds, endpoint.ratioToHealth, verdict))
         }
-        lines.append(String(format: "baseline: write + fsync of 4 KB in the temporary folder: p50 %.2f ms, p99 %.2f ms; p50 by round %@ ms",
-                            result.durableWriteP50Milliseconds, result.durableWriteP99Milliseconds,
-                            result.roundDurableWriteP50Milliseconds.map { String(format: "%.2f", $0) }.joined(separator: "/")))
+        lines.append(
+            String(
+                format: "baseline: write + fsync of 4 KB in the temporary folder: p50 %.2f ms, p99 %.2f ms; p50 by round %@ ms",
+                result.durableWriteP50Milliseconds, result.durableWriteP99Milliseconds,
+                result.roundDurableWriteP50Milliseconds.map { String(format: "%.2f", $0) }.joined(separator: "/")))
         lines.append("")
-        lines.append("rates by round: " + result.endpoints.map { endpoint in
-            "\(endpoint.endpoint) " + endpoint.roundRates.map { String(format: "%.0f", $0) }.joined(separator: "/")
-        }.joined(separator: "; "))
+        lines.append(
+            "rates by round: "
+                + result.endpoints.map { endpoint in
+                    "\(endpoint.endpoint) " + endpoint.roundRates.map { String(format: "%.0f", $0) }.joined(separator: "/")
+                }.joined(separator: "; "))
         return lines.joined(separator: "\n")
     }
 }

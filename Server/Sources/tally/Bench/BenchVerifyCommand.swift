@@ -50,16 +50,21 @@ struct BenchVerifyCommand: AsyncParsableCommand {
         var lines = [
             "machine: \(MachineInfo.summary)",
             String(format: "raw P-256 verify (swift-crypto, same signatures): %10.0f /s", result.rawVerifyRate),
-            String(format: "tally verify, chain cached (%d JWS):           %10.0f /s  (%.0f%% of raw, median of rounds)",
-                   result.count, result.cachedRate, 100 * result.cachedToRawMedian),
-            String(format: "tally verify, chain uncached (%d JWS):          %10.0f /s",
-                   result.uncachedCount, result.uncachedRate),
+            String(
+                format: "tally verify, chain cached (%d JWS):           %10.0f /s  (%.0f%% of raw, median of rounds)",
+                result.count, result.cachedRate, 100 * result.cachedToRawMedian),
+            String(
+                format: "tally verify, chain uncached (%d JWS):          %10.0f /s",
+                result.uncachedCount, result.uncachedRate),
         ]
         if openssl, let rate = OpenSSLSpeed.verifyRate() {
-            lines.append(String(format: "openssl speed ecdsap256 verify:                  %10.0f /s  (tally cached = %.0f%%)",
-                                rate, 100 * result.cachedRate / rate))
+            lines.append(
+                String(
+                    format: "openssl speed ecdsap256 verify:                  %10.0f /s  (tally cached = %.0f%%)",
+                    rate, 100 * result.cachedRate / rate))
         }
-        let folder = emit.map { URL(fileURLWithPath: $0) }
+        let folder =
+            emit.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("tally-bench-\(ProcessInfo.processInfo.processIdentifier)")
         if python || emit != nil {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -70,8 +75,10 @@ struct BenchVerifyCommand: AsyncParsableCommand {
         if python {
             switch PythonBaseline.verifyRate(folder: folder) {
             case .success(let rate):
-                lines.append(String(format: "Apple app-store-server-library (Python, %d JWS): %10.0f /s  (tally cached = %.1fx)",
-                                    min(pythonCount, count), rate, result.cachedRate / rate))
+                lines.append(
+                    String(
+                        format: "Apple app-store-server-library (Python, %d JWS): %10.0f /s  (tally cached = %.1fx)",
+                        min(pythonCount, count), rate, result.cachedRate / rate))
             case .failure(let message):
                 lines.append("Apple app-store-server-library (Python): not measured: \(message)")
             }
@@ -82,8 +89,9 @@ struct BenchVerifyCommand: AsyncParsableCommand {
             let result = try await ReceiptVerifyBenchmark.run(workload, uncachedCount: uncachedCount, now: { now })
             lines += [
                 String(format: "raw RSA-2048 verify (swift-crypto, same signatures): %7.0f /s", result.rawVerifyRate),
-                String(format: "tally receipts, chain cached (%d, ~%d B each):   %8.0f /s  (%.0f%% of raw, median of rounds)",
-                       result.count, result.meanSize, result.cachedRate, 100 * result.cachedToRawMedian),
+                String(
+                    format: "tally receipts, chain cached (%d, ~%d B each):   %8.0f /s  (%.0f%% of raw, median of rounds)",
+                    result.count, result.meanSize, result.cachedRate, 100 * result.cachedToRawMedian),
                 String(format: "tally receipts, chain uncached (%d):              %10.0f /s", result.uncachedCount, result.uncachedRate),
             ]
         }

@@ -5,6 +5,7 @@ import TallyKit
 import TallyKitTesting
 import TallyTesting
 import TallyVerify
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -71,8 +72,9 @@ struct DeviceOptions: ParsableArguments {
         } else {
             // The simulator's root, trusted because this command was pointed at its folder.
             let verifier = SignedDataVerifier(
-                .init(bundleID: .equals(configuration.bundleID), appAppleID: .any,
-                      environments: [.sandbox, .xcode, .production], rootCertificates: [authority.root]),
+                .init(
+                    bundleID: .equals(configuration.bundleID), appAppleID: .any,
+                    environments: [.sandbox, .xcode, .production], rootCertificates: [authority.root]),
                 now: { Date() })
             delivery = try await OnDeviceLedger(database: database, catalog: catalog, verifier: verifier, now: { Date() })
         }
@@ -147,7 +149,8 @@ struct DevicePurchaseCommand: AsyncParsableCommand {
     @Option(help: "How many units of a consumable (1–10).")
     var quantity: Int = 1
 
-    @Option(name: .customLong("crash-at"), help: "Kill the process with SIGKILL at this step: \(PurchaseStep.allCases.map(\.rawValue).joined(separator: ", ")).")
+    @Option(
+        name: .customLong("crash-at"), help: "Kill the process with SIGKILL at this step: \(PurchaseStep.allCases.map(\.rawValue).joined(separator: ", ")).")
     var crashAt: String?
 
     func validate() throws {
@@ -161,12 +164,13 @@ struct DevicePurchaseCommand: AsyncParsableCommand {
         do {
             let (manager, simulated) = try await device.launch(crashAt: crashAt.flatMap(PurchaseStep.init(rawValue:)))
             let outcome = try await manager.purchase(product, quantity: quantity)
-            let described: [String: Any] = switch outcome {
-            case .purchased(let receipt): ["outcome": "purchased", "transaction_id": receipt.transactionID]
-            case .cancelled: ["outcome": "cancelled"]
-            case .pending: ["outcome": "pending"]
-            case .deliveryPending(let transactionID): ["outcome": "delivery_pending", "transaction_id": transactionID]
-            }
+            let described: [String: Any] =
+                switch outcome {
+                case .purchased(let receipt): ["outcome": "purchased", "transaction_id": receipt.transactionID]
+                case .cancelled: ["outcome": "cancelled"]
+                case .pending: ["outcome": "pending"]
+                case .deliveryPending(let transactionID): ["outcome": "delivery_pending", "transaction_id": transactionID]
+                }
             try await device.report(manager, simulated, extra: described)
             await manager.stop()
         } catch let error as TallyError {

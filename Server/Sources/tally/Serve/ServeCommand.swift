@@ -88,7 +88,9 @@ struct ServeCommand: AsyncParsableCommand {
                     throw ValidationError("--trust-ca-dir: \(error.reason)")
                 }
             }
-            logger.warning("DEVELOPMENT MODE: Sandbox and Xcode data are accepted\(trustCADir.map { " and the test root in \($0) is trusted" } ?? ""). Never use --dev in production.")
+            logger.warning(
+                "DEVELOPMENT MODE: Sandbox and Xcode data are accepted\(trustCADir.map { " and the test root in \($0) is trusted" } ?? ""). Never use --dev in production."
+            )
         }
         var configuration = ServerConfiguration(database: .init(database), catalog: catalog)
         configuration.host = host

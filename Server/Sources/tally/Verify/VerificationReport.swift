@@ -111,7 +111,8 @@ enum VerificationReport {
             return
         }
         guard let object = try? JSONSerialization.jsonObject(with: raw, options: [.fragmentsAllowed]),
-              let data = try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed]) else {
+            let data = try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed])
+        else {
             output.append(contentsOf: "null".utf8)
             return
         }

@@ -3,6 +3,7 @@ import Foundation
 import TallyCore
 import TallyVerify
 import X509
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -46,7 +47,9 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(help: "What to verify: transaction, renewal, notification or app-transaction (a JWS), or receipt (an app receipt).")
     var kind: Kind
 
-    @Option(name: .customLong("root"), help: "A trusted root certificate, DER or PEM; repeatable. Default: the bundled Apple Root CA - G3, or for receipts Apple Root CA.")
+    @Option(
+        name: .customLong("root"),
+        help: "A trusted root certificate, DER or PEM; repeatable. Default: the bundled Apple Root CA - G3, or for receipts Apple Root CA.")
     var roots: [String] = []
 
     @Option(name: .customLong("environment"), help: "An accepted environment: Production, Sandbox or Xcode; repeatable. Default: Production.")
@@ -61,7 +64,9 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(name: .customLong("app-version"), help: "The app version (CFBundleVersion) a receipt must name. Unchecked when absent.")
     var appVersion: String?
 
-    @Option(name: .customLong("device-id"), help: "The device identifier a receipt's hash must be computed with, in hex (a UUID or a MAC address). Unchecked when absent.")
+    @Option(
+        name: .customLong("device-id"),
+        help: "The device identifier a receipt's hash must be computed with, in hex (a UUID or a MAC address). Unchecked when absent.")
     var deviceID: String?
 
     @Option(help: "Validation time: signed-date (default; a receipt's creation date), now, or an ISO 8601 date.")
@@ -86,7 +91,9 @@ struct VerifyCommand: AsyncParsableCommand {
                 throw ValidationError("--app-apple-id does not apply to --kind receipt: receipts are checked by --bundle-id, --app-version and --device-id")
             }
             if let deviceID, DeviceIdentifier(hex: deviceID) == nil {
-                throw ValidationError("--device-id must be hexadecimal (a UUID such as E621E1F8-C36C-495A-93FC-0C247A3E6E5F or a MAC address such as 00:1b:63:84:45:e6), not '\(deviceID)'")
+                throw ValidationError(
+                    "--device-id must be hexadecimal (a UUID such as E621E1F8-C36C-495A-93FC-0C247A3E6E5F or a MAC address such as 00:1b:63:84:45:e6), not '\(deviceID)'"
+                )
             }
         } else {
             if appVersion != nil { throw ValidationError("--app-version applies only to --kind receipt") }
@@ -98,7 +105,9 @@ struct VerifyCommand: AsyncParsableCommand {
     func run() async throws {
         switch kind {
         case .receipt:
-            try await run(ReceiptVerdicts(verifier: ReceiptVerifier(try receiptConfiguration(), now: { Date() }), deviceIdentifier: deviceID.flatMap(DeviceIdentifier.init(hex:))))
+            try await run(
+                ReceiptVerdicts(
+                    verifier: ReceiptVerifier(try receiptConfiguration(), now: { Date() }), deviceIdentifier: deviceID.flatMap(DeviceIdentifier.init(hex:))))
         default:
             try await run(JWSVerdicts(verifier: SignedDataVerifier(try configuration(), now: { Date() }), kind: kind))
         }

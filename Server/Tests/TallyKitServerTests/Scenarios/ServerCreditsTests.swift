@@ -1,10 +1,11 @@
 import Foundation
 import TallyCore
-@testable import TallyKit
 import TallyKitTesting
 import TallyServer
 import TallyTesting
 import Testing
+
+@testable import TallyKit
 
 /// Credits kept by a Tally server, running in this process on loopback, reached over HTTP by
 /// `ServerDelivery`: an AI photo app's credit packs and a recording app's hours.
@@ -49,7 +50,9 @@ import Testing
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.signedUp(device, server)
-            let error = await #expect(throws: TallyError.self) { try await manager.spend("credits", amount: 3, reference: "image-1", idempotencyKey: "image-1") }
+            let error = await #expect(throws: TallyError.self) {
+                try await manager.spend("credits", amount: 3, reference: "image-1", idempotencyKey: "image-1")
+            }
             #expect(error?.code == .insufficientCredits)
             #expect(error?.available == 2)
             #expect(error?.currency == "credits")
@@ -187,7 +190,8 @@ import Testing
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
             let (manager, delivery) = try await Self.signedUp(
-                device, server, transport: transport, products: ["com.tally.echo.3hours"]) { $0.attemptsDuringPurchase = 1 }
+                device, server, transport: transport, products: ["com.tally.echo.3hours"]
+            ) { $0.attemptsDuringPurchase = 1 }
             _ = try await manager.buy("com.tally.echo.3hours")
             // The hold reaches the server; its answer does not.
             transport.fail(.answerLost)
@@ -279,7 +283,8 @@ import Testing
             await gate.open()
             // Paid, not delivered: no error (buying again would charge again), the credit is on its way.
             guard case .deliveryPending(let transactionID) = try await buying.value else {
-                Issue.record("a paid purchase whose delivery failed is to be reported as deliveryPending"); return
+                Issue.record("a paid purchase whose delivery failed is to be reported as deliveryPending")
+                return
             }
             #expect(try await paused.journal.unfinished().first?.transaction.id == transactionID)
             #expect(try await paused.journal.unfinished().first?.lastError == "server_unavailable")
@@ -362,9 +367,12 @@ import Testing
             let fulfilled = try #require(try await manager.journal.intents().first?.ticket.orderID)
             #expect(try await delivery.order(fulfilled).status == .fulfilled)
             // Another paid transaction of the product arrives carrying that order (a wrong match).
-            guard case .success(let paid) = try await device.appStore.purchase(
-                "com.tally.photo.credits.10", options: .init(appAccountToken: delivery.credentials.appAccountToken, outcome: .success)) else {
-                Issue.record("the purchase did not succeed"); return
+            guard
+                case .success(let paid) = try await device.appStore.purchase(
+                    "com.tally.photo.credits.10", options: .init(appAccountToken: delivery.credentials.appAccountToken, outcome: .success))
+            else {
+                Issue.record("the purchase did not succeed")
+                return
             }
             let result = await manager.process(try StoreTransaction(jws: paid.jws), orderID: fulfilled)
             #expect((try? result.get())?.granted.first?.amount == 10, "\(result)")
@@ -379,9 +387,12 @@ import Testing
             let (manager, _) = try await Self.signedUp(device, server)
             // Another user's purchase, made with that user's app account token, shows up on this device.
             let other = try await ServerDelivery.register(baseURL: server.baseURL)
-            guard case .success(let paid) = try await device.appStore.purchase(
-                "com.tally.photo.credits.10", options: .init(appAccountToken: other.appAccountToken, outcome: .success)) else {
-                Issue.record("the purchase did not succeed"); return
+            guard
+                case .success(let paid) = try await device.appStore.purchase(
+                    "com.tally.photo.credits.10", options: .init(appAccountToken: other.appAccountToken, outcome: .success))
+            else {
+                Issue.record("the purchase did not succeed")
+                return
             }
             try await device.store.redeliver(transactionID: paid.transactionID)
             while try await manager.journal.unfinished().first?.state != .rejected { await Task.yield() }

@@ -1,10 +1,11 @@
 import Foundation
 import TallyCore
-@testable import TallyKit
 import TallyKitTesting
 import TallyServer
 import TallyTesting
 import Testing
+
+@testable import TallyKit
 
 /// A subscription app with an onboarding paywall, its entitlement kept by the
 /// server and cached on the device for 24 hours.
@@ -220,7 +221,8 @@ import Testing
             let transport = FlakyTransport()
             let (manager, _) = try await Self.launch(device, server, transport: transport, offlineWindow: .seconds(60 * 86_400))
             _ = try await manager.buy("com.tally.pro.monthly")
-            try await device.appStore.setAutoRenew(originalTransactionID: try #require(try await device.appStore.currentEntitlements().first?.payload.originalTransactionId), enabled: false)
+            try await device.appStore.setAutoRenew(
+                originalTransactionID: try #require(try await device.appStore.currentEntitlements().first?.payload.originalTransactionId), enabled: false)
             transport.failAlways(.offline)
             // Within the offline window, but past the subscription's own expiry.
             device.time.set(try #require(try await manager.account(.fromCacheOnly).snapshot.entitlements.first?.expiresAt).addingTimeInterval(60))

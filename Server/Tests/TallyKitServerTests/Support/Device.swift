@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Hummingbird
 import HummingbirdTesting
 import ServerTestSupport
@@ -12,6 +9,10 @@ import TallyServer
 import TallyTesting
 import TallyVerify
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Shared fixtures: one certificate authority, the example catalogs, a start date.
 enum Kit {
@@ -30,8 +31,9 @@ enum Kit {
     /// The device's verifier, trusting the test authority (explicitly, as only tests may).
     static func verifier(now: @escaping @Sendable () -> Date) -> SignedDataVerifier {
         SignedDataVerifier(
-            .init(bundleID: .equals(bundleID), appAppleID: .equals(appAppleID), environments: [.sandbox, .production],
-                  rootCertificates: [authority.root]),
+            .init(
+                bundleID: .equals(bundleID), appAppleID: .equals(appAppleID), environments: [.sandbox, .production],
+                rootCertificates: [authority.root]),
             now: now)
     }
 }
@@ -103,8 +105,9 @@ struct LiveServer: Sendable {
         try await database.migrate(Migrations.all)
         let storage = SQLStorage(database: database, catalog: catalog, now: { time.now })
         let verifier = SignedDataVerifier(
-            .init(bundleID: .equals(Kit.bundleID), appAppleID: .equals(Kit.appAppleID), environments: [.sandbox, .production],
-                  rootCertificates: [Kit.authority.root]),
+            .init(
+                bundleID: .equals(Kit.bundleID), appAppleID: .equals(Kit.appAppleID), environments: [.sandbox, .production],
+                rootCertificates: [Kit.authority.root]),
             now: { time.now })
         var configuration = ServerConfiguration(database: .opened(database), catalog: catalog)
         configuration.now = { time.now }
@@ -133,7 +136,12 @@ final class FlakyTransport: HTTPTransport, @unchecked Sendable {
     func fail(_ failures: Failure...) { lock.withLock { self.failures += failures } }
     /// Every call fails with this until `heal()`.
     func failAlways(_ failure: Failure) { lock.withLock { always = failure } }
-    func heal() { lock.withLock { always = nil; failures.removeAll() } }
+    func heal() {
+        lock.withLock {
+            always = nil
+            failures.removeAll()
+        }
+    }
     var requestCount: Int { lock.withLock { requests.count } }
 
     func send(_ request: URLRequest) async throws -> (status: Int, headers: [String: String], body: Data) {

@@ -1,8 +1,9 @@
 import Foundation
 import NIOCore
 import PostgresNIO
-@testable import TallyServer
 import Testing
+
+@testable import TallyServer
 
 @Suite struct PostgresCellTests {
     /// A NUMERIC in PostgreSQL's binary form: digit count, weight, sign, display scale, then
@@ -35,7 +36,14 @@ import Testing
         ("NaN", numeric(weight: 0, sign: 0xC000, []), nil),
         ("+Infinity", numeric(weight: 0, sign: 0xD000, []), nil),
         ("two digits announced, one sent", numeric(weight: 1, [1], count: 2), nil),
-        ("a short header", { var buffer = ByteBuffer(); buffer.writeInteger(Int16(1)); return buffer }(), nil),
+        (
+            "a short header",
+            {
+                var buffer = ByteBuffer()
+                buffer.writeInteger(Int16(1))
+                return buffer
+            }(), nil
+        ),
     ]
 
     @Test(arguments: numerics)

@@ -1,6 +1,7 @@
-@testable import TallyServer
 import PostgresNIO
 import Testing
+
+@testable import TallyServer
 
 @Suite struct PostgresConfigurationTests {
     struct Parsed: Equatable, CustomTestStringConvertible {
@@ -16,7 +17,9 @@ import Testing
 
         var testDescription: String { "\(username)@\(host):\(port)/\(database ?? "")" }
 
-        init(_ host: String, _ port: Int, _ username: String, _ password: String?, _ database: String?, _ tls: TallyServer.PostgresDatabase.Configuration.TLSMode) {
+        init(
+            _ host: String, _ port: Int, _ username: String, _ password: String?, _ database: String?, _ tls: TallyServer.PostgresDatabase.Configuration.TLSMode
+        ) {
             (self.host, self.port, self.username, self.password, self.database, self.tls) = (host, port, username, password, database, tls)
         }
 
@@ -37,8 +40,10 @@ import Testing
             ("postgres://tally@127.0.0.1:55432/postgres", Parsed("127.0.0.1", 55432, "tally", nil, "postgres", .disable)),
             ("postgres://u@[::1]:5433/d", Parsed("::1", 5433, "u", nil, "d", .disable)),
             ("postgres://u@db.example.com", Parsed("db.example.com", 5432, "u", nil, nil, .prefer)),
-            ("postgresql://tally:s%40cret@db.internal:6543/app%20db?sslmode=require",
-             Parsed("db.internal", 6543, "tally", "s@cret", "app db", .require)),
+            (
+                "postgresql://tally:s%40cret@db.internal:6543/app%20db?sslmode=require",
+                Parsed("db.internal", 6543, "tally", "s@cret", "app db", .require)
+            ),
             ("postgres://u@db.internal/d?sslmode=allow", Parsed("db.internal", 5432, "u", nil, "d", .prefer)),
             ("postgres://u@localhost/d?sslmode=verify-ca", Parsed("localhost", 5432, "u", nil, "d", .verifyCA)),
             ("POSTGRES://u@db.internal/d?sslmode=disable", Parsed("db.internal", 5432, "u", nil, "d", .disable)),

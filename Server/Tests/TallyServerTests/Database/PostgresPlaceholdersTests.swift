@@ -1,5 +1,6 @@
-@testable import TallyServer
 import Testing
+
+@testable import TallyServer
 
 @Suite struct PostgresPlaceholdersTests {
     /// Statements as Tally writes them, as PostgreSQL must receive them, and how many values they take.
@@ -18,8 +19,10 @@ import Testing
         ("SELECT /* ? */ ?", "SELECT /* ? */ $1", 1),
         ("SELECT $$ ? $$, ?", "SELECT $$ ? $$, $1", 1),
         ("SELECT $body$ it's ? $body$, ?", "SELECT $body$ it's ? $body$, $1", 1),
-        ("CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'no?'; END $$",
-         "CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'no?'; END $$", 0),
+        (
+            "CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'no?'; END $$",
+            "CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'no?'; END $$", 0
+        ),
         // A $ that opens no dollar quote: a positional parameter, or part of an identifier.
         ("SELECT $1, ?", "SELECT $1, $1", 1),
         ("SELECT a$b, ?", "SELECT a$b, $1", 1),

@@ -45,11 +45,15 @@ import Testing
         let harness = api.harness
         try await api.test { client in
             let user = try await client.newUser()
-            let order = try API.decode(Order.self, try await client.post(
-                "/v1/me/orders", token: user.userToken, body: API.body(CreateOrderRequest(productId: "com.tally.photo.credits.50"))))
+            let order = try API.decode(
+                Order.self,
+                try await client.post(
+                    "/v1/me/orders", token: user.userToken, body: API.body(CreateOrderRequest(productId: "com.tally.photo.credits.50"))))
             #expect(order.appAccountToken == user.appAccountToken)
-            guard case .success(let transaction) = try await harness.store.purchase(
-                "com.tally.photo.credits.50", options: SimulatedAppStore.PurchaseOptions(appAccountToken: order.appAccountToken, outcome: .success)) else {
+            guard
+                case .success(let transaction) = try await harness.store.purchase(
+                    "com.tally.photo.credits.50", options: SimulatedAppStore.PurchaseOptions(appAccountToken: order.appAccountToken, outcome: .success))
+            else {
                 Issue.record("no purchase")
                 return
             }
@@ -65,8 +69,10 @@ import Testing
             #expect(fulfilled.status == .fulfilled)
 
             // The same transaction posted with a second order: 409 with its code, not a constraint error.
-            let second = try API.decode(Order.self, try await client.post(
-                "/v1/me/orders", token: user.userToken, body: API.body(CreateOrderRequest(productId: "com.tally.photo.credits.50"))))
+            let second = try API.decode(
+                Order.self,
+                try await client.post(
+                    "/v1/me/orders", token: user.userToken, body: API.body(CreateOrderRequest(productId: "com.tally.photo.credits.50"))))
             let reused = try await client.post(
                 "/v1/me/purchases", token: user.userToken, body: API.body(PurchaseRequest(signedTransaction: transaction.jws, orderId: second.orderId)))
             #expect(reused.status == .conflict)
@@ -78,13 +84,15 @@ import Testing
             eleven.transactionId = "2999999999999011"
             eleven.originalTransactionId = eleven.transactionId
             eleven.quantity = 11
-            let tooMany = try await client.post("/v1/me/purchases", token: user.userToken,
-                                                body: API.body(PurchaseRequest(signedTransaction: try Harness.authority.sign(eleven))))
+            let tooMany = try await client.post(
+                "/v1/me/purchases", token: user.userToken,
+                body: API.body(PurchaseRequest(signedTransaction: try Harness.authority.sign(eleven))))
             #expect(tooMany.status == .badRequest)
             #expect(API.errorCode(tooMany) == "invalid_request")
 
-            let spend = try await client.post("/v1/me/spend", token: user.userToken,
-                                              body: API.body(SpendRequest(currency: "credits", amount: 60, idempotencyKey: "too-much")))
+            let spend = try await client.post(
+                "/v1/me/spend", token: user.userToken,
+                body: API.body(SpendRequest(currency: "credits", amount: 60, idempotencyKey: "too-much")))
             #expect(spend.status == .forbidden)
             let error = API.json(spend)["error"] as? [String: Any]
             #expect(error?["code"] as? String == "insufficient_credits")
@@ -105,16 +113,22 @@ import Testing
         let stranger = try TestCertificateAuthority(profile: .init(issuedAt: Harness.start))
         try await api.test { client in
             let user = try await client.newUser()
-            guard case .success(let genuine) = try await harness.store.purchase("com.tally.echo.3hours", options: SimulatedAppStore.PurchaseOptions(outcome: .success)) else {
-                Issue.record("the simulated purchase did not succeed"); return
+            guard
+                case .success(let genuine) = try await harness.store.purchase(
+                    "com.tally.echo.3hours", options: SimulatedAppStore.PurchaseOptions(outcome: .success))
+            else {
+                Issue.record("the simulated purchase did not succeed")
+                return
             }
             var forged = genuine.payload
             forged.quantity = 10
             let cases: [(String, String)] = [
                 (try stranger.sign(genuine.payload), "untrusted_chain"),
                 (genuine.jws.replacingOccurrences(of: ".", with: "..", options: [], range: genuine.jws.range(of: ".")), "malformed_jws"),
-                (String(genuine.jws.split(separator: ".")[0]) + "." + Base64.encodeURL(try AppStoreJSON.encoder().encode(forged)) + "."
-                    + String(genuine.jws.split(separator: ".")[2]), "bad_signature"),
+                (
+                    String(genuine.jws.split(separator: ".")[0]) + "." + Base64.encodeURL(try AppStoreJSON.encoder().encode(forged)) + "."
+                        + String(genuine.jws.split(separator: ".")[2]), "bad_signature"
+                ),
                 ("not a jws", "malformed_jws"),
             ]
             for (jws, code) in cases {
@@ -133,15 +147,18 @@ import Testing
         let api = try await API()
         try await api.test { client in
             let user = try await client.newUser()
-            let held = try await client.post("/v1/me/reservations", token: user.userToken,
-                                             body: API.body(ReservationRequest(currency: "credits", amount: 2, ttlSeconds: 60, idempotencyKey: "r1")))
+            let held = try await client.post(
+                "/v1/me/reservations", token: user.userToken,
+                body: API.body(ReservationRequest(currency: "credits", amount: 2, ttlSeconds: 60, idempotencyKey: "r1")))
             #expect(held.status == .created)
             let reservation = try API.decode(Reservation.self, held)
-            let committed = try await client.post("/v1/me/reservations/\(reservation.reservationId)/commit", token: user.userToken,
-                                                  body: API.body(CommitReservationRequest(used: 1)))
+            let committed = try await client.post(
+                "/v1/me/reservations/\(reservation.reservationId)/commit", token: user.userToken,
+                body: API.body(CommitReservationRequest(used: 1)))
             #expect(try API.decode(Reservation.self, committed).balance.available == 1)
-            let released = try await client.execute(uri: "/v1/me/reservations/\(reservation.reservationId)", method: .delete,
-                                                    headers: API.bearer(user.userToken))
+            let released = try await client.execute(
+                uri: "/v1/me/reservations/\(reservation.reservationId)", method: .delete,
+                headers: API.bearer(user.userToken))
             #expect(released.status == .conflict)
             #expect(API.errorCode(released) == "reservation_closed")
         }
@@ -152,7 +169,8 @@ import Testing
         let harness = api.harness
         try await api.test { client in
             let user = try await client.newUser()
-            _ = try await harness.store.purchase("com.tally.photo.credits.10", options: SimulatedAppStore.PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success))
+            _ = try await harness.store.purchase(
+                "com.tally.photo.credits.10", options: SimulatedAppStore.PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success))
             let payload = try #require(await harness.store.notifications.last?.signedPayload)
             let body = ByteBuffer(string: "{\"signedPayload\":\"\(payload)\"}")
             let first = try await client.post("/v1/notifications/appstore", token: nil, body: body)
@@ -183,15 +201,18 @@ import Testing
             var users: [(user: CreateUserResponse, transactionID: String)] = []
             for _ in 0..<2 {
                 let user = try await client.newUser()
-                guard case .success(let bought) = try await store.purchase(
-                    "com.tally.photo.credits.10", options: SimulatedAppStore.PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success)) else {
+                guard
+                    case .success(let bought) = try await store.purchase(
+                        "com.tally.photo.credits.10", options: SimulatedAppStore.PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success))
+                else {
                     Issue.record("no purchase")
                     return
                 }
                 let posted = try await client.post("/v1/me/purchases", token: user.userToken, body: API.body(PurchaseRequest(signedTransaction: bought.jws)))
                 #expect(posted.status == .ok)
-                let spent = try await client.post("/v1/me/spend", token: user.userToken,
-                                                  body: API.body(SpendRequest(currency: "credits", amount: 7, idempotencyKey: "s1")))
+                let spent = try await client.post(
+                    "/v1/me/spend", token: user.userToken,
+                    body: API.body(SpendRequest(currency: "credits", amount: 7, idempotencyKey: "s1")))
                 #expect(spent.status == .ok)
                 users.append((user, bought.transactionID))
             }
@@ -205,9 +226,10 @@ import Testing
                 return (credits?.available, credits?.debt, page.entries.map { "\($0.kind) \($0.currency) \($0.amount)" })
             }
             func refundNotification(_ transactionID: String) async throws -> ByteBuffer {
-                let notification = try #require(try await harness.notifications().first {
-                    $0.0.payload.notificationType == .refund && $0.0.transaction?.payload.transactionId == transactionID
-                })
+                let notification = try #require(
+                    try await harness.notifications().first {
+                        $0.0.payload.notificationType == .refund && $0.0.transaction?.payload.transactionId == transactionID
+                    })
                 return ByteBuffer(string: "{\"signedPayload\":\"\(notification.1)\"}")
             }
 
@@ -247,8 +269,9 @@ import Testing
             #expect(try await client.get("/v1/admin/users/\(user.userId)", token: user.userToken).status == .unauthorized)
             let admin = try API.decode(AdminUser.self, try await client.get("/v1/admin/users/\(user.userId)", token: API.secret))
             #expect(admin.balances.first { $0.currency == "credits" }?.available == 2)
-            let adjust = try await client.post("/v1/admin/users/\(user.userId)/adjustments", token: API.secret,
-                                               body: ByteBuffer(string: #"{"currency":"credits","amount":3,"reason":"goodwill","idempotency_key":"g1"}"#))
+            let adjust = try await client.post(
+                "/v1/admin/users/\(user.userId)/adjustments", token: API.secret,
+                body: ByteBuffer(string: #"{"currency":"credits","amount":3,"reason":"goodwill","idempotency_key":"g1"}"#))
             #expect(try API.decode(AdminAdjustment.self, adjust).balance.available == 5)
             #expect(try await client.get("/v1/admin/transactions?type=consumable", token: API.secret).status == .ok)
             #expect(try await client.get("/v1/admin/transactions?type=gold", token: API.secret).status == .badRequest)

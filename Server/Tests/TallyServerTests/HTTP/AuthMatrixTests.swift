@@ -34,8 +34,10 @@ struct RouteCase: Sendable, CustomTestStringConvertible {
     var statuses: [Caller: Int]
     var testDescription: String { "\(method) \(path)" }
 
-    init(_ method: HTTPRequest.Method, _ route: String, _ path: String? = nil, body: String? = nil,
-         none: Int, badToken: Int, user: Int, secretKey: Int) {
+    init(
+        _ method: HTTPRequest.Method, _ route: String, _ path: String? = nil, body: String? = nil,
+        none: Int, badToken: Int, user: Int, secretKey: Int
+    ) {
         self.method = method
         self.route = route
         self.path = path ?? route
@@ -80,8 +82,9 @@ struct RouteCase: Sendable, CustomTestStringConvertible {
         // Apple's notifications carry no token: the signature is the authentication.
         .open(.post, "/v1/notifications/appstore", body: #"{"signedPayload":"a.b.c"}"#, status: 422),
         .admin(.get, "/v1/admin/users/{id}", "/v1/admin/users/nobody", status: 404),
-        .admin(.post, "/v1/admin/users/{id}/adjustments", "/v1/admin/users/nobody/adjustments",
-               body: #"{"currency":"credits","amount":1,"reason":"goodwill","idempotency_key":"matrix"}"#, status: 404),
+        .admin(
+            .post, "/v1/admin/users/{id}/adjustments", "/v1/admin/users/nobody/adjustments",
+            body: #"{"currency":"credits","amount":1,"reason":"goodwill","idempotency_key":"matrix"}"#, status: 404),
         .admin(.get, "/v1/admin/transactions", status: 200),
         .admin(.get, "/v1/admin/notifications", status: 200),
     ]

@@ -34,9 +34,14 @@ import Testing
         for path in ["/v1/admin/users/x", "/v1/admin/transactions", "/v1/admin/notifications"] {
             cases.append(Case(method: .get, path: path, body: nil, auth: .user, status: 401, code: "unauthorized"))
         }
-        let bodies: [(String, String)] = [("{", "invalid_request"), ("[]", "invalid_request"), ("null", "invalid_request"), ("", "invalid_request"),
-                                          ("\"text\"", "invalid_request")]
-        for path in ["/v1/me/spend", "/v1/me/purchases", "/v1/me/restore", "/v1/me/orders", "/v1/me/reservations", "/v1/me/reservations/x/commit", "/v1/me/orders/x/fail"] {
+        let bodies: [(String, String)] = [
+            ("{", "invalid_request"), ("[]", "invalid_request"), ("null", "invalid_request"), ("", "invalid_request"),
+            ("\"text\"", "invalid_request"),
+        ]
+        for path in [
+            "/v1/me/spend", "/v1/me/purchases", "/v1/me/restore", "/v1/me/orders", "/v1/me/reservations", "/v1/me/reservations/x/commit",
+            "/v1/me/orders/x/fail",
+        ] {
             for (body, code) in bodies {
                 cases.append(Case(method: .post, path: path, body: body, auth: .user, status: 400, code: code))
             }
@@ -75,7 +80,9 @@ import Testing
             Case(method: .get, path: "/v1/me/orders/nope", body: nil, auth: .user, status: 404, code: "not_found"),
             Case(method: .post, path: "/v1/me/purchases", body: #"{"signed_transaction":"x.y.z"}"#, auth: .user, status: 422, code: "verification_failed"),
             Case(method: .post, path: "/v1/me/purchases", body: #"{"signed_transaction":42}"#, auth: .user, status: 400, code: "invalid_request"),
-            Case(method: .post, path: "/v1/me/purchases", body: #"{"signed_transaction":"a.b.c","order_id":""}"#, auth: .user, status: 400, code: "invalid_request"),
+            Case(
+                method: .post, path: "/v1/me/purchases", body: #"{"signed_transaction":"a.b.c","order_id":""}"#, auth: .user, status: 400,
+                code: "invalid_request"),
             Case(method: .post, path: "/v1/me/restore", body: #"{"signed_transactions":"x"}"#, auth: .user, status: 400, code: "invalid_request"),
             Case(method: .get, path: "/v1/me/ledger?limit=0", body: nil, auth: .user, status: 400, code: "invalid_request"),
             Case(method: .get, path: "/v1/me/ledger?limit=abc", body: nil, auth: .user, status: 400, code: "invalid_request"),
@@ -85,26 +92,33 @@ import Testing
             Case(method: .post, path: "/v1/users", body: #"{"app_user_id":""}"#, auth: .secret, status: 400, code: "invalid_request"),
             Case(method: .post, path: "/v1/notifications/appstore", body: "{}", auth: .none, status: 400, code: "invalid_request"),
             Case(method: .post, path: "/v1/notifications/appstore", body: #"{"signedPayload":""}"#, auth: .none, status: 422, code: "verification_failed"),
-            Case(method: .post, path: "/v1/admin/users/nobody/adjustments", body: #"{"currency":"credits","amount":1,"reason":"r","idempotency_key":"k"}"#,
-                 auth: .secret, status: 404, code: "not_found"),
-            Case(method: .post, path: "/v1/admin/users/nobody/adjustments", body: #"{"currency":"credits","amount":0,"reason":"r","idempotency_key":"k"}"#,
-                 auth: .secret, status: 400, code: "invalid_amount"),
-            Case(method: .post, path: "/v1/admin/users/nobody/adjustments",
-                 body: #"{"currency":"credits","amount":-9223372036854775808,"reason":"r","idempotency_key":"k"}"#,
-                 auth: .secret, status: 400, code: "invalid_amount"),
+            Case(
+                method: .post, path: "/v1/admin/users/nobody/adjustments", body: #"{"currency":"credits","amount":1,"reason":"r","idempotency_key":"k"}"#,
+                auth: .secret, status: 404, code: "not_found"),
+            Case(
+                method: .post, path: "/v1/admin/users/nobody/adjustments", body: #"{"currency":"credits","amount":0,"reason":"r","idempotency_key":"k"}"#,
+                auth: .secret, status: 400, code: "invalid_amount"),
+            Case(
+                method: .post, path: "/v1/admin/users/nobody/adjustments",
+                body: #"{"currency":"credits","amount":-9223372036854775808,"reason":"r","idempotency_key":"k"}"#,
+                auth: .secret, status: 400, code: "invalid_amount"),
             Case(method: .get, path: "/v1/admin/transactions?status=odd", body: nil, auth: .secret, status: 400, code: "invalid_request"),
             Case(method: .get, path: "/v1/admin/users/nobody", body: nil, auth: .secret, status: 404, code: "not_found"),
             Case(method: .put, path: "/v1/me", body: "{}", auth: .user, status: 405, code: "method_not_allowed"),
             Case(method: .get, path: "/v1/nothing-here", body: nil, auth: .user, status: 404, code: "not_found"),
             Case(method: .get, path: "/v1/me/orders/" + String(repeating: "x", count: 129), body: nil, auth: .user, status: 400, code: "invalid_request"),
-            Case(method: .delete, path: "/v1/me/reservations/" + String(repeating: "x", count: 129), body: nil, auth: .user, status: 400,
-                 code: "invalid_request"),
-            Case(method: .get, path: "/v1/admin/users/" + String(repeating: "x", count: 129), body: nil, auth: .secret, status: 400,
-                 code: "invalid_request"),
-            Case(method: .post, path: "/v1/me/orders/x/fail", body: "{\"reason\":\"" + String(repeating: "r", count: 201) + "\"}", auth: .user,
-                 status: 400, code: "invalid_request"),
-            Case(method: .post, path: "/v1/me/spend", body: #"{"currency":"credits","amount":1,"amount":1,"idempotency_key":"k"}"#, auth: .user,
-                 status: 400, code: "invalid_request"),
+            Case(
+                method: .delete, path: "/v1/me/reservations/" + String(repeating: "x", count: 129), body: nil, auth: .user, status: 400,
+                code: "invalid_request"),
+            Case(
+                method: .get, path: "/v1/admin/users/" + String(repeating: "x", count: 129), body: nil, auth: .secret, status: 400,
+                code: "invalid_request"),
+            Case(
+                method: .post, path: "/v1/me/orders/x/fail", body: "{\"reason\":\"" + String(repeating: "r", count: 201) + "\"}", auth: .user,
+                status: 400, code: "invalid_request"),
+            Case(
+                method: .post, path: "/v1/me/spend", body: #"{"currency":"credits","amount":1,"amount":1,"idempotency_key":"k"}"#, auth: .user,
+                status: 400, code: "invalid_request"),
         ]
         return cases
     }()

@@ -97,27 +97,34 @@ import Testing
         Case(name: "an untrusted peer's X-Forwarded-For", peer: "203.0.113.7", forwardedFor: ["198.51.100.1"], client: "203.0.113.7", source: .ignored),
         Case(name: "an untrusted peer's Forwarded", peer: "203.0.113.7", forwarded: ["for=198.51.100.1"], client: "203.0.113.7", source: .ignored),
         Case(name: "an untrusted peer naming a trusted proxy", peer: "203.0.113.7", forwardedFor: ["10.0.0.9"], client: "203.0.113.7", source: .ignored),
-        Case(name: "a client prepends a fake address; the proxy appends the real one", peer: "10.0.0.2",
-             forwardedFor: ["1.2.3.4, 203.0.113.7"], client: "203.0.113.7", source: .forwardedFor),
-        Case(name: "a client sends its own X-Forwarded-For line; the proxy adds another", peer: "10.0.0.2",
-             forwardedFor: ["1.2.3.4", "203.0.113.7"], client: "203.0.113.7", source: .forwardedFor),
-        Case(name: "a client sends Forwarded; the proxy appends to X-Forwarded-For, which wins", peer: "10.0.0.2",
-             forwardedFor: ["203.0.113.7"], forwarded: ["for=1.2.3.4"], client: "203.0.113.7", source: .forwardedFor),
-        Case(name: "a client names a trusted address to hide behind it", peer: "10.0.0.2",
-             forwardedFor: ["203.0.113.7, 10.0.0.5, 10.0.0.3"], client: "203.0.113.7", source: .forwardedFor),
+        Case(
+            name: "a client prepends a fake address; the proxy appends the real one", peer: "10.0.0.2",
+            forwardedFor: ["1.2.3.4, 203.0.113.7"], client: "203.0.113.7", source: .forwardedFor),
+        Case(
+            name: "a client sends its own X-Forwarded-For line; the proxy adds another", peer: "10.0.0.2",
+            forwardedFor: ["1.2.3.4", "203.0.113.7"], client: "203.0.113.7", source: .forwardedFor),
+        Case(
+            name: "a client sends Forwarded; the proxy appends to X-Forwarded-For, which wins", peer: "10.0.0.2",
+            forwardedFor: ["203.0.113.7"], forwarded: ["for=1.2.3.4"], client: "203.0.113.7", source: .forwardedFor),
+        Case(
+            name: "a client names a trusted address to hide behind it", peer: "10.0.0.2",
+            forwardedFor: ["203.0.113.7, 10.0.0.5, 10.0.0.3"], client: "203.0.113.7", source: .forwardedFor),
 
         // Chains of proxies.
         Case(name: "one proxy", peer: "10.0.0.2", forwardedFor: ["203.0.113.7"], client: "203.0.113.7", source: .forwardedFor),
         Case(name: "two trusted proxies", peer: "10.0.0.2", forwardedFor: ["203.0.113.7, 10.1.0.1"], client: "203.0.113.7", source: .forwardedFor),
-        Case(name: "an untrusted proxy in the chain is the client", peer: "10.0.0.2",
-             forwardedFor: ["203.0.113.7, 198.51.100.20"], client: "198.51.100.20", source: .forwardedFor),
+        Case(
+            name: "an untrusted proxy in the chain is the client", peer: "10.0.0.2",
+            forwardedFor: ["203.0.113.7, 198.51.100.20"], client: "198.51.100.20", source: .forwardedFor),
         Case(name: "every hop trusted: the leftmost", peer: "10.0.0.2", forwardedFor: ["10.9.9.9, 10.1.0.1"], client: "10.9.9.9", source: .forwardedFor),
         Case(name: "ports and spaces", peer: "10.0.0.2", forwardedFor: ["  203.0.113.7:51234 ,10.1.0.1:80  "], client: "203.0.113.7", source: .forwardedFor),
         Case(name: "empty elements are skipped", peer: "10.0.0.2", forwardedFor: [",203.0.113.7,,"], client: "203.0.113.7", source: .forwardedFor),
 
         // IPv6.
         Case(name: "an IPv6 client", peer: "10.0.0.2", forwardedFor: ["2001:DB8:1::7"], client: "2001:db8:1::7", source: .forwardedFor),
-        Case(name: "an IPv6 client in brackets with a port", peer: "10.0.0.2", forwardedFor: ["[2001:db8:1::7]:443"], client: "2001:db8:1::7", source: .forwardedFor),
+        Case(
+            name: "an IPv6 client in brackets with a port", peer: "10.0.0.2", forwardedFor: ["[2001:db8:1::7]:443"], client: "2001:db8:1::7",
+            source: .forwardedFor),
         Case(name: "an IPv6 proxy", peer: "2001:db8:ffff::10", forwardedFor: ["198.51.100.1"], client: "198.51.100.1", source: .forwardedFor),
         Case(name: "an IPv4 peer on an IPv6 socket", peer: "::ffff:10.0.0.2", forwardedFor: ["198.51.100.1"], client: "198.51.100.1", source: .forwardedFor),
         Case(name: "an untrusted IPv6 peer", peer: "2001:db8:1::1", forwardedFor: ["198.51.100.1"], client: "2001:db8:1::1", source: .ignored),
@@ -125,19 +132,25 @@ import Testing
         // RFC 7239 Forwarded.
         Case(name: "Forwarded for=", peer: "10.0.0.2", forwarded: ["for=198.51.100.1;proto=https;by=10.0.0.2"], client: "198.51.100.1", source: .forwarded),
         Case(name: "Forwarded, names in any case", peer: "10.0.0.2", forwarded: ["For=198.51.100.1"], client: "198.51.100.1", source: .forwarded),
-        Case(name: "Forwarded quoted IPv6 with a port", peer: "10.0.0.2", forwarded: [#"for="[2001:db8:cafe::17]:4711""#], client: "2001:db8:cafe::17", source: .forwarded),
+        Case(
+            name: "Forwarded quoted IPv6 with a port", peer: "10.0.0.2", forwarded: [#"for="[2001:db8:cafe::17]:4711""#], client: "2001:db8:cafe::17",
+            source: .forwarded),
         Case(name: "Forwarded quoted IPv6 without a port", peer: "10.0.0.2", forwarded: [#"for="[::1]""#], client: "::1", source: .forwarded),
         Case(name: "Forwarded quoted IPv4 with a port", peer: "10.0.0.2", forwarded: [#"for="198.51.100.1:8080""#], client: "198.51.100.1", source: .forwarded),
-        Case(name: "Forwarded chain, rightmost untrusted", peer: "10.0.0.2",
-             forwarded: ["for=1.2.3.4, for=198.51.100.1;proto=http, for=10.0.0.7"], client: "198.51.100.1", source: .forwarded),
+        Case(
+            name: "Forwarded chain, rightmost untrusted", peer: "10.0.0.2",
+            forwarded: ["for=1.2.3.4, for=198.51.100.1;proto=http, for=10.0.0.7"], client: "198.51.100.1", source: .forwarded),
         Case(name: "Forwarded over two lines", peer: "10.0.0.2", forwarded: ["for=1.2.3.4", "for=198.51.100.1"], client: "198.51.100.1", source: .forwarded),
-        Case(name: "Forwarded quoted commas and semicolons", peer: "10.0.0.2",
-             forwarded: [#"for=198.51.100.1;ext="a,b;c""#], client: "198.51.100.1", source: .forwarded),
+        Case(
+            name: "Forwarded quoted commas and semicolons", peer: "10.0.0.2",
+            forwarded: [#"for=198.51.100.1;ext="a,b;c""#], client: "198.51.100.1", source: .forwarded),
         Case(name: "Forwarded unknown", peer: "10.0.0.2", forwarded: ["for=unknown"], client: "10.0.0.2", source: .unusable),
         Case(name: "Forwarded obfuscated", peer: "10.0.0.2", forwarded: ["for=_hidden"], client: "10.0.0.2", source: .unusable),
         Case(name: "Forwarded obfuscated with a port", peer: "10.0.0.2", forwarded: [#"for="_gazonk:_port1""#], client: "10.0.0.2", source: .unusable),
         Case(name: "Forwarded unknown behind a trusted hop", peer: "10.0.0.2", forwarded: ["for=unknown, for=10.0.0.3"], client: "10.0.0.2", source: .unusable),
-        Case(name: "Forwarded unknown left of the client", peer: "10.0.0.2", forwarded: ["for=unknown, for=198.51.100.1"], client: "198.51.100.1", source: .forwarded),
+        Case(
+            name: "Forwarded unknown left of the client", peer: "10.0.0.2", forwarded: ["for=unknown, for=198.51.100.1"], client: "198.51.100.1",
+            source: .forwarded),
 
         // Garbage never fails the request: the peer's address is used.
         Case(name: "X-Forwarded-For garbage", peer: "10.0.0.2", forwardedFor: ["not an address"], client: "10.0.0.2", source: .unusable),
@@ -147,8 +160,9 @@ import Testing
         Case(name: "X-Forwarded-For a zone", peer: "10.0.0.2", forwardedFor: ["fe80::1%eth0"], client: "10.0.0.2", source: .unusable),
         Case(name: "X-Forwarded-For a port too large", peer: "10.0.0.2", forwardedFor: ["203.0.113.7:999999"], client: "10.0.0.2", source: .unusable),
         Case(name: "X-Forwarded-For an IPv4 in brackets", peer: "10.0.0.2", forwardedFor: ["[203.0.113.7]"], client: "10.0.0.2", source: .unusable),
-        Case(name: "X-Forwarded-For too many hops", peer: "10.0.0.2",
-             forwardedFor: [Array(repeating: "10.0.0.1", count: 40).joined(separator: ",") + ",203.0.113.7"], client: "10.0.0.2", source: .unusable),
+        Case(
+            name: "X-Forwarded-For too many hops", peer: "10.0.0.2",
+            forwardedFor: [Array(repeating: "10.0.0.1", count: 40).joined(separator: ",") + ",203.0.113.7"], client: "10.0.0.2", source: .unusable),
         Case(name: "Forwarded without for=", peer: "10.0.0.2", forwarded: ["proto=https;by=10.0.0.2"], client: "10.0.0.2", source: .unusable),
         Case(name: "Forwarded with two for=", peer: "10.0.0.2", forwarded: ["for=1.2.3.4;for=198.51.100.1"], client: "10.0.0.2", source: .unusable),
         Case(name: "Forwarded unquoted IPv6", peer: "10.0.0.2", forwarded: ["for=[::1]:80"], client: "10.0.0.2", source: .unusable),

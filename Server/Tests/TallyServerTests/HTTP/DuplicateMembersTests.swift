@@ -1,6 +1,7 @@
 import Foundation
-@testable import TallyServer
 import Testing
+
+@testable import TallyServer
 
 /// The scan that finds a member named twice in a request body.
 @Suite struct DuplicateMembersTests {
@@ -14,7 +15,10 @@ import Testing
         (#" { "a" : 1 , "a" : 1 } "#, "a"),
         (#"{"quote\"d":1,"quote\"d":2}"#, "quote\"d"),
         (#"{"a":"\\","a":"\""}"#, "a"),  // escaped backslashes and quotes in values end their strings where they should
-        (#"{"k0":0,"k1":0,"k2":0,"k3":0,"k4":0,"k5":0,"k6":0,"k7":0,"k8":0,"k9":0,"k10":0,"k11":0,"k12":0,"k13":0,"k14":0,"k15":0,"k16":0,"k17":0,"k3":1}"#, "k3"),
+        (
+            #"{"k0":0,"k1":0,"k2":0,"k3":0,"k4":0,"k5":0,"k6":0,"k7":0,"k8":0,"k9":0,"k10":0,"k11":0,"k12":0,"k13":0,"k14":0,"k15":0,"k16":0,"k17":0,"k3":1}"#,
+            "k3"
+        ),
     ])
     func aMemberNamedTwiceIsFound(json: String, name: String) {
         #expect(DuplicateMembers.first(in: Array(json.utf8)) == name)

@@ -143,8 +143,10 @@ import Testing
         let api = try await API()
         try await api.test { client in
             let user = try await client.newUser()
-            let order = try API.decode(Order.self, try await client.post(
-                "/v1/me/orders", token: user.userToken, body: API.body(CreateOrderRequest(productId: "com.tally.photo.credits.50"))))
+            let order = try API.decode(
+                Order.self,
+                try await client.post(
+                    "/v1/me/orders", token: user.userToken, body: API.body(CreateOrderRequest(productId: "com.tally.photo.credits.50"))))
             let path = "/v1/me/orders/\(order.orderId)"
             // 200 letters and a combining accent: 201 characters as JSON Schema counts them (code points), 200 as Swift does.
             for reason in [String(repeating: "r", count: 300), String(repeating: "r", count: 200) + "\u{301}"] {
@@ -196,9 +198,12 @@ import Testing
         let harness = api.harness
         try await api.test { client in
             let user = try await client.newUser()
-            guard case .success(let genuine) = try await harness.store.purchase(
-                "com.tally.photo.credits.50", options: SimulatedAppStore.PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success)) else {
-                Issue.record("the simulated purchase did not succeed"); return
+            guard
+                case .success(let genuine) = try await harness.store.purchase(
+                    "com.tally.photo.credits.50", options: SimulatedAppStore.PurchaseOptions(appAccountToken: user.appAccountToken, outcome: .success))
+            else {
+                Issue.record("the simulated purchase did not succeed")
+                return
             }
             for id in ["", " ", "abc"] {
                 var forged = genuine.payload

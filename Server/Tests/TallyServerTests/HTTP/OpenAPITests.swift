@@ -2,9 +2,9 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import ServerTestSupport
 import TallyCore
 import TallyServer
-import ServerTestSupport
 import Testing
 
 /// The OpenAPI document in the repository describes exactly the routes the server has, and
@@ -19,7 +19,10 @@ import Testing
         var inPaths = false
         var inResponses = false
         for line in spec.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == "paths:" { inPaths = true; continue }
+            if line == "paths:" {
+                inPaths = true
+                continue
+            }
             if inPaths, !line.hasPrefix(" "), !line.isEmpty { inPaths = false }
             guard inPaths else { continue }
             if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
@@ -34,7 +37,8 @@ import Testing
             } else if line.hasPrefix("      "), !line.hasPrefix("       ") {
                 inResponses = false
             } else if inResponses, let currentOperation, line.hasPrefix("        \""),
-                      let status = Int(line.dropFirst(9).prefix(3)) {
+                let status = Int(line.dropFirst(9).prefix(3))
+            {
                 operations[currentOperation, default: []].insert(status)
             }
         }
@@ -44,10 +48,11 @@ import Testing
     @Test func everyRouteIsDocumentedAndEveryDocumentedPathIsARoute() async throws {
         let api = try await API()
         // HEAD is served for every GET route and documented once for all, in the description.
-        let routes = Set(api.router.routes.filter { $0.method != .head }.map { route -> String in
-            let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
-            return "\(route.method.rawValue.lowercased()) /" + path.joined(separator: "/")
-        })
+        let routes = Set(
+            api.router.routes.filter { $0.method != .head }.map { route -> String in
+                let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+                return "\(route.method.rawValue.lowercased()) /" + path.joined(separator: "/")
+            })
         let documented = Set(try Self.declaredOperations().keys)
         #expect(!documented.isEmpty)
         #expect(routes.subtracting(documented).isEmpty, "undocumented routes: \(routes.subtracting(documented).sorted())")
@@ -95,21 +100,24 @@ import Testing
             let user = try await client.newUser()
             for route in RouteCase.all {
                 for caller in Caller.allCases {
-                    _ = try await client.execute(uri: route.path, method: route.method, headers: caller.headers(userToken: user.userToken),
-                                                 body: route.body.map { ByteBuffer(string: $0) })
+                    _ = try await client.execute(
+                        uri: route.path, method: route.method, headers: caller.headers(userToken: user.userToken),
+                        body: route.body.map { ByteBuffer(string: $0) })
                 }
                 let path = route.path.replacingOccurrences(of: "no-such-order", with: longID)
                     .replacingOccurrences(of: "no-such-hold", with: longID).replacingOccurrences(of: "nobody", with: longID)
                 if path != route.path {
                     for caller in [Caller.user, .secretKey] {
-                        _ = try await client.execute(uri: path, method: route.method, headers: caller.headers(userToken: user.userToken),
-                                                     body: route.body.map { ByteBuffer(string: $0) })
+                        _ = try await client.execute(
+                            uri: path, method: route.method, headers: caller.headers(userToken: user.userToken),
+                            body: route.body.map { ByteBuffer(string: $0) })
                     }
                 }
                 if route.body != nil {
                     for caller in [Caller.user, .secretKey] {
-                        _ = try await client.execute(uri: route.path, method: route.method, headers: caller.headers(userToken: user.userToken),
-                                                     body: ByteBuffer(string: huge))
+                        _ = try await client.execute(
+                            uri: route.path, method: route.method, headers: caller.headers(userToken: user.userToken),
+                            body: ByteBuffer(string: huge))
                     }
                 }
             }
@@ -129,8 +137,9 @@ import Testing
             let user = try await client.newUser()
             for route in RouteCase.all where route.method == .post {
                 for _ in 0..<12 {
-                    _ = try await client.execute(uri: route.path, method: route.method, headers: Caller.user.headers(userToken: user.userToken),
-                                                 body: route.body.map { ByteBuffer(string: $0) })
+                    _ = try await client.execute(
+                        uri: route.path, method: route.method, headers: Caller.user.headers(userToken: user.userToken),
+                        body: route.body.map { ByteBuffer(string: $0) })
                 }
             }
         }
@@ -140,8 +149,9 @@ import Testing
             database.setDown(true)
             for route in RouteCase.all {
                 for caller in [Caller.user, .secretKey, .none] {
-                    _ = try await client.execute(uri: route.path, method: route.method, headers: caller.headers(userToken: user.userToken),
-                                                 body: route.body.map { ByteBuffer(string: $0) })
+                    _ = try await client.execute(
+                        uri: route.path, method: route.method, headers: caller.headers(userToken: user.userToken),
+                        body: route.body.map { ByteBuffer(string: $0) })
                 }
             }
             database.setDown(false)

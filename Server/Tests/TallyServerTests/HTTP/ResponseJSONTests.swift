@@ -1,8 +1,9 @@
 import Foundation
 import NIOCore
 import TallyCore
-@testable import TallyServer
 import Testing
+
+@testable import TallyServer
 
 /// `ResponseJSON` answers with the very bytes `TallyAPI.encoder()` writes.
 @Suite struct ResponseJSONTests {
@@ -33,27 +34,34 @@ import Testing
         func count() -> Int { pick([0, 0, 1, 2, 3, 7]) }
 
         var accounts: [AccountResponse] = [
-            AccountResponse(userId: "", appAccountToken: UUID(), balances: [], entitlements: [], subscriptions: []),
+            AccountResponse(userId: "", appAccountToken: UUID(), balances: [], entitlements: [], subscriptions: [])
         ]
         for _ in 0..<400 {
             let balances = (0..<count()).map { _ in
-                Balance(currency: pick(strings), available: pick(integers), held: pick(integers), debt: pick(integers),
-                        allowance: maybe(Balance.AllowanceState(granted: pick(integers), used: pick(integers),
-                                                                held: pick(integers), periodEnd: pick(dates))),
-                        spendable: pick(integers))
+                Balance(
+                    currency: pick(strings), available: pick(integers), held: pick(integers), debt: pick(integers),
+                    allowance: maybe(
+                        Balance.AllowanceState(
+                            granted: pick(integers), used: pick(integers),
+                            held: pick(integers), periodEnd: pick(dates))),
+                    spendable: pick(integers))
             }
             let entitlements = (0..<count()).map { _ in
-                Entitlement(id: pick(strings), active: generator.next() % 2 == 0, productId: pick(strings),
-                            expiresAt: maybe(pick(dates)), inGracePeriod: generator.next() % 2 == 0,
-                            willRenew: maybe(generator.next() % 2 == 0))
+                Entitlement(
+                    id: pick(strings), active: generator.next() % 2 == 0, productId: pick(strings),
+                    expiresAt: maybe(pick(dates)), inGracePeriod: generator.next() % 2 == 0,
+                    willRenew: maybe(generator.next() % 2 == 0))
             }
             let subscriptions = (0..<count()).map { _ in
-                SubscriptionInfo(originalTransactionId: pick(strings), productId: pick(strings), status: SubscriptionState(rawValue: pick(strings)),
-                                 expiresAt: maybe(pick(dates)), willRenew: maybe(generator.next() % 2 == 0),
-                                 gracePeriodExpiresAt: maybe(pick(dates)))
+                SubscriptionInfo(
+                    originalTransactionId: pick(strings), productId: pick(strings), status: SubscriptionState(rawValue: pick(strings)),
+                    expiresAt: maybe(pick(dates)), willRenew: maybe(generator.next() % 2 == 0),
+                    gracePeriodExpiresAt: maybe(pick(dates)))
             }
-            accounts.append(AccountResponse(userId: pick(strings), appAccountToken: UUID(), balances: balances,
-                                            entitlements: entitlements, subscriptions: subscriptions))
+            accounts.append(
+                AccountResponse(
+                    userId: pick(strings), appAccountToken: UUID(), balances: balances,
+                    entitlements: entitlements, subscriptions: subscriptions))
         }
         return accounts
     }

@@ -19,8 +19,10 @@ import Testing
     }
 
     /// Sign-ups (limited per address) from `client`, as the proxy would forward them.
-    static func signUps(_ count: Int, from client: String?, header: String = "X-Forwarded-For",
-                        with tester: some TestClientProtocol) async throws -> [Int] {
+    static func signUps(
+        _ count: Int, from client: String?, header: String = "X-Forwarded-For",
+        with tester: some TestClientProtocol
+    ) async throws -> [Int] {
         var statuses: [Int] = []
         for _ in 0..<count {
             var headers: HTTPFields = [:]

@@ -46,10 +46,11 @@ import Testing
         let audit = try await DatabaseAudit.run(on: harness.database)
         #expect(!audit.isConsistent)
         #expect(audit.mismatchCount == 2)
-        #expect(Set<DatabaseAudit.Mismatch>(audit.mismatches) == [
-            .init(userID: other.id, currency: "credits", kind: "ledger", expected: 2, found: 7),
-            .init(userID: buyer.id, currency: "credits", kind: "lots", expected: 45, found: 44),
-        ])
+        #expect(
+            Set<DatabaseAudit.Mismatch>(audit.mismatches) == [
+                .init(userID: other.id, currency: "credits", kind: "ledger", expected: 2, found: 7),
+                .init(userID: buyer.id, currency: "credits", kind: "lots", expected: 45, found: 44),
+            ])
         #expect(audit.balances.first?.ledger == 52)
     }
 

@@ -219,7 +219,9 @@ import Testing
         let other = try await harness.storage.createOrder(user: user, productID: "com.tally.photo.credits.50")
         let (wrong, wrongJWS) = try await harness.buy("com.tally.photo.credits.10", for: user)
         await #expect(throws: TallyAPIError.Code.orderMismatch) {
-            do { _ = try await harness.storage.deliver(wrong, jws: wrongJWS, presenter: user, orderID: other.orderId) } catch let error as TallyAPIError { throw error.code }
+            do { _ = try await harness.storage.deliver(wrong, jws: wrongJWS, presenter: user, orderID: other.orderId) } catch let error as TallyAPIError {
+                throw error.code
+            }
         }
         // The mismatch changed nothing: the purchase can still be delivered without the order.
         #expect(try await harness.storage.deliver(wrong, jws: wrongJWS, presenter: user, orderID: nil).replayed == false)
@@ -258,13 +260,16 @@ import Testing
         let user = try await harness.user()
         let plus = try await harness.storage.adjust(userID: user.id, amount: Amount(currency: "credits", amount: 5), reason: "support", idempotencyKey: "a1")
         #expect(plus.balance.available == 7)
-        #expect(try await harness.storage.adjust(userID: user.id, amount: Amount(currency: "credits", amount: 5), reason: "support", idempotencyKey: "a1").replayed)
-        let minus = try await harness.storage.adjust(userID: user.id, amount: Amount(currency: "credits", amount: -10), reason: "chargeback", idempotencyKey: "a2")
+        #expect(
+            try await harness.storage.adjust(userID: user.id, amount: Amount(currency: "credits", amount: 5), reason: "support", idempotencyKey: "a1").replayed)
+        let minus = try await harness.storage.adjust(
+            userID: user.id, amount: Amount(currency: "credits", amount: -10), reason: "chargeback", idempotencyKey: "a2")
         #expect(minus.balance.available == 0)
         #expect(minus.balance.debt == 3)
         await #expect(throws: TallyAPIError.Code.notFound) {
-            do { _ = try await harness.storage.adjust(userID: "nobody", amount: Amount(currency: "credits", amount: 1), reason: "x", idempotencyKey: "a3") }
-            catch let error as TallyAPIError { throw error.code }
+            do {
+                _ = try await harness.storage.adjust(userID: "nobody", amount: Amount(currency: "credits", amount: 1), reason: "x", idempotencyKey: "a3")
+            } catch let error as TallyAPIError { throw error.code }
         }
         try await harness.checkInvariants()
     }

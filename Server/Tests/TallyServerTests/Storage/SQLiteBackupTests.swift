@@ -1,7 +1,7 @@
 import Foundation
 import TallyCore
-import TallyServer
 import TallySQLite
+import TallyServer
 import Testing
 
 /// Backups of the SQLite database and their restore: what is kept is checked, what is

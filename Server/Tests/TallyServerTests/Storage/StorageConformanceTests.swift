@@ -96,7 +96,9 @@ import Testing
         let thief = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: owner)
         await #expect(throws: TallyAPIError.Code.transactionBelongsToAnotherUser) {
-            do { _ = try await harness.storage.deliver(verified, jws: jws, presenter: thief, orderID: nil) } catch let error as TallyAPIError { throw error.code }
+            do { _ = try await harness.storage.deliver(verified, jws: jws, presenter: thief, orderID: nil) } catch let error as TallyAPIError {
+                throw error.code
+            }
         }
         #expect(try await harness.balance(thief, "credits").available == 2)
         // The owner still gets it.
@@ -112,7 +114,9 @@ import Testing
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: nil)
         #expect(try await harness.storage.deliver(verified, jws: jws, presenter: first, orderID: nil).replayed == false)
         await #expect(throws: TallyAPIError.Code.transactionBelongsToAnotherUser) {
-            do { _ = try await harness.storage.deliver(verified, jws: jws, presenter: second, orderID: nil) } catch let error as TallyAPIError { throw error.code }
+            do { _ = try await harness.storage.deliver(verified, jws: jws, presenter: second, orderID: nil) } catch let error as TallyAPIError {
+                throw error.code
+            }
         }
         let page = try await harness.storage.adminTransactions(AdminTransactionQuery(text: verified.payload.transactionId))
         #expect(page.transactions.first?.userId == first.id)
@@ -127,7 +131,8 @@ import Testing
             let (verified, jws) = try await harness.buy(product, for: user)
             _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
         }
-        let spend = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 12, idempotencyKey: "k1", reference: "img-1"))
+        let spend = try await harness.storage.spend(
+            user: user, request: SpendRequest(currency: "credits", amount: 12, idempotencyKey: "k1", reference: "img-1"))
         #expect(spend.fromBalance == 12)
         #expect(spend.balance.available == 50)
         // The signup lot (2) and the 10-pack went first: only the 50-pack is left.
@@ -136,8 +141,9 @@ import Testing
         }
         #expect(try lots.map { try $0.int("remaining") } == [0, 0, 50])
         await #expect(throws: TallyAPIError.Code.insufficientCredits) {
-            do { _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 51, idempotencyKey: "k2")) }
-            catch let error as TallyAPIError {
+            do { _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 51, idempotencyKey: "k2")) } catch let error
+                as TallyAPIError
+            {
                 #expect(error.available == 50)
                 throw error.code
             }
@@ -160,8 +166,9 @@ import Testing
         #expect(Set(results.map(\.spendId)).count == 1)
         #expect(try await harness.balance(user, "credits").available == 1)
         await #expect(throws: TallyAPIError.Code.idempotencyKeyReused) {
-            do { _ = try await storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 2, idempotencyKey: "same")) }
-            catch let error as TallyAPIError { throw error.code }
+            do { _ = try await storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 2, idempotencyKey: "same")) } catch let error
+                as TallyAPIError
+            { throw error.code }
         }
         try await harness.checkInvariants()
     }
@@ -261,14 +268,16 @@ import Testing
         let (verified, jws) = try await harness.buy("com.tally.echo.3hours", for: user)
         _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
 
-        let held = try await harness.storage.reserve(user: user, request: ReservationRequest(currency: "seconds", amount: 600, ttlSeconds: 300, idempotencyKey: "rec-1"))
+        let held = try await harness.storage.reserve(
+            user: user, request: ReservationRequest(currency: "seconds", amount: 600, ttlSeconds: 300, idempotencyKey: "rec-1"))
         #expect(held.status == .held)
         #expect(held.balance.available == 10_200)
         #expect(held.balance.held == 600)
         // Held seconds cannot be spent twice.
         await #expect(throws: TallyAPIError.Code.insufficientCredits) {
-            do { _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "seconds", amount: 10_201, idempotencyKey: "s")) }
-            catch let error as TallyAPIError { throw error.code }
+            do { _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "seconds", amount: 10_201, idempotencyKey: "s")) } catch let
+                error as TallyAPIError
+            { throw error.code }
         }
         let committed = try await harness.storage.commit(user: user, reservationID: held.reservationId, used: 420)
         #expect(committed.status == .committed)
@@ -278,12 +287,17 @@ import Testing
         // Committing again with the same amount repeats the answer; another amount is refused.
         #expect(try await harness.storage.commit(user: user, reservationID: held.reservationId, used: 420).replayed)
         await #expect(throws: TallyAPIError.Code.reservationClosed) {
-            do { _ = try await harness.storage.commit(user: user, reservationID: held.reservationId, used: 10) } catch let error as TallyAPIError { throw error.code }
+            do { _ = try await harness.storage.commit(user: user, reservationID: held.reservationId, used: 10) } catch let error as TallyAPIError {
+                throw error.code
+            }
         }
 
-        let second = try await harness.storage.reserve(user: user, request: ReservationRequest(currency: "seconds", amount: 100, ttlSeconds: 60, idempotencyKey: "rec-2"))
+        let second = try await harness.storage.reserve(
+            user: user, request: ReservationRequest(currency: "seconds", amount: 100, ttlSeconds: 60, idempotencyKey: "rec-2"))
         await #expect(throws: TallyAPIError.Code.usedExceedsReservation) {
-            do { _ = try await harness.storage.commit(user: user, reservationID: second.reservationId, used: 101) } catch let error as TallyAPIError { throw error.code }
+            do { _ = try await harness.storage.commit(user: user, reservationID: second.reservationId, used: 101) } catch let error as TallyAPIError {
+                throw error.code
+            }
         }
         #expect(try await harness.storage.release(user: user, reservationID: second.reservationId).status == .released)
         #expect(try await harness.balance(user, "seconds").available == 10_380)
@@ -294,13 +308,16 @@ import Testing
     func anExpiredReservationReleasesItself(backend: Backend) async throws {
         let harness = try await Harness(backend)
         let user = try await harness.user()
-        let held = try await harness.storage.reserve(user: user, request: ReservationRequest(currency: "credits", amount: 2, ttlSeconds: 30, idempotencyKey: "r"))
+        let held = try await harness.storage.reserve(
+            user: user, request: ReservationRequest(currency: "credits", amount: 2, ttlSeconds: 30, idempotencyKey: "r"))
         #expect(try await harness.balance(user, "credits").held == 2)
         try await harness.advance(by: .seconds(31))
         #expect(try await harness.storage.expireReservations() == 1)
         #expect(try await harness.balance(user, "credits").available == 2)
         await #expect(throws: TallyAPIError.Code.reservationClosed) {
-            do { _ = try await harness.storage.commit(user: user, reservationID: held.reservationId, used: 1) } catch let error as TallyAPIError { throw error.code }
+            do { _ = try await harness.storage.commit(user: user, reservationID: held.reservationId, used: 1) } catch let error as TallyAPIError {
+                throw error.code
+            }
         }
         try await harness.checkInvariants()
     }

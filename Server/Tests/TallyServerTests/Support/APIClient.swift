@@ -3,8 +3,9 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import TallyCore
-@testable import TallyServer
 import Testing
+
+@testable import TallyServer
 
 /// The server in memory, built by `buildApplication` on one backend, with helpers to call it
 /// as a device would.
@@ -20,8 +21,10 @@ struct API: Sendable {
     ///   - catalog: what the server sells.
     ///   - trustedProxies: the proxies whose forwarding headers name the client.
     ///   - database: what the server runs on, made from the harness's database.
-    init(_ backend: Backend = .sqlite, catalog: TallyCatalog = Harness.catalog, trustedProxies: TrustedProxies = .none,
-         database wrap: (any SQLDatabase) -> any SQLDatabase = { $0 }) async throws {
+    init(
+        _ backend: Backend = .sqlite, catalog: TallyCatalog = Harness.catalog, trustedProxies: TrustedProxies = .none,
+        database wrap: (any SQLDatabase) -> any SQLDatabase = { $0 }
+    ) async throws {
         harness = try await Harness(backend)
         database = wrap(harness.database)
         var configuration = Self.configuration(harness: harness, catalog: catalog, database: database)

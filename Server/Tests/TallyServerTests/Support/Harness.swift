@@ -1,7 +1,7 @@
 import Foundation
+import ServerTestSupport
 import TallyCore
 import TallyServer
-import ServerTestSupport
 import TallyTesting
 import TallyVerify
 import Testing
@@ -58,8 +58,9 @@ final class Harness: @unchecked Sendable {
         configuration.firstTransactionNumber = 2_000_000_500_000_000 + Int64.random(in: 0..<1_000_000) * 100
         store = try SimulatedAppStore(configuration: configuration, authority: Self.authority, time: .manual(start: Self.start))
         verifier = SignedDataVerifier(
-            .init(bundleID: .equals("com.tally.example"), appAppleID: .equals(6_450_000_001), environments: [.sandbox, .production],
-                  rootCertificates: [Self.authority.root]),
+            .init(
+                bundleID: .equals("com.tally.example"), appAppleID: .equals(6_450_000_001), environments: [.sandbox, .production],
+                rootCertificates: [Self.authority.root]),
             now: { Harness.start })
         self.database = database
         let clock = self.clock
@@ -139,5 +140,10 @@ func failures<T>(_ outcomes: [Result<T, any Error>]) -> [String] {
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
-    func next() -> Int { lock.withLock { value += 1; return value } }
+    func next() -> Int {
+        lock.withLock {
+            value += 1
+            return value
+        }
+    }
 }

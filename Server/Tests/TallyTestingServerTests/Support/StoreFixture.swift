@@ -24,13 +24,16 @@ struct StoreFixture {
         store = try SimulatedAppStore(
             configuration: configuration, authority: Self.authority, time: .manual(start: Self.start), transport: NotificationInbox())
         verifier = SignedDataVerifier(
-            .init(bundleID: .equals(Self.bundleID), appAppleID: .equals(6_450_000_001), environments: [.sandbox],
-                  rootCertificates: [Self.authority.root]),
+            .init(
+                bundleID: .equals(Self.bundleID), appAppleID: .equals(6_450_000_001), environments: [.sandbox],
+                rootCertificates: [Self.authority.root]),
             now: { Self.start })
     }
 
     /// Buys and expects success.
-    func buy(_ product: String, _ options: SimulatedAppStore.PurchaseOptions = SimulatedAppStore.PurchaseOptions()) async throws -> SimulatedAppStore.SignedTransaction {
+    func buy(
+        _ product: String, _ options: SimulatedAppStore.PurchaseOptions = SimulatedAppStore.PurchaseOptions()
+    ) async throws -> SimulatedAppStore.SignedTransaction {
         guard case .success(let transaction) = try await store.purchase(product, options: options) else {
             throw SimulatedAppStoreError(.invalidState, "purchase of \(product) did not succeed")
         }

@@ -33,7 +33,8 @@ public struct TrustedProxies: Sendable, Equatable {
             if parts.count == 2 {
                 let family = address.isIPv4 ? "IPv4" : "IPv6"
                 guard parts[1].utf8.allSatisfy({ (0x30...0x39).contains($0) }), parts[1].utf8.count <= 3,
-                      let value = Int(parts[1]), value <= address.bitCount else {
+                    let value = Int(parts[1]), value <= address.bitCount
+                else {
                     throw TrustedProxiesError(input: String(text), reason: "the prefix length of an \(family) range is 0 to \(address.bitCount)")
                 }
                 length = value

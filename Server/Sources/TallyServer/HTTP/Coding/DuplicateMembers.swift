@@ -148,8 +148,9 @@ enum DuplicateMembers {
     static func camelCase(_ buffer: inout [UInt8], from start: Int) {
         let underscore = UInt8(ascii: "_")
         guard let first = buffer[start...].firstIndex(where: { $0 != underscore }),
-              let last = buffer[start...].lastIndex(where: { $0 != underscore }),
-              buffer[first...last].contains(underscore) else { return }
+            let last = buffer[start...].lastIndex(where: { $0 != underscore }),
+            buffer[first...last].contains(underscore)
+        else { return }
         var write = first
         var word = 0
         var offset = 0
@@ -213,7 +214,8 @@ enum DuplicateMembers {
                 if (0xD800...0xDBFF).contains(scalar) {
                     // A high surrogate must be followed by an escaped low one.
                     guard index + 6 <= raw.count, raw[index] == UInt8(ascii: "\\"), raw[index + 1] == UInt8(ascii: "u"),
-                          let low = hex4(index + 2), (0xDC00...0xDFFF).contains(low) else { return false }
+                        let low = hex4(index + 2), (0xDC00...0xDFFF).contains(low)
+                    else { return false }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     index += 6
                 }

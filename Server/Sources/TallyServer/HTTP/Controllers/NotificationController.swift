@@ -35,8 +35,11 @@ struct NotificationController {
         let outcome = try await storage.apply(verified, jws: body.signedPayload)
         let type = verified.payload.notificationType?.rawValue
         metrics.increment("tally_notifications_total", ["type": type ?? "UNKNOWN", "outcome": outcome.rawValue])
-        context.logger.info("notification", metadata: [
-            "type": "\(type ?? "?")", "uuid": "\(verified.payload.notificationUUID ?? "?")", "outcome": "\(outcome.rawValue)"])
+        context.logger.info(
+            "notification",
+            metadata: [
+                "type": "\(type ?? "?")", "uuid": "\(verified.payload.notificationUUID ?? "?")", "outcome": "\(outcome.rawValue)",
+            ])
         return ["outcome": outcome.rawValue]
     }
 }

@@ -7,15 +7,16 @@ enum RequestID {
     /// Whether a caller's identifier is kept: 1 to 64 ASCII letters, digits, `-`, `_` or `.`.
     static func accepts(_ candidate: String) -> Bool {
         let utf8 = candidate.utf8
-        return !utf8.isEmpty && utf8.count <= maximumLength && utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
-                return true
-            default:
-                return false
+        return !utf8.isEmpty && utf8.count <= maximumLength
+            && utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+                    return true
+                default:
+                    return false
+                }
             }
-        }
     }
 
     /// A random (version 4) UUID, lower case. `UUID()` on Linux opens, reads and closes

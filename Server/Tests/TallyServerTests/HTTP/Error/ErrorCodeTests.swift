@@ -2,8 +2,9 @@ import Foundation
 import Hummingbird
 import ServerTestSupport
 import TallyCore
-@testable import TallyServer
 import Testing
+
+@testable import TallyServer
 
 /// Every error code the server answers with has its HTTP status, the codes are exactly those
 /// `TallyErrorCode` declares and the OpenAPI document lists, and the error body keeps its shape.
@@ -37,7 +38,12 @@ import Testing
         var list = ""
         var inList = false
         for line in lines[start...] {
-            if !inList, let open = line.range(of: "enum: [") { inList = true; list += line[open.upperBound...] } else if inList { list += line }
+            if !inList, let open = line.range(of: "enum: [") {
+                inList = true
+                list += line[open.upperBound...]
+            } else if inList {
+                list += line
+            }
             if inList, list.contains("]") { break }
         }
         return list.prefix { $0 != "]" }.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -80,13 +86,16 @@ import Testing
                 body: API.body(SpendRequest(currency: "credits", amount: 1_000, idempotencyKey: "k")))
             #expect(spend.status == .forbidden)
             #expect(spend.headers[.contentType] == "application/json")
-            #expect(String(buffer: spend.body)
-                == #"{"error":{"available":2,"code":"insufficient_credits","currency":"credits","message":"not enough credits: 2 available","request_id":"req-1"}}"#)
+            #expect(
+                String(buffer: spend.body)
+                    == #"{"error":{"available":2,"code":"insufficient_credits","currency":"credits","message":"not enough credits: 2 available","request_id":"req-1"}}"#
+            )
 
             let anonymous = try await client.execute(uri: "/v1/me", method: .get, headers: [.init("X-Request-Id")!: "req-2"])
             #expect(anonymous.status == .unauthorized)
-            #expect(String(buffer: anonymous.body)
-                == #"{"error":{"code":"unauthorized","message":"a user token is required (Authorization: Bearer)","request_id":"req-2"}}"#)
+            #expect(
+                String(buffer: anonymous.body)
+                    == #"{"error":{"code":"unauthorized","message":"a user token is required (Authorization: Bearer)","request_id":"req-2"}}"#)
         }
     }
 

@@ -48,9 +48,10 @@ struct AdminController {
         if let type = query.string("type"), ProductKind(known: type) == nil {
             throw TallyAPIError(.invalidRequest, "type must be \(Self.productTypes)")
         }
-        return try await storage.adminTransactions(AdminTransactionQuery(
-            type: query.string("type"), status: query.string("status"), productID: query.string("product_id"), text: query.string("q"),
-            limit: try query.pageSize(), cursor: try query.adminCursor()))
+        return try await storage.adminTransactions(
+            AdminTransactionQuery(
+                type: query.string("type"), status: query.string("status"), productID: query.string("product_id"), text: query.string("q"),
+                limit: try query.pageSize(), cursor: try query.adminCursor()))
     }
 
     /// App Store notifications received, newest first.
