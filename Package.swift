@@ -19,7 +19,7 @@ let package = Package(
         .library(name: "TallyKit", targets: ["TallyKit"]),
         .library(name: "TallyTesting", targets: ["TallyTesting"]),
         .library(name: "TallyKitTesting", targets: ["TallyKitTesting"]),
-        .library(name: "TallySQLite", targets: ["TallySQLite"]),
+        .library(name: "TallySQL", targets: ["TallySQL"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -29,8 +29,10 @@ let package = Package(
     targets: [
         .target(name: "TallyCore", swiftSettings: strict),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The SQL foundation of the device's database and the server's: values, rows, the
+        // executor and database protocol, migrations and their runner, and SQLite.
         .target(
-            name: "TallySQLite",
+            name: "TallySQL",
             dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))],
             swiftSettings: strict
         ),
@@ -59,7 +61,7 @@ let package = Package(
         ),
         .target(
             name: "TallyKit",
-            dependencies: ["TallyCore", "TallyVerify", "TallySQLite"],
+            dependencies: ["TallyCore", "TallyVerify", "TallySQL"],
             resources: [.process("Resources")],
             swiftSettings: strict
         ),
@@ -93,8 +95,9 @@ let package = Package(
         ),
         .testTarget(
             name: "TallyKitTests",
-            dependencies: ["TallyCore", "TallyVerify", "TallyTesting", "TallyKit", "TallyKitTesting", "TallySQLite", "TallyTestSupport"],
+            dependencies: ["TallyCore", "TallyVerify", "TallyTesting", "TallyKit", "TallyKitTesting", "TallySQL", "TallyTestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(name: "TallySQLTests", dependencies: ["TallySQL"], swiftSettings: strict),
     ]
 )

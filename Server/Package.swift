@@ -33,7 +33,7 @@ let package = Package(
             dependencies: [
                 .product(name: "TallyCore", package: "Tally"),
                 .product(name: "TallyVerify", package: "Tally"),
-                .product(name: "TallySQLite", package: "Tally"),
+                .product(name: "TallySQL", package: "Tally"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -63,6 +63,7 @@ let package = Package(
             dependencies: [
                 "TallyServer",
                 .product(name: "TallyCore", package: "Tally"),
+                .product(name: "TallySQL", package: "Tally"),
                 .product(name: "TallyVerify", package: "Tally"),
                 .product(name: "TallyTesting", package: "Tally"),
                 .product(name: "TallyKit", package: "Tally"),
@@ -103,7 +104,7 @@ let package = Package(
             dependencies: [
                 "TallyServer", "ServerTestSupport",
                 .product(name: "TallyCore", package: "Tally"),
-                .product(name: "TallySQLite", package: "Tally"),
+                .product(name: "TallySQL", package: "Tally"),
                 .product(name: "TallyVerify", package: "Tally"),
                 .product(name: "TallyTesting", package: "Tally"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -135,7 +136,7 @@ let package = Package(
                 .product(name: "TallyTesting", package: "Tally"),
                 .product(name: "TallyKit", package: "Tally"),
                 .product(name: "TallyKitTesting", package: "Tally"),
-                .product(name: "TallySQLite", package: "Tally"),
+                .product(name: "TallySQL", package: "Tally"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
@@ -146,7 +147,7 @@ let package = Package(
             dependencies: [
                 "tally", "ServerTestSupport",
                 .product(name: "TallyCore", package: "Tally"),
-                .product(name: "TallySQLite", package: "Tally"),
+                .product(name: "TallySQL", package: "Tally"),
                 .product(name: "TallyTesting", package: "Tally"),
                 .product(name: "TallyVerify", package: "Tally"),
             ],

@@ -15,7 +15,7 @@ public import TallyTesting
 /// let time = ManualDate(start)
 /// let appStore = try SimulatedAppStore(configuration: configuration, authority: authority, time: .manual(start: start))
 /// let device = SimulatedDevice(appStore: appStore, time: time)
-/// let manager = try await device.launch(delivery: ledger, database: try device.database(), configuration: .init(productIDs: ids))
+/// let manager = try await device.launch(delivery: ledger, database: try await device.database(), configuration: .init(productIDs: ids))
 /// device.clockOffset = 2 * 86_400          // the person sets the clock two days ahead
 /// device.reinstall()                      // the app is deleted and installed again
 /// ```
@@ -90,10 +90,11 @@ public final class SimulatedDevice: @unchecked Sendable {
         time.set(await appStore.now)
     }
 
-    /// Opens the app's database (creating the folder the first time).
+    /// Opens the app's database (creating the folder the first time) and migrates it.
+    /// - Returns: the database in the app's folder.
     /// - Throws: ``TallyError`` `storage_failed` when it cannot be opened.
-    public func database() throws(TallyError) -> LocalDatabase {
-        try LocalDatabase(path: databasePath)
+    public func database() async throws(TallyError) -> LocalDatabase {
+        try await LocalDatabase(path: databasePath)
     }
 
     /// The app's manager on this phone's store, clocks, network and analytics, made but not started.

@@ -217,7 +217,7 @@ public enum ClientBenchmark {
         let grant = try context.grant(product)
         let deviceFolder = context.folder.appendingPathComponent("on-device")
         try FileManager.default.createDirectory(at: deviceFolder, withIntermediateDirectories: true)
-        let database = try LocalDatabase(path: deviceFolder.appendingPathComponent("device.sqlite").path)
+        let database = try await LocalDatabase(path: deviceFolder.appendingPathComponent("device.sqlite").path)
         // The device trusts the run's test root explicitly, as only tests and benchmarks may.
         let verifier = SignedDataVerifier(
             .init(
@@ -257,7 +257,7 @@ public enum ClientBenchmark {
                     let delivery = ServerDelivery(baseURL: baseURL, credentials: credentials, transport: transport)
                     let deviceFolder = context.folder.appendingPathComponent("server-device")
                     try FileManager.default.createDirectory(at: deviceFolder, withIntermediateDirectories: true)
-                    let local = try LocalDatabase(path: deviceFolder.appendingPathComponent("device.sqlite").path)
+                    let local = try await LocalDatabase(path: deviceFolder.appendingPathComponent("device.sqlite").path)
                     var health = URLRequest(url: baseURL.appendingPathComponent("healthz"))
                     health.httpMethod = "GET"
                     let request = health

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import TallyCore
+import TallySQL
 import TallyServer
 import TallyTesting
 import TallyVerify

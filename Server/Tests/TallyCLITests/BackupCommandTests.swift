@@ -1,6 +1,6 @@
 import Foundation
 import TallyCore
-import TallySQLite
+import TallySQL
 import TallyTesting
 import Testing
 
@@ -72,10 +72,11 @@ import FoundationNetworking
     }
 
     /// Ledger rows of an SQLite file, in commit order.
-    static func ledger(_ path: String) throws -> [[SQLiteValue]] {
-        try SQLiteConnection(path: path, readOnly: true)
-            .query("SELECT id, user_id, currency, bucket, kind, amount, transaction_id, reference FROM ledger_entries ORDER BY id")
-            .map(\.values)
+    static func ledger(_ path: String) throws -> [[SQLValue]] {
+        let columns = ["id", "user_id", "currency", "bucket", "kind", "amount", "transaction_id", "reference"]
+        return try SQLiteConnection(path: path, readOnly: true)
+            .query("SELECT \(columns.joined(separator: ", ")) FROM ledger_entries ORDER BY id")
+            .map { row in columns.map { row.values[$0] ?? .null } }
     }
 
     static func waitUntil(_ condition: () -> Bool) async throws {
@@ -167,16 +168,16 @@ import FoundationNetworking
 
         // The copy opens and passes SQLite's own check.
         let copy = try SQLiteConnection(path: path("backup.sqlite"), readOnly: true)
-        #expect(try copy.query("PRAGMA integrity_check").first?.values.first?.text == "ok")
+        #expect(try copy.query("PRAGMA integrity_check").first?.optionalText("integrity_check") == "ok")
         // Its balances equal its ledger sums, position by position.
         let positions = try copy.query("SELECT user_id, currency, available, held, debt FROM positions")
         #expect(positions.count >= customers.count)
         for position in positions {
             let sum = try copy.query(
                 "SELECT COALESCE(SUM(amount), 0) AS total FROM ledger_entries WHERE user_id = ? AND currency = ? AND bucket = 'balance'",
-                [position["user_id"], position["currency"]]
-            ).first?["total"].integer
-            let net = (position["available"].integer ?? 0) + (position["held"].integer ?? 0) - (position["debt"].integer ?? 0)
+                [.optional(position.optionalText("user_id")), .optional(position.optionalText("currency"))]
+            ).first?.optionalInt("total")
+            let net = (position.optionalInt("available") ?? 0) + (position.optionalInt("held") ?? 0) - (position.optionalInt("debt") ?? 0)
             #expect(sum == net, "\(position.values)")
         }
         // Every recorded purchase brought its credit along: whole transactions, nothing half.
@@ -185,7 +186,7 @@ import FoundationNetworking
             SELECT COUNT(*) AS n FROM store_transactions s
             WHERE s.granted = 1 AND NOT EXISTS (SELECT 1 FROM ledger_entries l WHERE l.transaction_id = s.transaction_id)
             """
-        ).first?["n"].integer
+        ).first?.optionalInt("n")
         #expect(orphans == 0)
         // It is the database as it was at one instant of the load: its ledger is the start of the final one.
         let copied = try Self.ledger(path("backup.sqlite"))
@@ -220,7 +221,7 @@ import FoundationNetworking
             #expect(status == 200)
             let credits = (me["balances"] as? [[String: Any]])?.first { $0["currency"] as? String == "credits" }
             let expected = try copy.query("SELECT available FROM positions WHERE user_id = ? AND currency = 'credits'", [.text(customer.userID)])
-                .first?["available"].integer
+                .first?.optionalInt("available")
             #expect((credits?["available"] as? Int).map(Int64.init) == expected, "\(me)")
         }
         let (checked, checkReport) = try await Self.run(["check", "--database", live])

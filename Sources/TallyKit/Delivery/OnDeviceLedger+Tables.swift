@@ -1,14 +1,14 @@
 import Foundation
 import TallyCore
-import TallySQLite
+import TallySQL
 
 /// The ledger's SQL, each function a step inside the caller's transaction.
 extension OnDeviceLedger {
     /// Records a purchase; `true` when it is new.
     @discardableResult
-    static func record(_ connection: SQLiteConnection, payload: TransactionPayload, jws: String, time: Int64) throws -> Bool {
+    static func record(_ executor: any SQLExecutor, payload: TransactionPayload, jws: String, time: Int64) async throws -> Bool {
         let transactionID = payload.transactionId ?? ""
-        try connection.query(
+        return try await executor.execute(
             """
             INSERT INTO ledger_purchases (transaction_id, original_transaction_id, product_id, quantity, purchase_date, expires_date,
                 price, currency, environment, jws, recorded_at, revoked_at)
@@ -16,16 +16,15 @@ extension OnDeviceLedger {
             """,
             [
                 .text(transactionID), .text(payload.originalTransactionId ?? transactionID), .text(payload.productId ?? ""),
-                .integer(Int64(min(10, max(1, payload.quantity ?? 1)))), .optional(payload.purchaseDate.map(JournalTime.millis)),
+                .int(Int64(min(10, max(1, payload.quantity ?? 1)))), .optional(payload.purchaseDate.map(JournalTime.millis)),
                 .optional(payload.expiresDate.map(JournalTime.millis)), .optional(payload.price), .optional(payload.currency),
-                .optional(payload.environment?.rawValue), .text(jws), .integer(time),
+                .optional(payload.environment?.rawValue), .text(jws), .int(time),
                 .optional(payload.revocationDate.map(JournalTime.millis)),
-            ])
-        return connection.changes == 1
+            ]) == 1
     }
 
     /// Grants a new purchase's product × quantity, one lot per currency; debts are repaid first.
-    static func grant(_ connection: SQLiteConnection, product: OnDeviceCatalog.Product, payload: TransactionPayload, time: Int64) throws -> [Amount] {
+    static func grant(_ executor: any SQLExecutor, product: OnDeviceCatalog.Product, payload: TransactionPayload, time: Int64) async throws -> [Amount] {
         let transactionID = payload.transactionId ?? ""
         let quantity = Int64(min(10, max(1, payload.quantity ?? 1)))
         let acquired = payload.purchaseDate.map(JournalTime.millis) ?? time
@@ -33,69 +32,69 @@ extension OnDeviceLedger {
         for grant in product.grants {
             let (amount, overflow) = grant.amount.multipliedReportingOverflow(by: quantity)
             guard !overflow else { throw TallyError(.invalidRequest, "\(grant.amount) \(grant.currency) × \(quantity) does not fit in 64 bits") }
-            try connection.query(
+            try await executor.execute(
                 "INSERT INTO ledger_lots (transaction_id, currency, amount, acquired_at) VALUES (?, ?, ?, ?)",
-                [.text(transactionID), .text(grant.currency), .integer(amount), .integer(acquired)])
-            let lot = try connection.query("SELECT last_insert_rowid() AS id").first?.int("id") ?? 0
-            try entry(connection, grant.currency, bucket: .balance, kind: .purchase, amount: amount, lot: lot, transaction: transactionID, time: time)
-            let debt = try balance(connection, grant.currency).debt
+                [.text(transactionID), .text(grant.currency), .int(amount), .int(acquired)])
+            let lot = try await executor.query("SELECT last_insert_rowid() AS id", []).first?.int("id") ?? 0
+            try await entry(executor, grant.currency, bucket: .balance, kind: .purchase, amount: amount, lot: lot, transaction: transactionID, time: time)
+            let debt = try await balance(executor, grant.currency).debt
             let repaid = min(debt, amount)
             if repaid > 0 {
-                try entry(connection, grant.currency, bucket: .balance, kind: .repay, amount: -repaid, lot: lot, transaction: transactionID, time: time)
-                try entry(connection, grant.currency, bucket: .debt, kind: .repay, amount: -repaid, transaction: transactionID, time: time)
+                try await entry(executor, grant.currency, bucket: .balance, kind: .repay, amount: -repaid, lot: lot, transaction: transactionID, time: time)
+                try await entry(executor, grant.currency, bucket: .debt, kind: .repay, amount: -repaid, transaction: transactionID, time: time)
             }
-            try adjust(connection, grant.currency, available: amount - repaid, debt: -repaid)
+            try await adjust(executor, grant.currency, available: amount - repaid, debt: -repaid)
             granted.append(Amount(currency: grant.currency, amount: amount))
         }
         return granted
     }
 
     /// What a recorded purchase granted.
-    static func grants(_ connection: SQLiteConnection, transactionID: String) throws -> [Amount] {
-        try connection.query("SELECT currency, amount FROM ledger_lots WHERE transaction_id = ? ORDER BY id", [.text(transactionID)])
-            .map { Amount(currency: try $0.string("currency"), amount: try $0.int("amount")) }
+    static func grants(_ executor: any SQLExecutor, transactionID: String) async throws -> [Amount] {
+        try await executor.query("SELECT currency, amount FROM ledger_lots WHERE transaction_id = ? ORDER BY id", [.text(transactionID)])
+            .map { Amount(currency: try $0.text("currency"), amount: try $0.int("amount")) }
     }
 
     /// Revokes a refunded purchase once: the unspent part of its lots is removed, the spent
     /// part becomes debt. `true` when this call revoked it.
-    static func revoke(_ connection: SQLiteConnection, payload: TransactionPayload, jws: String, time: Int64) throws -> Bool {
+    static func revoke(_ executor: any SQLExecutor, payload: TransactionPayload, jws: String, time: Int64) async throws -> Bool {
         let transactionID = payload.transactionId ?? ""
         let revokedAt = payload.revocationDate.map(JournalTime.millis) ?? time
         // A refund of a purchase never delivered here: recorded as revoked, nothing to take back.
-        if try record(connection, payload: payload, jws: jws, time: time) { return true }
-        try connection.query(
+        if try await record(executor, payload: payload, jws: jws, time: time) { return true }
+        let revoked = try await executor.execute(
             "UPDATE ledger_purchases SET revoked_at = ? WHERE transaction_id = ? AND revoked_at IS NULL",
-            [.integer(revokedAt), .text(transactionID)])
-        guard connection.changes == 1 else { return false }
-        let lots = try connection.query(
+            [.int(revokedAt), .text(transactionID)])
+        guard revoked == 1 else { return false }
+        let lots = try await executor.query(
             """
             SELECT l.id, l.currency, l.amount, COALESCE(SUM(e.amount), 0) AS remaining
             FROM ledger_lots l LEFT JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = '\(LedgerBucket.balance)'
             WHERE l.transaction_id = ? GROUP BY l.id ORDER BY l.id
             """, [.text(transactionID)])
         for lot in lots {
-            let currency = try lot.string("currency"), amount = try lot.int("amount"), remaining = try lot.int("remaining")
+            let currency = try lot.text("currency"), amount = try lot.int("amount"), remaining = try lot.int("remaining")
             // Held amounts stay spendable by their reservation; only what is free can be removed.
-            let removed = max(0, min(remaining, try balance(connection, currency).available))
+            let removed = max(0, min(remaining, try await balance(executor, currency).available))
             if removed > 0 {
-                try entry(
-                    connection, currency, bucket: .balance, kind: .refund, amount: -removed, lot: try lot.int("id"),
+                try await entry(
+                    executor, currency, bucket: .balance, kind: .refund, amount: -removed, lot: try lot.int("id"),
                     transaction: transactionID, time: time)
             }
             let debt = amount - removed
             if debt > 0 {
-                try entry(connection, currency, bucket: .debt, kind: .refundDebt, amount: debt, transaction: transactionID, time: time)
+                try await entry(executor, currency, bucket: .debt, kind: .refundDebt, amount: debt, transaction: transactionID, time: time)
             }
-            try adjust(connection, currency, available: -removed, debt: debt)
+            try await adjust(executor, currency, available: -removed, debt: debt)
         }
         return true
     }
 
     /// Takes `amount` from the oldest lots first.
     static func take(
-        _ connection: SQLiteConnection, currency: String, amount: Int64, kind: LedgerEntryKind, operation: String, reference: String?, time: Int64
-    ) throws {
-        let lots = try connection.query(
+        _ executor: any SQLExecutor, currency: String, amount: Int64, kind: LedgerEntryKind, operation: String, reference: String?, time: Int64
+    ) async throws {
+        let lots = try await executor.query(
             """
             SELECT l.id, l.transaction_id, SUM(e.amount) AS remaining
             FROM ledger_lots l JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = '\(LedgerBucket.balance)'
@@ -104,113 +103,113 @@ extension OnDeviceLedger {
         var left = amount
         for lot in lots where left > 0 {
             let taken = min(left, try lot.int("remaining"))
-            try entry(
-                connection, currency, bucket: .balance, kind: kind, amount: -taken, lot: try lot.int("id"),
-                transaction: lot["transaction_id"].text, operation: operation, reference: reference, time: time)
+            try await entry(
+                executor, currency, bucket: .balance, kind: kind, amount: -taken, lot: try lot.int("id"),
+                transaction: lot.optionalText("transaction_id"), operation: operation, reference: reference, time: time)
             left -= taken
         }
         guard left == 0 else { throw TallyError(.storageFailed, "the lots of \(currency) hold less than its balance") }
     }
 
     static func entry(
-        _ connection: SQLiteConnection, _ currency: String, bucket: LedgerBucket, kind: LedgerEntryKind, amount: Int64, lot: Int64? = nil,
+        _ executor: any SQLExecutor, _ currency: String, bucket: LedgerBucket, kind: LedgerEntryKind, amount: Int64, lot: Int64? = nil,
         transaction: String? = nil, operation: String? = nil, reference: String? = nil, time: Int64
-    ) throws {
-        try connection.query(
+    ) async throws {
+        try await executor.execute(
             """
             INSERT INTO ledger_entries (currency, bucket, kind, amount, lot_id, transaction_id, operation_id, reference, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
-                .text(currency), .text(bucket.rawValue), .text(kind.rawValue), .integer(amount), .optional(lot), .optional(transaction), .optional(operation),
-                .optional(reference), .integer(time),
+                .text(currency), .text(bucket.rawValue), .text(kind.rawValue), .int(amount), .optional(lot), .optional(transaction), .optional(operation),
+                .optional(reference), .int(time),
             ])
     }
 
-    static func adjust(_ connection: SQLiteConnection, _ currency: String, available: Int64 = 0, held: Int64 = 0, debt: Int64 = 0) throws {
+    static func adjust(_ executor: any SQLExecutor, _ currency: String, available: Int64 = 0, held: Int64 = 0, debt: Int64 = 0) async throws {
         // An update first: an upsert would check its insert row (a negative change) against the CHECKs.
-        try connection.query(
+        let updated = try await executor.execute(
             "UPDATE ledger_balances SET available = available + ?, held = held + ?, debt = debt + ? WHERE currency = ?",
-            [.integer(available), .integer(held), .integer(debt), .text(currency)])
-        if connection.changes == 0 {
-            try connection.query(
+            [.int(available), .int(held), .int(debt), .text(currency)])
+        if updated == 0 {
+            try await executor.execute(
                 "INSERT INTO ledger_balances (currency, available, held, debt) VALUES (?, ?, ?, ?)",
-                [.text(currency), .integer(available), .integer(held), .integer(debt)])
+                [.text(currency), .int(available), .int(held), .int(debt)])
         }
     }
 
-    static func balance(_ connection: SQLiteConnection, _ currency: String) throws -> Balance {
-        guard let row = try connection.query("SELECT * FROM ledger_balances WHERE currency = ?", [.text(currency)]).first else {
+    static func balance(_ executor: any SQLExecutor, _ currency: String) async throws -> Balance {
+        guard let row = try await executor.query("SELECT * FROM ledger_balances WHERE currency = ?", [.text(currency)]).first else {
             return Balance(currency: currency, available: 0, held: 0, debt: 0, spendable: 0)
         }
         return try balance(row)
     }
 
-    static func balances(_ connection: SQLiteConnection) throws -> [Balance] {
-        try connection.query("SELECT * FROM ledger_balances ORDER BY currency").map(balance)
+    static func balances(_ executor: any SQLExecutor) async throws -> [Balance] {
+        try await executor.query("SELECT * FROM ledger_balances ORDER BY currency", []).map(balance)
     }
 
-    private static func balance(_ row: SQLiteRow) throws -> Balance {
+    private static func balance(_ row: SQLRow) throws -> Balance {
         let available = try row.int("available")
         return Balance(
-            currency: try row.string("currency"), available: available, held: try row.int("held"), debt: try row.int("debt"),
+            currency: try row.text("currency"), available: available, held: try row.int("held"), debt: try row.int("debt"),
             spendable: available)
     }
 
     /// Units a hold gives back return to available, debt repaid first: a unit refunded while it
     /// was held is owed, and goes to the debt rather than back to the balance.
-    static func giveBack(_ connection: SQLiteConnection, _ currency: String, amount: Int64, operation: String, time: Int64) throws {
+    static func giveBack(_ executor: any SQLExecutor, _ currency: String, amount: Int64, operation: String, time: Int64) async throws {
         guard amount > 0 else { return }
-        let repaid = min(try balance(connection, currency).debt, amount)
+        let repaid = min(try await balance(executor, currency).debt, amount)
         if repaid > 0 {
-            try take(connection, currency: currency, amount: repaid, kind: .repay, operation: operation, reference: nil, time: time)
-            try entry(connection, currency, bucket: .debt, kind: .repay, amount: -repaid, operation: operation, time: time)
+            try await take(executor, currency: currency, amount: repaid, kind: .repay, operation: operation, reference: nil, time: time)
+            try await entry(executor, currency, bucket: .debt, kind: .repay, amount: -repaid, operation: operation, time: time)
         }
-        try adjust(connection, currency, available: amount - repaid, debt: -repaid)
+        try await adjust(executor, currency, available: amount - repaid, debt: -repaid)
     }
 
     /// Reservations past their time return what they hold.
-    static func expireReservations(_ connection: SQLiteConnection, now: Int64) throws {
-        let expired = try connection.query(
-            "SELECT id, currency, amount FROM ledger_reservations WHERE status = '\(ReservationStatus.held)' AND expires_at <= ?", [.integer(now)])
+    static func expireReservations(_ executor: any SQLExecutor, now: Int64) async throws {
+        let expired = try await executor.query(
+            "SELECT id, currency, amount FROM ledger_reservations WHERE status = '\(ReservationStatus.held)' AND expires_at <= ?", [.int(now)])
         for row in expired {
-            let id = try row.string("id"), currency = try row.string("currency"), amount = try row.int("amount")
-            try entry(connection, currency, bucket: .held, kind: .expire, amount: -amount, operation: id, time: now)
-            try adjust(connection, currency, held: -amount)
-            try giveBack(connection, currency, amount: amount, operation: id, time: now)
-            try connection.query("UPDATE ledger_reservations SET status = '\(ReservationStatus.expired)' WHERE id = ?", [.text(id)])
+            let id = try row.text("id"), currency = try row.text("currency"), amount = try row.int("amount")
+            try await entry(executor, currency, bucket: .held, kind: .expire, amount: -amount, operation: id, time: now)
+            try await adjust(executor, currency, held: -amount)
+            try await giveBack(executor, currency, amount: amount, operation: id, time: now)
+            try await executor.execute("UPDATE ledger_reservations SET status = '\(ReservationStatus.expired)' WHERE id = ?", [.text(id)])
         }
     }
 
-    static func reservation(_ connection: SQLiteConnection, id: String, replayed: Bool) throws -> Reservation {
-        guard let row = try connection.query("SELECT * FROM ledger_reservations WHERE id = ?", [.text(id)]).first else {
+    static func reservation(_ executor: any SQLExecutor, id: String, replayed: Bool) async throws -> Reservation {
+        guard let row = try await executor.query("SELECT * FROM ledger_reservations WHERE id = ?", [.text(id)]).first else {
             throw TallyError(.storageFailed, "reservation \(id) vanished")
         }
-        return try reservation(connection, row, replayed: replayed)
+        return try await reservation(executor, row, replayed: replayed)
     }
 
-    static func reservation(_ connection: SQLiteConnection, _ row: SQLiteRow, replayed: Bool) throws -> Reservation {
-        let currency = try row.string("currency"), amount = try row.int("amount")
+    static func reservation(_ executor: any SQLExecutor, _ row: SQLRow, replayed: Bool) async throws -> Reservation {
+        let currency = try row.text("currency"), amount = try row.int("amount")
         return Reservation(
-            reservationId: try row.string("id"), currency: currency, amount: amount, fromAllowance: 0, fromBalance: amount,
-            status: ReservationStatus(rawValue: try row.string("status")), used: row["used"].integer, expiresAt: JournalTime.date(try row.int("expires_at")),
-            balance: try balance(connection, currency), replayed: replayed)
+            reservationId: try row.text("id"), currency: currency, amount: amount, fromAllowance: 0, fromBalance: amount,
+            status: ReservationStatus(rawValue: try row.text("status")), used: row.optionalInt("used"), expiresAt: JournalTime.date(try row.int("expires_at")),
+            balance: try await balance(executor, currency), replayed: replayed)
     }
 
     /// Entitlements from the purchases recorded here: non-consumables and non-renewing
     /// subscriptions while not revoked, auto-renewables until their latest expiry.
-    static func entitlements(_ connection: SQLiteConnection, catalog: OnDeviceCatalog, now: Int64) throws -> [Entitlement] {
+    static func entitlements(_ executor: any SQLExecutor, catalog: OnDeviceCatalog, now: Int64) async throws -> [Entitlement] {
         var result: [String: Entitlement] = [:]
         for product in catalog.products where !product.entitlements.isEmpty {
             guard
-                let row = try connection.query(
+                let row = try await executor.query(
                     """
                     SELECT COUNT(*) AS owned, MAX(expires_date) AS expires, COUNT(expires_date) AS dated
                     FROM ledger_purchases WHERE product_id = ? AND revoked_at IS NULL
                     """, [.text(product.id)]
                 ).first, try row.int("owned") > 0
             else { continue }
-            let expires = row["expires"].integer
+            let expires = row.optionalInt("expires")
             let active = product.kind == .autoRenewable ? (expires ?? 0) > now : true
             for id in product.entitlements {
                 let candidate = Entitlement(

@@ -1,6 +1,6 @@
 public import Foundation
 public import TallyCore
-import TallySQLite
+import TallySQL
 public import TallyVerify
 
 /// Delivery for apps without a backend: purchases are verified on the device with
@@ -21,7 +21,7 @@ public import TallyVerify
 /// reports both.
 ///
 /// ```swift
-/// let database = try LocalDatabase.standard()
+/// let database = try await LocalDatabase.standard()
 /// let ledger = try await OnDeviceLedger(
 ///     database: database, catalog: catalog,
 ///     verifier: SignedDataVerifier(.init(bundleID: .equals("com.zorya.app"), appAppleID: .equals(6_450_000_000),
@@ -59,91 +59,7 @@ public struct OnDeviceLedger: Delivery {
         self.verifier = verifier
         self.now = now
         self.clock = TrustedClock(uptime: uptime)
-        try await database.migrate(TrustedClock.migrations)
-        try await database.migrate(Self.migrations)
     }
-
-    static let migrations: [(name: String, sql: String)] = [
-        (
-            "ledger_0001",
-            """
-            CREATE TABLE ledger_purchases (
-                transaction_id TEXT PRIMARY KEY,
-                original_transaction_id TEXT NOT NULL,
-                product_id TEXT NOT NULL,
-                quantity INTEGER NOT NULL CHECK (quantity BETWEEN 1 AND 10),
-                purchase_date INTEGER,
-                expires_date INTEGER,
-                price INTEGER,
-                currency TEXT,
-                environment TEXT,
-                jws TEXT NOT NULL,
-                recorded_at INTEGER NOT NULL,
-                revoked_at INTEGER
-            );
-            CREATE TABLE ledger_lots (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                transaction_id TEXT NOT NULL REFERENCES ledger_purchases (transaction_id),
-                currency TEXT NOT NULL,
-                amount INTEGER NOT NULL CHECK (amount > 0),
-                acquired_at INTEGER NOT NULL,
-                UNIQUE (transaction_id, currency)
-            );
-            CREATE TABLE ledger_entries (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                currency TEXT NOT NULL,
-                bucket TEXT NOT NULL CHECK (bucket IN (\(LedgerBucket.sqlList))),
-                kind TEXT NOT NULL CHECK (kind IN (\(LedgerEntryKind.sqlList))),
-                amount INTEGER NOT NULL CHECK (amount <> 0),
-                lot_id INTEGER REFERENCES ledger_lots (id),
-                transaction_id TEXT,
-                operation_id TEXT,
-                reference TEXT,
-                created_at INTEGER NOT NULL
-            );
-            CREATE INDEX ledger_entries_lot ON ledger_entries (lot_id);
-            CREATE TRIGGER ledger_entries_no_update BEFORE UPDATE ON ledger_entries
-                BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
-            CREATE TRIGGER ledger_entries_no_delete BEFORE DELETE ON ledger_entries
-                BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
-            CREATE TABLE ledger_balances (
-                currency TEXT PRIMARY KEY,
-                available INTEGER NOT NULL CHECK (available >= 0),
-                held INTEGER NOT NULL CHECK (held >= 0),
-                debt INTEGER NOT NULL CHECK (debt >= 0)
-            );
-            CREATE TABLE ledger_spends (
-                idempotency_key TEXT PRIMARY KEY,
-                currency TEXT NOT NULL,
-                amount INTEGER NOT NULL CHECK (amount > 0),
-                reference TEXT,
-                created_at INTEGER NOT NULL
-            );
-            CREATE TABLE ledger_reservations (
-                id TEXT PRIMARY KEY,
-                idempotency_key TEXT NOT NULL UNIQUE,
-                currency TEXT NOT NULL,
-                amount INTEGER NOT NULL CHECK (amount > 0),
-                status TEXT NOT NULL CHECK (status IN (\(ReservationStatus.sqlList))),
-                used INTEGER CHECK (used >= 0 AND used <= amount),
-                reference TEXT,
-                expires_at INTEGER NOT NULL,
-                created_at INTEGER NOT NULL
-            );
-            -- The audit trail of consumptions and the lots are history too: never changed, never removed.
-            CREATE TRIGGER ledger_spends_no_update BEFORE UPDATE ON ledger_spends
-                BEGIN SELECT RAISE(ABORT, 'consumptions are append-only'); END;
-            CREATE TRIGGER ledger_spends_no_delete BEFORE DELETE ON ledger_spends
-                BEGIN SELECT RAISE(ABORT, 'consumptions are append-only'); END;
-            CREATE TRIGGER ledger_lots_no_update BEFORE UPDATE ON ledger_lots
-                BEGIN SELECT RAISE(ABORT, 'lots are append-only'); END;
-            CREATE TRIGGER ledger_lots_no_delete BEFORE DELETE ON ledger_lots
-                BEGIN SELECT RAISE(ABORT, 'lots are append-only'); END;
-            CREATE TRIGGER ledger_purchases_no_delete BEFORE DELETE ON ledger_purchases
-                BEGIN SELECT RAISE(ABORT, 'purchases are never removed'); END;
-            """
-        )
-    ]
 
     // MARK: - Delivery
 
@@ -167,24 +83,24 @@ public struct OnDeviceLedger: Delivery {
             throw TallyError(.productNotFound, "\(payload.productId ?? "?") is not in the on-device catalog")
         }
         let wall = now(), clock = clock
-        return try await database.write { connection in
-            let time = try clock.millis(in: connection, wall: wall)
-            try Self.expireReservations(connection, now: time)
+        return try await database.write { executor in
+            let time = try await clock.millis(in: executor, wall: wall)
+            try await Self.expireReservations(executor, now: time)
             var granted: [Amount] = []
             var replayed: Bool
             if payload.revocationDate != nil {
-                replayed = try !Self.revoke(connection, payload: payload, jws: transaction.jws, time: time)
+                replayed = try await !Self.revoke(executor, payload: payload, jws: transaction.jws, time: time)
             } else {
-                replayed = try !Self.record(connection, payload: payload, jws: transaction.jws, time: time)
+                replayed = try await !Self.record(executor, payload: payload, jws: transaction.jws, time: time)
                 if !replayed {
-                    granted = try Self.grant(connection, product: product, payload: payload, time: time)
+                    granted = try await Self.grant(executor, product: product, payload: payload, time: time)
                 } else {
-                    granted = try Self.grants(connection, transactionID: payload.transactionId ?? "")
+                    granted = try await Self.grants(executor, transactionID: payload.transactionId ?? "")
                 }
             }
             return DeliveryReceipt(
                 transactionID: payload.transactionId ?? "", productID: product.id, granted: granted,
-                balances: try Self.balances(connection), entitlements: try Self.entitlements(connection, catalog: catalog, now: time),
+                balances: try await Self.balances(executor), entitlements: try await Self.entitlements(executor, catalog: catalog, now: time),
                 replayed: replayed)
         }
     }
@@ -199,47 +115,47 @@ public struct OnDeviceLedger: Delivery {
         }
         let recorded = payloads
         let wall = now(), clock = clock
-        return try await database.write { connection in
-            let time = try clock.millis(in: connection, wall: wall)
-            try Self.expireReservations(connection, now: time)
+        return try await database.write { executor in
+            let time = try await clock.millis(in: executor, wall: wall)
+            try await Self.expireReservations(executor, now: time)
             for (payload, jws) in recorded where payload.revocationDate == nil && payload.type != .consumable {
-                try Self.record(connection, payload: payload, jws: jws, time: time)
+                try await Self.record(executor, payload: payload, jws: jws, time: time)
             }
             return AccountSnapshot(
-                balances: try Self.balances(connection), entitlements: try Self.entitlements(connection, catalog: catalog, now: time))
+                balances: try await Self.balances(executor), entitlements: try await Self.entitlements(executor, catalog: catalog, now: time))
         }
     }
 
     public func spend(_ order: SpendOrder) async throws(TallyError) -> SpendResponse {
         try validate(currency: order.currency, amount: order.amount, key: order.idempotencyKey)
         let wall = now(), clock = clock
-        return try await database.write { connection in
-            let time = try clock.millis(in: connection, wall: wall)
-            try Self.expireReservations(connection, now: time)
-            if let row = try connection.query("SELECT * FROM ledger_spends WHERE idempotency_key = ?", [.text(order.idempotencyKey)]).first {
-                guard try row.string("currency") == order.currency, try row.int("amount") == order.amount else {
+        return try await database.write { executor in
+            let time = try await clock.millis(in: executor, wall: wall)
+            try await Self.expireReservations(executor, now: time)
+            if let row = try await executor.query("SELECT * FROM ledger_spends WHERE idempotency_key = ?", [.text(order.idempotencyKey)]).first {
+                guard try row.text("currency") == order.currency, try row.int("amount") == order.amount else {
                     throw TallyError(.invalidRequest, "idempotency key \(order.idempotencyKey) was used for another spend")
                 }
                 return SpendResponse(
                     spendId: order.idempotencyKey, currency: order.currency, amount: order.amount, fromAllowance: 0,
-                    fromBalance: order.amount, balance: try Self.balance(connection, order.currency), replayed: true)
+                    fromBalance: order.amount, balance: try await Self.balance(executor, order.currency), replayed: true)
             }
-            let balance = try Self.balance(connection, order.currency)
+            let balance = try await Self.balance(executor, order.currency)
             guard balance.available >= order.amount else {
                 throw TallyError(
                     .insufficientCredits, "\(order.amount) \(order.currency) asked, \(balance.available) available",
                     currency: order.currency, available: balance.available)
             }
-            try Self.take(
-                connection, currency: order.currency, amount: order.amount, kind: .spend, operation: order.idempotencyKey,
+            try await Self.take(
+                executor, currency: order.currency, amount: order.amount, kind: .spend, operation: order.idempotencyKey,
                 reference: order.reference, time: time)
-            try Self.adjust(connection, order.currency, available: -order.amount)
-            try connection.query(
+            try await Self.adjust(executor, order.currency, available: -order.amount)
+            try await executor.execute(
                 "INSERT INTO ledger_spends (idempotency_key, currency, amount, reference, created_at) VALUES (?, ?, ?, ?, ?)",
-                [.text(order.idempotencyKey), .text(order.currency), .integer(order.amount), .optional(order.reference), .integer(time)])
+                [.text(order.idempotencyKey), .text(order.currency), .int(order.amount), .optional(order.reference), .int(time)])
             return SpendResponse(
                 spendId: order.idempotencyKey, currency: order.currency, amount: order.amount, fromAllowance: 0,
-                fromBalance: order.amount, balance: try Self.balance(connection, order.currency), replayed: false)
+                fromBalance: order.amount, balance: try await Self.balance(executor, order.currency), replayed: false)
         }
     }
 
@@ -249,88 +165,88 @@ public struct OnDeviceLedger: Delivery {
             throw TallyError(.invalidRequest, "ttl_seconds must be between 1 and 86400")
         }
         let wall = now(), clock = clock
-        return try await database.write { connection in
-            let time = try clock.millis(in: connection, wall: wall)
-            try Self.expireReservations(connection, now: time)
-            if let row = try connection.query(
+        return try await database.write { executor in
+            let time = try await clock.millis(in: executor, wall: wall)
+            try await Self.expireReservations(executor, now: time)
+            if let row = try await executor.query(
                 "SELECT * FROM ledger_reservations WHERE idempotency_key = ?", [.text(order.idempotencyKey)]
             ).first {
-                guard try row.string("currency") == order.currency, try row.int("amount") == order.amount else {
+                guard try row.text("currency") == order.currency, try row.int("amount") == order.amount else {
                     throw TallyError(.invalidRequest, "idempotency key \(order.idempotencyKey) was used for another reservation")
                 }
-                return try Self.reservation(connection, row, replayed: true)
+                return try await Self.reservation(executor, row, replayed: true)
             }
-            let balance = try Self.balance(connection, order.currency)
+            let balance = try await Self.balance(executor, order.currency)
             guard balance.available >= order.amount else {
                 throw TallyError(
                     .insufficientCredits, "\(order.amount) \(order.currency) asked, \(balance.available) available",
                     currency: order.currency, available: balance.available)
             }
             let id = "res_" + UUID().uuidString.lowercased()
-            try connection.query(
+            try await executor.execute(
                 """
                 INSERT INTO ledger_reservations (id, idempotency_key, currency, amount, status, reference, expires_at, created_at)
                 VALUES (?, ?, ?, ?, '\(ReservationStatus.held)', ?, ?, ?)
                 """,
                 [
-                    .text(id), .text(order.idempotencyKey), .text(order.currency), .integer(order.amount), .optional(order.reference),
-                    .integer(time + order.ttlSeconds * 1000), .integer(time),
+                    .text(id), .text(order.idempotencyKey), .text(order.currency), .int(order.amount), .optional(order.reference),
+                    .int(time + order.ttlSeconds * 1000), .int(time),
                 ])
-            try Self.entry(connection, order.currency, bucket: .held, kind: .hold, amount: order.amount, operation: id, time: time)
-            try Self.adjust(connection, order.currency, available: -order.amount, held: order.amount)
-            return try Self.reservation(connection, id: id, replayed: false)
+            try await Self.entry(executor, order.currency, bucket: .held, kind: .hold, amount: order.amount, operation: id, time: time)
+            try await Self.adjust(executor, order.currency, available: -order.amount, held: order.amount)
+            return try await Self.reservation(executor, id: id, replayed: false)
         }
     }
 
     public func commit(reservationID: String, used: Int64) async throws(TallyError) -> Reservation {
         guard used >= 0 else { throw TallyError(.invalidRequest, "used must not be negative") }
         let wall = now(), clock = clock
-        return try await database.write { connection in
-            let time = try clock.millis(in: connection, wall: wall)
-            let (row, status, amount, currency) = try Self.reservationRow(connection, reservationID, now: time)
-            if status == .committed, row["used"].integer == used { return try Self.reservation(connection, row, replayed: true) }
+        return try await database.write { executor in
+            let time = try await clock.millis(in: executor, wall: wall)
+            let (row, status, amount, currency) = try await Self.reservationRow(executor, reservationID, now: time)
+            if status == .committed, row.optionalInt("used") == used { return try await Self.reservation(executor, row, replayed: true) }
             guard status == .held else { throw TallyError(.reservationClosed, "reservation \(reservationID) is \(status)") }
             guard used <= amount else { throw TallyError(.invalidRequest, "used \(used) is more than the \(amount) reserved") }
             if used > 0 {
-                let reference = row["reference"].text
-                try Self.take(connection, currency: currency, amount: used, kind: .spend, operation: reservationID, reference: reference, time: time)
+                let reference = row.optionalText("reference")
+                try await Self.take(executor, currency: currency, amount: used, kind: .spend, operation: reservationID, reference: reference, time: time)
                 // The audit trail of spends lists what a reservation used, under the reservation's id.
-                try connection.query(
+                try await executor.execute(
                     "INSERT INTO ledger_spends (idempotency_key, currency, amount, reference, created_at) VALUES (?, ?, ?, ?, ?)",
-                    [.text(reservationID), .text(currency), .integer(used), .optional(reference), .integer(time)])
+                    [.text(reservationID), .text(currency), .int(used), .optional(reference), .int(time)])
             }
-            try Self.entry(connection, currency, bucket: .held, kind: .commit, amount: -amount, operation: reservationID, time: time)
-            try Self.adjust(connection, currency, held: -amount)
-            try Self.giveBack(connection, currency, amount: amount - used, operation: reservationID, time: time)
-            try connection.query(
-                "UPDATE ledger_reservations SET status = '\(ReservationStatus.committed)', used = ? WHERE id = ?", [.integer(used), .text(reservationID)])
-            return try Self.reservation(connection, id: reservationID, replayed: false)
+            try await Self.entry(executor, currency, bucket: .held, kind: .commit, amount: -amount, operation: reservationID, time: time)
+            try await Self.adjust(executor, currency, held: -amount)
+            try await Self.giveBack(executor, currency, amount: amount - used, operation: reservationID, time: time)
+            try await executor.execute(
+                "UPDATE ledger_reservations SET status = '\(ReservationStatus.committed)', used = ? WHERE id = ?", [.int(used), .text(reservationID)])
+            return try await Self.reservation(executor, id: reservationID, replayed: false)
         }
     }
 
     /// A reservation as it stands once the holds expired by `time` have been returned.
     private static func reservationRow(
-        _ connection: SQLiteConnection, _ reservationID: String, now time: Int64
-    ) throws -> (row: SQLiteRow, status: ReservationStatus, amount: Int64, currency: String) {
-        try expireReservations(connection, now: time)
-        guard let row = try connection.query("SELECT * FROM ledger_reservations WHERE id = ?", [.text(reservationID)]).first else {
+        _ executor: any SQLExecutor, _ reservationID: String, now time: Int64
+    ) async throws -> (row: SQLRow, status: ReservationStatus, amount: Int64, currency: String) {
+        try await expireReservations(executor, now: time)
+        guard let row = try await executor.query("SELECT * FROM ledger_reservations WHERE id = ?", [.text(reservationID)]).first else {
             throw TallyError(.invalidRequest, "no reservation \(reservationID)")
         }
-        return (row, ReservationStatus(rawValue: try row.string("status")), try row.int("amount"), try row.string("currency"))
+        return (row, ReservationStatus(rawValue: try row.text("status")), try row.int("amount"), try row.text("currency"))
     }
 
     public func release(reservationID: String) async throws(TallyError) -> Reservation {
         let wall = now(), clock = clock
-        return try await database.write { connection in
-            let time = try clock.millis(in: connection, wall: wall)
-            let (row, status, amount, currency) = try Self.reservationRow(connection, reservationID, now: time)
-            if status == .released || status == .expired { return try Self.reservation(connection, row, replayed: true) }
+        return try await database.write { executor in
+            let time = try await clock.millis(in: executor, wall: wall)
+            let (row, status, amount, currency) = try await Self.reservationRow(executor, reservationID, now: time)
+            if status == .released || status == .expired { return try await Self.reservation(executor, row, replayed: true) }
             guard status == .held else { throw TallyError(.reservationClosed, "reservation \(reservationID) is \(status)") }
-            try Self.entry(connection, currency, bucket: .held, kind: .release, amount: -amount, operation: reservationID, time: time)
-            try Self.adjust(connection, currency, held: -amount)
-            try Self.giveBack(connection, currency, amount: amount, operation: reservationID, time: time)
-            try connection.query("UPDATE ledger_reservations SET status = '\(ReservationStatus.released)' WHERE id = ?", [.text(reservationID)])
-            return try Self.reservation(connection, id: reservationID, replayed: false)
+            try await Self.entry(executor, currency, bucket: .held, kind: .release, amount: -amount, operation: reservationID, time: time)
+            try await Self.adjust(executor, currency, held: -amount)
+            try await Self.giveBack(executor, currency, amount: amount, operation: reservationID, time: time)
+            try await executor.execute("UPDATE ledger_reservations SET status = '\(ReservationStatus.released)' WHERE id = ?", [.text(reservationID)])
+            return try await Self.reservation(executor, id: reservationID, replayed: false)
         }
     }
 
@@ -343,8 +259,8 @@ public struct OnDeviceLedger: Delivery {
     /// Every lot (one per purchase and currency) with what is left of it, and every
     /// consumption with the lots it was taken from, oldest first; nothing here is ever removed.
     public func creditHistory(currency: String?) async throws(TallyError) -> CreditHistory {
-        try await database.read { connection in
-            let acquisitions = try connection.query(
+        try await database.read { executor in
+            let acquisitions = try await executor.query(
                 """
                 SELECT l.transaction_id, l.currency, l.amount, l.acquired_at, COALESCE(SUM(e.amount), 0) AS remaining
                 FROM ledger_lots l LEFT JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = '\(LedgerBucket.balance)'
@@ -352,31 +268,31 @@ public struct OnDeviceLedger: Delivery {
                 """, [.optional(currency), .optional(currency)]
             ).map { row in
                 CreditHistory.Acquisition(
-                    transactionID: row["transaction_id"].text, currency: try row.string("currency"), amount: try row.int("amount"),
+                    transactionID: row.optionalText("transaction_id"), currency: try row.text("currency"), amount: try row.int("amount"),
                     acquiredAt: JournalTime.date(try row.int("acquired_at")), remaining: try row.int("remaining"))
             }
             // What each consumption took from which lot: its spend entries, under its key.
             var sources: [String: [CreditHistory.Source]] = [:]
-            for row in try connection.query(
+            for row in try await executor.query(
                 """
                 SELECT e.operation_id, l.transaction_id, l.acquired_at, -e.amount AS taken
                 FROM ledger_entries e JOIN ledger_lots l ON l.id = e.lot_id
                 WHERE e.kind = '\(LedgerEntryKind.spend)' AND (? IS NULL OR e.currency = ?) ORDER BY e.id
                 """, [.optional(currency), .optional(currency)])
             {
-                guard let operation = row["operation_id"].text else { continue }
+                guard let operation = row.optionalText("operation_id") else { continue }
                 sources[operation, default: []].append(
                     CreditHistory.Source(
-                        transactionID: row["transaction_id"].text, acquiredAt: JournalTime.date(try row.int("acquired_at")),
+                        transactionID: row.optionalText("transaction_id"), acquiredAt: JournalTime.date(try row.int("acquired_at")),
                         amount: try row.int("taken")))
             }
-            let consumptions = try connection.query(
+            let consumptions = try await executor.query(
                 "SELECT * FROM ledger_spends WHERE ? IS NULL OR currency = ? ORDER BY created_at, rowid",
                 [.optional(currency), .optional(currency)]
             ).map { row in
-                let id = try row.string("idempotency_key")
+                let id = try row.text("idempotency_key")
                 return CreditHistory.Consumption(
-                    id: id, currency: try row.string("currency"), amount: try row.int("amount"), reference: row["reference"].text,
+                    id: id, currency: try row.text("currency"), amount: try row.int("amount"), reference: row.optionalText("reference"),
                     date: JournalTime.date(try row.int("created_at")), sources: sources[id] ?? [])
             }
             return CreditHistory(acquisitions: acquisitions, consumptions: consumptions)
@@ -385,17 +301,17 @@ public struct OnDeviceLedger: Delivery {
 
     /// Whether every balance equals the sum of its ledger entries (for tests and diagnostics).
     public func balancesMatchEntries() async throws(TallyError) -> Bool {
-        try await database.read { connection in
-            let sums = try connection.query(
+        try await database.read { executor in
+            let sums = try await executor.query(
                 """
                 SELECT currency,
                     COALESCE(SUM(CASE WHEN bucket = '\(LedgerBucket.balance)' THEN amount END), 0) - COALESCE(SUM(CASE WHEN bucket = '\(LedgerBucket.held)' THEN amount END), 0) AS available,
                     COALESCE(SUM(CASE WHEN bucket = '\(LedgerBucket.held)' THEN amount END), 0) AS held,
                     COALESCE(SUM(CASE WHEN bucket = '\(LedgerBucket.debt)' THEN amount END), 0) AS debt
                 FROM ledger_entries GROUP BY currency
-                """)
+                """, [])
             for row in sums {
-                let balance = try Self.balance(connection, try row.string("currency"))
+                let balance = try await Self.balance(executor, try row.text("currency"))
                 guard balance.available == (try row.int("available")), balance.held == (try row.int("held")), balance.debt == (try row.int("debt")) else {
                     return false
                 }
@@ -430,4 +346,6 @@ public struct OnDeviceLedger: Delivery {
 enum JournalTime {
     static func millis(_ date: Date) -> Int64 { PurchaseJournal.millis(date) }
     static func date(_ millis: Int64) -> Date { PurchaseJournal.date(millis) }
+    /// Seconds as whole milliseconds, clamped like times.
+    static func millis(seconds: TimeInterval) -> Int64 { PurchaseJournal.millis(Date(timeIntervalSince1970: seconds)) }
 }

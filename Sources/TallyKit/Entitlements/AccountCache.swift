@@ -1,5 +1,6 @@
 public import Foundation
 public import TallyCore
+import TallySQL
 
 /// How ``PurchaseManager/account(_:)`` chooses between the cached state and a fresh one.
 public enum FetchPolicy: String, Sendable, Hashable, CaseIterable {
@@ -64,38 +65,13 @@ struct AccountCache: Sendable {
     let database: LocalDatabase
     let scope: String
 
-    static let migrations: [(name: String, sql: String)] = [
-        (
-            "account_0001",
-            """
-            CREATE TABLE account_cache (
-                scope TEXT PRIMARY KEY,
-                snapshot_json TEXT NOT NULL,
-                fetched_at INTEGER NOT NULL
-            );
-            CREATE TABLE clock_high_water (
-                id INTEGER PRIMARY KEY CHECK (id = 1),
-                latest INTEGER NOT NULL,
-                uptime REAL,
-                trusted INTEGER
-            );
-            CREATE TABLE onboarding (
-                scope TEXT PRIMARY KEY,
-                completed_at INTEGER NOT NULL,
-                transaction_id TEXT NOT NULL
-            );
-            """
-        )
-    ]
-
     /// The device's trusted time, which cached states are judged at.
     let clock: TrustedClock
 
-    init(database: LocalDatabase, scope: String, uptime: @escaping @Sendable () -> TimeInterval) async throws(TallyError) {
+    init(database: LocalDatabase, scope: String, uptime: @escaping @Sendable () -> TimeInterval) {
         self.database = database
         self.scope = scope
         self.clock = TrustedClock(uptime: uptime)
-        try await database.migrate(Self.migrations)
     }
 
     /// The time cached states are judged at, remembered across launches: see ``TrustedClock``.
@@ -105,10 +81,10 @@ struct AccountCache: Sendable {
 
     func load() async throws(TallyError) -> (snapshot: AccountSnapshot, fetchedAt: Date)? {
         let scope = scope
-        return try await database.read { connection in
-            guard let row = try connection.query("SELECT * FROM account_cache WHERE scope = ?", [.text(scope)]).first else { return nil }
+        return try await database.read { executor in
+            guard let row = try await executor.query("SELECT * FROM account_cache WHERE scope = ?", [.text(scope)]).first else { return nil }
             do {
-                let snapshot = try TallyAPI.decoder().decode(AccountSnapshot.self, from: Data(try row.string("snapshot_json").utf8))
+                let snapshot = try TallyAPI.decoder().decode(AccountSnapshot.self, from: Data(try row.text("snapshot_json").utf8))
                 return (snapshot, JournalTime.date(try row.int("fetched_at")))
             } catch {
                 // A cache that cannot be read is as good as none.
@@ -120,13 +96,13 @@ struct AccountCache: Sendable {
     func store(_ snapshot: AccountSnapshot, fetchedAt: Date) async throws(TallyError) {
         let json = try PurchaseJournal.encode(snapshot)
         let scope = scope, time = JournalTime.millis(fetchedAt)
-        try await database.write { connection in
-            try connection.query(
+        try await database.write { executor in
+            try await executor.execute(
                 """
                 INSERT INTO account_cache (scope, snapshot_json, fetched_at) VALUES (?, ?, ?)
                 ON CONFLICT (scope) DO UPDATE SET snapshot_json = excluded.snapshot_json, fetched_at = excluded.fetched_at
                 """,
-                [.text(scope), .text(json), .integer(time)])
+                [.text(scope), .text(json), .int(time)])
         }
     }
 
@@ -135,17 +111,17 @@ struct AccountCache: Sendable {
     /// Records that onboarding ended with a confirmed payment (once; the first one is kept).
     func completeOnboarding(transactionID: String, at date: Date) async throws(TallyError) {
         let scope = scope, time = JournalTime.millis(date)
-        try await database.write { connection in
-            try connection.query(
+        try await database.write { executor in
+            try await executor.execute(
                 "INSERT INTO onboarding (scope, completed_at, transaction_id) VALUES (?, ?, ?) ON CONFLICT (scope) DO NOTHING",
-                [.text(scope), .integer(time), .text(transactionID)])
+                [.text(scope), .int(time), .text(transactionID)])
         }
     }
 
     func onboardingCompleted() async throws(TallyError) -> Bool {
         let scope = scope
-        return try await database.read { connection in
-            try !connection.query("SELECT 1 AS done FROM onboarding WHERE scope = ?", [.text(scope)]).isEmpty
+        return try await database.read { executor in
+            try await !executor.query("SELECT 1 AS done FROM onboarding WHERE scope = ?", [.text(scope)]).isEmpty
         }
     }
 }

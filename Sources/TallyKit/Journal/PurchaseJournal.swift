@@ -1,6 +1,6 @@
 public import Foundation
 import TallyCore
-import TallySQLite
+import TallySQL
 
 /// The device's durable record of every paid transaction from the moment the store hands it
 /// over until it is delivered and finished, of every purchase prepared but not yet paid,
@@ -41,51 +41,10 @@ public struct PurchaseJournal: Sendable {
 
     let database: LocalDatabase
 
-    static let migrations: [(name: String, sql: String)] = [
-        (
-            "journal_0001",
-            """
-            CREATE TABLE journal (
-                event_id TEXT PRIMARY KEY,
-                transaction_id TEXT NOT NULL,
-                product_id TEXT NOT NULL,
-                jws TEXT NOT NULL,
-                order_id TEXT,
-                state TEXT NOT NULL CHECK (state IN ('received', 'delivered', 'finished', 'rejected')),
-                attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
-                last_error TEXT,
-                receipt_json TEXT,
-                received_at INTEGER NOT NULL,
-                updated_at INTEGER NOT NULL
-            );
-            CREATE INDEX journal_state ON journal (state);
-            CREATE TABLE purchase_intents (
-                id TEXT PRIMARY KEY,
-                product_id TEXT NOT NULL,
-                order_id TEXT,
-                app_account_token TEXT,
-                state TEXT NOT NULL CHECK (state IN ('open', 'pending', 'paid', 'abandoned')),
-                transaction_id TEXT,
-                created_at INTEGER NOT NULL,
-                updated_at INTEGER NOT NULL
-            );
-            CREATE TABLE pending_spends (
-                idempotency_key TEXT PRIMARY KEY,
-                kind TEXT NOT NULL CHECK (kind IN ('spend', 'commit', 'release')),
-                body_json TEXT NOT NULL,
-                created_at INTEGER NOT NULL
-            );
-            -- A transaction that arrives by itself is matched among the product's open intents.
-            CREATE INDEX purchase_intents_open ON purchase_intents (product_id, state, created_at);
-            """
-        )
-    ]
-
-    /// Opens the journal in `database`, creating its tables the first time.
-    /// - Throws: ``TallyError`` `storage_failed`.
-    public init(database: LocalDatabase) async throws(TallyError) {
+    /// The journal in `database`, whose schema has its tables.
+    /// - Parameter database: the device's database.
+    public init(database: LocalDatabase) {
         self.database = database
-        try await database.migrate(Self.migrations)
     }
 
     static func eventID(_ transaction: StoreTransaction) -> String {
@@ -96,17 +55,17 @@ public struct PurchaseJournal: Sendable {
     func record(_ transaction: StoreTransaction, orderID: String?, now: Date) async throws(TallyError) -> Entry {
         let eventID = Self.eventID(transaction)
         let time = Self.millis(now)
-        return try await database.write { connection in
-            try connection.query(
+        return try await database.write { executor in
+            try await executor.execute(
                 """
                 INSERT INTO journal (event_id, transaction_id, product_id, jws, order_id, state, received_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, 'received', ?, ?) ON CONFLICT (event_id) DO NOTHING
                 """,
                 [
                     .text(eventID), .text(transaction.id), .text(transaction.productID), .text(transaction.jws), .optional(orderID),
-                    .integer(time), .integer(time),
+                    .int(time), .int(time),
                 ])
-            guard let row = try connection.query("SELECT * FROM journal WHERE event_id = ?", [.text(eventID)]).first else {
+            guard let row = try await executor.query("SELECT * FROM journal WHERE event_id = ?", [.text(eventID)]).first else {
                 throw TallyError(.storageFailed, "the journal lost \(eventID)")
             }
             return try Self.entry(row)
@@ -115,22 +74,22 @@ public struct PurchaseJournal: Sendable {
 
     /// The entry of a transaction event, if journaled.
     func entry(_ eventID: String) async throws(TallyError) -> Entry? {
-        try await database.read { connection in
-            try connection.query("SELECT * FROM journal WHERE event_id = ?", [.text(eventID)]).first.map(Self.entry)
+        try await database.read { executor in
+            try await executor.query("SELECT * FROM journal WHERE event_id = ?", [.text(eventID)]).first.map(Self.entry)
         }
     }
 
     /// Entries not finished, oldest first.
     public func unfinished() async throws(TallyError) -> [Entry] {
-        try await database.read { connection in
-            try connection.query("SELECT * FROM journal WHERE state <> 'finished' ORDER BY received_at, event_id").map(Self.entry)
+        try await database.read { executor in
+            try await executor.query("SELECT * FROM journal WHERE state <> 'finished' ORDER BY received_at, event_id", []).map(Self.entry)
         }
     }
 
     /// Every entry, oldest first.
     public func all() async throws(TallyError) -> [Entry] {
-        try await database.read { connection in
-            try connection.query("SELECT * FROM journal ORDER BY received_at, event_id").map(Self.entry)
+        try await database.read { executor in
+            try await executor.query("SELECT * FROM journal ORDER BY received_at, event_id", []).map(Self.entry)
         }
     }
 
@@ -150,12 +109,12 @@ public struct PurchaseJournal: Sendable {
             only: "state IN ('received', 'rejected')", now: now)
     }
 
-    private func update(_ eventID: String, _ set: String, _ binds: [SQLiteValue], only condition: String, now: Date) async throws(TallyError) {
+    private func update(_ eventID: String, _ set: String, _ binds: [SQLValue], only condition: String, now: Date) async throws(TallyError) {
         let time = Self.millis(now)
-        try await database.write { connection in
-            try connection.query(
+        try await database.write { executor in
+            try await executor.execute(
                 "UPDATE journal SET \(set), updated_at = ? WHERE event_id = ? AND \(condition)",
-                binds + [.integer(time), .text(eventID)])
+                binds + [.int(time), .text(eventID)])
         }
     }
 
@@ -177,15 +136,15 @@ public struct PurchaseJournal: Sendable {
     func recordIntent(_ ticket: PurchaseTicket, now: Date) async throws(TallyError) -> String {
         let id = ticket.orderID ?? "local-" + UUID().uuidString.lowercased()
         let time = Self.millis(now)
-        try await database.write { connection in
-            try connection.query(
+        try await database.write { executor in
+            try await executor.execute(
                 """
                 INSERT INTO purchase_intents (id, product_id, order_id, app_account_token, state, created_at, updated_at)
                 VALUES (?, ?, ?, ?, 'open', ?, ?) ON CONFLICT (id) DO NOTHING
                 """,
                 [
                     .text(id), .text(ticket.productID), .optional(ticket.orderID), .optional(ticket.appAccountToken?.uuidString.lowercased()),
-                    .integer(time), .integer(time),
+                    .int(time), .int(time),
                 ])
         }
         return id
@@ -193,10 +152,10 @@ public struct PurchaseJournal: Sendable {
 
     func setIntent(_ id: String, state: String, transactionID: String? = nil, now: Date) async throws(TallyError) {
         let time = Self.millis(now)
-        try await database.write { connection in
-            try connection.query(
+        try await database.write { executor in
+            try await executor.execute(
                 "UPDATE purchase_intents SET state = ?, transaction_id = COALESCE(?, transaction_id), updated_at = ? WHERE id = ? AND state IN ('open', 'pending')",
-                [.text(state), .optional(transactionID), .integer(time), .text(id)])
+                [.text(state), .optional(transactionID), .int(time), .text(id)])
         }
     }
 
@@ -204,8 +163,8 @@ public struct PurchaseJournal: Sendable {
     /// one, the same app account token; the oldest first.
     func intent(paidBy transaction: StoreTransaction) async throws(TallyError) -> Intent? {
         let token = transaction.appAccountToken?.uuidString.lowercased()
-        return try await database.read { connection in
-            try connection.query(
+        return try await database.read { executor in
+            try await executor.query(
                 """
                 SELECT * FROM purchase_intents
                 WHERE product_id = ? AND state IN ('open', 'pending') AND (? IS NULL OR app_account_token IS NULL OR app_account_token = ?)
@@ -220,21 +179,21 @@ public struct PurchaseJournal: Sendable {
     /// answered or declined) prepared before `pending`.
     func unpaidIntents(openBefore open: Date, pendingBefore pending: Date) async throws(TallyError) -> [Intent] {
         let (openTime, pendingTime) = (Self.millis(open), Self.millis(pending))
-        return try await database.read { connection in
-            try connection.query(
+        return try await database.read { executor in
+            try await executor.query(
                 """
                 SELECT * FROM purchase_intents
                 WHERE (state = 'open' AND created_at < ?) OR (state = 'pending' AND created_at < ?) ORDER BY created_at
                 """,
-                [.integer(openTime), .integer(pendingTime)]
+                [.int(openTime), .int(pendingTime)]
             ).map(Self.intent)
         }
     }
 
     /// Every intent, oldest first.
     public func intents() async throws(TallyError) -> [Intent] {
-        try await database.read { connection in
-            try connection.query("SELECT * FROM purchase_intents ORDER BY created_at").map(Self.intent)
+        try await database.read { executor in
+            try await executor.query("SELECT * FROM purchase_intents ORDER BY created_at", []).map(Self.intent)
         }
     }
 
@@ -266,23 +225,23 @@ public struct PurchaseJournal: Sendable {
             case .hold: "release"
             }
         let time = Self.millis(now)
-        try await database.write { connection in
-            try connection.query(
+        try await database.write { executor in
+            try await executor.execute(
                 "INSERT INTO pending_spends (idempotency_key, kind, body_json, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                [.text(spend.key), .text(kind), .text(json), .integer(time)])
+                [.text(spend.key), .text(kind), .text(json), .int(time)])
         }
     }
 
     func clearPendingSpend(_ key: String) async throws(TallyError) {
-        try await database.write { connection in
-            try connection.query("DELETE FROM pending_spends WHERE idempotency_key = ?", [.text(key)])
+        try await database.write { executor in
+            try await executor.execute("DELETE FROM pending_spends WHERE idempotency_key = ?", [.text(key)])
         }
     }
 
     func pendingSpends() async throws(TallyError) -> [PendingSpend] {
-        try await database.read { connection in
-            try connection.query("SELECT body_json FROM pending_spends ORDER BY created_at").map { row in
-                try TallyAPI.decoder().decode(PendingSpend.self, from: Data(try row.string("body_json").utf8))
+        try await database.read { executor in
+            try await executor.query("SELECT body_json FROM pending_spends ORDER BY created_at", []).map { row in
+                try TallyAPI.decoder().decode(PendingSpend.self, from: Data(try row.text("body_json").utf8))
             }
         }
     }
@@ -305,20 +264,20 @@ public struct PurchaseJournal: Sendable {
         }
     }
 
-    private static func entry(_ row: SQLiteRow) throws -> Entry {
-        let receipt = try row["receipt_json"].text.map { try TallyAPI.decoder().decode(DeliveryReceipt.self, from: Data($0.utf8)) }
+    private static func entry(_ row: SQLRow) throws -> Entry {
+        let receipt = try row.optionalText("receipt_json").map { try TallyAPI.decoder().decode(DeliveryReceipt.self, from: Data($0.utf8)) }
         return Entry(
-            eventID: try row.string("event_id"), transaction: try StoreTransaction(jws: try row.string("jws")),
-            orderID: row["order_id"].text, state: State(rawValue: try row.string("state")) ?? .received,
-            attempts: Int(try row.int("attempts")), lastError: row["last_error"].text, receipt: receipt)
+            eventID: try row.text("event_id"), transaction: try StoreTransaction(jws: try row.text("jws")),
+            orderID: row.optionalText("order_id"), state: State(rawValue: try row.text("state")) ?? .received,
+            attempts: Int(try row.int("attempts")), lastError: row.optionalText("last_error"), receipt: receipt)
     }
 
-    private static func intent(_ row: SQLiteRow) throws -> Intent {
+    private static func intent(_ row: SQLRow) throws -> Intent {
         Intent(
-            id: try row.string("id"),
+            id: try row.text("id"),
             ticket: PurchaseTicket(
-                productID: try row.string("product_id"), orderID: row["order_id"].text,
-                appAccountToken: row["app_account_token"].text.flatMap(UUID.init(uuidString:))),
-            state: try row.string("state"), createdAt: date(try row.int("created_at")))
+                productID: try row.text("product_id"), orderID: row.optionalText("order_id"),
+                appAccountToken: row.optionalText("app_account_token").flatMap(UUID.init(uuidString:))),
+            state: try row.text("state"), createdAt: date(try row.int("created_at")))
     }
 }

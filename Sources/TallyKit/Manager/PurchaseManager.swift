@@ -178,7 +178,9 @@ public actor PurchaseManager {
     ///   - now: the current time.
     ///   - uptime: seconds since the device started; cached states are judged on it, so that
     ///     moving the device's clock neither extends nor ends access.
-    /// - Throws: ``TallyError`` `storage_failed` when the database cannot be prepared.
+    /// - Throws: ``TallyError``; nothing fails here today, since `database` arrives opened and
+    ///   migrated (``LocalDatabase/init(path:)``), but the signature leaves room for preparing
+    ///   the manager's state to fail without breaking callers.
     public init<C: Clock>(
         store: any Store, delivery: any Delivery, database: LocalDatabase, configuration: Configuration,
         connectivity: (any Connectivity)? = nil, analytics: any AnalyticsSink = NoAnalytics(),
@@ -188,8 +190,8 @@ public actor PurchaseManager {
         self.store = store
         self.delivery = delivery
         self.configuration = configuration
-        self.journal = try await PurchaseJournal(database: database)
-        self.cache = try await AccountCache(database: database, scope: configuration.scope, uptime: uptime)
+        self.journal = PurchaseJournal(database: database)
+        self.cache = AccountCache(database: database, scope: configuration.scope, uptime: uptime)
         self.connectivity = connectivity ?? Self.systemConnectivity()
         self.analytics = analytics
         self.now = now

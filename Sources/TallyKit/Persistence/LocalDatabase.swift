@@ -1,35 +1,42 @@
 import Foundation
-import TallySQLite
+import TallySQL
 
 /// The device's database: one SQLite file (system SQLite, no package) in WAL mode with
 /// durable commits, shared by the purchase journal, the on-device ledger, the entitlements
-/// cache and the onboarding gate.
+/// cache, the trusted clock and the onboarding gate.
+///
+/// It is an ``SQLiteDatabase`` from TallySQL, the same as the server's: one writer that
+/// commits queued transactions together, read-only connections beside it, and the same
+/// migration runner (`schema_migrations`, times in milliseconds). The device's whole schema is
+/// one list of migrations (`LocalDatabase+Schema.swift`), applied when the database opens.
 ///
 /// Each write is one transaction; a commit has reached the disk when the call returns, so a
-/// crash right after loses nothing. Migrations are named, append-only and run once.
+/// crash right after loses nothing. A read sees what was committed before it began.
 ///
-/// Re-entrancy: every method runs its SQL without suspending, so one caller's transaction
-/// never interleaves with another's.
-public actor LocalDatabase {
-    private let connection: SQLiteConnection
-    private var applied: Set<String> = []
-    /// The file, or `:memory:`.
-    public nonisolated let path: String
+/// Re-entrancy: it holds no state of its own. Write transactions run one after another on the
+/// writer, each whole, so one caller's transaction never interleaves with another's; what
+/// must be read and changed together is read and changed in one ``write(_:)``.
+///
+/// ```swift
+/// let database = try await LocalDatabase.standard()
+/// let manager = try await PurchaseManager(store: StoreKit2Store(), delivery: ledger, database: database, configuration: configuration)
+/// ```
+public final class LocalDatabase: Sendable {
+    /// The file.
+    public let path: String
+    let database: SQLiteDatabase
 
-    /// Opens (or creates) the database.
-    /// - Parameter path: a file path; `:memory:` keeps it in memory (tests only: nothing survives).
-    /// - Throws: ``TallyError`` `storage_failed` when it cannot be opened.
-    public init(path: String) throws(TallyError) {
+    /// Opens (or creates) the database and brings its schema up to date.
+    /// - Parameter path: a file path; its folder is created when missing. `:memory:` is
+    ///   refused: the readers could not see it.
+    /// - Throws: ``TallyError`` `storage_failed` when it cannot be opened or migrated.
+    public init(path: String) async throws(TallyError) {
         self.path = path
         do {
-            if path != ":memory:" {
-                try? FileManager.default.createDirectory(
-                    at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
-            }
-            connection = try SQLiteConnection(path: path)
-            try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
-            try connection.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
-            applied = Set(try connection.query("SELECT name FROM schema_migrations").compactMap { $0["name"].text })
+            try? FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            database = try SQLiteDatabase(path: path, readers: 2)
+            try await database.migrate(Self.migrations)
         } catch {
             throw TallyError(.storageFailed, "cannot open the database \(path): \(error)")
         }
@@ -37,79 +44,37 @@ public actor LocalDatabase {
 
     /// A database in a file under Application Support (or the temporary folder where there is none).
     /// - Parameter name: the file name.
-    public static func standard(named name: String = "tally.sqlite") throws(TallyError) -> LocalDatabase {
+    /// - Returns: the opened, migrated database.
+    /// - Throws: ``TallyError`` `storage_failed` when it cannot be opened or migrated.
+    public static func standard(named name: String = "tally.sqlite") async throws(TallyError) -> LocalDatabase {
         let folder =
             FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
-        return try LocalDatabase(path: folder.appendingPathComponent("Tally").appendingPathComponent(name).path)
+        return try await LocalDatabase(path: folder.appendingPathComponent("Tally").appendingPathComponent(name).path)
     }
 
-    /// Applies the migrations not applied yet, each in its own transaction with its record in
-    /// `schema_migrations` (name, milliseconds), the table and unit of the server's migrations.
-    func migrate(_ migrations: [(name: String, sql: String)]) throws(TallyError) {
-        for migration in migrations where !applied.contains(migration.name) {
-            do {
-                try connection.execute("BEGIN IMMEDIATE")
-                do {
-                    try connection.execute(migration.sql)
-                    try connection.query(
-                        "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
-                        [.text(migration.name), .integer(Int64(Date().timeIntervalSince1970 * 1000))])
-                    try connection.execute("COMMIT")
-                } catch {
-                    try? connection.execute("ROLLBACK")
-                    throw error
-                }
-            } catch {
-                throw TallyError(.storageFailed, "migration \(migration.name) failed: \(error)")
-            }
-            applied.insert(migration.name)
-        }
-    }
-
-    /// Runs `body` in one write transaction: all of it is committed, or none of it.
+    /// Runs `work` in one write transaction: all of it is committed, durably, or none of it.
+    /// - Throws: what `work` threw when it is a ``TallyError``; otherwise `storage_failed`.
     @discardableResult
-    func write<T: Sendable>(_ body: @Sendable (SQLiteConnection) throws -> T) throws(TallyError) -> T {
+    func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws(TallyError) -> T {
         do {
-            try connection.execute("BEGIN IMMEDIATE")
+            return try await database.write(work)
         } catch {
-            throw TallyError(.storageFailed, "cannot begin a transaction: \(error)")
-        }
-        do {
-            let result = try body(connection)
-            try connection.execute("COMMIT")
-            return result
-        } catch {
-            try? connection.execute("ROLLBACK")
-            if let error = error as? TallyError { throw error }
-            throw TallyError(.storageFailed, "\(error)")
+            throw Self.storageError(error)
         }
     }
 
-    /// Runs `body` for reading.
-    func read<T: Sendable>(_ body: @Sendable (SQLiteConnection) throws -> T) throws(TallyError) -> T {
+    /// Runs `work` on a snapshot of what is committed, read-only.
+    /// - Throws: what `work` threw when it is a ``TallyError``; otherwise `storage_failed`.
+    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws(TallyError) -> T {
         do {
-            return try body(connection)
+            return try await database.read(work)
         } catch {
-            if let error = error as? TallyError { throw error }
-            throw TallyError(.storageFailed, "\(error)")
+            throw Self.storageError(error)
         }
     }
-}
 
-extension SQLiteRow {
-    func string(_ column: String) throws -> String {
-        guard let value = self[column].text else { throw TallyError(.storageFailed, "column \(column) is not text") }
-        return value
+    private static func storageError(_ error: any Error) -> TallyError {
+        (error as? TallyError) ?? TallyError(.storageFailed, "\(error)")
     }
-
-    func int(_ column: String) throws -> Int64 {
-        guard let value = self[column].integer else { throw TallyError(.storageFailed, "column \(column) is not an integer") }
-        return value
-    }
-}
-
-extension SQLiteValue {
-    static func optional(_ text: String?) -> SQLiteValue { text.map(SQLiteValue.text) ?? .null }
-    static func optional(_ integer: Int64?) -> SQLiteValue { integer.map(SQLiteValue.integer) ?? .null }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import TallySQLite
+import TallySQL
 
 /// The device's one trusted time, kept in its database: what cached states, subscription
 /// expiries and holds on the device are judged at.
@@ -8,64 +8,63 @@ import TallySQLite
 /// clock is set to: a clock moved back extends nothing and a clock moved forward ends
 /// nothing. After a restart (uptime went down) it is the device's clock, never earlier than
 /// the last time it gave. The entitlements cache and the on-device ledger read the same mark,
-/// so both judge at the same time.
+/// so both judge at the same time. Its table, `clock_high_water`, is in the device's schema
+/// (`LocalDatabase+Schema.swift`); uptime is stored in milliseconds.
 struct TrustedClock: Sendable {
-    /// The migrations that create the mark's table. It was created with the entitlements
-    /// cache's tables, under their names, so whoever opens the database first runs them all.
-    static var migrations: [(name: String, sql: String)] { AccountCache.migrations }
-
-    /// How often, at most, the mark is written while the device runs.
-    static let markInterval: TimeInterval = 5
+    /// How often, at most, the mark is written while the device runs, in milliseconds.
+    static let markInterval: Int64 = 5_000
 
     /// Seconds since the device started, which no change of its clock moves.
     let uptime: @Sendable () -> TimeInterval
 
     /// The trusted time, in milliseconds since 1970, inside the caller's write transaction.
     /// - Parameters:
-    ///   - connection: a connection inside a write transaction.
+    ///   - executor: the caller's write transaction.
     ///   - wall: the device's clock now.
-    func millis(in connection: SQLiteConnection, wall: Date) throws -> Int64 {
-        let up = uptime()
-        let row = try connection.query("SELECT latest, uptime, trusted FROM clock_high_water WHERE id = 1").first
-        let (trusted, due) = Self.advance(row, wall: JournalTime.millis(wall), up: up)
-        if due { try Self.mark(connection, wall: JournalTime.millis(wall), up: up, trusted: trusted) }
-        return trusted
+    func millis(in executor: any SQLExecutor, wall: Date) async throws -> Int64 {
+        try await Self.millis(in: executor, wall: JournalTime.millis(wall), up: upMillis())
     }
 
-    /// The trusted time, read (and marked when due) in its own transactions.
+    /// The trusted time, read on a snapshot; when a new mark is due, read again and marked in
+    /// one write transaction, so that the mark always moves from the one that stands.
     /// - Parameters:
     ///   - database: the device's database.
     ///   - wall: the device's clock now.
     func now(_ database: LocalDatabase, wall: Date) async throws(TallyError) -> Date {
-        let up = uptime()
-        let row = try await database.read { connection in
-            try connection.query("SELECT latest, uptime, trusted FROM clock_high_water WHERE id = 1").first
-        }
-        let millis = JournalTime.millis(wall)
+        let up = upMillis(), millis = JournalTime.millis(wall)
+        let row = try await database.read { executor in try await Self.row(executor) }
         let (trusted, due) = Self.advance(row, wall: millis, up: up)
+        guard due else { return JournalTime.date(trusted) }
+        return JournalTime.date(try await database.write { executor in try await Self.millis(in: executor, wall: millis, up: up) })
+    }
+
+    /// Uptime in whole milliseconds.
+    private func upMillis() -> Int64 { JournalTime.millis(seconds: uptime()) }
+
+    private static func millis(in executor: any SQLExecutor, wall: Int64, up: Int64) async throws -> Int64 {
+        let (trusted, due) = advance(try await row(executor), wall: wall, up: up)
         if due {
-            try await database.write { connection in try Self.mark(connection, wall: millis, up: up, trusted: trusted) }
+            try await executor.execute(
+                """
+                INSERT INTO clock_high_water (id, latest, uptime, trusted) VALUES (1, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET latest = MAX(latest, excluded.latest), uptime = excluded.uptime, trusted = excluded.trusted
+                """,
+                [.int(wall), .int(up), .int(trusted)])
         }
-        return JournalTime.date(trusted)
+        return trusted
+    }
+
+    private static func row(_ executor: any SQLExecutor) async throws -> SQLRow? {
+        try await executor.query("SELECT latest, uptime, trusted FROM clock_high_water WHERE id = 1", []).first
     }
 
     /// The time now from the last mark, and whether a new mark is due.
-    private static func advance(_ row: SQLiteRow?, wall: Int64, up: TimeInterval) -> (trusted: Int64, due: Bool) {
-        if let lastUptime = row?["uptime"].real, let lastTrusted = row?["trusted"].integer, up >= lastUptime {
-            let trusted = lastTrusted + Int64(((up - lastUptime) * 1000).rounded(.down))
+    private static func advance(_ row: SQLRow?, wall: Int64, up: Int64) -> (trusted: Int64, due: Bool) {
+        if let lastUptime = row?.optionalInt("uptime"), let lastTrusted = row?.optionalInt("trusted"), up >= lastUptime {
             // Within one boot the time moves with uptime alone: a mark every few seconds is
             // enough, and spares a durable write on every read.
-            return (trusted, up - lastUptime >= markInterval)
+            return (lastTrusted + (up - lastUptime), up - lastUptime >= markInterval)
         }
-        return (max(wall, row?["trusted"].integer ?? row?["latest"].integer ?? wall), true)
-    }
-
-    private static func mark(_ connection: SQLiteConnection, wall: Int64, up: TimeInterval, trusted: Int64) throws {
-        try connection.query(
-            """
-            INSERT INTO clock_high_water (id, latest, uptime, trusted) VALUES (1, ?, ?, ?)
-            ON CONFLICT (id) DO UPDATE SET latest = MAX(latest, excluded.latest), uptime = excluded.uptime, trusted = excluded.trusted
-            """,
-            [.integer(wall), .real(up), .integer(trusted)])
+        return (max(wall, row?.optionalInt("trusted") ?? row?.optionalInt("latest") ?? wall), true)
     }
 }

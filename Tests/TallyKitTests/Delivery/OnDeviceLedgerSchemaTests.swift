@@ -1,6 +1,6 @@
 import Foundation
 import TallyCore
-import TallySQLite
+import TallySQL
 import Testing
 
 @testable import TallyKit
@@ -9,8 +9,8 @@ import Testing
 /// status the server knows is accepted, and a word outside it is refused by the database.
 @Suite struct OnDeviceLedgerSchemaTests {
     static func insertEntry(_ database: LocalDatabase, kind: String, bucket: String) async throws(TallyError) {
-        try await database.write { connection in
-            _ = try connection.query(
+        try await database.write { executor in
+            try await executor.execute(
                 "INSERT INTO ledger_entries (currency, bucket, kind, amount, created_at) VALUES ('credits', ?, ?, 1, 0)",
                 [.text(bucket), .text(kind)])
         }
@@ -18,7 +18,7 @@ import Testing
 
     @Test func entriesTakeEveryKindAndBucketOfTheVocabularyAndNothingElse() async throws {
         let device = try await Device()
-        let database = try device.database()
+        let database = try await device.database()
         _ = try await device.onDeviceLedger(database)
         for kind in LedgerEntryKind.all {
             try await Self.insertEntry(database, kind: kind.rawValue, bucket: LedgerBucket.balance.rawValue)
@@ -31,17 +31,17 @@ import Testing
             await #expect(throws: TallyError.self) { try await Self.insertEntry(database, kind: kind, bucket: LedgerBucket.balance.rawValue) }
         }
         await #expect(throws: TallyError.self) { try await Self.insertEntry(database, kind: LedgerEntryKind.spend.rawValue, bucket: "lots") }
-        let count = try await database.read { connection in try connection.query("SELECT COUNT(*) AS n FROM ledger_entries").first?.int("n") }
+        let count = try await database.read { executor in try await executor.query("SELECT COUNT(*) AS n FROM ledger_entries", []).first?.int("n") }
         #expect(count == Int64(LedgerEntryKind.all.count + LedgerBucket.all.count))
     }
 
     @Test func reservationsTakeEveryStatusOfTheVocabularyAndNothingElse() async throws {
         let device = try await Device()
-        let database = try device.database()
+        let database = try await device.database()
         _ = try await device.onDeviceLedger(database)
         func insert(_ id: String, status: String) async throws(TallyError) {
-            try await database.write { connection in
-                _ = try connection.query(
+            try await database.write { executor in
+                try await executor.execute(
                     """
                     INSERT INTO ledger_reservations (id, idempotency_key, currency, amount, status, expires_at, created_at)
                     VALUES (?, ?, 'seconds', 60, ?, 0, 0)

@@ -1,7 +1,7 @@
 import Foundation
 import TallyCore
 import TallyKitTesting
-import TallySQLite
+import TallySQL
 import TallyTesting
 import Testing
 
@@ -61,8 +61,8 @@ import Testing
         _ = try await manager.consume("report.career", for: "profile-mum") { true }
         #expect(try await manager.available("report.career") == 1)
         // FIFO: the credit of the first purchase went first.
-        let entries = try await device.database().read { connection in
-            try connection.query("SELECT transaction_id FROM ledger_entries WHERE kind = 'spend'").map { $0["transaction_id"].text }
+        let entries = try await device.database().read { executor in
+            try await executor.query("SELECT transaction_id FROM ledger_entries WHERE kind = 'spend'", []).map { $0.optionalText("transaction_id") }
         }
         #expect(entries == [first.transactionID])
         #expect(try await manager.creditHistory().consumptions.map(\.reference) == ["profile-mum"])
@@ -298,7 +298,7 @@ import Testing
         await manager.stop()
         // Four days later the cache is too old to stand in; the ledger still has the credit.
         device.time.advance(by: 4 * 86_400)
-        let database = try device.database()
+        let database = try await device.database()
         let notStarted = try await device.manager(
             delivery: try await device.onDeviceLedger(database), database: database, productIDs: [Kit.report("career")])
         #expect(await notStarted.lockState("report.career") == .unlocked)
@@ -316,7 +316,7 @@ import Testing
             return
         }
         let gate = Gate()
-        let database = try device.database()
+        let database = try await device.database()
         let manager = try await device.manager(
             delivery: try await device.onDeviceLedger(database), database: database, productIDs: [Kit.report("wellness")]
         ) { $0.checkpoint = { step, _ in if step == .journaled { await gate.wait() } } }
@@ -410,12 +410,12 @@ import Testing
         let (manager, ledger) = try await device.launchOnDevice()
         let receipt = try await manager.buy(Kit.report("career"), quantity: 3)
         #expect(receipt.granted == [Amount(currency: "report.career", amount: 3)])
-        let rows = try await device.database().read { connection in
-            try connection.query("SELECT quantity, price, currency FROM ledger_purchases WHERE transaction_id = ?", [.text(receipt.transactionID)])
+        let rows = try await device.database().read { executor in
+            try await executor.query("SELECT quantity, price, currency FROM ledger_purchases WHERE transaction_id = ?", [.text(receipt.transactionID)])
         }
-        #expect(rows.first?["quantity"].integer == 3)
-        #expect(rows.first?["price"].integer == 14_970)
-        #expect(rows.first?["currency"].text == "USD")
+        #expect(rows.first?.optionalInt("quantity") == 3)
+        #expect(rows.first?.optionalInt("price") == 14_970)
+        #expect(rows.first?.optionalText("currency") == "USD")
         #expect(try await ledger.balancesMatchEntries())
     }
 
@@ -424,15 +424,17 @@ import Testing
         let (manager, _) = try await device.launchOnDevice()
         _ = try await manager.buy(Kit.report("career"))
         _ = try await manager.consume("report.career", for: "profile-42") { () }
-        let database = try device.database()
+        let database = try await device.database()
         await #expect(throws: TallyError.self) {
-            try await database.write { connection in try connection.query("DELETE FROM ledger_entries") }
+            try await database.write { executor in try await executor.execute("DELETE FROM ledger_entries", []) }
         }
         await #expect(throws: TallyError.self) {
-            try await database.write { connection in try connection.query("UPDATE ledger_entries SET amount = 1") }
+            try await database.write { executor in try await executor.execute("UPDATE ledger_entries SET amount = 1", []) }
         }
-        let kinds = try await database.read { connection in
-            try connection.query("SELECT kind, reference FROM ledger_entries ORDER BY id").map { "\($0["kind"].text ?? "")/\($0["reference"].text ?? "-")" }
+        let kinds = try await database.read { executor in
+            try await executor.query("SELECT kind, reference FROM ledger_entries ORDER BY id", []).map {
+                "\($0.optionalText("kind") ?? "")/\($0.optionalText("reference") ?? "-")"
+            }
         }
         #expect(kinds == ["purchase/-", "hold/-", "spend/profile-42", "commit/-"])
     }

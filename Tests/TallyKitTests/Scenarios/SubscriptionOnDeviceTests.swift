@@ -14,7 +14,7 @@ import Testing
     static func launch(
         _ device: Device, _ configure: (inout PurchaseManager.Configuration) -> Void = { _ in }
     ) async throws -> (PurchaseManager, OnDeviceLedger) {
-        let database = try device.database()
+        let database = try await device.database()
         let ledger = try await device.onDeviceLedger(database)
         let manager = try await device.launch(delivery: ledger, database: database, productIDs: products) {
             $0.onboardingEntitlement = "pro"
@@ -128,7 +128,7 @@ import Testing
         await manager.stop()
         // Four days away: the cache no longer counts, the ledger still knows the yearly subscription.
         try await device.advance(days: 4)
-        let database = try device.database()
+        let database = try await device.database()
         let notStarted = try await device.manager(delivery: try await device.onDeviceLedger(database), database: database, productIDs: Self.products) {
             $0.onboardingEntitlement = "pro"
             window(&$0)

@@ -95,7 +95,7 @@ extension SimulatedDevice {
 
     /// The app launched with on-device delivery.
     func launchOnDevice(_ configure: (inout PurchaseManager.Configuration) -> Void = { _ in }) async throws -> (PurchaseManager, OnDeviceLedger) {
-        let database = try database()
+        let database = try await database()
         let ledger = try await onDeviceLedger(database)
         let manager = try await launch(delivery: ledger, database: database, productIDs: Kit.reports.map(Kit.report) + ["com.tally.zorya.lifetime"], configure)
         return (manager, ledger)

@@ -3,6 +3,7 @@ import Logging
 public import NIOCore
 import ServiceLifecycle
 import TallyCore
+import TallySQL
 
 /// Builds the Tally server from its configuration: opens and migrates the database, builds
 /// storage, the verifier and the routes, and adds the background services. `tally serve`, the

@@ -1,6 +1,7 @@
 public import Foundation
 public import Logging
 public import TallyCore
+public import TallySQL
 public import TallyVerify
 public import X509
 

@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallySQL
 import TallyVerify
 
 /// What the server's routes run on, built from a ``ServerConfiguration`` and its opened,

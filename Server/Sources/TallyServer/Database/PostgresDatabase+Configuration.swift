@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+public import TallySQL
 
 extension PostgresDatabase {
     /// Where and how to connect, usually parsed from a URL.

@@ -1,4 +1,5 @@
 import PostgresNIO
+import TallySQL
 
 extension PostgresDatabase {
     /// Maps a postgres-nio failure to the kinds the storage layer reacts to.

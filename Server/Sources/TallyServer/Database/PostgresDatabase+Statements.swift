@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import TallySQL
 
 /// Statements as postgres-nio sends them: placeholders numbered, values bound and read back.
 extension PostgresDatabase {

@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 import PostgresNIO
+public import TallySQL
 
 /// PostgreSQL through a pool of connections (postgres-nio's `PostgresClient`).
 ///

@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import TallySQL
 
 /// Statements on one leased connection inside one transaction.
 struct PostgresExecutor: SQLExecutor {

@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallySQL
 
 /// Subscription allowances: a fixed amount per period (3600 seconds a month), spent before
 /// purchased balance, reset each period, never accumulated.

@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallySQL
 
 /// Positions, lots and ledger entries inside one database transaction.
 ///

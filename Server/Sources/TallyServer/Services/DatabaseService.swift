@@ -1,4 +1,5 @@
 import ServiceLifecycle
+import TallySQL
 
 /// Keeps a database the application opened until the application stops, then closes it.
 ///

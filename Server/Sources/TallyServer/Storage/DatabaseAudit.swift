@@ -1,3 +1,5 @@
+public import TallySQL
+
 /// What a check of a Tally database found: which schema it has, how much it holds, and
 /// whether every balance equals the sum of its ledger, on one consistent snapshot.
 ///

@@ -1,4 +1,5 @@
 import TallyCore
+public import TallySQL
 
 /// The schema, as named append-only migrations. A migration, once released, is never edited:
 /// changes come as new migrations at the end. (Before the first release the schema is one

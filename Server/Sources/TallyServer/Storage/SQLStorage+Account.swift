@@ -1,5 +1,6 @@
 import Foundation
 public import TallyCore
+import TallySQL
 
 extension SQLStorage {
     /// Balances, entitlements and subscriptions, read in one transaction.

@@ -1,5 +1,6 @@
 import Foundation
 public import TallyCore
+import TallySQL
 
 extension SQLStorage {
     /// Credits or takes back an amount for the admin; idempotent by key.

@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallySQL
 public import TallyVerify
 
 extension SQLStorage {

@@ -1,5 +1,6 @@
 import Foundation
 public import TallyCore
+import TallySQL
 public import TallyVerify
 
 extension SQLStorage {

@@ -1,5 +1,6 @@
 import Foundation
 public import TallyCore
+import TallySQL
 
 extension SQLStorage {
     func validate(currency: String, amount: Int64, key: String) throws(TallyAPIError) {

@@ -1,6 +1,7 @@
 import Crypto
 public import Foundation
 public import TallyCore
+public import TallySQL
 import TallyVerify
 
 /// ``TallyStorage`` over any ``SQLDatabase``: the same statements on SQLite and PostgreSQL.

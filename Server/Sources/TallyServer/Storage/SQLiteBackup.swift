@@ -1,5 +1,5 @@
 public import Foundation
-import TallySQLite
+import TallySQL
 
 #if canImport(Glibc)
 import Glibc
@@ -116,9 +116,9 @@ public enum SQLiteBackup {
         do {
             connection = try SQLiteConnection(path: path, readOnly: true)
             problems =
-                try connection.query("PRAGMA integrity_check").compactMap { $0.values.first?.text }.filter { $0 != "ok" }
+                try connection.query("PRAGMA integrity_check").compactMap { $0.optionalText("integrity_check") }.filter { $0 != "ok" }
                 + connection.query("PRAGMA foreign_key_check").map { row in
-                    "foreign key: row \(row["rowid"].integer.map { String($0) } ?? "?") of \(row["table"].text ?? "?") points to no \(row["parent"].text ?? "?")"
+                    "foreign key: row \(row.optionalInt("rowid").map { String($0) } ?? "?") of \(row.optionalText("table") ?? "?") points to no \(row.optionalText("parent") ?? "?")"
                 }
         } catch {
             throw DatabaseMaintenanceError(.cannotOpen, "\(path) cannot be read as an SQLite database: \(reason(error))")
@@ -132,7 +132,7 @@ public enum SQLiteBackup {
             throw DatabaseMaintenanceError(.cannotOpen, "\(path): \(reason(error))")
         }
         defer { try? connection.execute("COMMIT") }
-        return try await DatabaseAudit.run(on: SQLiteExecutor(connection: connection))
+        return try await DatabaseAudit.run(on: connection)
     }
 
     // MARK: - Steps
@@ -153,7 +153,7 @@ public enum SQLiteBackup {
             let connection = try SQLiteConnection(path: source, readOnly: true)
             try connection.backup(to: destination)
         } catch {
-            let code: DatabaseMaintenanceError.Code = error.code & 0xFF == 26 ? .cannotOpen : .copyFailed  // SQLITE_NOTADB
+            let code: DatabaseMaintenanceError.Code = error.kind == .unavailable ? .cannotOpen : .copyFailed  // not a database, or not there
             throw DatabaseMaintenanceError(code, "copying \(source) to \(destination): \(reason(error))")
         }
     }
@@ -173,7 +173,7 @@ public enum SQLiteBackup {
             try connection.execute("BEGIN EXCLUSIVE; COMMIT;")
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE);")
         } catch {
-            if error.isBusy {
+            if error.kind == .retryable {
                 throw DatabaseMaintenanceError(.databaseInUse, "another process has \(path) open: stop tally serve first")
             }
             throw DatabaseMaintenanceError(.cannotOpen, "\(path): \(reason(error))")
@@ -203,7 +203,7 @@ public enum SQLiteBackup {
     }
 
     private static func reason(_ error: any Error) -> String {
-        (error as? SQLiteError)?.message ?? "\(error)"
+        (error as? SQLDatabaseError)?.message ?? "\(error)"
     }
 
     private static func removeDatabaseFiles(_ path: String, keepingMainFile: Bool = false) {

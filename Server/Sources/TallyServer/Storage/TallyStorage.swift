@@ -1,5 +1,6 @@
 public import Foundation
 public import TallyCore
+import TallySQL
 public import TallyVerify
 
 /// A user as the server knows them.

@@ -64,7 +64,7 @@ struct DeviceOptions: ParsableArguments {
         configuration.stateFile = folder.appendingPathComponent("appstore.json")
         let appStore = try SimulatedAppStore(configuration: configuration, authority: authority, time: .system(now: { Date() }))
         let simulated = SimulatedStoreKit(appStore)
-        let database = try LocalDatabase(path: folder.appendingPathComponent("device.sqlite").path)
+        let database = try await LocalDatabase(path: folder.appendingPathComponent("device.sqlite").path)
 
         let delivery: any Delivery
         if let server, let baseURL = URL(string: server) {

@@ -32,7 +32,7 @@ import Testing
             switch self {
             case .onDevice:
                 let ledger = try await OnDeviceLedger(
-                    database: try device.database(), catalog: Kit.onDeviceCatalog, verifier: Kit.verifier(now: device.time.closure),
+                    database: try await device.database(), catalog: Kit.onDeviceCatalog, verifier: Kit.verifier(now: device.time.closure),
                     now: { device.now }, uptime: { device.uptime })
                 try await body(Fixture(delivery: ledger, device: device))
             case .server:

@@ -19,7 +19,7 @@ import Testing
     ) async throws -> (PurchaseManager, ServerDelivery) {
         let credentials = try await ServerDelivery.register(baseURL: server.baseURL, transport: transport)
         let delivery = ServerDelivery(baseURL: server.baseURL, credentials: credentials, transport: transport)
-        let manager = try await device.launch(delivery: delivery, database: try device.database(), productIDs: products) {
+        let manager = try await device.launch(delivery: delivery, database: try await device.database(), productIDs: products) {
             $0.scope = credentials.userID
             configure(&$0)
         }
@@ -199,7 +199,7 @@ import Testing
             #expect(try await delivery.account(storeEntitlements: []).balance("seconds").held == 300)
             await manager.stop()
 
-            let relaunched = try await device.launch(delivery: delivery, database: try device.database(), productIDs: ["com.tally.echo.3hours"])
+            let relaunched = try await device.launch(delivery: delivery, database: try await device.database(), productIDs: ["com.tally.echo.3hours"])
             let balance = try await delivery.account(storeEntitlements: []).balance("seconds")
             #expect(balance.held == 0 && balance.available == 10_800, "\(balance)")
             #expect(try await relaunched.journal.pendingSpends().isEmpty)
@@ -229,7 +229,7 @@ import Testing
             let orderID = try #require(try await manager.journal.intents().first?.ticket.orderID)
             await manager.stop()
             // The same user opens the app again: a day later the request may still be answered.
-            let relaunch = { try await device.launch(delivery: delivery, database: try device.database(), productIDs: Self.photoProducts) }
+            let relaunch = { try await device.launch(delivery: delivery, database: try await device.database(), productIDs: Self.photoProducts) }
             device.time.advance(by: 86_400)
             let next = try await relaunch()
             #expect(try await next.journal.intents().first?.state == "pending")

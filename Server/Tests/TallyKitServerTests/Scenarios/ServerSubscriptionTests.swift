@@ -23,7 +23,7 @@ import Testing
             registered = try await ServerDelivery.register(baseURL: server.baseURL, transport: transport)
         }
         let delivery = ServerDelivery(baseURL: server.baseURL, credentials: registered, transport: transport)
-        let manager = try await device.launch(delivery: delivery, database: try device.database(), productIDs: products) {
+        let manager = try await device.launch(delivery: delivery, database: try await device.database(), productIDs: products) {
             $0.scope = registered.userID
             $0.onboardingEntitlement = "pro"
             $0.attemptsDuringPurchase = 1

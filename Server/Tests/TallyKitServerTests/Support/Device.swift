@@ -5,6 +5,7 @@ import ServerTestSupport
 import TallyCore
 import TallyKit
 import TallyKitTesting
+import TallySQL
 import TallyServer
 import TallyTesting
 import TallyVerify

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import TallyCore
+import TallySQL
 import TallyServer
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import PostgresNIO
+import TallySQL
 import Testing
 
 @testable import TallyServer

@@ -1,4 +1,5 @@
 import PostgresNIO
+import TallySQL
 import Testing
 
 @testable import TallyServer

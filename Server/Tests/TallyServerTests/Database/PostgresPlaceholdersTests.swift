@@ -1,3 +1,4 @@
+import TallySQL
 import Testing
 
 @testable import TallyServer

@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallySQL
 import TallyServer
 import TallyTesting
 import TallyVerify

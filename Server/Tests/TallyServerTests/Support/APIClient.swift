@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import TallyCore
+import TallySQL
 import Testing
 
 @testable import TallyServer

@@ -1,6 +1,7 @@
 import Foundation
 import ServerTestSupport
 import TallyCore
+import TallySQL
 import TallyServer
 import TallyTesting
 import TallyVerify

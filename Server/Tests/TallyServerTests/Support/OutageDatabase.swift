@@ -1,4 +1,5 @@
 import Foundation
+import TallySQL
 import TallyServer
 
 /// A database that can be taken down: while it is down every transaction fails as an

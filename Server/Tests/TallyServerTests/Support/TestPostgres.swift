@@ -1,4 +1,5 @@
 import Foundation
+import TallySQL
 import TallyServer
 
 /// PostgreSQL databases for the conformance suite, on the server `TALLY_TEST_POSTGRES_URL` names.

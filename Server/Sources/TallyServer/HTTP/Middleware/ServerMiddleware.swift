@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import TallyCore
+import TallySQL
 
 /// Gives every request an identifier, its client's address and the body limit, logs it,
 /// measures it, and turns every failure into the API's JSON error: stable codes, never a 500

@@ -1,5 +1,4 @@
 import Foundation
-import TallySQLite
 
 /// SQLite in WAL mode with durable commits (`synchronous=FULL`).
 ///
@@ -9,13 +8,25 @@ import TallySQLite
 /// thread of its own (`WriterExecutor`), so that its batches and their `fsync` neither wait
 /// behind request handlers for the cooperative pool nor block it. Reads use a small pool of
 /// read-only connections, which WAL lets run beside the writer.
+///
+/// The server's default database and the device's (TallyKit's `LocalDatabase`) are both one
+/// of these.
+///
+/// ```swift
+/// let database = try SQLiteDatabase(path: folder.appendingPathComponent("tally.sqlite").path)
+/// try await database.migrate(migrations)
+/// let inserted = try await database.write { executor in
+///     try await executor.execute("INSERT INTO notes (text) VALUES (?)", ["hello"])
+/// }
+/// ```
 public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
     /// SQLite's SQL.
     public let dialect = SQLDialect.sqlite
     /// The database file.
     public let path: String
     private let writer: SQLiteConnection
-    private let writerExecutor = WriterExecutor(label: "tally.sqlite.writer")
+    /// The writer's thread (a `WriterExecutor`) where task executors exist; nil before them.
+    private let writerExecutor: (any Sendable)?
     private let lock = NSLock()
     private var pending: [any WriteJob] = []
     private var draining = false
@@ -39,6 +50,11 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
         self.path = path
         self.readerCount = max(1, readers)
         self.maximumBatch = max(1, maximumBatch)
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            writerExecutor = WriterExecutor(label: "tally.sqlite.writer")
+        } else {
+            writerExecutor = nil
+        }
         do {
             writer = try SQLiteConnection(path: path)
             // temp_store=MEMORY: each job's savepoint needs a statement journal, which SQLite
@@ -46,7 +62,7 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
             // only serves to roll a job back inside its batch; durability is the WAL's.
             try writer.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;")
         } catch {
-            throw SQLDatabaseError(.unavailable, "cannot open \(path): \(error)")
+            throw SQLDatabaseError(.unavailable, "cannot open \(path): \(Self.convert(error).message)")
         }
     }
 
@@ -59,20 +75,31 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
     public func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let job = TypedJob(work: work, continuation: continuation)
-            let start = lock.withLock { () -> Bool in
+            let start = locked { () -> Bool in
                 pending.append(job)
                 if draining { return false }
                 draining = true
                 return true
             }
-            if start { Task(executorPreference: writerExecutor) { await self.drain() } }
+            if start { startDraining() }
+        }
+    }
+
+    /// Drains the queue on the writer's thread; where task executors do not exist yet (before
+    /// iOS 18 and macOS 15), in a detached task, whose COMMIT then waits for its `fsync` on a
+    /// thread of the shared pool.
+    private func startDraining() {
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let executor = writerExecutor as? WriterExecutor {
+            Task(executorPreference: executor) { await self.drain() }
+        } else {
+            Task.detached { await self.drain() }
         }
     }
 
     /// Commits queued transactions in batches until none are left.
     private func drain() async {
         while true {
-            let batch = lock.withLock { () -> [any WriteJob] in
+            let batch = locked { () -> [any WriteJob] in
                 let batch = Array(pending.prefix(maximumBatch))
                 pending.removeFirst(batch.count)
                 if batch.isEmpty { draining = false }
@@ -84,7 +111,6 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
     }
 
     private func run(_ batch: [any WriteJob]) async {
-        let executor = SQLiteExecutor(connection: writer)
         do {
             try writer.query("BEGIN IMMEDIATE")
         } catch {
@@ -95,7 +121,7 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
         for job in batch {
             do {
                 try writer.query("SAVEPOINT job")
-                if await job.run(executor) {
+                if await job.run(writer) {
                     try writer.query("RELEASE job")
                     succeeded.append(job)
                 } else {
@@ -123,15 +149,14 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
     public func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         let connection = try await acquireReader()
         defer { releaseReader(connection) }
-        let executor = SQLiteExecutor(connection: connection)
         try connection.query("BEGIN")
         defer { _ = try? connection.query("COMMIT") }
-        return try await work(executor)
+        return try await work(connection)
     }
 
     private func acquireReader() async throws -> SQLiteConnection {
         enum Next { case ready(SQLiteConnection), make, wait }
-        let next = lock.withLock { () -> Next in
+        let next = locked { () -> Next in
             if let connection = readers.popLast() { return .ready(connection) }
             if readersMade < readerCount {
                 readersMade += 1
@@ -148,12 +173,12 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
                 try connection.execute("PRAGMA query_only=ON;")
                 return connection
             } catch {
-                lock.withLock { readersMade -= 1 }
-                throw SQLDatabaseError(.unavailable, "cannot open a reader: \(error)")
+                locked { readersMade -= 1 }
+                throw SQLDatabaseError(.unavailable, "cannot open a reader of \(path): \(Self.convert(error).message)")
             }
         case .wait:
             return await withCheckedContinuation { continuation in
-                let ready = lock.withLock { () -> SQLiteConnection? in
+                let ready = locked { () -> SQLiteConnection? in
                     if let connection = readers.popLast() { return connection }
                     readerWaiters.append(continuation)
                     return nil
@@ -164,7 +189,7 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
     }
 
     private func releaseReader(_ connection: SQLiteConnection) {
-        let waiter = lock.withLock { () -> CheckedContinuation<SQLiteConnection, Never>? in
+        let waiter = locked { () -> CheckedContinuation<SQLiteConnection, Never>? in
             if !readerWaiters.isEmpty { return readerWaiters.removeFirst() }
             readers.append(connection)
             return nil
@@ -181,73 +206,14 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
     }
 
     static func convert(_ error: any Error) -> SQLDatabaseError {
-        if let error = error as? SQLDatabaseError { return error }
-        guard let error = error as? SQLiteError else { return SQLDatabaseError(.other, "\(error)") }
-        if error.isUniqueViolation { return SQLDatabaseError(.uniqueViolation, error.message) }
-        if error.isConstraintViolation { return SQLDatabaseError(.constraintViolation, error.message) }
-        if error.isBusy { return SQLDatabaseError(.retryable, error.message) }
-        return SQLDatabaseError(.other, error.description)
-    }
-}
-
-/// The writer's thread: a serial queue as the preferred executor of the task that drains the
-/// write queue, so that the writer's transactions and their COMMIT run there, one at a time.
-final class WriterExecutor: TaskExecutor, @unchecked Sendable {
-    private let queue: DispatchQueue
-
-    init(label: String) { queue = DispatchQueue(label: label) }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}
-
-/// Statements on one SQLite connection. Used only by the task that owns the connection.
-struct SQLiteExecutor: SQLExecutor, @unchecked Sendable {
-    let connection: SQLiteConnection
-
-    func query(_ sql: String, _ binds: [SQLValue]) async throws(SQLDatabaseError) -> [SQLRow] {
-        do {
-            let rows = try connection.query(sql, binds.map(Self.value))
-            guard let first = rows.first else { return [] }
-            // Every row of a result has the same columns: lower-case their names once.
-            let names = first.columns.map { $0.lowercased() }
-            return rows.map { row in
-                var values = [String: SQLValue](minimumCapacity: names.count)
-                for (name, value) in zip(names, row.values) {
-                    values[name] =
-                        switch value {
-                        case .integer(let int): .int(int)
-                        case .text(let text): .text(text)
-                        // Amounts are integers; a real that is not a whole Int64 is refused, never truncated.
-                        case .real(let real): Int64(exactly: real).map(SQLValue.int) ?? .text(String(real))
-                        case .blob(let bytes): .text(String(decoding: bytes, as: UTF8.self))
-                        case .null: .null
-                        }
-                }
-                return SQLRow(values: values)
-            }
-        } catch {
-            throw SQLiteDatabase.convert(error)
-        }
+        (error as? SQLDatabaseError) ?? SQLDatabaseError(.other, "\(error)")
     }
 
-    func execute(_ sql: String, _ binds: [SQLValue]) async throws(SQLDatabaseError) -> Int {
-        do {
-            try connection.query(sql, binds.map(Self.value))
-            return connection.changes
-        } catch {
-            throw SQLiteDatabase.convert(error)
-        }
-    }
-
-    static func value(_ value: SQLValue) -> SQLiteValue {
-        switch value {
-        case .null: .null
-        case .int(let int): .integer(int)
-        case .text(let text): .text(text)
-        }
+    /// `NSLock.withLock` needs iOS 17 and macOS 14, above the client package's floor.
+    private func locked<R>(_ body: () throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
     }
 }
 

@@ -1,0 +1,49 @@
+import Foundation
+import TallyKit
+import TallySQL
+import TallyServer
+import Testing
+
+/// The device's database and the server's run one migration runner: the same table, the same
+/// naming scheme, times in the same unit.
+@Suite struct SchemaMigrationsTests {
+    struct Record: Equatable {
+        let name: String
+        let appliedAt: Int64
+    }
+
+    /// The table's columns (name, declared type, primary key) and its records, read from the file itself.
+    static func migrations(in path: String) throws -> (columns: [String], records: [Record]) {
+        let connection = try SQLiteConnection(path: path, readOnly: true)
+        let columns = try connection.query("SELECT name, type, pk FROM pragma_table_info('schema_migrations') ORDER BY cid").map {
+            "\(try $0.text("name")) \(try $0.text("type")) \(try $0.int("pk"))"
+        }
+        let records = try connection.query("SELECT name, applied_at FROM schema_migrations ORDER BY name").map {
+            Record(name: try $0.text("name"), appliedAt: try $0.int("applied_at"))
+        }
+        return (columns, records)
+    }
+
+    @Test func theDeviceAndTheServerRecordMigrationsInOneTableAndOneUnit() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-migrations-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let devicePath = folder.appendingPathComponent("device.sqlite").path
+        let serverPath = folder.appendingPathComponent("server.sqlite").path
+        let before = Int64(Date().timeIntervalSince1970 * 1000)
+        _ = try await LocalDatabase(path: devicePath)
+        try await SQLiteDatabase(path: serverPath).migrate(Migrations.all)
+        let after = Int64(Date().timeIntervalSince1970 * 1000)
+
+        let device = try Self.migrations(in: devicePath)
+        let server = try Self.migrations(in: serverPath)
+        #expect(device.columns == ["name TEXT 1", "applied_at BIGINT 0"])
+        #expect(device.columns == server.columns)
+        #expect(device.records.map(\.name) == ["0001_device"])
+        #expect(server.records.map(\.name) == Migrations.all.map(\.name))
+        for record in device.records + server.records {
+            #expect(record.name.wholeMatch(of: /[0-9]{4}_[a-z0-9_]+/) != nil, "\(record.name) is not NNNN_what")
+            // Milliseconds since 1970: seconds or microseconds would fall far outside.
+            #expect((before...after).contains(record.appliedAt), "\(record.name) applied at \(record.appliedAt), not between \(before) and \(after)")
+        }
+    }
+}

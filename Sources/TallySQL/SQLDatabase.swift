@@ -1,0 +1,42 @@
+/// Which SQL the database speaks, for the few statements that differ.
+public enum SQLDialect: Sendable {
+    /// SQLite.
+    case sqlite
+    /// PostgreSQL.
+    case postgres
+}
+
+/// Runs statements inside one transaction. Statements use `?` placeholders on both databases,
+/// one statement per call.
+public protocol SQLExecutor: Sendable {
+    /// Runs a statement and returns its rows.
+    func query(_ sql: String, _ binds: [SQLValue]) async throws(SQLDatabaseError) -> [SQLRow]
+    /// Runs a statement and returns how many rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ binds: [SQLValue]) async throws(SQLDatabaseError) -> Int
+}
+
+/// A database: transactions to write, snapshots to read, migrations to run.
+///
+/// Implementations: ``SQLiteDatabase`` (one writer with group commit, WAL readers), on the
+/// server and on the device, and the server's `PostgresDatabase` (a connection pool). The
+/// storage logic is written once against it.
+///
+/// ```swift
+/// let database = try SQLiteDatabase(path: "tally.sqlite")
+/// try await database.migrate([Migration(name: "0001_core", both: ["CREATE TABLE notes (id BIGINT PRIMARY KEY, text TEXT NOT NULL)"])])
+/// try await database.write { executor in try await executor.execute("INSERT INTO notes (id, text) VALUES (?, ?)", [1, "hello"]) }
+/// let count = try await database.read { executor in try await executor.query("SELECT COUNT(*) AS n FROM notes", []).first?.int("n") }
+/// ```
+public protocol SQLDatabase: Sendable {
+    /// The SQL dialect.
+    var dialect: SQLDialect { get }
+    /// Runs `work` in one transaction; it commits when `work` returns and rolls back when it throws.
+    func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T
+    /// Runs `work` on a consistent snapshot, read-only.
+    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T
+    /// Applies the migrations not applied yet, in order, each in its own transaction.
+    func migrate(_ migrations: [Migration]) async throws
+    /// Closes connections.
+    func close() async
+}
