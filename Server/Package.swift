@@ -97,11 +97,10 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "ServerTestSupport", path: "Tests/ServerTestSupport", swiftSettings: strict),
         .testTarget(
             name: "TallyServerTests",
             dependencies: [
-                "TallyServer", "ServerTestSupport",
+                "TallyServer", .product(name: "TallyTestSupport", package: "Tally"),
                 .product(name: "TallyCore", package: "Tally"),
                 .product(name: "TallySQLite", package: "Tally"),
                 .product(name: "TallyVerify", package: "Tally"),
@@ -116,7 +115,7 @@ let package = Package(
         .testTarget(
             name: "TallyTestingServerTests",
             dependencies: [
-                "TallyTestingServer", "ServerTestSupport",
+                "TallyTestingServer", .product(name: "TallyTestSupport", package: "Tally"),
                 .product(name: "TallyCore", package: "Tally"),
                 .product(name: "TallyVerify", package: "Tally"),
                 .product(name: "TallyTesting", package: "Tally"),
@@ -129,7 +128,7 @@ let package = Package(
         .testTarget(
             name: "TallyKitServerTests",
             dependencies: [
-                "TallyServer", "ServerTestSupport",
+                "TallyServer", .product(name: "TallyTestSupport", package: "Tally"),
                 .product(name: "TallyCore", package: "Tally"),
                 .product(name: "TallyVerify", package: "Tally"),
                 .product(name: "TallyTesting", package: "Tally"),
@@ -144,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "TallyCLITests",
             dependencies: [
-                "tally", "ServerTestSupport",
+                "tally", .product(name: "TallyTestSupport", package: "Tally"),
                 .product(name: "TallyCore", package: "Tally"),
                 .product(name: "TallySQLite", package: "Tally"),
                 .product(name: "TallyTesting", package: "Tally"),

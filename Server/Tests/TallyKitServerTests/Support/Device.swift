@@ -1,11 +1,11 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import ServerTestSupport
 import TallyCore
 import TallyKit
 import TallyKitTesting
 import TallyServer
+import TallyTestSupport
 import TallyTesting
 import TallyVerify
 import Testing

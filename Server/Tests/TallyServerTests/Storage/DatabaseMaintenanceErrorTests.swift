@@ -1,7 +1,7 @@
 import Foundation
-import ServerTestSupport
 import TallyCore
 import TallyServer
+import TallyTestSupport
 import Testing
 
 /// The codes `tally backup`, `tally restore` and `tally check` print are stable strings, and the

@@ -1,7 +1,7 @@
 import Foundation
-import ServerTestSupport
 import TallyCore
 import TallyServer
+import TallyTestSupport
 import TallyTesting
 import TallyVerify
 import Testing
