@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "TallyTesting", targets: ["TallyTesting"]),
         .library(name: "TallyKitTesting", targets: ["TallyKitTesting"]),
         .library(name: "TallySQL", targets: ["TallySQL"]),
+        // What the tests of this package and of Server/ share; apps do not need it.
+        .library(name: "TallyTestSupport", targets: ["TallyTestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -70,7 +72,9 @@ let package = Package(
             dependencies: ["TallyCore", "TallyVerify", "TallyKit", "TallyTesting"],
             swiftSettings: strict
         ),
-        .target(name: "TallyTestSupport", path: "Tests/TallyTestSupport", swiftSettings: strict),
+        .target(
+            name: "TallyTestSupport", dependencies: ["TallyCore", "TallyVerify", "TallyTesting"], path: "Tests/TallyTestSupport",
+            swiftSettings: strict),
         .testTarget(name: "TallyCoreTests", dependencies: ["TallyCore", "TallyTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "TallyVerifyTests",

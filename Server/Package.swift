@@ -98,11 +98,10 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "ServerTestSupport", path: "Tests/ServerTestSupport", swiftSettings: strict),
         .testTarget(
             name: "TallyServerTests",
             dependencies: [
-                "TallyServer", "ServerTestSupport",
+                "TallyServer", .product(name: "TallyTestSupport", package: "Tally"),
                 .product(name: "TallyCore", package: "Tally"),
                 .product(name: "TallySQL", package: "Tally"),
                 .product(name: "TallyVerify", package: "Tally"),
@@ -117,7 +116,7 @@ let package = Package(
         .testTarget(
             name: "TallyTestingServerTests",
             dependencies: [
-                "TallyTestingServer", "ServerTestSupport",
+                "TallyTestingServer", .product(name: "TallyTestSupport", package: "Tally"),
                 .product(name: "TallyCore", package: "Tally"),
                 .product(name: "TallyVerify", package: "Tally"),
                 .product(name: "TallyTesting", package: "Tally"),
@@ -130,7 +129,7 @@ let package = Package(
         .testTarget(
             name: "TallyKitServerTests",
             dependencies: [
-                "TallyServer", "ServerTestSupport",
+                "TallyServer", .product(name: "TallyTestSupport", package: "Tally"),
                 .product(name: "TallyCore", package: "Tally"),
                 .product(name: "TallyVerify", package: "Tally"),
                 .product(name: "TallyTesting", package: "Tally"),
@@ -145,7 +144,7 @@ let package = Package(
         .testTarget(
             name: "TallyCLITests",
             dependencies: [
-                "tally", "ServerTestSupport",
+                "tally", .product(name: "TallyTestSupport", package: "Tally"),
                 .product(name: "TallyCore", package: "Tally"),
                 .product(name: "TallySQL", package: "Tally"),
                 .product(name: "TallyTesting", package: "Tally"),

@@ -11,20 +11,11 @@ import _CryptoExtras
 public enum ReceiptVerifyBenchmark {
     /// What one run measured.
     public struct Result: Sendable {
-        /// How many distinct receipts the cached run verified.
-        public var count: Int
-        /// Their mean size in bytes.
+        /// The rates, the raw one swift-crypto's RSA PKCS#1 v1.5 verification (with the SHA-256
+        /// of the content).
+        public var rates: VerificationRates
+        /// The receipts' mean size in bytes.
         public var meanSize: Int
-        /// swift-crypto RSA PKCS#1 v1.5 verification (with the SHA-256 of the content), per second.
-        public var rawVerifyRate: Double
-        /// Tally with the chain cached, per second.
-        public var cachedRate: Double
-        /// The median over rounds of cached rate ÷ raw rate.
-        public var cachedToRawMedian: Double
-        /// How many receipts the uncached run verified.
-        public var uncachedCount: Int
-        /// Tally validating the chain every time, per second.
-        public var uncachedRate: Double
     }
 
     /// Distinct signed receipts and the authority that signed them.
@@ -73,76 +64,40 @@ public enum ReceiptVerifyBenchmark {
         return Workload(receipts: receipts, contents: contents, authority: authority)
     }
 
-    /// Runs the measurements over `workload`, raw and cached alternating in `rounds` slices so
-    /// that a burst of load from another tenant hits both alike.
+    /// Runs the measurements over `workload`, raw and cached alternating in `rounds` slices (see
+    /// ``VerificationRates``).
     /// - Parameters:
     ///   - workload: the receipts to verify.
     ///   - uncachedCount: how many of them the slower uncached run verifies.
     ///   - rounds: how many alternating slices.
     ///   - now: the verifier's clock.
+    /// - Returns: the rates measured and the receipts' mean size.
     /// - Throws: ``VerifyBenchmark/Failure`` when any receipt does not verify.
     public static func run(
         _ workload: Workload, uncachedCount: Int, rounds: Int = 5, now: @escaping @Sendable () -> Date
     ) async throws -> Result {
-        let clock = ContinuousClock()
         let key = workload.authority.signerKey.publicKey
         // The signature is the receipt's last element (DER): the very bytes the verifier checks.
         let signatureSize = key.keySizeInBits / 8
-        let prepared = zip(workload.receipts, workload.contents).map { receipt, content in
-            (content, _RSA.Signing.RSASignature(rawRepresentation: receipt.suffix(signatureSize)))
+        let items = zip(workload.receipts, workload.contents).map { receipt, content in
+            (input: receipt, prepared: (content, _RSA.Signing.RSASignature(rawRepresentation: receipt.suffix(signatureSize))))
         }
 
         var configuration = ReceiptVerifier.Configuration(
             bundleID: .equals("com.example"), environments: [.sandbox], rootCertificates: [workload.authority.root])
         configuration.appVersion = .equals("42")
         let cached = ReceiptVerifier(configuration, now: now)
-        _ = await cached.verify(workload.receipts[0])  // warm the cache
-
-        var rawTime = Duration.zero
-        var cachedTime = Duration.zero
-        var ratios: [Double] = []
-        let sliceSize = max(1, workload.receipts.count / max(1, rounds))
-        for start in stride(from: 0, to: workload.receipts.count, by: sliceSize) {
-            let range = start..<min(start + sliceSize, workload.receipts.count)
-            var rawValid = 0
-            let raw = clock.measure {
-                for (content, signature) in prepared[range]
-                where key.isValidSignature(signature, for: SHA256.hash(data: content), padding: .insecurePKCS1v1_5) {
-                    rawValid += 1
-                }
-            }
-            var cachedValid = 0
-            let begin = clock.now
-            for receipt in workload.receipts[range] where await cached.verify(receipt).value != nil { cachedValid += 1 }
-            let tally = clock.now - begin
-            guard rawValid == range.count, cachedValid == range.count else {
-                throw VerifyBenchmark.Failure(
-                    description: "\(range.count - rawValid) raw and \(range.count - cachedValid) cached receipt verifications failed")
-            }
-            rawTime += raw
-            cachedTime += tally
-            ratios.append(VerifyBenchmark.seconds(raw) / VerifyBenchmark.seconds(tally))
-        }
-
         var uncachedConfiguration = configuration
         uncachedConfiguration.chainCacheCapacity = 0
         let uncached = ReceiptVerifier(uncachedConfiguration, now: now)
-        let subset = workload.receipts.prefix(max(1, min(uncachedCount, workload.receipts.count)))
-        var uncachedValid = 0
-        let uncachedStart = clock.now
-        for receipt in subset where await uncached.verify(receipt).value != nil { uncachedValid += 1 }
-        let uncachedTime = clock.now - uncachedStart
-        guard uncachedValid == subset.count else {
-            throw VerifyBenchmark.Failure(description: "uncached run rejected \(subset.count - uncachedValid) receipts")
-        }
-
-        return Result(
-            count: workload.receipts.count,
-            meanSize: workload.receipts.reduce(0) { $0 + $1.count } / max(1, workload.receipts.count),
-            rawVerifyRate: Double(workload.receipts.count) / VerifyBenchmark.seconds(rawTime),
-            cachedRate: Double(workload.receipts.count) / VerifyBenchmark.seconds(cachedTime),
-            cachedToRawMedian: ratios.sorted()[ratios.count / 2],
-            uncachedCount: subset.count,
-            uncachedRate: Double(subset.count) / VerifyBenchmark.seconds(uncachedTime))
+        let rates = try await VerificationRates.measure(
+            items, rounds: rounds, uncachedCount: uncachedCount,
+            wording: .init(verifications: "receipt verifications", items: "receipts"),
+            raw: { content, signature in
+                key.isValidSignature(signature, for: SHA256.hash(data: content), padding: .insecurePKCS1v1_5)
+            },
+            cached: { await cached.verify($0).value != nil },
+            uncached: { await uncached.verify($0).value != nil })
+        return Result(rates: rates, meanSize: workload.receipts.reduce(0) { $0 + $1.count } / max(1, workload.receipts.count))
     }
 }

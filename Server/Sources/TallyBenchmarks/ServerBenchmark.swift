@@ -230,7 +230,7 @@ public enum ServerBenchmark {
 
         let endpoints = [Endpoint.health] + Endpoint.allCases.filter { $0 != .health && options.endpoints.contains($0) }
         func phases(_ label: String, duration: Duration, purchases: ArraySlice<String>) -> [HTTPLoadClient.Phase] {
-            let time = TimeAmount.nanoseconds(Int64(seconds(duration) * 1e9))
+            let time = TimeAmount.nanoseconds(Int64(duration.seconds * 1e9))
             return endpoints.map { endpoint in
                 switch endpoint {
                 case .health:
@@ -361,9 +361,5 @@ public enum ServerBenchmark {
         guard !sorted.isEmpty else { return 0 }
         let rank = Int((fraction * Double(sorted.count)).rounded(.up))
         return Double(sorted[min(sorted.count - 1, max(0, rank - 1))]) / 1e6
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -1,5 +1,6 @@
 public import Logging
 public import ServiceLifecycle
+import TallyCore
 public import TallyTesting
 
 /// Keeps a served store's time moving: processes due renewals and notification deliveries a
@@ -24,13 +25,10 @@ public struct StoreTicker<C: Clock<Duration>>: Service {
 
     /// Advances the store until graceful shutdown or cancellation; a failed tick is logged and the next one runs.
     public func run() async throws {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await store.tick()
-            } catch {
-                logger.error("store tick failed", metadata: ["error": "\(error)"])
-            }
-            try? await clock.sleep(for: interval)
+        await PeriodicLoop(clock: clock, interval: interval).run(until: { Task.isShuttingDownGracefully }) {
+            try await store.tick()
+        } failed: { error in
+            logger.error("store tick failed", metadata: ["error": "\(error)"])
         }
     }
 }

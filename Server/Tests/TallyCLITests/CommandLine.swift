@@ -1,5 +1,5 @@
 import Foundation
-import ServerTestSupport
+import TallyTestSupport
 
 /// Runs the built `tally` executable, as a user would.
 enum CommandLine {

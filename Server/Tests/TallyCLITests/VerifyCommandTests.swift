@@ -37,6 +37,33 @@ import Testing
         #expect((verdict["unchecked"] as? [String]) == ["app_apple_id"])
     }
 
+    @Test(arguments: ["transaction", "renewal", "app-transaction"])
+    func eachKindOfJWSIsVerifiedAsThatKind(kind: String) throws {
+        let signed = Date(timeIntervalSince1970: 1_717_300_000)
+        let jws: String
+        switch kind {
+        case "renewal":
+            var payload = RenewalInfoPayload()
+            payload.originalTransactionId = "7"
+            payload.environment = .sandbox
+            payload.signedDate = signed
+            jws = try ca.sign(payload)
+        case "app-transaction":
+            var payload = AppTransactionPayload()
+            payload.bundleId = "com.example"
+            payload.receiptType = .sandbox
+            payload.receiptCreationDate = signed
+            jws = try ca.sign(payload)
+        default:
+            jws = try transaction("7")
+        }
+        let run = try CommandLine.run(["verify", "--kind", kind, "--root", rootPath, "--environment", "Sandbox"], stdin: jws)
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        let verdict = CommandLine.json(run.stdout)
+        #expect(verdict["status"] as? String == "valid")
+        #expect(verdict["kind"] as? String == kind)
+    }
+
     @Test func invalidDataPrintsTheCodeAndExitsOne() throws {
         let run = try CommandLine.run(
             ["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox", "--bundle-id", "com.other"],

@@ -1,6 +1,6 @@
 import Foundation
-import ServerTestSupport
 import TallyCore
+import TallyTestSupport
 import TallyTesting
 import TallyVerify
 import Testing

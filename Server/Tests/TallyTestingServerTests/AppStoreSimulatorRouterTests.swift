@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import ServerTestSupport
 import TallyCore
+import TallyTestSupport
 import TallyTesting
 import TallyTestingServer
 import TallyVerify

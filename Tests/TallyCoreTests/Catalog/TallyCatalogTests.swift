@@ -6,7 +6,7 @@ import Testing
 /// The catalog file: the shipped example loads; a setting that would break the server's
 /// arithmetic or lock every request out is refused at start, naming its place.
 @Suite struct TallyCatalogTests {
-    static let example = Vectors.repository.appendingPathComponent("Examples/tally.json")
+    static let example = Repository.root.appendingPathComponent("Examples/tally.json")
 
     /// The example with one top-level key set to `value` (JSON text).
     static func example(setting key: String, to value: String) throws -> Data {

@@ -14,8 +14,8 @@ enum Kit {
     static let appAppleID: Int64 = 6_450_000_001
     static let authority: TestCertificateAuthority = try! TestCertificateAuthority(profile: .init(issuedAt: start.addingTimeInterval(-86_400)))
     static let storeCatalog: StoreKitConfiguration = try! StoreKitConfiguration.load(
-        contentsOf: Vectors.repository.appendingPathComponent("Examples/Tally.storekit"))
-    static let catalogFile = Vectors.repository.appendingPathComponent("Examples/tally.json")
+        contentsOf: Repository.root.appendingPathComponent("Examples/Tally.storekit"))
+    static let catalogFile = Repository.root.appendingPathComponent("Examples/tally.json")
     static let onDeviceCatalog: OnDeviceCatalog = try! OnDeviceCatalog.load(contentsOf: catalogFile)
 
     static let reports = ["personality", "career", "relationship", "wellness"]

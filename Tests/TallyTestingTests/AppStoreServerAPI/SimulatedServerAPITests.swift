@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TallyCore
+import TallyTestSupport
 import TallyTesting
 import TallyVerify
 import Testing

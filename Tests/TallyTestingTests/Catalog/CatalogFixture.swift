@@ -106,7 +106,7 @@ enum CatalogFixture {
     }
 
     /// Examples/Tally.storekit in this repository.
-    static var exampleURL: URL { Vectors.repository.appendingPathComponent("Examples/Tally.storekit") }
+    static var exampleURL: URL { Repository.root.appendingPathComponent("Examples/Tally.storekit") }
 
     /// Xcode's own file, read in place beside the vectors: ../shared/storekit/.
     static var revenueCatURL: URL? {

@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallyTestSupport
 import TallyTesting
 import TallyVerify
 import Testing

@@ -133,7 +133,7 @@ import Testing
     }
 
     @Test func everyCodeIsDocumentedInCheckOrder() throws {
-        let document = try String(contentsOf: Vectors.repository.appendingPathComponent("docs/verification-errors.md"), encoding: .utf8)
+        let document = try String(contentsOf: Repository.root.appendingPathComponent("docs/verification-errors.md"), encoding: .utf8)
         // The rows of the table under "## Codes", up to the next section.
         let codes = document.components(separatedBy: "\n## Codes\n").last?.components(separatedBy: "\n## ").first ?? ""
         let rows = codes.split(separator: "\n").filter { $0.hasPrefix("| `") }.compactMap { row in

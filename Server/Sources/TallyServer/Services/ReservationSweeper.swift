@@ -1,5 +1,6 @@
 public import Logging
 public import ServiceLifecycle
+import TallyCore
 
 /// Releases reservations whose time is up, once a second, until graceful shutdown.
 /// Safe on several instances at once: each reservation is closed by a conditional update.
@@ -23,14 +24,11 @@ public struct ReservationSweeper<C: Clock<Duration>>: Service {
 
     /// Sweeps until graceful shutdown or cancellation; a failed sweep is logged and the next one runs.
     public func run() async throws {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                let expired = try await storage.expireReservations()
-                if expired > 0 { logger.info("reservations expired", metadata: ["count": "\(expired)"]) }
-            } catch {
-                logger.error("reservation sweep failed", metadata: ["error": "\(error)"])
-            }
-            try? await clock.sleep(for: interval)
+        await PeriodicLoop(clock: clock, interval: interval).run(until: { Task.isShuttingDownGracefully }) {
+            let expired = try await storage.expireReservations()
+            if expired > 0 { logger.info("reservations expired", metadata: ["count": "\(expired)"]) }
+        } failed: { error in
+            logger.error("reservation sweep failed", metadata: ["error": "\(error)"])
         }
     }
 }

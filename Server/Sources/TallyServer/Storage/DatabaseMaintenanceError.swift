@@ -1,3 +1,5 @@
+public import TallyCore
+
 /// Why a backup, a restore or a check of a database refused or failed: a stable ``Code`` and
 /// a reason for humans. Equal when the codes are equal.
 public struct DatabaseMaintenanceError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -26,14 +28,13 @@ public struct DatabaseMaintenanceError: Error, Hashable, Sendable, CustomStringC
     /// Hashes the code, the only part equality looks at.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-    /// A stable code. Codes never change meaning and are never reused.
-    public struct Code: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
-        /// The code as text, such as `not_sqlite`.
+    /// A stable code. Codes never change meaning and are never reused; `docs/deploying.md`
+    /// lists them.
+    public struct Code: StableCode {
+        /// The code as text, such as `cannot_open`.
         public let rawValue: String
         /// A code from its text.
         public init(rawValue: String) { self.rawValue = rawValue }
-        /// The code as text.
-        public var description: String { rawValue }
 
         /// The file cannot be opened, or is not an SQLite database.
         public static let cannotOpen = Self(rawValue: "cannot_open")
@@ -51,5 +52,11 @@ public struct DatabaseMaintenanceError: Error, Hashable, Sendable, CustomStringC
         public static let destinationExists = Self(rawValue: "destination_exists")
         /// SQLite failed while copying or moving the database.
         public static let copyFailed = Self(rawValue: "copy_failed")
+
+        /// Every code, in the order of their declaration.
+        public static let all: [Self] = [
+            .cannotOpen, .notATallyDatabase, .newerSchema, .integrityCheckFailed, .ledgerMismatch, .databaseInUse,
+            .destinationExists, .copyFailed,
+        ]
     }
 }

@@ -129,12 +129,7 @@ public enum Migrations {
             """,
             """
             CREATE TABLE spends (
-                id TEXT PRIMARY KEY,
-                user_id TEXT NOT NULL REFERENCES users(id),
-                idempotency_key TEXT NOT NULL,
-                request_hash TEXT NOT NULL,
-                currency TEXT NOT NULL,
-                amount BIGINT NOT NULL CHECK (amount > 0),
+                \(amountRequestColumns),
                 reference TEXT,
                 response_json TEXT NOT NULL,
                 created_at BIGINT NOT NULL,
@@ -143,12 +138,7 @@ public enum Migrations {
             """,
             """
             CREATE TABLE reservations (
-                id TEXT PRIMARY KEY,
-                user_id TEXT NOT NULL REFERENCES users(id),
-                idempotency_key TEXT NOT NULL,
-                request_hash TEXT NOT NULL,
-                currency TEXT NOT NULL,
-                amount BIGINT NOT NULL CHECK (amount > 0),
+                \(amountRequestColumns),
                 from_allowance BIGINT NOT NULL CHECK (from_allowance >= 0),
                 from_balance BIGINT NOT NULL CHECK (from_balance >= 0),
                 allowance_original_transaction_id TEXT,
@@ -218,6 +208,17 @@ public enum Migrations {
             """,
         ]
     }
+
+    /// The columns a spend and a reservation begin with: one user's request, under its
+    /// idempotency key, for a positive amount of one currency.
+    private static let amountRequestColumns = [
+        "id TEXT PRIMARY KEY",
+        "user_id TEXT NOT NULL REFERENCES users(id)",
+        "idempotency_key TEXT NOT NULL",
+        "request_hash TEXT NOT NULL",
+        "currency TEXT NOT NULL",
+        "amount BIGINT NOT NULL CHECK (amount > 0)",
+    ].joined(separator: ",\n    ")  // the indentation of the columns in the statements
 
     /// Triggers by which the database itself refuses to change or delete a ledger entry.
     private static let appendOnlyLedger = (

@@ -10,6 +10,7 @@ extension SQLStorage {
         guard let uuid = payload.notificationUUID, !uuid.isEmpty, uuid.count <= 64 else {
             throw TallyAPIError(.invalidRequest, "the notification has no notificationUUID")
         }
+        if let transaction = notification.transaction { try Self.checkQuantity(transaction.payload) }
         let eventAt = (payload.signedDate ?? now()).timeIntervalSince1970
         return try await write { executor, time in
             let inserted = try await executor.execute(

@@ -13,10 +13,7 @@ extension SQLStorage {
         guard catalog.product(productID) != nil else {
             throw TallyAPIError(.unknownProduct, "product \(productID) is not in this server's catalog")
         }
-        // The App Store sells 1 to 10 units at once; anything else is not a purchase to credit.
-        guard (1...10).contains(payload.quantity ?? 1) else {
-            throw TallyAPIError(.invalidRequest, "quantity \(payload.quantity ?? 1) is not 1 to 10")
-        }
+        try Self.checkQuantity(payload)
         return try await write { executor, time in
             let recorded = try await record(executor, time: time, payload: payload, jws: jws, presenter: presenter)
             if let orderID {
@@ -155,6 +152,15 @@ extension SQLStorage {
         try await executor.execute(
             "UPDATE store_transactions SET user_id = ?, binding = ? WHERE transaction_id = ? AND user_id IS NULL",
             [.text(userID), .text(binding), .text(transactionID)])
+    }
+
+    /// Refuses a transaction of a quantity the App Store never sells: it sells 1 to 10 units at
+    /// once, and anything else is not a purchase to credit (nor a product × quantity to compute).
+    /// - Throws: ``TallyAPIError`` `invalid_request`.
+    static func checkQuantity(_ payload: TransactionPayload) throws {
+        guard (1...10).contains(payload.quantity ?? 1) else {
+            throw TallyAPIError(.invalidRequest, "quantity \(payload.quantity ?? 1) is not 1 to 10")
+        }
     }
 
     /// Grants a recorded transaction's product × quantity, once (the `granted` flag is set in

@@ -11,7 +11,7 @@ protocol Verdicts: Sendable {
 /// Verdicts for compact JWS of one kind: the input without surrounding white space is the JWS.
 struct JWSVerdicts: Verdicts {
     let verifier: SignedDataVerifier
-    let kind: VerifyCommand.Kind
+    let kind: VerificationReport.JWSKind
 
     func verify(_ input: ArraySlice<UInt8>, into output: inout [UInt8]) async -> Bool {
         await VerificationReport.verify(VerifyCommand.jws(in: input), kind: kind, with: verifier, into: &output)

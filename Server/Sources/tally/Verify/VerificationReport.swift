@@ -7,9 +7,24 @@ import TallyVerify
 /// Written straight into the output's bytes (``JSONText``), with the payload as signed: a
 /// batch spends its time verifying, not formatting.
 enum VerificationReport {
+    /// What a JWS can be: the kinds of `--kind` but a receipt, which is not a JWS.
+    enum JWSKind: CaseIterable {
+        case transaction, renewal, notification, appTransaction
+
+        /// The `--kind` that names it, which a verdict's `kind` repeats.
+        var kind: VerifyCommand.Kind {
+            switch self {
+            case .transaction: .transaction
+            case .renewal: .renewal
+            case .notification: .notification
+            case .appTransaction: .appTransaction
+            }
+        }
+    }
+
     /// Verifies `jws` and appends its verdict and a newline to `output`.
     /// - Returns: whether the JWS is valid.
-    static func verify(_ jws: String, kind: VerifyCommand.Kind, with verifier: SignedDataVerifier, into output: inout [UInt8]) async -> Bool {
+    static func verify(_ jws: String, kind: JWSKind, with verifier: SignedDataVerifier, into output: inout [UInt8]) async -> Bool {
         switch kind {
         case .transaction:
             return write(await verifier.verifyTransaction(jws), kind: kind, verifier: verifier, into: &output)
@@ -30,14 +45,11 @@ enum VerificationReport {
                 writeValid(verified.notification, kind: kind, verifier: verifier, extra: extra, into: &output)
                 return true
             }
-        case .receipt:
-            // The command hands receipts to ReceiptVerdicts; no input reaches this.
-            preconditionFailure("a receipt is not a JWS")
         }
     }
 
     private static func write<P>(
-        _ result: VerificationResult<Verified<P>>, kind: VerifyCommand.Kind, verifier: SignedDataVerifier, into output: inout [UInt8]
+        _ result: VerificationResult<Verified<P>>, kind: JWSKind, verifier: SignedDataVerifier, into output: inout [UInt8]
     ) -> Bool {
         switch result {
         case .valid(let verified):
@@ -50,9 +62,9 @@ enum VerificationReport {
     }
 
     private static func writeValid<P>(
-        _ verified: Verified<P>, kind: VerifyCommand.Kind, verifier: SignedDataVerifier, extra: [(String, Data)], into output: inout [UInt8]
+        _ verified: Verified<P>, kind: JWSKind, verifier: SignedDataVerifier, extra: [(String, Data)], into output: inout [UInt8]
     ) {
-        appendValidHead(kind: kind, origin: verified.origin, validationTime: verified.validationTime, to: &output)
+        appendValidHead(kind: kind.kind, origin: verified.origin, validationTime: verified.validationTime, to: &output)
         switch (verifier.configuration.bundleID == .any, verifier.configuration.appAppleID == .any) {
         case (true, true): output.append(contentsOf: #","unchecked":["bundle_id","app_apple_id"]"#.utf8)
         case (true, false): output.append(contentsOf: #","unchecked":["bundle_id"]"#.utf8)

@@ -42,6 +42,17 @@ struct VerifyCommand: AsyncParsableCommand {
         case transaction, renewal, notification
         case appTransaction = "app-transaction"
         case receipt
+
+        /// The kind of JWS it names; nil for a receipt, which is not a JWS.
+        var jws: VerificationReport.JWSKind? {
+            switch self {
+            case .transaction: .transaction
+            case .renewal: .renewal
+            case .notification: .notification
+            case .appTransaction: .appTransaction
+            case .receipt: nil
+            }
+        }
     }
 
     @Option(help: "What to verify: transaction, renewal, notification or app-transaction (a JWS), or receipt (an app receipt).")
@@ -103,13 +114,12 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        switch kind {
-        case .receipt:
+        if let jwsKind = kind.jws {
+            try await run(JWSVerdicts(verifier: SignedDataVerifier(try configuration(), now: { Date() }), kind: jwsKind))
+        } else {
             try await run(
                 ReceiptVerdicts(
                     verifier: ReceiptVerifier(try receiptConfiguration(), now: { Date() }), deviceIdentifier: deviceID.flatMap(DeviceIdentifier.init(hex:))))
-        default:
-            try await run(JWSVerdicts(verifier: SignedDataVerifier(try configuration(), now: { Date() }), kind: kind))
         }
     }
 

@@ -1,12 +1,12 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import ServerTestSupport
 import TallyCore
 import TallyKit
 import TallyKitTesting
 import TallySQL
 import TallyServer
+import TallyTestSupport
 import TallyTesting
 import TallyVerify
 import Testing

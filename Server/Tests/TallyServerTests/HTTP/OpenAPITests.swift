@@ -2,9 +2,9 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
-import ServerTestSupport
 import TallyCore
 import TallyServer
+import TallyTestSupport
 import Testing
 
 /// The OpenAPI document in the repository describes exactly the routes the server has, and

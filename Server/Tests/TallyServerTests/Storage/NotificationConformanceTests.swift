@@ -53,6 +53,29 @@ import Testing
     }
 
     @Test(arguments: Backend.available)
+    func aNotificationOfAQuantityTheStoreNeverSellsIsRefusedAndCreditsNothing(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let user = try await harness.user()
+        _ = try await harness.buy("com.tally.photo.credits.50", for: user)
+        let (charge, _) = try #require(try await notifications(harness, .oneTimeCharge).last)
+        // 11 is one more than the App Store sells; the other would overflow product × quantity.
+        for (index, quantity) in [11, Int.max / 2].enumerated() {
+            var transaction = try #require(charge.transaction).payload
+            transaction.transactionId = String(2_999_999_999_000_000 + index)
+            transaction.originalTransactionId = transaction.transactionId
+            transaction.quantity = quantity
+            var payload = charge.payload
+            payload.notificationUUID = UUID().uuidString.lowercased()
+            payload.data?.signedTransactionInfo = try Harness.authority.sign(transaction)
+            let jws = try Harness.authority.sign(payload)
+            let forged = try await harness.verifier.verifyNotification(jws, includingSignedData: true).get()
+            await #expect(throws: TallyAPIError(.invalidRequest, "")) { try await harness.storage.apply(forged, jws: jws) }
+        }
+        #expect(try await harness.balance(user, "credits").available == 2)
+        try await harness.checkInvariants()
+    }
+
+    @Test(arguments: Backend.available)
     func aNotificationBeforeTheClientsPostGrantsOnce(backend: Backend) async throws {
         let harness = try await Harness(backend)
         let user = try await harness.user()

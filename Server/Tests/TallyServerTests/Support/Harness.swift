@@ -1,8 +1,8 @@
 import Foundation
-import ServerTestSupport
 import TallyCore
 import TallySQL
 import TallyServer
+import TallyTestSupport
 import TallyTesting
 import TallyVerify
 import Testing

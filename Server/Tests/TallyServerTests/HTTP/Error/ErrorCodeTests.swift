@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import ServerTestSupport
 import TallyCore
+import TallyTestSupport
 import Testing
 
 @testable import TallyServer
