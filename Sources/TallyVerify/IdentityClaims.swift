@@ -18,7 +18,7 @@ protocol IdentityClaiming: AppStoreSignedPayload {
 
 extension TransactionPayload: IdentityClaiming {
     var identityClaims: IdentityClaims {
-        IdentityClaims(carriesBundleID: true, bundleID: bundleId, carriesAppAppleID: false, appAppleID: nil, environment: environment)
+        IdentityClaims(carriesBundleID: true, bundleID: bundleID, carriesAppAppleID: false, appAppleID: nil, environment: environment)
     }
 }
 
@@ -32,20 +32,20 @@ extension NotificationPayload: IdentityClaiming {
     var identityClaims: IdentityClaims {
         let identity = appIdentity
         return IdentityClaims(
-            carriesBundleID: true, bundleID: identity.bundleId,
-            carriesAppAppleID: true, appAppleID: identity.appAppleId,
+            carriesBundleID: true, bundleID: identity.bundleID,
+            carriesAppAppleID: true, appAppleID: identity.appAppleID,
             environment: identity.environment)
     }
 }
 
 extension AppTransactionPayload: IdentityClaiming {
     var identityClaims: IdentityClaims {
-        IdentityClaims(carriesBundleID: true, bundleID: bundleId, carriesAppAppleID: true, appAppleID: appAppleId, environment: receiptType)
+        IdentityClaims(carriesBundleID: true, bundleID: bundleID, carriesAppAppleID: true, appAppleID: appAppleID, environment: receiptType)
     }
 }
 
 extension RealtimeRequestPayload: IdentityClaiming {
     var identityClaims: IdentityClaims {
-        IdentityClaims(carriesBundleID: false, bundleID: nil, carriesAppAppleID: true, appAppleID: appAppleId, environment: environment)
+        IdentityClaims(carriesBundleID: false, bundleID: nil, carriesAppAppleID: true, appAppleID: appAppleID, environment: environment)
     }
 }

@@ -24,7 +24,7 @@ import X509
 ///     .init(bundleID: .equals("com.example.app"), appAppleID: .equals(1234), environments: [.production]),
 ///     now: { Date() })
 /// switch await verifier.verifyTransaction(jws) {
-/// case .valid(let verified): print(verified.payload.productId ?? "")
+/// case .valid(let verified): print(verified.payload.productID ?? "")
 /// case .invalid(let failure): print(failure.code)
 /// }
 /// ```

@@ -77,10 +77,10 @@ extension SignedIdentifier {
 extension TransactionPayload {
     var signedIdentifiers: [SignedIdentifier] {
         [
-            SignedIdentifier(field: "transactionId", value: transactionId, rule: .transactionID),
-            SignedIdentifier(field: "originalTransactionId", value: originalTransactionId, rule: .transactionID),
-            SignedIdentifier(field: "productId", value: productId, rule: .productID),
-            SignedIdentifier(field: "bundleId", value: bundleId, rule: .bundleID),
+            SignedIdentifier(field: "transactionId", value: transactionID, rule: .transactionID),
+            SignedIdentifier(field: "originalTransactionId", value: originalTransactionID, rule: .transactionID),
+            SignedIdentifier(field: "productId", value: productID, rule: .productID),
+            SignedIdentifier(field: "bundleId", value: bundleID, rule: .bundleID),
         ]
     }
 }
@@ -88,8 +88,8 @@ extension TransactionPayload {
 extension RenewalInfoPayload {
     var signedIdentifiers: [SignedIdentifier] {
         [
-            SignedIdentifier(field: "originalTransactionId", value: originalTransactionId, rule: .transactionID),
-            SignedIdentifier(field: "productId", value: productId, rule: .productID),
+            SignedIdentifier(field: "originalTransactionId", value: originalTransactionID, rule: .transactionID),
+            SignedIdentifier(field: "productId", value: productID, rule: .productID),
         ]
     }
 }
@@ -102,15 +102,15 @@ extension NotificationPayload {
 
 extension AppTransactionPayload {
     var signedIdentifiers: [SignedIdentifier] {
-        [SignedIdentifier(field: "bundleId", value: bundleId, rule: .bundleID)]
+        [SignedIdentifier(field: "bundleId", value: bundleID, rule: .bundleID)]
     }
 }
 
 extension RealtimeRequestPayload {
     var signedIdentifiers: [SignedIdentifier] {
         [
-            SignedIdentifier(field: "originalTransactionId", value: originalTransactionId, rule: .transactionID),
-            SignedIdentifier(field: "productId", value: productId, rule: .productID),
+            SignedIdentifier(field: "originalTransactionId", value: originalTransactionID, rule: .transactionID),
+            SignedIdentifier(field: "productId", value: productID, rule: .productID),
         ]
     }
 }

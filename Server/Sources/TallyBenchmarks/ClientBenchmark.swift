@@ -197,7 +197,7 @@ public enum ClientBenchmark {
         /// A new App Store for one device, signing with the run's authority at the real time.
         func appStore() throws -> SimulatedAppStore {
             let configuration = SimulatedAppStore.Configuration(
-                catalog: storeCatalog, bundleID: serverCatalog.app.bundleId, appAppleID: serverCatalog.app.appAppleId)
+                catalog: storeCatalog, bundleID: serverCatalog.app.bundleID, appAppleID: serverCatalog.app.appAppleID)
             return try SimulatedAppStore(configuration: configuration, authority: authority, time: .system(now: { Date() }))
         }
 
@@ -221,8 +221,8 @@ public enum ClientBenchmark {
         // The device trusts the run's test root explicitly, as only tests and benchmarks may.
         let verifier = SignedDataVerifier(
             .init(
-                bundleID: .equals(context.serverCatalog.app.bundleId),
-                appAppleID: context.serverCatalog.app.appAppleId.map { .equals($0) } ?? .any,
+                bundleID: .equals(context.serverCatalog.app.bundleID),
+                appAppleID: context.serverCatalog.app.appAppleID.map { .equals($0) } ?? .any,
                 environments: [.sandbox], rootCertificates: [context.authority.root]),
             now: { Date() })
         let ledger = try await OnDeviceLedger(database: database, catalog: context.onDeviceCatalog, verifier: verifier, now: { Date() })

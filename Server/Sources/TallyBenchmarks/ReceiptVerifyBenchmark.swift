@@ -40,7 +40,7 @@ public enum ReceiptVerifyBenchmark {
         for index in 0..<count {
             var receipt = AppReceipt()
             receipt.environment = .sandbox
-            receipt.bundleId = "com.example"
+            receipt.bundleID = "com.example"
             receipt.applicationVersion = "42"
             receipt.receiptCreationDate = now
             receipt.originalPurchaseDate = now.addingTimeInterval(-86_400)
@@ -48,9 +48,9 @@ public enum ReceiptVerifyBenchmark {
             receipt.inAppPurchases = (0..<purchases).map { item in
                 var purchase = InAppPurchaseReceipt()
                 purchase.quantity = 1
-                purchase.productId = "com.example.credits.10"
-                purchase.transactionId = String(2_000_000_000_000_000 + index * purchases + item)
-                purchase.originalTransactionId = purchase.transactionId
+                purchase.productID = "com.example.credits.10"
+                purchase.transactionID = String(2_000_000_000_000_000 + index * purchases + item)
+                purchase.originalTransactionID = purchase.transactionID
                 purchase.purchaseDate = now.addingTimeInterval(Double(-60 * item))
                 purchase.originalPurchaseDate = purchase.purchaseDate
                 purchase.productType = .consumable

@@ -214,13 +214,13 @@ public enum ServerBenchmark {
         let firstID = Int64.random(in: 1_000_000_000_000_000...8_000_000_000_000_000)
         let funding = try await mint(
             authority, count: users.count, firstID: firstID, product: fundingProduct, quantity: 10,
-            users: users, bundleID: catalog.app.bundleId, at: issuedAt)
+            users: users, bundleID: catalog.app.bundleID, at: issuedAt)
         let warmUpPool = try await mint(
             authority, count: warmUpPurchases, firstID: firstID + 10_000_000, product: purchaseProduct,
-            quantity: 1, users: users, bundleID: catalog.app.bundleId, at: issuedAt)
+            quantity: 1, users: users, bundleID: catalog.app.bundleID, at: issuedAt)
         let pool = try await mint(
             authority, count: options.purchases, firstID: firstID + 20_000_000, product: purchaseProduct,
-            quantity: 1, users: users, bundleID: catalog.app.bundleId, at: issuedAt)
+            quantity: 1, users: users, bundleID: catalog.app.bundleID, at: issuedAt)
 
         // Funding: 10 × 100 credits per user, so that no spend phase runs dry.
         let funded = try await client.run(purchasePhase("funding purchases", funding[...], users, hostHeader, duration: nil), connections: connections)
@@ -329,10 +329,10 @@ public enum ServerBenchmark {
                     var signed: [String] = []
                     for index in start..<min(count, start + chunk) {
                         var payload = TransactionPayload()
-                        payload.transactionId = String(firstID + Int64(index))
-                        payload.originalTransactionId = payload.transactionId
-                        payload.bundleId = bundleID
-                        payload.productId = product
+                        payload.transactionID = String(firstID + Int64(index))
+                        payload.originalTransactionID = payload.transactionID
+                        payload.bundleID = bundleID
+                        payload.productID = product
                         payload.type = .consumable
                         payload.quantity = quantity
                         payload.price = 990

@@ -24,10 +24,10 @@ public enum VerifyBenchmark {
         jws.reserveCapacity(count)
         for index in 0..<count {
             var payload = TransactionPayload()
-            payload.transactionId = String(2_000_000_000_000_000 + index)
-            payload.originalTransactionId = payload.transactionId
-            payload.bundleId = "com.example"
-            payload.productId = "com.example.credits.10"
+            payload.transactionID = String(2_000_000_000_000_000 + index)
+            payload.originalTransactionID = payload.transactionID
+            payload.bundleID = "com.example"
+            payload.productID = "com.example.credits.10"
             payload.type = .consumable
             payload.quantity = 1
             payload.price = 4990

@@ -133,7 +133,7 @@ struct ControlAPI: Sendable {
 
     struct StatusBody: Encodable {
         var now: String
-        var bundleId: String
+        var bundleID: String
         var environment: String
         var askToBuyEnabled: Bool
         var interruptedPurchasesEnabled: Bool
@@ -147,7 +147,7 @@ struct ControlAPI: Sendable {
         let settings = await store.settings
         let now = await store.now
         return StatusBody(
-            now: now.formatted(.iso8601), bundleId: store.configuration.bundleID,
+            now: now.formatted(.iso8601), bundleID: store.configuration.bundleID,
             environment: store.configuration.environment.rawValue, askToBuyEnabled: settings.askToBuyEnabled,
             interruptedPurchasesEnabled: settings.interruptedPurchasesEnabled, billingRetryOnRenewal: settings.billingRetryOnRenewal,
             billingGracePeriodEnabled: settings.billingGracePeriodEnabled, purchaseFailure: settings.purchaseFailure?.rawValue,
@@ -188,13 +188,13 @@ struct ControlAPI: Sendable {
     }
 
     struct ProductBody: Encodable {
-        var productId: String
+        var productID: String
         var kind: String
         var displayPrice: String
         var price: Int64
         var name: String?
         init(_ product: StoreKitConfiguration.Product) {
-            productId = product.id
+            productID = product.id
             kind = product.kind.rawValue
             displayPrice = product.displayPrice
             price = product.price
@@ -203,19 +203,19 @@ struct ControlAPI: Sendable {
     }
 
     struct PurchaseBody: Decodable {
-        var productId: String
+        var productID: String
         var appAccountToken: String?
         var quantity: Int?
-        var promotionalOfferId: String?
+        var promotionalOfferID: String?
         /// success, user_cancelled, ask_to_buy, interrupted, unverified, or a store error code to fail with.
         var outcome: String?
     }
 
     struct PurchaseResultBody: Encodable {
         var result: String
-        var transactionId: String?
+        var transactionID: String?
         var signedTransaction: String?
-        var pendingId: String?
+        var pendingID: String?
     }
 
     func purchase(_ body: PurchaseBody) async throws -> PurchaseResultBody {
@@ -238,14 +238,14 @@ struct ControlAPI: Sendable {
                     "outcome must be automatic, success, user_cancelled, ask_to_buy, interrupted, unverified or one of \(Self.failures.sorted()), not \(other)")
             }
         let options = SimulatedAppStore.PurchaseOptions(
-            appAccountToken: token, quantity: body.quantity ?? 1, promotionalOfferID: body.promotionalOfferId, outcome: outcome)
-        switch try await store.purchase(body.productId, options: options) {
+            appAccountToken: token, quantity: body.quantity ?? 1, promotionalOfferID: body.promotionalOfferID, outcome: outcome)
+        switch try await store.purchase(body.productID, options: options) {
         case .success(let transaction):
-            return PurchaseResultBody(result: "success", transactionId: transaction.transactionID, signedTransaction: transaction.jws)
+            return PurchaseResultBody(result: "success", transactionID: transaction.transactionID, signedTransaction: transaction.jws)
         case .userCancelled:
             return PurchaseResultBody(result: "user_cancelled")
         case .pending(let pending):
-            return PurchaseResultBody(result: "pending", pendingId: pending.id)
+            return PurchaseResultBody(result: "pending", pendingID: pending.id)
         }
     }
 
@@ -256,29 +256,29 @@ struct ControlAPI: Sendable {
     struct PendingBody: Encodable {
         var id: String
         var reason: String
-        var productId: String
+        var productID: String
         var quantity: Int
         var requestedAt: String
         init(_ pending: SimulatedAppStore.PendingPurchase) {
             id = pending.id
             reason = pending.reason.rawValue
-            productId = pending.productID
+            productID = pending.productID
             quantity = pending.quantity
             requestedAt = pending.requestedAt.formatted(.iso8601)
         }
     }
 
     struct TransactionBody: Encodable {
-        var transactionId: String
-        var originalTransactionId: String?
-        var productId: String
+        var transactionID: String
+        var originalTransactionID: String?
+        var productID: String
         var finished: Bool?
         var revoked: Bool
         var signedTransaction: String
         init(_ transaction: SimulatedAppStore.SignedTransaction, finished: Bool? = nil) {
-            transactionId = transaction.transactionID
-            originalTransactionId = transaction.payload.originalTransactionId
-            productId = transaction.productID
+            transactionID = transaction.transactionID
+            originalTransactionID = transaction.payload.originalTransactionID
+            productID = transaction.productID
             self.finished = finished
             revoked = transaction.payload.revocationDate != nil
             signedTransaction = transaction.jws
@@ -311,17 +311,17 @@ struct ControlAPI: Sendable {
     }
 
     struct SubscriptionBody: Encodable {
-        var groupId: String
+        var groupID: String
         var status: Int32
-        var originalTransactionId: String?
-        var productId: String
+        var originalTransactionID: String?
+        var productID: String
         var signedTransaction: String
         var signedRenewalInfo: String
         init(_ entry: (groupID: String, status: SubscriptionStatus, transaction: SimulatedAppStore.SignedTransaction, renewalInfo: String)) {
-            groupId = entry.groupID
+            groupID = entry.groupID
             status = entry.status.rawValue
-            originalTransactionId = entry.transaction.payload.originalTransactionId
-            productId = entry.transaction.productID
+            originalTransactionID = entry.transaction.payload.originalTransactionID
+            productID = entry.transaction.productID
             signedTransaction = entry.transaction.jws
             signedRenewalInfo = entry.renewalInfo
         }
@@ -334,7 +334,7 @@ struct ControlAPI: Sendable {
         var notificationUuid: String
         var notificationType: String
         var subtype: String?
-        var transactionId: String?
+        var transactionID: String?
         var delivered: Bool
         var attempts: [String]
         var signedPayload: String
@@ -342,7 +342,7 @@ struct ControlAPI: Sendable {
             notificationUuid = notification.uuid
             notificationType = notification.type.rawValue
             subtype = notification.subtype?.rawValue
-            transactionId = notification.transactionID
+            transactionID = notification.transactionID
             delivered = notification.delivered
             attempts = notification.attempts.map { "\($0.date.formatted(.iso8601)) \($0.result)" }
             signedPayload = notification.signedPayload
@@ -367,7 +367,7 @@ struct ControlAPI: Sendable {
         var data = Data(buffer: buffer)
         if data.isEmpty, allowEmpty { data = Data("{}".utf8) }
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.keyDecodingStrategy = JSONKeys.fromSnakeCase
         do {
             return try decoder.decode(T.self, from: data)
         } catch {

@@ -119,10 +119,10 @@ import FoundationNetworking
                             number += 1
                             do {
                                 var payload = TransactionPayload()
-                                payload.transactionId = String(3_000_000_000_000_000 + index * 1_000_000 + number)
-                                payload.originalTransactionId = payload.transactionId
-                                payload.bundleId = "com.tally.example"
-                                payload.productId = "com.tally.photo.credits.10"
+                                payload.transactionID = String(3_000_000_000_000_000 + index * 1_000_000 + number)
+                                payload.originalTransactionID = payload.transactionID
+                                payload.bundleID = "com.tally.example"
+                                payload.productID = "com.tally.photo.credits.10"
                                 payload.type = .consumable
                                 payload.quantity = 1
                                 payload.environment = .sandbox

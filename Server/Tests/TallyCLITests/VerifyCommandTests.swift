@@ -19,8 +19,8 @@ import Testing
 
     func transaction(_ id: String, bundle: String = "com.example") throws -> String {
         var payload = TransactionPayload()
-        payload.transactionId = id
-        payload.bundleId = bundle
+        payload.transactionID = id
+        payload.bundleID = bundle
         payload.environment = .sandbox
         payload.signedDate = Date(timeIntervalSince1970: 1_717_300_000)
         return try ca.sign(payload)
@@ -44,13 +44,13 @@ import Testing
         switch kind {
         case "renewal":
             var payload = RenewalInfoPayload()
-            payload.originalTransactionId = "7"
+            payload.originalTransactionID = "7"
             payload.environment = .sandbox
             payload.signedDate = signed
             jws = try ca.sign(payload)
         case "app-transaction":
             var payload = AppTransactionPayload()
-            payload.bundleId = "com.example"
+            payload.bundleID = "com.example"
             payload.receiptType = .sandbox
             payload.receiptCreationDate = signed
             jws = try ca.sign(payload)
@@ -113,9 +113,9 @@ import Testing
 
     func transaction(_ id: String, product: String) throws -> String {
         var payload = TransactionPayload()
-        payload.transactionId = id
-        payload.bundleId = "com.example"
-        payload.productId = product
+        payload.transactionID = id
+        payload.bundleID = "com.example"
+        payload.productID = product
         payload.environment = .sandbox
         payload.signedDate = Date(timeIntervalSince1970: 1_717_300_000.123)
         return try ca.sign(payload)

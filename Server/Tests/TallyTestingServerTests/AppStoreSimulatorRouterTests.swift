@@ -102,7 +102,7 @@ import Testing
                 uri: "/inApps/v1/transactions/\(bought.transactionID)", method: .get, headers: [.authorization: "Bearer \(token)"])
             #expect(ok.status == .ok)
             let jws = try #require(Self.object(ok.body)["signedTransactionInfo"] as? String)
-            #expect(try await fixture.verifier.verifyTransaction(jws).get().payload.transactionId == bought.transactionID)
+            #expect(try await fixture.verifier.verifyTransaction(jws).get().payload.transactionID == bought.transactionID)
             let history = try await client.execute(
                 uri: "/inApps/v2/history/\(bought.transactionID)?productType=CONSUMABLE&sort=DESCENDING", method: .get,
                 headers: [.authorization: "Bearer \(token)"])

@@ -11,7 +11,7 @@ public struct AdvancedCommerceTransactionInfo: Codable, Hashable, Sendable {
     /// The billing period, ISO 8601 (`P1M`).
     public var period: AdvancedCommercePeriod?
     /// The identifier of the request that created the purchase.
-    public var requestReferenceId: String?
+    public var requestReferenceID: String?
     /// The tax code of the item.
     public var taxCode: String?
     /// The price before tax, in milliunits.
@@ -34,7 +34,7 @@ public struct AdvancedCommerceRenewalInfo: Codable, Hashable, Sendable {
     /// The billing period, ISO 8601 (`P1M`).
     public var period: AdvancedCommercePeriod?
     /// The identifier of the request that created the purchase.
-    public var requestReferenceId: String?
+    public var requestReferenceID: String?
     /// The tax code of the item.
     public var taxCode: String?
 

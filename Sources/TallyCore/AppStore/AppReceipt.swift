@@ -18,9 +18,9 @@ public struct AppReceipt: AppStoreSignedPayload {
     /// The environment exactly as the receipt writes it (attribute type 0, undocumented).
     public var rawEnvironment: String?
     /// The app's Apple identifier (type 1, undocumented; 0 or absent outside Production).
-    public var appAppleId: Int64?
+    public var appAppleID: Int64?
     /// The bundle identifier (type 2).
-    public var bundleId: String?
+    public var bundleID: String?
     /// The app version the receipt was issued for, `CFBundleVersion` on iOS (type 3).
     public var applicationVersion: String?
     /// An opaque value used with the device identifier in ``sha1Hash`` (type 4).
@@ -60,13 +60,13 @@ public struct InAppPurchaseReceipt: Codable, Hashable, Sendable {
     /// How many items were bought (type 1701).
     public var quantity: Int?
     /// The product identifier (type 1702).
-    public var productId: String?
+    public var productID: String?
     /// The transaction identifier, the same one StoreKit 2 and the App Store Server API use (type 1703).
-    public var transactionId: String?
+    public var transactionID: String?
     /// When the App Store charged the user, or restored or renewed the purchase (type 1704).
     public var purchaseDate: Date?
     /// The transaction identifier of the original purchase (type 1705).
-    public var originalTransactionId: String?
+    public var originalTransactionID: String?
     /// The date of the original purchase (type 1706).
     public var originalPurchaseDate: Date?
     /// The kind of product, mapped from ``rawProductType``: 0 non-consumable, 1 consumable,
@@ -77,7 +77,7 @@ public struct InAppPurchaseReceipt: Codable, Hashable, Sendable {
     /// When an auto-renewable subscription expires (type 1708).
     public var expiresDate: Date?
     /// The subscription's web order line item identifier (type 1711).
-    public var webOrderLineItemId: Int64?
+    public var webOrderLineItemID: Int64?
     /// When Apple customer support refunded the purchase (type 1712).
     public var cancellationDate: Date?
     /// Whether the subscription period is a free trial (type 1713).
@@ -85,7 +85,7 @@ public struct InAppPurchaseReceipt: Codable, Hashable, Sendable {
     /// Whether the subscription period is an introductory offer (type 1719).
     public var isInIntroOfferPeriod: Bool?
     /// The promotional offer's identifier (type 1721).
-    public var promotionalOfferId: String?
+    public var promotionalOfferID: String?
 
     /// An empty in-app purchase; set the fields you need.
     public init() {}

@@ -1,12 +1,14 @@
 public import Foundation
 
 /// JSON coders set up for App Store payloads: dates as epoch milliseconds, the way Apple
-/// sends them (fractions of a millisecond, as Xcode writes them, are kept).
+/// sends them (fractions of a millisecond, as Xcode writes them, are kept), and member names
+/// as Apple spells them (``JSONKeys/appStoreName(_:)``).
 public enum AppStoreJSON {
     /// A decoder for App Store payloads.
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .millisecondsSince1970
+        decoder.keyDecodingStrategy = JSONKeys.fromAppStoreNames
         return decoder
     }
 
@@ -25,6 +27,7 @@ public enum AppStoreJSON {
     public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .millisecondsSince1970
+        encoder.keyEncodingStrategy = JSONKeys.toAppStoreNames
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }

@@ -10,9 +10,9 @@ public struct AppTransactionPayload: AppStoreSignedPayload {
     /// The server environment that signed the app transaction.
     public var receiptType: AppStoreEnvironment?
     /// The app's Apple identifier (absent in Xcode and the sandbox).
-    public var appAppleId: Int64?
+    public var appAppleID: Int64?
     /// The app's bundle identifier.
-    public var bundleId: String?
+    public var bundleID: String?
     /// The app version the app transaction is for.
     public var applicationVersion: String?
     /// The App Store's identifier of the app version.
@@ -30,7 +30,7 @@ public struct AppTransactionPayload: AppStoreSignedPayload {
     /// When the user pre-ordered the app.
     public var preorderDate: Date?
     /// The app download's transaction identifier.
-    public var appTransactionId: String?
+    public var appTransactionID: String?
     /// The platform of the first purchase.
     public var originalPlatform: PurchasePlatform?
     /// When StoreKit requested the app transaction, in app transactions from the device.

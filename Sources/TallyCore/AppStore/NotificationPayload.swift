@@ -35,19 +35,19 @@ public struct NotificationPayload: AppStoreSignedPayload {
     ///
     /// An external purchase token carries no environment: it is Sandbox when its
     /// `externalPurchaseId` starts with `SANDBOX`, Production otherwise.
-    public var appIdentity: (bundleId: String?, appAppleId: Int64?, environment: AppStoreEnvironment?) {
+    public var appIdentity: (bundleID: String?, appAppleID: Int64?, environment: AppStoreEnvironment?) {
         if let data {
-            return (data.bundleId, data.appAppleId, data.environment)
+            return (data.bundleID, data.appAppleID, data.environment)
         }
         if let summary {
-            return (summary.bundleId, summary.appAppleId, summary.environment)
+            return (summary.bundleID, summary.appAppleID, summary.environment)
         }
         if let token = externalPurchaseToken {
-            let sandbox = token.externalPurchaseId?.hasPrefix("SANDBOX") ?? false
-            return (token.bundleId, token.appAppleId, sandbox ? .sandbox : .production)
+            let sandbox = token.externalPurchaseID?.hasPrefix("SANDBOX") ?? false
+            return (token.bundleID, token.appAppleID, sandbox ? .sandbox : .production)
         }
         if let appData {
-            return (appData.bundleId, appData.appAppleId, appData.environment)
+            return (appData.bundleID, appData.appAppleID, appData.environment)
         }
         return (nil, nil, nil)
     }
@@ -58,9 +58,9 @@ public struct NotificationData: Codable, Hashable, Sendable {
     /// The server environment.
     public var environment: AppStoreEnvironment?
     /// The app's Apple identifier (absent in the sandbox).
-    public var appAppleId: Int64?
+    public var appAppleID: Int64?
     /// The app's bundle identifier.
-    public var bundleId: String?
+    public var bundleID: String?
     /// The app's build version.
     public var bundleVersion: String?
     /// The transaction, signed by the App Store (a JWS).
@@ -81,11 +81,11 @@ public struct NotificationSummary: Codable, Hashable, Sendable {
     /// The server environment.
     public var environment: AppStoreEnvironment?
     /// The app's Apple identifier.
-    public var appAppleId: Int64?
+    public var appAppleID: Int64?
     /// The app's bundle identifier.
-    public var bundleId: String?
+    public var bundleID: String?
     /// The subscription product the extension was for.
-    public var productId: String?
+    public var productID: String?
     /// The identifier of the extension request.
     public var requestIdentifier: String?
     /// The storefronts the extension was for.
@@ -102,13 +102,13 @@ public struct NotificationSummary: Codable, Hashable, Sendable {
 /// An external purchase token (`EXTERNAL_PURCHASE_TOKEN`).
 public struct ExternalPurchaseToken: Codable, Hashable, Sendable {
     /// The token's identifier; it starts with `SANDBOX` in the sandbox.
-    public var externalPurchaseId: String?
+    public var externalPurchaseID: String?
     /// When the token was created.
     public var tokenCreationDate: Date?
     /// The app's Apple identifier.
-    public var appAppleId: Int64?
+    public var appAppleID: Int64?
     /// The app's bundle identifier.
-    public var bundleId: String?
+    public var bundleID: String?
 
     /// An empty value; set the fields you need.
     public init() {}
@@ -117,9 +117,9 @@ public struct ExternalPurchaseToken: Codable, Hashable, Sendable {
 /// The app data of an app-level notification such as `RESCIND_CONSENT`.
 public struct AppData: Codable, Hashable, Sendable {
     /// The app's Apple identifier.
-    public var appAppleId: Int64?
+    public var appAppleID: Int64?
     /// The app's bundle identifier.
-    public var bundleId: String?
+    public var bundleID: String?
     /// The server environment.
     public var environment: AppStoreEnvironment?
     /// The app transaction, signed by the App Store (a JWS).

@@ -6,11 +6,11 @@ public struct RealtimeRequestPayload: AppStoreSignedPayload {
     public var validationDate: Date? { signedDate }
 
     /// The transaction identifier of the original purchase.
-    public var originalTransactionId: String?
+    public var originalTransactionID: String?
     /// The app's Apple identifier.
-    public var appAppleId: Int64?
+    public var appAppleID: Int64?
     /// The subscription product.
-    public var productId: String?
+    public var productID: String?
     /// The customer's locale, such as `en-US`.
     public var userLocale: String?
     /// The identifier of the request.

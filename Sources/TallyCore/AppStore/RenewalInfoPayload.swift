@@ -8,11 +8,11 @@ public struct RenewalInfoPayload: AppStoreSignedPayload {
     /// Why the subscription expired.
     public var expirationIntent: ExpirationIntent?
     /// The transaction identifier of the original purchase.
-    public var originalTransactionId: String?
+    public var originalTransactionID: String?
     /// The product the subscription will renew to.
-    public var autoRenewProductId: String?
+    public var autoRenewProductID: String?
     /// The product of the current period.
-    public var productId: String?
+    public var productID: String?
     /// Whether the subscription will renew.
     public var autoRenewStatus: AutoRenewStatus?
     /// Whether the App Store is trying to renew an expired subscription.
@@ -44,7 +44,7 @@ public struct RenewalInfoPayload: AppStoreSignedPayload {
     /// The UUID the app attached to the purchase, as sent.
     public var appAccountToken: String?
     /// The app download's transaction identifier.
-    public var appTransactionId: String?
+    public var appTransactionID: String?
     /// The duration of the offer, ISO 8601.
     public var offerPeriod: String?
     /// Advanced Commerce API details, for apps that use it.
@@ -65,7 +65,7 @@ public struct RenewalInfoPayload: AppStoreSignedPayload {
 /// The commitment that applies to a subscription's next renewal.
 public struct RenewalCommitmentInfo: Codable, Hashable, Sendable {
     /// The product the commitment will renew to.
-    public var commitmentAutoRenewProductId: String?
+    public var commitmentAutoRenewProductID: String?
     /// Whether the commitment will renew.
     public var commitmentAutoRenewStatus: AutoRenewStatus?
     /// How the renewed commitment is billed.

@@ -16,15 +16,15 @@ public struct TransactionPayload: AppStoreSignedPayload {
     public var validationDate: Date? { signedDate }
 
     /// The transaction identifier of the original purchase.
-    public var originalTransactionId: String?
+    public var originalTransactionID: String?
     /// The unique identifier of this transaction.
-    public var transactionId: String?
+    public var transactionID: String?
     /// The identifier of subscription purchase events across devices, renewals included.
-    public var webOrderLineItemId: String?
+    public var webOrderLineItemID: String?
     /// The app's bundle identifier.
-    public var bundleId: String?
+    public var bundleID: String?
     /// The product identifier of the in-app purchase.
-    public var productId: String?
+    public var productID: String?
     /// The subscription group the subscription belongs to.
     public var subscriptionGroupIdentifier: String?
     /// When the App Store charged the account, or restored / renewed the purchase.
@@ -58,7 +58,7 @@ public struct TransactionPayload: AppStoreSignedPayload {
     /// The three-letter code of the storefront's country or region.
     public var storefront: String?
     /// Apple's identifier of the storefront.
-    public var storefrontId: String?
+    public var storefrontID: String?
     /// Purchase or renewal.
     public var transactionReason: TransactionReason?
     /// The ISO 4217 currency code of ``price``.
@@ -68,7 +68,7 @@ public struct TransactionPayload: AppStoreSignedPayload {
     /// The payment mode of the applied offer.
     public var offerDiscountType: OfferDiscountType?
     /// The app download's transaction identifier.
-    public var appTransactionId: String?
+    public var appTransactionID: String?
     /// The duration of the applied offer, ISO 8601 (`P1M`).
     public var offerPeriod: String?
     /// How the transaction was revoked.

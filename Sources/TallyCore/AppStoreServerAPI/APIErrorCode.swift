@@ -7,7 +7,7 @@
 ///
 /// ```swift
 /// let error = try AppStoreJSON.decoder().decode(APIErrorResponse.self, from: body)
-/// if error.code == .transactionIdNotFound { /* unknown transaction */ }
+/// if error.code == .transactionIDNotFound { /* unknown transaction */ }
 /// error.code?.isRetryable // true for 4040002, 4040004, 4040006, 5000001
 /// ```
 public struct APIErrorCode: AppStoreRawValue {
@@ -26,7 +26,7 @@ public struct APIErrorCode: AppStoreRawValue {
     /// Whether Apple names the code retryable: the same request may succeed later.
     public var isRetryable: Bool {
         [
-            Self.accountNotFoundRetryable, .appNotFoundRetryable, .originalTransactionIdNotFoundRetryable,
+            Self.accountNotFoundRetryable, .appNotFoundRetryable, .originalTransactionIDNotFoundRetryable,
             .generalInternalRetryable,
         ].contains(self)
     }
@@ -40,9 +40,9 @@ public struct APIErrorCode: AppStoreRawValue {
     /// `4000005`: the `revision` token is invalid.
     public static let invalidRequestRevision = Self(rawValue: 4_000_005)
     /// `4000006`: the transaction identifier is invalid.
-    public static let invalidTransactionId = Self(rawValue: 4_000_006)
+    public static let invalidTransactionID = Self(rawValue: 4_000_006)
     /// `4000008`: the original transaction identifier is invalid.
-    public static let invalidOriginalTransactionId = Self(rawValue: 4_000_008)
+    public static let invalidOriginalTransactionID = Self(rawValue: 4_000_008)
     /// `4000012`: the start date is earlier than the earliest allowed date.
     public static let startDateTooFarInPast = Self(rawValue: 4_000_012)
     /// `4000013`: the end date precedes the start date, or the two are equal.
@@ -66,7 +66,7 @@ public struct APIErrorCode: AppStoreRawValue {
     /// `4000022`: a `productType` parameter is invalid.
     public static let invalidProductType = Self(rawValue: 4_000_022)
     /// `4000023`: a `productId` parameter is invalid.
-    public static let invalidProductId = Self(rawValue: 4_000_023)
+    public static let invalidProductID = Self(rawValue: 4_000_023)
     /// `4000024`: a `subscriptionGroupIdentifier` parameter is invalid.
     public static let invalidSubscriptionGroupIdentifier = Self(rawValue: 4_000_024)
     /// `4000025`: the `excludeRevoked` parameter is invalid (deprecated by Apple).
@@ -104,13 +104,13 @@ public struct APIErrorCode: AppStoreRawValue {
     /// `4000047`: the transaction's product type is not supported by the endpoint.
     public static let invalidTransactionTypeNotSupported = Self(rawValue: 4_000_047)
     /// `4000048`: the endpoint does not take an app transaction identifier.
-    public static let appTransactionIdNotSupported = Self(rawValue: 4_000_048)
+    public static let appTransactionIDNotSupported = Self(rawValue: 4_000_048)
     /// `4000183`: the app account token is not a UUID.
     public static let invalidAppAccountTokenUUID = Self(rawValue: 4_000_183)
     /// `4000185`: the transaction is Family Shared, which the endpoint does not support.
     public static let familyTransactionNotSupported = Self(rawValue: 4_000_185)
     /// `4000187`: the endpoint wants an original transaction identifier.
-    public static let transactionIdNotOriginalTransactionId = Self(rawValue: 4_000_187)
+    public static let transactionIDNotOriginalTransactionID = Self(rawValue: 4_000_187)
 
     // MARK: 404 Not Found
 
@@ -123,15 +123,15 @@ public struct APIErrorCode: AppStoreRawValue {
     /// `4040004`: the app was not found; try again.
     public static let appNotFoundRetryable = Self(rawValue: 4_040_004)
     /// `4040005`: the original transaction identifier was not found.
-    public static let originalTransactionIdNotFound = Self(rawValue: 4_040_005)
+    public static let originalTransactionIDNotFound = Self(rawValue: 4_040_005)
     /// `4040006`: the original transaction identifier was not found; try again.
-    public static let originalTransactionIdNotFoundRetryable = Self(rawValue: 4_040_006)
+    public static let originalTransactionIDNotFoundRetryable = Self(rawValue: 4_040_006)
     /// `4040007`: the app has no notifications URL in this environment.
     public static let serverNotificationURLNotFound = Self(rawValue: 4_040_007)
     /// `4040008`: the test notification token expired or its status is not available.
     public static let testNotificationNotFound = Self(rawValue: 4_040_008)
     /// `4040010`: the transaction identifier was not found.
-    public static let transactionIdNotFound = Self(rawValue: 4_040_010)
+    public static let transactionIDNotFound = Self(rawValue: 4_040_010)
     /// `4040019`: the customer has no app transaction.
     public static let appTransactionDoesNotExist = Self(rawValue: 4_040_019)
 

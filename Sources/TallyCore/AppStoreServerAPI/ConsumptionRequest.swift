@@ -1,5 +1,5 @@
 /// The body of a Send Consumption Information (v1) request
-/// (`PUT /inApps/v1/transactions/consumption/{transactionId}`): what the app knows about a
+/// (`PUT /inApps/v1/transactions/consumption/{transactionID}`): what the app knows about a
 /// purchase whose refund the customer asked for, sent after a `CONSUMPTION_REQUEST` notification.
 ///
 /// Apple's `ConsumptionRequestV1`. Every field but ``refundPreference`` is required; send

@@ -1,4 +1,4 @@
-/// The body of a Get Transaction History answer (`GET /inApps/v2/history/{transactionId}`):
+/// The body of a Get Transaction History answer (`GET /inApps/v2/history/{transactionID}`):
 /// one page of up to 20 signed transactions.
 ///
 /// ```swift
@@ -12,9 +12,9 @@ public struct HistoryResponse: Codable, Hashable, Sendable {
     /// Whether the App Store has more transactions than this page holds.
     public var hasMore: Bool?
     /// The app's bundle identifier.
-    public var bundleId: String?
+    public var bundleID: String?
     /// The app's App Store identifier.
-    public var appAppleId: Int64?
+    public var appAppleID: Int64?
     /// The server environment that answered.
     public var environment: AppStoreEnvironment?
     /// The transactions, each a JWS the App Store signed (`JWSTransaction`).

@@ -3,7 +3,7 @@ public import Foundation
 /// The body of a Get Notification History request (`POST /inApps/v1/notifications/history`).
 ///
 /// Apple wants ``startDate`` and ``endDate`` (within the past 180 days), and at most one of
-/// ``notificationType`` and ``transactionId``. Dates encode as epoch milliseconds with
+/// ``notificationType`` and ``transactionID``. Dates encode as epoch milliseconds with
 /// ``AppStoreJSON/encoder()``; the page token travels as the `paginationToken` query parameter.
 ///
 /// ```swift
@@ -23,7 +23,7 @@ public struct NotificationHistoryRequest: Codable, Hashable, Sendable {
     /// Only notifications of this subtype; needs ``notificationType`` too.
     public var notificationSubtype: NotificationSubtype?
     /// Only notifications about the customer who owns this transaction.
-    public var transactionId: String?
+    public var transactionID: String?
     /// Only notifications that have not reached the server yet, retries included.
     public var onlyFailures: Bool?
 

@@ -1,4 +1,4 @@
-/// The body of a Get Refund History answer (`GET /inApps/v2/refund/lookup/{transactionId}`):
+/// The body of a Get Refund History answer (`GET /inApps/v2/refund/lookup/{transactionID}`):
 /// one page of up to 20 refunded transactions.
 ///
 /// ```swift

@@ -1,4 +1,4 @@
-/// The body of a Get All Subscription Statuses answer (`GET /inApps/v1/subscriptions/{transactionId}`):
+/// The body of a Get All Subscription Statuses answer (`GET /inApps/v1/subscriptions/{transactionID}`):
 /// the latest transaction and renewal info of each of the customer's subscriptions, by group.
 ///
 /// ```swift
@@ -9,9 +9,9 @@ public struct StatusResponse: Codable, Hashable, Sendable {
     /// The server environment that answered.
     public var environment: AppStoreEnvironment?
     /// The app's bundle identifier.
-    public var bundleId: String?
+    public var bundleID: String?
     /// The app's App Store identifier.
-    public var appAppleId: Int64?
+    public var appAppleID: Int64?
     /// The customer's subscriptions, one item per subscription group.
     public var data: [SubscriptionGroupIdentifierItem]?
 
@@ -35,7 +35,7 @@ public struct LastTransactionsItem: Codable, Hashable, Sendable {
     /// The subscription's status.
     public var status: SubscriptionStatus?
     /// The original transaction identifier of the subscription.
-    public var originalTransactionId: String?
+    public var originalTransactionID: String?
     /// The latest transaction, as a JWS the App Store signed (`JWSTransaction`).
     public var signedTransactionInfo: String?
     /// The renewal info, as a JWS the App Store signed (`JWSRenewalInfo`).

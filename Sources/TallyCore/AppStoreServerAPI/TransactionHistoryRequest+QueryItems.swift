@@ -6,7 +6,7 @@ extension TransactionHistoryRequest {
         static let revision = "revision"
         static let startDate = "startDate"
         static let endDate = "endDate"
-        static let productId = "productId"
+        static let productID = "productId"
         static let productType = "productType"
         static let sort = "sort"
         static let subscriptionGroupIdentifier = "subscriptionGroupIdentifier"
@@ -26,7 +26,7 @@ extension TransactionHistoryRequest {
         add(Parameter.revision, revision)
         add(Parameter.startDate, startDate.map(Self.milliseconds))
         add(Parameter.endDate, endDate.map(Self.milliseconds))
-        for id in productIds ?? [] { add(Parameter.productId, id) }
+        for id in productIds ?? [] { add(Parameter.productID, id) }
         for type in productTypes ?? [] { add(Parameter.productType, type.rawValue) }
         add(Parameter.sort, sort?.rawValue)
         for group in subscriptionGroupIdentifiers ?? [] { add(Parameter.subscriptionGroupIdentifier, group) }
@@ -61,7 +61,7 @@ extension TransactionHistoryRequest {
         if let startDate, let endDate, startDate >= endDate {
             throw APIRequestError(.startDateAfterEndDate, "startDate is not before endDate")
         }
-        let ids = all(Parameter.productId)
+        let ids = all(Parameter.productID)
         if !ids.isEmpty { productIds = ids }
         let types = try all(Parameter.productType).map { value throws(APIRequestError) in
             let type = ProductType(rawValue: value)

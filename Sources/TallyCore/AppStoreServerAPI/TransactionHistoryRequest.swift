@@ -1,6 +1,6 @@
 public import Foundation
 
-/// The query of a Get Transaction History request (`GET /inApps/v2/history/{transactionId}`):
+/// The query of a Get Transaction History request (`GET /inApps/v2/history/{transactionID}`):
 /// which of the customer's transactions to list, and in what order.
 ///
 /// Every filter is optional. A purchase server renders it with ``queryItems(revision:)``; the

@@ -1,4 +1,4 @@
-/// The body of a Get Transaction Info answer (`GET /inApps/v1/transactions/{transactionId}`).
+/// The body of a Get Transaction Info answer (`GET /inApps/v1/transactions/{transactionID}`).
 ///
 /// ```swift
 /// let info = try AppStoreJSON.decoder().decode(TransactionInfoResponse.self, from: body)

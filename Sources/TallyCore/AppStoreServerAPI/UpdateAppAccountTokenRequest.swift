@@ -1,7 +1,7 @@
 public import Foundation
 
 /// The body of a Set App Account Token request
-/// (`PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken`).
+/// (`PUT /inApps/v1/transactions/{originalTransactionID}/appAccountToken`).
 ///
 /// The App Store answers 400 with ``APIErrorCode/invalidAppAccountTokenUUID`` when the token
 /// is not a UUID.

@@ -30,8 +30,8 @@ public struct TallyCatalog: Sendable, Codable {
 
     /// The app.
     public struct App: Sendable, Codable {
-        public var bundleId: String
-        public var appAppleId: Int64?
+        public var bundleID: String
+        public var appAppleID: Int64?
         /// Production, Sandbox, Xcode.
         public var environments: [String]
     }
@@ -44,7 +44,7 @@ public struct TallyCatalog: Sendable, Codable {
 
     /// A product and what it gives.
     public struct Product: Sendable, Codable {
-        public var productId: String
+        public var productID: String
         /// consumable, non_consumable, non_renewing or auto_renewable.
         public var kind: ProductKind
         /// What one unit grants, multiplied by the transaction's quantity.
@@ -143,7 +143,7 @@ public struct TallyCatalog: Sendable, Codable {
     /// - Throws: ``CatalogError`` naming the problem.
     public static func parse(_ data: Data) throws(CatalogError) -> TallyCatalog {
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.keyDecodingStrategy = JSONKeys.fromSnakeCase
         let catalog: TallyCatalog
         do {
             catalog = try decoder.decode(TallyCatalog.self, from: data)
@@ -180,7 +180,7 @@ public struct TallyCatalog: Sendable, Codable {
         var seen = Set<String>()
         for (index, product) in products.enumerated() {
             let place = "products[\(index)]"
-            guard seen.insert(product.productId).inserted else { throw CatalogError(reason: "\(place): product_id \(product.productId) appears twice") }
+            guard seen.insert(product.productID).inserted else { throw CatalogError(reason: "\(place): product_id \(product.productID) appears twice") }
             guard product.kind.isKnown else {
                 throw CatalogError(reason: "\(place).kind: must be one of \(ProductKind.all.map(\.rawValue).joined(separator: ", "))")
             }
@@ -220,7 +220,7 @@ public struct TallyCatalog: Sendable, Codable {
     public static let maximumAmount: Int64 = 1_000_000_000_000
 
     /// A product by identifier.
-    public func product(_ id: String) -> Product? { products.first { $0.productId == id } }
+    public func product(_ id: String) -> Product? { products.first { $0.productID == id } }
 
     /// Whether a currency exists.
     public func hasCurrency(_ code: String) -> Bool { currencies.contains { $0.code == code } }

@@ -117,20 +117,21 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let members: [String: JSONValue]
     let codingPath: [any CodingKey]
 
-    var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
+    var allKeys: [Key] { members.keys.compactMap { Key(stringValue: JSONKeys.swiftName(appStoreName: $0)) } }
 
-    func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
+    func contains(_ key: Key) -> Bool { members[JSONKeys.appStoreName(key.stringValue)] != nil }
 
     private func value(_ key: Key) throws -> JSONValue {
-        guard let value = members[key.stringValue] else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no member \"\(key.stringValue)\""))
+        guard let value = members[JSONKeys.appStoreName(key.stringValue)] else {
+            throw DecodingError.keyNotFound(
+                key, .init(codingPath: codingPath, debugDescription: "no member \"\(JSONKeys.appStoreName(key.stringValue))\""))
         }
         return value
     }
 
     /// The member's value, or nil when it is absent or null.
     private func present(_ key: Key) -> JSONValue? {
-        switch members[key.stringValue] {
+        switch members[JSONKeys.appStoreName(key.stringValue)] {
         case .none, .null?: return nil
         case .some(let value): return value
         }

@@ -10,7 +10,7 @@ public struct APIErrorBody: Codable, Hashable, Sendable {
         /// A sentence for developers (English).
         public var message: String
         /// The request's identifier, also in the `X-Request-Id` header and the server's logs.
-        public var requestId: String?
+        public var requestID: String?
         /// For `insufficient_credits`: how much of the currency is available now.
         public var available: Int64?
         /// For `insufficient_credits`: the currency.
@@ -20,11 +20,11 @@ public struct APIErrorBody: Codable, Hashable, Sendable {
 
         /// Creates a value with every field.
         public init(
-            code: TallyErrorCode, message: String, requestId: String? = nil, available: Int64? = nil, currency: String? = nil, verificationCode: String? = nil
+            code: TallyErrorCode, message: String, requestID: String? = nil, available: Int64? = nil, currency: String? = nil, verificationCode: String? = nil
         ) {
             self.code = code
             self.message = message
-            self.requestId = requestId
+            self.requestID = requestID
             self.available = available
             self.currency = currency
             self.verificationCode = verificationCode
@@ -37,7 +37,7 @@ public struct APIErrorBody: Codable, Hashable, Sendable {
     }
 
     /// Creates an error body.
-    public init(code: TallyErrorCode, message: String, requestId: String? = nil) {
-        self.error = Detail(code: code, message: message, requestId: requestId)
+    public init(code: TallyErrorCode, message: String, requestID: String? = nil) {
+        self.error = Detail(code: code, message: message, requestID: requestID)
     }
 }

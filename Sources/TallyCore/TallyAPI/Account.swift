@@ -2,15 +2,15 @@ public import Foundation
 
 /// The answer to `GET /v1/me`.
 public struct AccountResponse: Codable, Hashable, Sendable {
-    public var userId: String
+    public var userID: String
     public var appAccountToken: UUID
     public var balances: [Balance]
     public var entitlements: [Entitlement]
     public var subscriptions: [SubscriptionInfo]
 
     /// Creates a value with every field.
-    public init(userId: String, appAccountToken: UUID, balances: [Balance], entitlements: [Entitlement], subscriptions: [SubscriptionInfo]) {
-        self.userId = userId
+    public init(userID: String, appAccountToken: UUID, balances: [Balance], entitlements: [Entitlement], subscriptions: [SubscriptionInfo]) {
+        self.userID = userID
         self.appAccountToken = appAccountToken
         self.balances = balances
         self.entitlements = entitlements
@@ -67,7 +67,7 @@ public struct Entitlement: Codable, Hashable, Sendable {
     /// Whether it is in force now.
     public var active: Bool
     /// The product that gives it.
-    public var productId: String
+    public var productID: String
     /// When it ends; nil for ever (non-consumables).
     public var expiresAt: Date?
     /// In a billing grace period: active, but the last renewal failed.
@@ -76,10 +76,10 @@ public struct Entitlement: Codable, Hashable, Sendable {
     public var willRenew: Bool?
 
     /// Creates a value with every field.
-    public init(id: String, active: Bool, productId: String, expiresAt: Date? = nil, inGracePeriod: Bool, willRenew: Bool? = nil) {
+    public init(id: String, active: Bool, productID: String, expiresAt: Date? = nil, inGracePeriod: Bool, willRenew: Bool? = nil) {
         self.id = id
         self.active = active
-        self.productId = productId
+        self.productID = productID
         self.expiresAt = expiresAt
         self.inGracePeriod = inGracePeriod
         self.willRenew = willRenew
@@ -88,8 +88,8 @@ public struct Entitlement: Codable, Hashable, Sendable {
 
 /// A subscription as the server knows it.
 public struct SubscriptionInfo: Codable, Hashable, Sendable {
-    public var originalTransactionId: String
-    public var productId: String
+    public var originalTransactionID: String
+    public var productID: String
     /// Where it stands.
     public var status: SubscriptionState
     public var expiresAt: Date?
@@ -98,11 +98,11 @@ public struct SubscriptionInfo: Codable, Hashable, Sendable {
 
     /// Creates a value with every field.
     public init(
-        originalTransactionId: String, productId: String, status: SubscriptionState, expiresAt: Date? = nil, willRenew: Bool? = nil,
+        originalTransactionID: String, productID: String, status: SubscriptionState, expiresAt: Date? = nil, willRenew: Bool? = nil,
         gracePeriodExpiresAt: Date? = nil
     ) {
-        self.originalTransactionId = originalTransactionId
-        self.productId = productId
+        self.originalTransactionID = originalTransactionID
+        self.productID = productID
         self.status = status
         self.expiresAt = expiresAt
         self.willRenew = willRenew

@@ -11,13 +11,13 @@ public struct LedgerEntry: Codable, Hashable, Sendable {
     public var bucket: LedgerBucket
     /// Signed: positive grants, negative takes.
     public var amount: Int64
-    public var transactionId: String?
+    public var transactionID: String?
     public var reference: String?
     public var createdAt: Date
 
     /// Creates a value with every field.
     public init(
-        id: Int64, currency: String, kind: LedgerEntryKind, bucket: LedgerBucket, amount: Int64, transactionId: String? = nil, reference: String? = nil,
+        id: Int64, currency: String, kind: LedgerEntryKind, bucket: LedgerBucket, amount: Int64, transactionID: String? = nil, reference: String? = nil,
         createdAt: Date
     ) {
         self.id = id
@@ -25,7 +25,7 @@ public struct LedgerEntry: Codable, Hashable, Sendable {
         self.kind = kind
         self.bucket = bucket
         self.amount = amount
-        self.transactionId = transactionId
+        self.transactionID = transactionID
         self.reference = reference
         self.createdAt = createdAt
     }

@@ -3,23 +3,23 @@ public import Foundation
 /// `POST /v1/me/orders`.
 public struct CreateOrderRequest: Codable, Hashable, Sendable {
     /// The product to buy.
-    public var productId: String
+    public var productID: String
     /// Creates the request.
-    public init(productId: String) { self.productId = productId }
+    public init(productID: String) { self.productID = productID }
 }
 
 /// An order: created before payment, fulfilled by the transaction that pays it.
 public struct Order: Codable, Hashable, Sendable {
     /// The order's identifier.
-    public var orderId: String
+    public var orderID: String
     /// The product.
-    public var productId: String
+    public var productID: String
     /// The token to pass to StoreKit as `appAccountToken`.
     public var appAccountToken: UUID
     /// Where it stands.
     public var status: OrderStatus
     /// The transaction that fulfilled it.
-    public var transactionId: String?
+    public var transactionID: String?
     /// Why it failed.
     public var failureReason: String?
     /// When it was created.
@@ -29,14 +29,14 @@ public struct Order: Codable, Hashable, Sendable {
 
     /// Creates a value with every field.
     public init(
-        orderId: String, productId: String, appAccountToken: UUID, status: OrderStatus, transactionId: String? = nil, failureReason: String? = nil,
+        orderID: String, productID: String, appAccountToken: UUID, status: OrderStatus, transactionID: String? = nil, failureReason: String? = nil,
         createdAt: Date, expiresAt: Date
     ) {
-        self.orderId = orderId
-        self.productId = productId
+        self.orderID = orderID
+        self.productID = productID
         self.appAccountToken = appAccountToken
         self.status = status
-        self.transactionId = transactionId
+        self.transactionID = transactionID
         self.failureReason = failureReason
         self.createdAt = createdAt
         self.expiresAt = expiresAt

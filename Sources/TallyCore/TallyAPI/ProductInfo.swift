@@ -1,7 +1,7 @@
 /// A product as the server sells it, with its paywall text in one language.
 public struct ProductInfo: Codable, Hashable, Sendable {
     /// The App Store product identifier.
-    public var productId: String
+    public var productID: String
     /// What kind of product it is.
     public var kind: ProductKind
     /// What one unit grants.
@@ -46,8 +46,8 @@ public struct ProductInfo: Codable, Hashable, Sendable {
     }
 
     /// Creates a value with every field.
-    public init(productId: String, kind: ProductKind, grants: [Amount], entitlements: [String], allowance: Allowance? = nil, paywall: Paywall) {
-        self.productId = productId
+    public init(productID: String, kind: ProductKind, grants: [Amount], entitlements: [String], allowance: Allowance? = nil, paywall: Paywall) {
+        self.productID = productID
         self.kind = kind
         self.grants = grants
         self.entitlements = entitlements

@@ -3,20 +3,20 @@ public struct PurchaseRequest: Codable, Hashable, Sendable {
     /// The transaction's JWS, as StoreKit gives it.
     public var signedTransaction: String
     /// The order the purchase pays, if one was created.
-    public var orderId: String?
+    public var orderID: String?
     /// Creates the request.
-    public init(signedTransaction: String, orderId: String? = nil) {
+    public init(signedTransaction: String, orderID: String? = nil) {
         self.signedTransaction = signedTransaction
-        self.orderId = orderId
+        self.orderID = orderID
     }
 }
 
 /// What a verified purchase gave; a replay returns the first answer with `replayed` true.
 public struct PurchaseResponse: Codable, Hashable, Sendable {
     /// The App Store transaction.
-    public var transactionId: String
+    public var transactionID: String
     /// The product.
-    public var productId: String
+    public var productID: String
     /// What this transaction granted (nothing for a replay of a revoked one).
     public var granted: [Amount]
     /// The user's balances after it.
@@ -27,9 +27,9 @@ public struct PurchaseResponse: Codable, Hashable, Sendable {
     public var replayed: Bool
 
     /// Creates a value with every field.
-    public init(transactionId: String, productId: String, granted: [Amount], balances: [Balance], entitlements: [Entitlement], replayed: Bool) {
-        self.transactionId = transactionId
-        self.productId = productId
+    public init(transactionID: String, productID: String, granted: [Amount], balances: [Balance], entitlements: [Entitlement], replayed: Bool) {
+        self.transactionID = transactionID
+        self.productID = productID
         self.granted = granted
         self.balances = balances
         self.entitlements = entitlements
@@ -56,13 +56,13 @@ public struct RestoreResponse: Codable, Hashable, Sendable {
 
     /// One transaction's outcome: its purchase answer, or its error.
     public struct Item: Codable, Hashable, Sendable {
-        public var transactionId: String?
+        public var transactionID: String?
         public var purchase: PurchaseResponse?
         public var error: APIErrorBody.Detail?
 
         /// Creates a value with every field.
-        public init(transactionId: String? = nil, purchase: PurchaseResponse? = nil, error: APIErrorBody.Detail? = nil) {
-            self.transactionId = transactionId
+        public init(transactionID: String? = nil, purchase: PurchaseResponse? = nil, error: APIErrorBody.Detail? = nil) {
+            self.transactionID = transactionID
             self.purchase = purchase
             self.error = error
         }

@@ -26,7 +26,7 @@ public struct CommitReservationRequest: Codable, Hashable, Sendable {
 
 /// A reservation (a hold) and its state.
 public struct Reservation: Codable, Hashable, Sendable {
-    public var reservationId: String
+    public var reservationID: String
     public var currency: String
     public var amount: Int64
     public var fromAllowance: Int64
@@ -41,10 +41,10 @@ public struct Reservation: Codable, Hashable, Sendable {
 
     /// Creates a value with every field.
     public init(
-        reservationId: String, currency: String, amount: Int64, fromAllowance: Int64, fromBalance: Int64, status: ReservationStatus, used: Int64? = nil,
+        reservationID: String, currency: String, amount: Int64, fromAllowance: Int64, fromBalance: Int64, status: ReservationStatus, used: Int64? = nil,
         expiresAt: Date, balance: Balance, replayed: Bool
     ) {
-        self.reservationId = reservationId
+        self.reservationID = reservationID
         self.currency = currency
         self.amount = amount
         self.fromAllowance = fromAllowance

@@ -26,7 +26,7 @@ public struct SpendRequest: Codable, Hashable, Sendable {
 
 /// The answer to a spend.
 public struct SpendResponse: Codable, Hashable, Sendable {
-    public var spendId: String
+    public var spendID: String
     public var currency: String
     public var amount: Int64
     /// The part taken from the subscription allowance.
@@ -39,8 +39,8 @@ public struct SpendResponse: Codable, Hashable, Sendable {
     public var replayed: Bool
 
     /// Creates a value with every field.
-    public init(spendId: String, currency: String, amount: Int64, fromAllowance: Int64, fromBalance: Int64, balance: Balance, replayed: Bool) {
-        self.spendId = spendId
+    public init(spendID: String, currency: String, amount: Int64, fromAllowance: Int64, fromBalance: Int64, balance: Balance, replayed: Bool) {
+        self.spendID = spendID
         self.currency = currency
         self.amount = amount
         self.fromAllowance = fromAllowance

@@ -80,10 +80,6 @@ public struct PurchaseTicket: Sendable, Hashable, Codable {
     /// The token to pass to the store as `appAccountToken`.
     public var appAccountToken: UUID?
 
-    private enum CodingKeys: String, CodingKey {
-        case productID = "productId", orderID = "orderId", appAccountToken
-    }
-
     /// - Parameters:
     ///   - productID: the product.
     ///   - orderID: the server's order.
@@ -110,10 +106,6 @@ public struct DeliveryReceipt: Sendable, Hashable, Codable {
     public var entitlements: [Entitlement]
     /// Whether it had been delivered before: nothing was granted this time.
     public var replayed: Bool
-
-    private enum CodingKeys: String, CodingKey {
-        case transactionID = "transactionId", productID = "productId", granted, balances, entitlements, replayed
-    }
 
     /// - Parameters:
     ///   - transactionID: the transaction.

@@ -71,7 +71,7 @@ public struct OnDeviceCatalog: Sendable, Hashable {
             products: file.products.map { product in
                 var texts: [TallyLanguage: PaywallText] = [:]
                 for (code, text) in product.paywall { texts[TallyLanguage(identifier: code)] = text }
-                return Product(id: product.productId, kind: product.kind, grants: product.grants, entitlements: product.entitlements, paywall: texts)
+                return Product(id: product.productID, kind: product.kind, grants: product.grants, entitlements: product.entitlements, paywall: texts)
             })
     }
 

@@ -7,7 +7,7 @@ extension OnDeviceLedger {
     /// Records a purchase; `true` when it is new.
     @discardableResult
     static func record(_ executor: any SQLExecutor, payload: TransactionPayload, jws: String, time: Int64) async throws -> Bool {
-        let transactionID = payload.transactionId ?? ""
+        let transactionID = payload.transactionID ?? ""
         return try await executor.execute(
             """
             INSERT INTO ledger_purchases (transaction_id, original_transaction_id, product_id, quantity, purchase_date, expires_date,
@@ -15,7 +15,7 @@ extension OnDeviceLedger {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (transaction_id) DO NOTHING
             """,
             [
-                .text(transactionID), .text(payload.originalTransactionId ?? transactionID), .text(payload.productId ?? ""),
+                .text(transactionID), .text(payload.originalTransactionID ?? transactionID), .text(payload.productID ?? ""),
                 .int(Int64(min(10, max(1, payload.quantity ?? 1)))), .optional(payload.purchaseDate.map(JournalTime.millis)),
                 .optional(payload.expiresDate.map(JournalTime.millis)), .optional(payload.price), .optional(payload.currency),
                 .optional(payload.environment?.rawValue), .text(jws), .int(time),
@@ -25,7 +25,7 @@ extension OnDeviceLedger {
 
     /// Grants a new purchase's product × quantity, one lot per currency; debts are repaid first.
     static func grant(_ executor: any SQLExecutor, product: OnDeviceCatalog.Product, payload: TransactionPayload, time: Int64) async throws -> [Amount] {
-        let transactionID = payload.transactionId ?? ""
+        let transactionID = payload.transactionID ?? ""
         let quantity = Int64(min(10, max(1, payload.quantity ?? 1)))
         let acquired = payload.purchaseDate.map(JournalTime.millis) ?? time
         var granted: [Amount] = []
@@ -58,7 +58,7 @@ extension OnDeviceLedger {
     /// Revokes a refunded purchase once: the unspent part of its lots is removed, the spent
     /// part becomes debt. `true` when this call revoked it.
     static func revoke(_ executor: any SQLExecutor, payload: TransactionPayload, jws: String, time: Int64) async throws -> Bool {
-        let transactionID = payload.transactionId ?? ""
+        let transactionID = payload.transactionID ?? ""
         let revokedAt = payload.revocationDate.map(JournalTime.millis) ?? time
         // A refund of a purchase never delivered here: recorded as revoked, nothing to take back.
         if try await record(executor, payload: payload, jws: jws, time: time) { return true }
@@ -191,7 +191,7 @@ extension OnDeviceLedger {
     static func reservation(_ executor: any SQLExecutor, _ row: SQLRow, replayed: Bool) async throws -> Reservation {
         let currency = try row.text("currency"), amount = try row.int("amount")
         return Reservation(
-            reservationId: try row.text("id"), currency: currency, amount: amount, fromAllowance: 0, fromBalance: amount,
+            reservationID: try row.text("id"), currency: currency, amount: amount, fromAllowance: 0, fromBalance: amount,
             status: ReservationStatus(rawValue: try row.text("status")), used: row.optionalInt("used"), expiresAt: JournalTime.date(try row.int("expires_at")),
             balance: try await balance(executor, currency), replayed: replayed)
     }
@@ -213,7 +213,7 @@ extension OnDeviceLedger {
             let active = product.kind == .autoRenewable ? (expires ?? 0) > now : true
             for id in product.entitlements {
                 let candidate = Entitlement(
-                    id: id, active: active, productId: product.id,
+                    id: id, active: active, productID: product.id,
                     expiresAt: product.kind == .autoRenewable ? expires.map(JournalTime.date) : nil, inGracePeriod: false)
                 if let existing = result[id], existing.active, !active || (existing.expiresAt ?? .distantFuture) >= (candidate.expiresAt ?? .distantFuture) {
                     continue

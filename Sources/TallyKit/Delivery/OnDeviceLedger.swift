@@ -78,9 +78,9 @@ public struct OnDeviceLedger: Delivery {
 
     public func deliver(_ transaction: StoreTransaction, ticket: PurchaseTicket?) async throws(TallyError) -> DeliveryReceipt {
         let payload = try await verified(transaction.jws)
-        guard let product = catalog.product(payload.productId ?? "") else {
+        guard let product = catalog.product(payload.productID ?? "") else {
             // Not finished, so the store keeps it until an app version that knows the product delivers it.
-            throw TallyError(.productNotFound, "\(payload.productId ?? "?") is not in the on-device catalog")
+            throw TallyError(.productNotFound, "\(payload.productID ?? "?") is not in the on-device catalog")
         }
         let wall = now(), clock = clock
         return try await database.write { executor in
@@ -95,11 +95,11 @@ public struct OnDeviceLedger: Delivery {
                 if !replayed {
                     granted = try await Self.grant(executor, product: product, payload: payload, time: time)
                 } else {
-                    granted = try await Self.grants(executor, transactionID: payload.transactionId ?? "")
+                    granted = try await Self.grants(executor, transactionID: payload.transactionID ?? "")
                 }
             }
             return DeliveryReceipt(
-                transactionID: payload.transactionId ?? "", productID: product.id, granted: granted,
+                transactionID: payload.transactionID ?? "", productID: product.id, granted: granted,
                 balances: try await Self.balances(executor), entitlements: try await Self.entitlements(executor, catalog: catalog, now: time),
                 replayed: replayed)
         }
@@ -109,7 +109,7 @@ public struct OnDeviceLedger: Delivery {
         var payloads: [(TransactionPayload, String)] = []
         for transaction in storeEntitlements {
             // What does not verify is left out: it unlocks nothing.
-            if let payload = try? await verified(transaction.jws), catalog.product(payload.productId ?? "") != nil {
+            if let payload = try? await verified(transaction.jws), catalog.product(payload.productID ?? "") != nil {
                 payloads.append((payload, transaction.jws))
             }
         }
@@ -137,7 +137,7 @@ public struct OnDeviceLedger: Delivery {
                     throw TallyError(.invalidRequest, "idempotency key \(order.idempotencyKey) was used for another spend")
                 }
                 return SpendResponse(
-                    spendId: order.idempotencyKey, currency: order.currency, amount: order.amount, fromAllowance: 0,
+                    spendID: order.idempotencyKey, currency: order.currency, amount: order.amount, fromAllowance: 0,
                     fromBalance: order.amount, balance: try await Self.balance(executor, order.currency), replayed: true)
             }
             let balance = try await Self.balance(executor, order.currency)
@@ -154,7 +154,7 @@ public struct OnDeviceLedger: Delivery {
                 "INSERT INTO ledger_spends (idempotency_key, currency, amount, reference, created_at) VALUES (?, ?, ?, ?, ?)",
                 [.text(order.idempotencyKey), .text(order.currency), .int(order.amount), .optional(order.reference), .int(time)])
             return SpendResponse(
-                spendId: order.idempotencyKey, currency: order.currency, amount: order.amount, fromAllowance: 0,
+                spendID: order.idempotencyKey, currency: order.currency, amount: order.amount, fromAllowance: 0,
                 fromBalance: order.amount, balance: try await Self.balance(executor, order.currency), replayed: false)
         }
     }

@@ -62,7 +62,7 @@ public struct ServerDelivery: Delivery {
     public static func register(baseURL: URL, transport: any HTTPTransport = URLSessionTransport()) async throws(TallyError) -> Credentials {
         let client = Client(baseURL: baseURL, token: nil, transport: transport)
         let created: CreateUserResponse = try await client.call("POST", "/v1/users", body: CreateUserRequest())
-        return Credentials(userID: created.userId, userToken: created.userToken, appAccountToken: created.appAccountToken)
+        return Credentials(userID: created.userID, userToken: created.userToken, appAccountToken: created.appAccountToken)
     }
 
     var client: Client { Client(baseURL: baseURL, token: credentials.userToken, transport: transport) }
@@ -73,7 +73,7 @@ public struct ServerDelivery: Delivery {
         let response: ProductsResponse = try await client.call("GET", "/v1/products", query: [URLQueryItem(name: "locale", value: language.code)])
         return response.products.map { product in
             ProductGrant(
-                id: product.productId, kind: product.kind, grants: product.grants,
+                id: product.productID, kind: product.kind, grants: product.grants,
                 entitlements: product.entitlements, allowance: product.allowance.map { Amount(currency: $0.currency, amount: $0.amount) },
                 paywall: PaywallText(
                     title: product.paywall.title, description: product.paywall.description, benefits: product.paywall.benefits,
@@ -83,8 +83,8 @@ public struct ServerDelivery: Delivery {
 
     public func prepare(productID: String) async throws(TallyError) -> PurchaseTicket {
         do throws(TallyError) {
-            let order: Order = try await client.call("POST", "/v1/me/orders", body: CreateOrderRequest(productId: productID))
-            return PurchaseTicket(productID: productID, orderID: order.orderId, appAccountToken: order.appAccountToken)
+            let order: Order = try await client.call("POST", "/v1/me/orders", body: CreateOrderRequest(productID: productID))
+            return PurchaseTicket(productID: productID, orderID: order.orderID, appAccountToken: order.appAccountToken)
         } catch  where error.code == .productNotFound || error.code == .invalidRequest {
             throw TallyError(.productNotFound, "the server has no product \(productID): \(error.reason)", requestID: error.requestID)
         } catch  where !error.isTransient && error.code != .unauthorized {
@@ -94,13 +94,13 @@ public struct ServerDelivery: Delivery {
 
     public func deliver(_ transaction: StoreTransaction, ticket: PurchaseTicket?) async throws(TallyError) -> DeliveryReceipt {
         let response: PurchaseResponse = try await client.call(
-            "POST", "/v1/me/purchases", body: PurchaseRequest(signedTransaction: transaction.jws, orderId: ticket?.orderID))
+            "POST", "/v1/me/purchases", body: PurchaseRequest(signedTransaction: transaction.jws, orderID: ticket?.orderID))
         // Only an answer that names this transaction proves it was credited.
-        guard response.transactionId == transaction.id else {
-            throw TallyError(.serverUnavailable, "the server answered for \(response.transactionId), not \(transaction.id)")
+        guard response.transactionID == transaction.id else {
+            throw TallyError(.serverUnavailable, "the server answered for \(response.transactionID), not \(transaction.id)")
         }
         return DeliveryReceipt(
-            transactionID: response.transactionId, productID: response.productId, granted: response.granted,
+            transactionID: response.transactionID, productID: response.productID, granted: response.granted,
             balances: response.balances, entitlements: response.entitlements, replayed: response.replayed)
     }
 
@@ -141,7 +141,7 @@ public struct ServerDelivery: Delivery {
         entries.reverse()
         let acquisitions = entries.filter { $0.bucket == .balance && $0.amount > 0 && [.purchase, .signup, .adjustment].contains($0.kind) }
             .map {
-                CreditHistory.Acquisition(transactionID: $0.transactionId, currency: $0.currency, amount: $0.amount, acquiredAt: $0.createdAt, remaining: nil)
+                CreditHistory.Acquisition(transactionID: $0.transactionID, currency: $0.currency, amount: $0.amount, acquiredAt: $0.createdAt, remaining: nil)
             }
         let consumptions = entries.filter { $0.amount < 0 && [.spend, .allowanceSpend].contains($0.kind) }
             .map {
@@ -254,7 +254,7 @@ struct Client: Sendable {
     static func failure(status: Int, headers: [String: String], body: Data, what: String) -> TallyError {
         let detail = try? TallyAPI.decoder().decode(APIErrorBody.self, from: body).error
         let reason = "\(what): HTTP \(status) \(detail.map { "\($0.code.rawValue): \($0.message)" } ?? "")"
-        let requestID = detail?.requestId
+        let requestID = detail?.requestID
         if status == 429 {
             let seconds = headers["retry-after"].flatMap(Int64.init) ?? 1
             return TallyError(.rateLimited, reason, requestID: requestID, retryAfter: .seconds(max(1, seconds)))

@@ -84,7 +84,7 @@ extension PurchaseManager {
         {
             // The entitlement, active or lapsed, was paid for (on another device, say, or before a
             // reinstall): a confirmed payment, so onboarding is done.
-            try? await cache.completeOnboarding(transactionID: "entitlement:" + paid.productId, at: state.asOf)
+            try? await cache.completeOnboarding(transactionID: "entitlement:" + paid.productID, at: state.asOf)
         }
         return state
     }

@@ -57,11 +57,11 @@ extension PurchaseManager {
     /// - Throws: ``TallyError`` `reservation_closed` when it was released or expired.
     @discardableResult
     public func commit(_ reservation: Reservation, used: Int64) async throws(TallyError) -> Reservation? {
-        let pending = PurchaseJournal.PendingSpend.commit(reservation: reservation.reservationId, used: used, key: "commit:" + reservation.reservationId)
+        let pending = PurchaseJournal.PendingSpend.commit(reservation: reservation.reservationID, used: used, key: "commit:" + reservation.reservationID)
         try await journal.recordPendingSpend(pending, now: now())
         do throws(TallyError) {
             let committed = try await withRetries { [delivery] () async throws(TallyError) -> Reservation in
-                try await delivery.commit(reservationID: reservation.reservationId, used: used)
+                try await delivery.commit(reservationID: reservation.reservationID, used: used)
             }
             try? await journal.clearPendingSpend(pending.key)
             await publish(committed.balance)
@@ -80,7 +80,7 @@ extension PurchaseManager {
     @discardableResult
     public func release(_ reservation: Reservation) async throws(TallyError) -> Reservation {
         let released = try await withRetries { [delivery] () async throws(TallyError) -> Reservation in
-            try await delivery.release(reservationID: reservation.reservationId)
+            try await delivery.release(reservationID: reservation.reservationID)
         }
         await publish(released.balance)
         return released
@@ -144,7 +144,7 @@ extension PurchaseManager {
             // lost answer is sent again; its result is kept either way.
             let late = PurchaseJournal.PendingSpend.spend(
                 SpendOrder(
-                    currency: currency, amount: amount, idempotencyKey: "late:" + reservation.reservationId, reference: reference))
+                    currency: currency, amount: amount, idempotencyKey: "late:" + reservation.reservationID, reference: reference))
             try? await journal.recordPendingSpend(late, now: now())
             if case .spend(let lateOrder) = late,
                 (try? await spend(
@@ -208,8 +208,8 @@ extension PurchaseManager {
                     guard !activeHolds.contains(order.idempotencyKey) else { continue }
                     // The same key finds the hold if it was made, and makes one to release if not.
                     let reservation = try await delivery.reserve(order)
-                    if !committed.contains(reservation.reservationId) {
-                        let balance = try await delivery.release(reservationID: reservation.reservationId).balance
+                    if !committed.contains(reservation.reservationID) {
+                        let balance = try await delivery.release(reservationID: reservation.reservationID).balance
                         await publish(balance)
                     }
                 }

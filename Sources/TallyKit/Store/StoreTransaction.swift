@@ -25,18 +25,18 @@ public struct StoreTransaction: Sendable, Hashable, Identifiable {
         } catch {
             throw TallyError(.verificationFailed, "the store's transaction payload does not decode: \(error)")
         }
-        guard payload.transactionId?.isEmpty == false, payload.productId?.isEmpty == false else {
+        guard payload.transactionID?.isEmpty == false, payload.productID?.isEmpty == false else {
             throw TallyError(.verificationFailed, "the store's transaction has no transaction or product id")
         }
         self.jws = jws
     }
 
     /// The transaction identifier.
-    public var id: String { payload.transactionId ?? "" }
+    public var id: String { payload.transactionID ?? "" }
     /// The identifier of the first transaction of a subscription (the transaction's own for others).
-    public var originalID: String { payload.originalTransactionId ?? id }
+    public var originalID: String { payload.originalTransactionID ?? id }
     /// The product identifier.
-    public var productID: String { payload.productId ?? "" }
+    public var productID: String { payload.productID ?? "" }
     /// Units bought (consumables may be bought 1 to 10 at a time).
     public var quantity: Int { max(1, payload.quantity ?? 1) }
     /// Whether the App Store refunded or revoked it.

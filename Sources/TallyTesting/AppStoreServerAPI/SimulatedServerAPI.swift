@@ -115,10 +115,10 @@ extension SimulatedAppStore {
 
     private func record(_ id: String) throws(APIRequestError) -> TransactionRecord {
         guard !id.isEmpty, id.allSatisfy(\.isNumber) else {
-            throw APIRequestError(.invalidTransactionId, "Invalid transaction id.")
+            throw APIRequestError(.invalidTransactionID, "Invalid transaction id.")
         }
         guard let index = state.transactionIndex(id) else {
-            throw APIRequestError(.transactionIdNotFound, "Transaction id not found.")
+            throw APIRequestError(.transactionIDNotFound, "Transaction id not found.")
         }
         return state.transactions[index]
     }
@@ -157,7 +157,7 @@ extension SimulatedAppStore {
             let payload = record.payload
             if let start = filter.startDate, let date = payload.purchaseDate, date < start { return false }
             if let end = filter.endDate, let date = payload.purchaseDate, date >= end { return false }
-            if let products = filter.productIds, !products.isEmpty, !products.contains(payload.productId ?? "") { return false }
+            if let products = filter.productIds, !products.isEmpty, !products.contains(payload.productID ?? "") { return false }
             if let types = filter.productTypes, !types.isEmpty, !types.contains(where: { Self.matches($0, payload.type) }) { return false }
             if let groups = filter.subscriptionGroupIdentifiers, !groups.isEmpty, !groups.contains(payload.subscriptionGroupIdentifier ?? "") { return false }
             if let ownership = filter.inAppOwnershipType, payload.inAppOwnershipType != ownership { return false }
@@ -169,8 +169,8 @@ extension SimulatedAppStore {
         var response = HistoryResponse()
         response.revision = page.revision
         response.hasMore = page.hasMore
-        response.bundleId = configuration.bundleID
-        response.appAppleId = configuration.appAppleID
+        response.bundleID = configuration.bundleID
+        response.appAppleID = configuration.appAppleID
         response.environment = configuration.environment
         response.signedTransactions = page.items
         return response
@@ -200,16 +200,16 @@ extension SimulatedAppStore {
         for subscription in state.subscriptions where wanted.isEmpty || wanted.contains(subscription.status.rawValue) {
             var item = LastTransactionsItem()
             item.status = subscription.status
-            item.originalTransactionId = subscription.originalTransactionId
-            item.signedTransactionInfo = try signedTransaction(subscription.latestTransactionId).jws
+            item.originalTransactionID = subscription.originalTransactionID
+            item.signedTransactionInfo = try signedTransaction(subscription.latestTransactionID).jws
             item.signedRenewalInfo = try sign(renewalPayload(subscription))
             if groups[subscription.groupID] == nil { order.append(subscription.groupID) }
             groups[subscription.groupID, default: []].append(item)
         }
         var response = StatusResponse()
         response.environment = configuration.environment
-        response.bundleId = configuration.bundleID
-        response.appAppleId = configuration.appAppleID
+        response.bundleID = configuration.bundleID
+        response.appAppleID = configuration.appAppleID
         response.data = order.map { group in
             var item = SubscriptionGroupIdentifierItem()
             item.subscriptionGroupIdentifier = group
@@ -248,7 +248,7 @@ extension SimulatedAppStore {
         if let first = request.validationErrors().first {
             throw APIRequestError(first, "Invalid request.")
         }
-        state.consumptionInformation.append(ConsumptionRecord(transactionId: id, receivedAt: now, body: body))
+        state.consumptionInformation.append(ConsumptionRecord(transactionID: id, receivedAt: now, body: body))
         try save()
     }
 
@@ -258,14 +258,14 @@ extension SimulatedAppStore {
         guard let token = request?.appAccountToken, let uuid = UUID(uuidString: token) else {
             throw APIRequestError(.invalidAppAccountTokenUUID, "Invalid request. The app account token must be a UUID.")
         }
-        guard transaction.payload.originalTransactionId == originalTransactionID else {
-            throw APIRequestError(.transactionIdNotOriginalTransactionId, "Invalid request. The transaction is not an original transaction.")
+        guard transaction.payload.originalTransactionID == originalTransactionID else {
+            throw APIRequestError(.transactionIDNotOriginalTransactionID, "Invalid request. The transaction is not an original transaction.")
         }
         guard transaction.payload.inAppOwnershipType != .familyShared else {
             throw APIRequestError(.familyTransactionNotSupported, "Invalid request. Family Sharing transactions are not supported.")
         }
         let value = uuid.uuidString.lowercased()
-        for index in state.transactions.indices where state.transactions[index].payload.originalTransactionId == originalTransactionID {
+        for index in state.transactions.indices where state.transactions[index].payload.originalTransactionID == originalTransactionID {
             state.transactions[index].payload.appAccountToken = value
         }
         if let index = state.subscriptionIndex(originalTransactionID: originalTransactionID) {
@@ -284,14 +284,14 @@ extension SimulatedAppStore {
         guard start >= now.addingTimeInterval(-180 * 86_400) else {
             throw APIRequestError(.startDateTooFarInPast, "Invalid request. The start date is more than 180 days in the past.")
         }
-        guard request.notificationType == nil || request.transactionId == nil else {
+        guard request.notificationType == nil || request.transactionID == nil else {
             throw APIRequestError(.multipleFiltersSupplied, "Invalid request. Supply either a transaction id or a notification type.")
         }
         let matching = state.notifications.filter { record in
             guard record.createdAt >= start, record.createdAt < end else { return false }
             if let type = request.notificationType, record.type != type { return false }
             if let subtype = request.notificationSubtype, record.subtype != subtype { return false }
-            if let transaction = request.transactionId, record.transactionId != transaction { return false }
+            if let transaction = request.transactionID, record.transactionID != transaction { return false }
             if request.onlyFailures == true, record.delivered { return false }
             return true
         }
@@ -338,6 +338,6 @@ extension SimulatedAppStore {
 
     /// Consumption information received for a transaction, as JSON bodies, oldest first.
     public func consumptionInformation(transactionID: String) -> [Data] {
-        state.consumptionInformation.filter { $0.transactionId == transactionID }.map(\.body)
+        state.consumptionInformation.filter { $0.transactionID == transactionID }.map(\.body)
     }
 }

@@ -19,7 +19,7 @@ public import X509
 /// ```swift
 /// let ca = try TestCertificateAuthority()
 /// var payload = TransactionPayload()
-/// payload.transactionId = "1"
+/// payload.transactionID = "1"
 /// let jws = try ca.sign(payload)
 /// let verifier = SignedDataVerifier(.init(bundleID: .any, appAppleID: .any,
 ///     environments: [.sandbox], rootCertificates: [ca.root]), now: Date.init)

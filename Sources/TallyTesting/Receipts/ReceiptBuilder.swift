@@ -9,7 +9,7 @@ public import TallyVerify
 ///
 /// ```swift
 /// var receipt = AppReceipt()
-/// receipt.bundleId = "com.example.app"
+/// receipt.bundleID = "com.example.app"
 /// receipt.environment = .sandbox
 /// receipt.receiptCreationDate = now
 /// var builder = ReceiptBuilder(receipt)
@@ -37,10 +37,10 @@ public struct ReceiptBuilder: Sendable {
     }
 
     /// Sets the opaque value and the hash that bind the receipt to `device`, as the App Store
-    /// does for the device it issues the receipt to. Set ``AppReceipt/bundleId`` first.
+    /// does for the device it issues the receipt to. Set ``AppReceipt/bundleID`` first.
     public mutating func bind(to device: DeviceIdentifier, opaqueValue: [UInt8]) {
         receipt.opaqueValue = Data(opaqueValue)
-        receipt.sha1Hash = Data(Self.deviceHash(device: device, opaqueValue: opaqueValue, bundleID: receipt.bundleId ?? ""))
+        receipt.sha1Hash = Data(Self.deviceHash(device: device, opaqueValue: opaqueValue, bundleID: receipt.bundleID ?? ""))
     }
 
     /// SHA-1 of the device identifier, the opaque value and the bundle identifier's encoded
@@ -58,8 +58,8 @@ public struct ReceiptBuilder: Sendable {
         var attributes: [ReceiptAttribute] = []
         let raw = receipt.rawEnvironment ?? receipt.environment.map(Self.rawEnvironment)
         if let raw { attributes.append(.utf8(type: ReceiptAttributeType.environment, raw)) }
-        if let id = receipt.appAppleId { attributes.append(.integer(type: ReceiptAttributeType.appAppleID, id)) }
-        if let id = receipt.bundleId { attributes.append(.utf8(type: ReceiptAttributeType.bundleID, id)) }
+        if let id = receipt.appAppleID { attributes.append(.integer(type: ReceiptAttributeType.appAppleID, id)) }
+        if let id = receipt.bundleID { attributes.append(.utf8(type: ReceiptAttributeType.bundleID, id)) }
         if let version = receipt.applicationVersion { attributes.append(.utf8(type: ReceiptAttributeType.applicationVersion, version)) }
         if let opaque = receipt.opaqueValue { attributes.append(ReceiptAttribute(type: ReceiptAttributeType.opaqueValue, value: Array(opaque))) }
         if let hash = receipt.sha1Hash { attributes.append(ReceiptAttribute(type: ReceiptAttributeType.sha1Hash, value: Array(hash))) }
@@ -78,16 +78,16 @@ public struct ReceiptBuilder: Sendable {
     private func inAppPayload(_ purchase: InAppPurchaseReceipt) -> [UInt8] {
         var attributes: [ReceiptAttribute] = []
         if let quantity = purchase.quantity { attributes.append(.integer(type: ReceiptAttributeType.quantity, Int64(quantity))) }
-        if let id = purchase.productId { attributes.append(.utf8(type: ReceiptAttributeType.productID, id)) }
-        if let id = purchase.transactionId { attributes.append(.utf8(type: ReceiptAttributeType.transactionID, id)) }
+        if let id = purchase.productID { attributes.append(.utf8(type: ReceiptAttributeType.productID, id)) }
+        if let id = purchase.transactionID { attributes.append(.utf8(type: ReceiptAttributeType.transactionID, id)) }
         if let date = purchase.purchaseDate { attributes.append(dateAttribute(ReceiptAttributeType.purchaseDate, date)) }
-        if let id = purchase.originalTransactionId { attributes.append(.utf8(type: ReceiptAttributeType.originalTransactionID, id)) }
+        if let id = purchase.originalTransactionID { attributes.append(.utf8(type: ReceiptAttributeType.originalTransactionID, id)) }
         if let date = purchase.originalPurchaseDate { attributes.append(dateAttribute(ReceiptAttributeType.inAppOriginalPurchaseDate, date)) }
         if let type = purchase.rawProductType ?? purchase.productType.flatMap(Self.rawProductType) {
             attributes.append(.integer(type: ReceiptAttributeType.productType, type))
         }
         if let date = purchase.expiresDate { attributes.append(dateAttribute(ReceiptAttributeType.expiresDate, date)) }
-        if let id = purchase.webOrderLineItemId { attributes.append(.integer(type: ReceiptAttributeType.webOrderLineItemID, id)) }
+        if let id = purchase.webOrderLineItemID { attributes.append(.integer(type: ReceiptAttributeType.webOrderLineItemID, id)) }
         // The App Store writes an empty date when a purchase was not cancelled.
         attributes.append(
             purchase.cancellationDate.map { dateAttribute(ReceiptAttributeType.cancellationDate, $0) }
@@ -96,7 +96,7 @@ public struct ReceiptBuilder: Sendable {
         if let flag = purchase.isInIntroOfferPeriod {
             attributes.append(.integer(type: ReceiptAttributeType.isInIntroOfferPeriod, flag ? 1 : 0))
         }
-        if let id = purchase.promotionalOfferId { attributes.append(.utf8(type: ReceiptAttributeType.promotionalOfferID, id)) }
+        if let id = purchase.promotionalOfferID { attributes.append(.utf8(type: ReceiptAttributeType.promotionalOfferID, id)) }
         return Self.set(attributes + extraInAppAttributes)
     }
 

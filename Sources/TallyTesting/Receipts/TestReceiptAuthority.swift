@@ -21,7 +21,7 @@ public import _CryptoExtras
 /// ```swift
 /// let authority = try TestReceiptAuthority(profile: .init(issuedAt: mintDate))
 /// var receipt = AppReceipt()
-/// receipt.bundleId = "com.example"
+/// receipt.bundleID = "com.example"
 /// receipt.environment = .sandbox
 /// receipt.receiptCreationDate = mintDate
 /// let bytes = try authority.sign(ReceiptBuilder(receipt))

@@ -34,7 +34,7 @@ extension SimulatedAppStore {
 
     static func `public`(_ record: NotificationRecord) -> SimulatedAppStore.SentNotification {
         SimulatedAppStore.SentNotification(
-            uuid: record.uuid, type: record.type, subtype: record.subtype, transactionID: record.transactionId,
+            uuid: record.uuid, type: record.type, subtype: record.subtype, transactionID: record.transactionID,
             signedPayload: record.signedPayload, createdAt: record.createdAt,
             attempts: record.attempts.map { ($0.date, $0.result) }, delivered: record.delivered, nextAttemptAt: record.nextAttemptAt)
     }
@@ -55,8 +55,8 @@ extension SimulatedAppStore {
     ) throws(SimulatedAppStoreError) {
         var data = NotificationData()
         data.environment = configuration.environment
-        data.appAppleId = configuration.appAppleID
-        data.bundleId = configuration.bundleID
+        data.appAppleID = configuration.appAppleID
+        data.bundleID = configuration.bundleID
         if type != .test { data.bundleVersion = configuration.bundleVersion }
         if let transaction {
             var signedNow = transaction
@@ -82,7 +82,7 @@ extension SimulatedAppStore {
         }
         state.notifications.append(
             NotificationRecord(
-                uuid: payload.notificationUUID!, type: type, subtype: subtype, transactionId: transaction?.transactionId,
+                uuid: payload.notificationUUID!, type: type, subtype: subtype, transactionID: transaction?.transactionID,
                 signedPayload: try sign(payload), createdAt: now,
                 nextAttemptAt: configuration.notificationURL == nil ? nil : now, testToken: testToken))
     }

@@ -129,7 +129,7 @@ extension SimulatedAppStore {
             return try subscribe(product, appAccountToken: token, promotionalOfferID: promotionalOfferID)
         case .nonConsumable:
             if let owned = state.transactions.last(where: {
-                $0.payload.productId == product.id && $0.payload.revocationDate == nil && $0.payload.inAppOwnershipType == .purchased
+                $0.payload.productID == product.id && $0.payload.revocationDate == nil && $0.payload.inAppOwnershipType == .purchased
             }) {
                 return try signed(owned)
             }
@@ -159,22 +159,22 @@ extension SimulatedAppStore {
         _ product: StoreKitConfiguration.Product, transactionID: String, originalTransactionID: String, appAccountToken: String?
     ) -> TransactionPayload {
         var payload = TransactionPayload()
-        payload.transactionId = transactionID
-        payload.originalTransactionId = originalTransactionID
-        payload.bundleId = configuration.bundleID
-        payload.productId = product.id
+        payload.transactionID = transactionID
+        payload.originalTransactionID = originalTransactionID
+        payload.bundleID = configuration.bundleID
+        payload.productID = product.id
         payload.purchaseDate = now
-        payload.originalPurchaseDate = state.transactions.first { $0.payload.transactionId == originalTransactionID }?.payload.purchaseDate ?? now
+        payload.originalPurchaseDate = state.transactions.first { $0.payload.transactionID == originalTransactionID }?.payload.purchaseDate ?? now
         payload.quantity = 1
         payload.type = Self.productType(product.kind)
         payload.appAccountToken = appAccountToken
         payload.inAppOwnershipType = .purchased
         payload.environment = configuration.environment
         payload.storefront = storefront
-        payload.storefrontId = storefrontID
+        payload.storefrontID = storefrontID
         payload.currency = currency
         payload.price = product.price
-        payload.appTransactionId = state.appTransactionID
+        payload.appTransactionID = state.appTransactionID
         return payload
     }
 

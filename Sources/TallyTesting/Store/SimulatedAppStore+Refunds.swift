@@ -23,9 +23,9 @@ extension SimulatedAppStore {
         state.transactions[index].payload.revocationReason = revocation.reason
         state.transactions[index].payload.revocationType = revocation.type
         state.transactions[index].payload.revocationPercentage = revocation.percentage
-        if let original = state.transactions[index].payload.originalTransactionId,
+        if let original = state.transactions[index].payload.originalTransactionID,
             let subscription = state.subscriptionIndex(originalTransactionID: original),
-            state.subscriptions[subscription].latestTransactionId == transactionID
+            state.subscriptions[subscription].latestTransactionID == transactionID
         {
             state.subscriptions[subscription].status = .revoked
             state.subscriptions[subscription].autoRenew = false
@@ -34,7 +34,7 @@ extension SimulatedAppStore {
         let type: NotificationType = revocation.type == .familyRevoke ? .revoke : .refund
         try notify(
             type, subtype: nil, transaction: transaction.payload,
-            subscription: transaction.payload.type == .autoRenewableSubscription ? transaction.payload.originalTransactionId : nil)
+            subscription: transaction.payload.type == .autoRenewableSubscription ? transaction.payload.originalTransactionID : nil)
         // Family members lose what the purchaser was refunded, with the purchaser's reason.
         var revokedCopies: [SimulatedAppStore.SignedTransaction] = []
         if revocation.type != .familyRevoke {
@@ -70,7 +70,7 @@ extension SimulatedAppStore {
         state.transactions[index].payload.revocationReason = nil
         state.transactions[index].payload.revocationType = nil
         state.transactions[index].payload.revocationPercentage = nil
-        if let original = state.transactions[index].payload.originalTransactionId,
+        if let original = state.transactions[index].payload.originalTransactionID,
             let subscription = state.subscriptionIndex(originalTransactionID: original),
             state.subscriptions[subscription].status == .revoked
         {
@@ -81,7 +81,7 @@ extension SimulatedAppStore {
         let transaction = try signed(state.transactions[index])
         try notify(
             .refundReversed, subtype: nil, transaction: transaction.payload,
-            subscription: transaction.payload.type == .autoRenewableSubscription ? transaction.payload.originalTransactionId : nil)
+            subscription: transaction.payload.type == .autoRenewableSubscription ? transaction.payload.originalTransactionID : nil)
         try save()
         publish(transaction)
         return transaction
@@ -113,16 +113,16 @@ extension SimulatedAppStore {
             throw SimulatedAppStoreError(.notFound, "no transaction \(transactionID)")
         }
         let original = state.transactions[index].payload
-        guard let product = product(original.productId ?? ""), product.familyShareable else {
-            throw SimulatedAppStoreError(.invalidState, "\(original.productId ?? "?") is not family-shareable")
+        guard let product = product(original.productID ?? ""), product.familyShareable else {
+            throw SimulatedAppStoreError(.invalidState, "\(original.productID ?? "?") is not family-shareable")
         }
         guard original.inAppOwnershipType == .purchased else {
             throw SimulatedAppStoreError(.invalidState, "only the purchaser's own transaction can be shared")
         }
         // The family member gets a transaction of their own, with its own identifiers.
         var payload = original
-        payload.transactionId = nextTransactionID()
-        payload.originalTransactionId = payload.transactionId
+        payload.transactionID = nextTransactionID()
+        payload.originalTransactionID = payload.transactionID
         payload.inAppOwnershipType = .familyShared
         payload.appAccountToken = nil
         payload.purchaseDate = now

@@ -16,12 +16,12 @@ extension SimulatedAppStore {
         }
 
         // A new subscriber, or one coming back to the group (same original transaction, as Apple keeps it).
-        let originalID = inGroup.map { state.subscriptions[$0].originalTransactionId }
+        let originalID = inGroup.map { state.subscriptions[$0].originalTransactionID }
         let transactionID = nextTransactionID()
         var payload = basePayload(product, transactionID: transactionID, originalTransactionID: originalID ?? transactionID, appAccountToken: appAccountToken)
         payload.transactionReason = .purchase
         payload.subscriptionGroupIdentifier = info.groupID
-        payload.webOrderLineItemId = nextWebOrderLineItemID()
+        payload.webOrderLineItemID = nextWebOrderLineItemID()
 
         var offer: RunningOffer?
         if let offerID = promotionalOfferID, let promotional = info.promotionalOffers.first(where: { $0.id == offerID }) {
@@ -41,9 +41,9 @@ extension SimulatedAppStore {
             recentStart = state.subscriptions[index].recentSubscriptionStartDate
         }
         let record = SubscriptionRecord(
-            originalTransactionId: payload.originalTransactionId!, groupID: info.groupID, productId: product.id,
-            autoRenewProductId: product.id, autoRenew: true, expiresDate: expires, status: .active,
-            latestTransactionId: transactionID, appAccountToken: appAccountToken, recentSubscriptionStartDate: recentStart,
+            originalTransactionID: payload.originalTransactionID!, groupID: info.groupID, productID: product.id,
+            autoRenewProductID: product.id, autoRenew: true, expiresDate: expires, status: .active,
+            latestTransactionID: transactionID, appAccountToken: appAccountToken, recentSubscriptionStartDate: recentStart,
             offer: offer.flatMap { $0.periodsLeft > 0 ? $0 : nil })
         if let index = inGroup {
             state.subscriptions[index] = record
@@ -52,7 +52,7 @@ extension SimulatedAppStore {
         }
         let transaction = try signed(state.transactions[state.transactions.count - 1])
         try notify(
-            .subscribed, subtype: inGroup == nil ? .initialBuy : .resubscribe, transaction: transaction.payload, subscription: record.originalTransactionId)
+            .subscribed, subtype: inGroup == nil ? .initialBuy : .resubscribe, transaction: transaction.payload, subscription: record.originalTransactionID)
         return transaction
     }
 
@@ -61,20 +61,20 @@ extension SimulatedAppStore {
         subscriptionAt index: Int, to product: StoreKitConfiguration.Product, promotionalOfferID: String?
     ) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         var subscription = state.subscriptions[index]
-        guard let current = self.product(subscription.productId), let currentLevel = current.subscription?.level,
+        guard let current = self.product(subscription.productID), let currentLevel = current.subscription?.level,
             let newInfo = product.subscription
         else {
-            throw SimulatedAppStoreError(.invalidState, "subscription \(subscription.originalTransactionId) has no known product")
+            throw SimulatedAppStoreError(.invalidState, "subscription \(subscription.originalTransactionID) has no known product")
         }
-        if product.id == subscription.productId {
+        if product.id == subscription.productID {
             if let offerID = promotionalOfferID, let promotional = newInfo.promotionalOffers.first(where: { $0.id == offerID }) {
                 // The offer starts at the next renewal.
                 var offer = running(promotional, type: .promotional, product: product)
                 offer.periodsLeft += 1
                 subscription.offer = offer
                 state.subscriptions[index] = subscription
-                let transaction = try signedTransaction(subscription.latestTransactionId)
-                try notify(.offerRedeemed, subtype: nil, transaction: transaction.payload, subscription: subscription.originalTransactionId)
+                let transaction = try signedTransaction(subscription.latestTransactionID)
+                try notify(.offerRedeemed, subtype: nil, transaction: transaction.payload, subscription: subscription.originalTransactionID)
                 return transaction
             }
             if !subscription.autoRenew {
@@ -82,20 +82,20 @@ extension SimulatedAppStore {
                 subscription.autoRenew = true
                 subscription.expirationIntent = nil
                 state.subscriptions[index] = subscription
-                let transaction = try signedTransaction(subscription.latestTransactionId)
+                let transaction = try signedTransaction(subscription.latestTransactionID)
                 try notify(
-                    .didChangeRenewalStatus, subtype: .autoRenewEnabled, transaction: transaction.payload, subscription: subscription.originalTransactionId)
+                    .didChangeRenewalStatus, subtype: .autoRenewEnabled, transaction: transaction.payload, subscription: subscription.originalTransactionID)
                 return transaction
             }
-            if subscription.autoRenewProductId != product.id {
+            if subscription.autoRenewProductID != product.id {
                 // Buying the current product again cancels a pending downgrade.
-                subscription.autoRenewProductId = product.id
+                subscription.autoRenewProductID = product.id
                 state.subscriptions[index] = subscription
-                let transaction = try signedTransaction(subscription.latestTransactionId)
-                try notify(.didChangeRenewalPref, subtype: nil, transaction: transaction.payload, subscription: subscription.originalTransactionId)
+                let transaction = try signedTransaction(subscription.latestTransactionID)
+                try notify(.didChangeRenewalPref, subtype: nil, transaction: transaction.payload, subscription: subscription.originalTransactionID)
                 return transaction
             }
-            return try signedTransaction(subscription.latestTransactionId)
+            return try signedTransaction(subscription.latestTransactionID)
         }
 
         let immediate = newInfo.level < currentLevel || (newInfo.level == currentLevel && newInfo.period == current.subscription?.period)
@@ -104,35 +104,35 @@ extension SimulatedAppStore {
         subscription.expirationIntent = nil
         guard immediate else {
             // A downgrade (or a crossgrade to another duration) takes effect at the next renewal.
-            subscription.autoRenewProductId = product.id
+            subscription.autoRenewProductID = product.id
             state.subscriptions[index] = subscription
-            let transaction = try signedTransaction(subscription.latestTransactionId)
-            try notify(.didChangeRenewalPref, subtype: .downgrade, transaction: transaction.payload, subscription: subscription.originalTransactionId)
+            let transaction = try signedTransaction(subscription.latestTransactionID)
+            try notify(.didChangeRenewalPref, subtype: .downgrade, transaction: transaction.payload, subscription: subscription.originalTransactionID)
             return transaction
         }
 
         // An upgrade starts now; the old period is marked upgraded.
-        if let old = state.transactionIndex(subscription.latestTransactionId) {
+        if let old = state.transactionIndex(subscription.latestTransactionID) {
             state.transactions[old].payload.isUpgraded = true
         }
         let transactionID = nextTransactionID()
         var payload = basePayload(
-            product, transactionID: transactionID, originalTransactionID: subscription.originalTransactionId, appAccountToken: subscription.appAccountToken)
+            product, transactionID: transactionID, originalTransactionID: subscription.originalTransactionID, appAccountToken: subscription.appAccountToken)
         payload.transactionReason = .purchase
         payload.subscriptionGroupIdentifier = newInfo.groupID
-        payload.webOrderLineItemId = nextWebOrderLineItemID()
+        payload.webOrderLineItemID = nextWebOrderLineItemID()
         let expires = try periodEnd(for: product, offer: nil, from: now)
         payload.expiresDate = expires
         state.transactions.append(TransactionRecord(payload: payload))
-        subscription.productId = product.id
-        subscription.autoRenewProductId = product.id
+        subscription.productID = product.id
+        subscription.autoRenewProductID = product.id
         subscription.expiresDate = expires
-        subscription.latestTransactionId = transactionID
+        subscription.latestTransactionID = transactionID
         subscription.status = .active
         subscription.offer = nil
         state.subscriptions[index] = subscription
         let transaction = try signed(state.transactions[state.transactions.count - 1])
-        try notify(.didChangeRenewalPref, subtype: .upgrade, transaction: transaction.payload, subscription: subscription.originalTransactionId)
+        try notify(.didChangeRenewalPref, subtype: .upgrade, transaction: transaction.payload, subscription: subscription.originalTransactionID)
         return transaction
     }
 
@@ -201,7 +201,7 @@ extension SimulatedAppStore {
         guard state.subscriptions[index].autoRenew != enabled else { return }
         state.subscriptions[index].autoRenew = enabled
         state.subscriptions[index].expirationIntent = enabled ? nil : .customerCancelled
-        let transaction = try signedTransaction(state.subscriptions[index].latestTransactionId)
+        let transaction = try signedTransaction(state.subscriptions[index].latestTransactionID)
         try notify(
             .didChangeRenewalStatus, subtype: enabled ? .autoRenewEnabled : .autoRenewDisabled,
             transaction: transaction.payload, subscription: originalTransactionID)
@@ -249,7 +249,7 @@ extension SimulatedAppStore {
             throw SimulatedAppStoreError(.invalidState, "subscription \(originalTransactionID) already ended")
         }
         let moment = now
-        if let latest = state.transactionIndex(state.subscriptions[index].latestTransactionId),
+        if let latest = state.transactionIndex(state.subscriptions[index].latestTransactionID),
             (state.transactions[latest].payload.expiresDate ?? moment) > moment
         {
             state.transactions[latest].payload.expiresDate = moment
@@ -336,8 +336,8 @@ extension SimulatedAppStore {
         case .billingGracePeriod:
             state.subscriptions[index].status = .billingRetry
             state.subscriptions[index].gracePeriodExpiresDate = nil
-            let transaction = try signedTransaction(subscription.latestTransactionId)
-            try notify(.gracePeriodExpired, subtype: nil, transaction: transaction.payload, subscription: subscription.originalTransactionId)
+            let transaction = try signedTransaction(subscription.latestTransactionID)
+            try notify(.gracePeriodExpired, subtype: nil, transaction: transaction.payload, subscription: subscription.originalTransactionID)
         case .billingRetry:
             try end(at: index, intent: .billingError, subtype: .billingRetry)
         default:
@@ -348,7 +348,7 @@ extension SimulatedAppStore {
     /// A new paid period: a RENEWAL transaction, `DID_RENEW`, published to updates.
     func renew(at index: Int, at moment: Date, subtype: NotificationSubtype?) throws(SimulatedAppStoreError) {
         var subscription = state.subscriptions[index]
-        guard let product = self.product(subscription.autoRenewProductId) else {
+        guard let product = self.product(subscription.autoRenewProductID) else {
             try end(at: index, intent: .productNotAvailable, subtype: .productNotForSale)
             return
         }
@@ -358,11 +358,11 @@ extension SimulatedAppStore {
         }
         let transactionID = nextTransactionID()
         var payload = basePayload(
-            product, transactionID: transactionID, originalTransactionID: subscription.originalTransactionId, appAccountToken: subscription.appAccountToken)
+            product, transactionID: transactionID, originalTransactionID: subscription.originalTransactionID, appAccountToken: subscription.appAccountToken)
         payload.purchaseDate = moment
         payload.transactionReason = .renewal
         payload.subscriptionGroupIdentifier = subscription.groupID
-        payload.webOrderLineItemId = nextWebOrderLineItemID()
+        payload.webOrderLineItemID = nextWebOrderLineItemID()
         var applied: RunningOffer?
         if var running = offer {
             running.periodsLeft -= 1
@@ -375,9 +375,9 @@ extension SimulatedAppStore {
         let expires = try periodEnd(for: product, offer: applied, from: moment)
         payload.expiresDate = expires
         state.transactions.append(TransactionRecord(payload: payload))
-        subscription.productId = product.id
+        subscription.productID = product.id
         subscription.expiresDate = expires
-        subscription.latestTransactionId = transactionID
+        subscription.latestTransactionID = transactionID
         subscription.status = .active
         subscription.gracePeriodExpiresDate = nil
         subscription.billingRetryEndsDate = nil
@@ -385,13 +385,13 @@ extension SimulatedAppStore {
         subscription.failNextRenewal = false
         state.subscriptions[index] = subscription
         let transaction = try signed(state.transactions[state.transactions.count - 1])
-        try notify(.didRenew, subtype: subtype, transaction: transaction.payload, subscription: subscription.originalTransactionId)
+        try notify(.didRenew, subtype: subtype, transaction: transaction.payload, subscription: subscription.originalTransactionID)
         publish(transaction)
     }
 
     private func enterBillingRetry(at index: Int, at moment: Date) throws(SimulatedAppStoreError) {
         var subscription = state.subscriptions[index]
-        let period = product(subscription.productId)?.subscription?.period ?? SubscriptionPeriod(iso8601: "P1M")!
+        let period = product(subscription.productID)?.subscription?.period ?? SubscriptionPeriod(iso8601: "P1M")!
         let windows = billingWindows(for: period)
         subscription.billingRetryEndsDate = moment.addingTimeInterval(windows.retry)
         subscription.failNextRenewal = false
@@ -403,10 +403,10 @@ extension SimulatedAppStore {
             subscription.status = .billingRetry
         }
         state.subscriptions[index] = subscription
-        let transaction = try signedTransaction(subscription.latestTransactionId)
+        let transaction = try signedTransaction(subscription.latestTransactionID)
         try notify(
             .didFailToRenew, subtype: state.settings.billingGracePeriodEnabled ? .gracePeriod : nil,
-            transaction: transaction.payload, subscription: subscription.originalTransactionId)
+            transaction: transaction.payload, subscription: subscription.originalTransactionID)
     }
 
     /// Grace and billing retry windows, in seconds: Apple's tables for the time rate, or the
@@ -426,8 +426,8 @@ extension SimulatedAppStore {
         state.subscriptions[index].gracePeriodExpiresDate = nil
         state.subscriptions[index].billingRetryEndsDate = nil
         let subscription = state.subscriptions[index]
-        let transaction = try signedTransaction(subscription.latestTransactionId)
-        try notify(.expired, subtype: subtype, transaction: transaction.payload, subscription: subscription.originalTransactionId)
+        let transaction = try signedTransaction(subscription.latestTransactionID)
+        try notify(.expired, subtype: subtype, transaction: transaction.payload, subscription: subscription.originalTransactionID)
     }
 
     // MARK: - Renewal info and status
@@ -440,9 +440,9 @@ extension SimulatedAppStore {
 
     func renewalPayload(_ subscription: SubscriptionRecord) -> RenewalInfoPayload {
         var payload = RenewalInfoPayload()
-        payload.originalTransactionId = subscription.originalTransactionId
-        payload.productId = subscription.productId
-        payload.autoRenewProductId = subscription.autoRenewProductId
+        payload.originalTransactionID = subscription.originalTransactionID
+        payload.productID = subscription.productID
+        payload.autoRenewProductID = subscription.autoRenewProductID
         payload.autoRenewStatus = subscription.autoRenew ? .on : .off
         payload.isInBillingRetryPeriod = subscription.status == .billingRetry || subscription.status == .billingGracePeriod
         payload.gracePeriodExpiresDate = subscription.gracePeriodExpiresDate
@@ -453,9 +453,9 @@ extension SimulatedAppStore {
         // Present even when the subscription will not renew, as Apple's is.
         payload.renewalDate = subscription.expiresDate
         payload.currency = currency
-        payload.renewalPrice = subscription.offer?.price ?? product(subscription.autoRenewProductId)?.price
+        payload.renewalPrice = subscription.offer?.price ?? product(subscription.autoRenewProductID)?.price
         payload.appAccountToken = subscription.appAccountToken
-        payload.appTransactionId = state.appTransactionID
+        payload.appTransactionID = state.appTransactionID
         if let offer = subscription.offer {
             payload.offerType = offer.type
             payload.offerIdentifier = offer.identifier
@@ -473,7 +473,7 @@ extension SimulatedAppStore {
         for subscription in state.subscriptions {
             result.append(
                 (
-                    subscription.groupID, subscription.status, try signedTransaction(subscription.latestTransactionId),
+                    subscription.groupID, subscription.status, try signedTransaction(subscription.latestTransactionID),
                     try sign(renewalPayload(subscription))
                 ))
         }

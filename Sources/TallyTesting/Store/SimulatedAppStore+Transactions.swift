@@ -30,15 +30,15 @@ extension SimulatedAppStore {
         var seen = Set<String>()
         for record in state.transactions.reversed() {
             let payload = record.payload
-            guard payload.revocationDate == nil, let productID = payload.productId, !seen.contains(productID) else { continue }
+            guard payload.revocationDate == nil, let productID = payload.productID, !seen.contains(productID) else { continue }
             switch payload.type {
             case .nonConsumable?, .nonRenewingSubscription?:
                 seen.insert(productID)
                 result.append(try signed(record))
             case .autoRenewableSubscription?:
-                guard let original = payload.originalTransactionId,
-                    let subscription = state.subscriptions.first(where: { $0.originalTransactionId == original }),
-                    subscription.latestTransactionId == payload.transactionId,
+                guard let original = payload.originalTransactionID,
+                    let subscription = state.subscriptions.first(where: { $0.originalTransactionID == original }),
+                    subscription.latestTransactionID == payload.transactionID,
                     [.active, .billingGracePeriod].contains(subscription.status)
                 else { continue }
                 seen.insert(productID)

@@ -13,9 +13,9 @@ extension SimulatedAppStore {
         public let payload: TransactionPayload
 
         /// The transaction's identifier.
-        public var transactionID: String { payload.transactionId ?? "" }
+        public var transactionID: String { payload.transactionID ?? "" }
         /// The product's identifier.
-        public var productID: String { payload.productId ?? "" }
+        public var productID: String { payload.productID ?? "" }
     }
 
     /// How a purchase is asked for.

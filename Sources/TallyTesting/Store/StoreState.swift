@@ -22,11 +22,11 @@ struct StoreState: Codable, Sendable {
     var appTransactionID = String(Int64.random(in: 700_000_000_000_000_000..<799_999_999_999_999_999))
 
     func transactionIndex(_ id: String) -> Int? {
-        transactions.firstIndex { $0.payload.transactionId == id }
+        transactions.firstIndex { $0.payload.transactionID == id }
     }
 
     func subscriptionIndex(originalTransactionID: String) -> Int? {
-        subscriptions.firstIndex { $0.originalTransactionId == originalTransactionID }
+        subscriptions.firstIndex { $0.originalTransactionID == originalTransactionID }
     }
 }
 
@@ -38,16 +38,16 @@ struct TransactionRecord: Codable, Sendable {
     var sharedFrom: String?
 }
 
-/// The renewal state of one auto-renewable subscription (one `originalTransactionId`).
+/// The renewal state of one auto-renewable subscription (one `originalTransactionID`).
 struct SubscriptionRecord: Codable, Sendable {
-    var originalTransactionId: String
+    var originalTransactionID: String
     var groupID: String
-    var productId: String
-    var autoRenewProductId: String
+    var productID: String
+    var autoRenewProductID: String
     var autoRenew: Bool
     var expiresDate: Date
     var status: SubscriptionStatus
-    var latestTransactionId: String
+    var latestTransactionID: String
     var appAccountToken: String?
     var recentSubscriptionStartDate: Date
     var gracePeriodExpiresDate: Date?
@@ -76,7 +76,7 @@ struct NotificationRecord: Codable, Sendable {
     var uuid: String
     var type: NotificationType
     var subtype: NotificationSubtype?
-    var transactionId: String?
+    var transactionID: String?
     var signedPayload: String
     var createdAt: Date
     var attempts: [DeliveryAttempt] = []
@@ -93,7 +93,7 @@ struct DeliveryAttempt: Codable, Sendable {
 
 /// Consumption information sent for a transaction through the fake App Store Server API.
 struct ConsumptionRecord: Codable, Sendable {
-    var transactionId: String
+    var transactionID: String
     var receivedAt: Date
     var body: Data
 }

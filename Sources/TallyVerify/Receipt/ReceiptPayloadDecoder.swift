@@ -46,9 +46,9 @@ enum ReceiptPayloadDecoder {
                 receipt.rawEnvironment = raw
                 receipt.environment = AppReceipt.environment(forRawValue: raw)
             case ReceiptAttributeType.appAppleID:
-                receipt.appAppleId = try integer(value, attribute)
+                receipt.appAppleID = try integer(value, attribute)
             case ReceiptAttributeType.bundleID:
-                receipt.bundleId = try string(value, attribute)
+                receipt.bundleID = try string(value, attribute)
                 bundleIDField = value
             case ReceiptAttributeType.applicationVersion:
                 receipt.applicationVersion = try string(value, attribute)
@@ -151,13 +151,13 @@ enum ReceiptPayloadDecoder {
                 }
                 purchase.quantity = exact
             case ReceiptAttributeType.productID:
-                purchase.productId = try string(value, located)
+                purchase.productID = try string(value, located)
             case ReceiptAttributeType.transactionID:
-                purchase.transactionId = try string(value, located)
+                purchase.transactionID = try string(value, located)
             case ReceiptAttributeType.purchaseDate:
                 purchase.purchaseDate = try date(value, located)
             case ReceiptAttributeType.originalTransactionID:
-                purchase.originalTransactionId = try string(value, located)
+                purchase.originalTransactionID = try string(value, located)
             case ReceiptAttributeType.inAppOriginalPurchaseDate:
                 purchase.originalPurchaseDate = try date(value, located)
             case ReceiptAttributeType.productType:
@@ -167,7 +167,7 @@ enum ReceiptPayloadDecoder {
             case ReceiptAttributeType.expiresDate:
                 purchase.expiresDate = try date(value, located)
             case ReceiptAttributeType.webOrderLineItemID:
-                purchase.webOrderLineItemId = try integer(value, located)
+                purchase.webOrderLineItemID = try integer(value, located)
             case ReceiptAttributeType.cancellationDate:
                 purchase.cancellationDate = try date(value, located)
             case ReceiptAttributeType.isTrialPeriod:
@@ -175,7 +175,7 @@ enum ReceiptPayloadDecoder {
             case ReceiptAttributeType.isInIntroOfferPeriod:
                 purchase.isInIntroOfferPeriod = try flag(value, located)
             case ReceiptAttributeType.promotionalOfferID:
-                purchase.promotionalOfferId = try string(value, located)
+                purchase.promotionalOfferID = try string(value, located)
             default:
                 continue
             }

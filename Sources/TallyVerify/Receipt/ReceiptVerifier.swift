@@ -291,8 +291,8 @@ public struct ReceiptVerifier: Sendable {
 
     private func checkClaims(_ decoded: ReceiptPayloadDecoder.Decoded, deviceIdentifier: DeviceIdentifier?) -> VerificationFailure? {
         let receipt = decoded.receipt
-        if case .equals(let expected) = configuration.bundleID, receipt.bundleId != expected {
-            let said = receipt.bundleId.map { "'\($0)'" } ?? "no bundle identifier"
+        if case .equals(let expected) = configuration.bundleID, receipt.bundleID != expected {
+            let said = receipt.bundleID.map { "'\($0)'" } ?? "no bundle identifier"
             return VerificationFailure(.wrongBundleID, "receipt names \(said); expected '\(expected)'")
         }
         if case .equals(let expected) = configuration.appVersion, receipt.applicationVersion != expected {

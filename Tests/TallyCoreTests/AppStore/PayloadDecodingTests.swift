@@ -37,7 +37,7 @@ struct PayloadDecodingTests {
     @Test func appDataRoundTripsFieldForField() throws {
         let original = try Vectors.data("apple/models/appData.json")
         let decoded = try AppStoreJSON.decoder().decode(AppData.self, from: original)
-        #expect(decoded.appAppleId == 987_654_321)
+        #expect(decoded.appAppleID == 987_654_321)
         #expect(decoded.environment == .sandbox)
         let reencoded = try AppStoreJSON.encoder().encode(decoded)
         #expect(
@@ -48,8 +48,8 @@ struct PayloadDecodingTests {
     @Test func transactionFieldsHaveTheirTypedValues() throws {
         let payload = try AppStoreJSON.decoder().decode(
             TransactionPayload.self, from: Vectors.data("apple/models/signedTransaction.json"))
-        #expect(payload.transactionId == "23456")
-        #expect(payload.originalTransactionId == "12345")
+        #expect(payload.transactionID == "23456")
+        #expect(payload.originalTransactionID == "12345")
         #expect(payload.type == .autoRenewableSubscription)
         #expect(payload.inAppOwnershipType == .purchased)
         #expect(payload.revocationReason == .appIssue)
@@ -85,7 +85,7 @@ struct PayloadDecodingTests {
             NotificationPayload.self, from: Vectors.data("apple/models/signedSummaryNotification.json"))
         #expect(summary.subtype == .summary)
         #expect(summary.summary?.succeededCount == 5)
-        #expect(summary.appIdentity.bundleId == "com.example")
+        #expect(summary.appIdentity.bundleID == "com.example")
 
         let app = try AppStoreJSON.decoder().decode(
             AppTransactionPayload.self, from: Vectors.data("apple/models/appTransaction.json"))
@@ -100,7 +100,7 @@ struct PayloadDecodingTests {
             NotificationPayload.self, from: Vectors.data("apple/models/signedExternalPurchaseTokenSandboxNotification.json"))
         #expect(production.appIdentity.environment == .production)
         #expect(sandbox.appIdentity.environment == .sandbox)
-        #expect(production.appIdentity.appAppleId == 55_555)
+        #expect(production.appIdentity.appAppleID == 55_555)
     }
 
     static func fastRoundTrip(_ data: Data, as type: any AppStoreSignedPayload.Type) throws -> Data {

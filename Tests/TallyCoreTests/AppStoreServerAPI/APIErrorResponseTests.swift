@@ -13,9 +13,9 @@ extension ServerAPI {
             ("apiUnknownError.json", APIErrorCode(rawValue: 9_990_000), nil),
             ("invalidAppAccountTokenUUIDError.json", .invalidAppAccountTokenUUID, 400),
             ("familyTransactionNotSupportedError.json", .familyTransactionNotSupported, 400),
-            ("transactionIdNotOriginalTransactionId.json", .transactionIdNotOriginalTransactionId, 400),
-            ("invalidTransactionIdError.json", .invalidTransactionId, 400),
-            ("transactionIdNotFoundError.json", .transactionIdNotFound, 404),
+            ("transactionIdNotOriginalTransactionId.json", .transactionIDNotOriginalTransactionID, 400),
+            ("invalidTransactionIdError.json", .invalidTransactionID, 400),
+            ("transactionIdNotFoundError.json", .transactionIDNotFound, 404),
             ("appTransactionDoesNotExistError.json", .appTransactionDoesNotExist, 404),
         ]
 
@@ -44,7 +44,7 @@ extension ServerAPI {
 
     @Suite struct APIErrorCodeTests {
         static let constants: [(APIErrorCode, Int64)] = [
-            (.invalidRequestRevision, 4_000_005), (.invalidOriginalTransactionId, 4_000_008),
+            (.invalidRequestRevision, 4_000_005), (.invalidOriginalTransactionID, 4_000_008),
             (.invalidNotificationType, 4_000_018), (.invalidRevoked, 4_000_030),
             (.accountNotFound, 4_040_001), (.generalInternalRetryable, 5_000_001),
         ]
@@ -56,9 +56,9 @@ extension ServerAPI {
 
         @Test func onlyCodesAppleNamesRetryableAreRetryable() {
             #expect(APIErrorCode.generalInternalRetryable.isRetryable)
-            #expect(APIErrorCode.originalTransactionIdNotFoundRetryable.isRetryable)
+            #expect(APIErrorCode.originalTransactionIDNotFoundRetryable.isRetryable)
             #expect(!APIErrorCode.generalInternal.isRetryable)
-            #expect(!APIErrorCode.transactionIdNotFound.isRetryable)
+            #expect(!APIErrorCode.transactionIDNotFound.isRetryable)
         }
 
         @Test func anEmptyBodyDecodesToNoCode() throws {

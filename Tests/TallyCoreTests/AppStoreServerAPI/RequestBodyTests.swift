@@ -23,7 +23,7 @@ extension ServerAPI {
         @Test func aTransactionFilterDecodesFromApplesJSON() throws {
             let body = Data(#"{"startDate":1698148900000,"endDate":1698148950000,"transactionId":"999733843","onlyFailures":false}"#.utf8)
             let request = try AppStoreJSON.decode(NotificationHistoryRequest.self, from: body)
-            #expect(request.transactionId == "999733843")
+            #expect(request.transactionID == "999733843")
             #expect(request.notificationType == nil)
             #expect(request.onlyFailures == false)
             #expect(request.startDate == Date(timeIntervalSince1970: 1_698_148_900))

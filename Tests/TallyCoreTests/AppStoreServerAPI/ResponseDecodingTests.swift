@@ -45,8 +45,8 @@ extension ServerAPI {
             let history = try Self.decode(HistoryResponse.self, "transactionHistoryResponse.json")
             #expect(history.revision == "revision_output")
             #expect(history.hasMore == true)
-            #expect(history.bundleId == "com.example")
-            #expect(history.appAppleId == 323_232)
+            #expect(history.bundleID == "com.example")
+            #expect(history.appAppleID == 323_232)
             #expect(history.environment == .localTesting)
             #expect(history.signedTransactions == ["signed_transaction_value", "signed_transaction_value2"])
         }
@@ -55,10 +55,10 @@ extension ServerAPI {
             let history = try Self.decode(HistoryResponse.self, "transactionHistoryResponseWithMalformedEnvironment.json")
             #expect(history.environment?.rawValue == "LocalTestingxxx")
             #expect(history.environment != .localTesting)
-            #expect(history.appAppleId == 323_232)
+            #expect(history.appAppleID == 323_232)
         }
 
-        @Test func historyWithATextAppAppleIdIsRefused() throws {
+        @Test func historyWithATextAppAppleIDIsRefused() throws {
             let data = try Vectors.data("apple/models/transactionHistoryResponseWithMalformedAppAppleId.json")
             #expect(throws: DecodingError.self) { try AppStoreJSON.decoder().decode(HistoryResponse.self, from: data) }
             #expect(throws: DecodingError.self) { try AppStoreJSON.decode(HistoryResponse.self, from: data) }
@@ -67,13 +67,13 @@ extension ServerAPI {
         @Test func subscriptionStatusesHaveTheirTypedValues() throws {
             let statuses = try Self.decode(StatusResponse.self, "getAllSubscriptionStatusesResponse.json")
             #expect(statuses.environment == .localTesting)
-            #expect(statuses.bundleId == "com.example")
-            #expect(statuses.appAppleId == 5_454_545)
+            #expect(statuses.bundleID == "com.example")
+            #expect(statuses.appAppleID == 5_454_545)
             let groups = try #require(statuses.data)
             #expect(groups.map(\.subscriptionGroupIdentifier) == ["sub_group_one", "sub_group_two"])
             let first = try #require(groups.first?.lastTransactions)
             #expect(first.map(\.status) == [.active, .revoked])
-            #expect(first.map(\.originalTransactionId) == ["3749183", "5314314134"])
+            #expect(first.map(\.originalTransactionID) == ["3749183", "5314314134"])
             #expect(first.last?.signedTransactionInfo == "signed_transaction_two")
             #expect(first.last?.signedRenewalInfo == "signed_renewal_two")
             #expect(groups.last?.lastTransactions?.first?.status == .expired)

@@ -18,8 +18,8 @@ import Testing
         let fast = try AppStoreJSON.decode(TransactionPayload.self, from: Array(json.utf8))
         let foundation = try AppStoreJSON.decoder().decode(TransactionPayload.self, from: Data(json.utf8))
         #expect(fast == foundation)
-        #expect(fast.productId == "a\"b\\c/d\u{8}\u{c}\n\r\té😀 ünï")
-        #expect(fast.bundleId == "A")
+        #expect(fast.productID == "a\"b\\c/d\u{8}\u{c}\n\r\té😀 ünï")
+        #expect(fast.bundleID == "A")
     }
 
     @Test func numbersAreExactOrRefused() throws {
@@ -42,7 +42,7 @@ import Testing
     @Test func nullIsAbsent() throws {
         let payload = try AppStoreJSON.decode(TransactionPayload.self, from: Array(#"{"price":null,"bundleId":"x"}"#.utf8))
         #expect(payload.price == nil)
-        #expect(payload.bundleId == "x")
+        #expect(payload.bundleID == "x")
     }
 
     @Test(arguments: [

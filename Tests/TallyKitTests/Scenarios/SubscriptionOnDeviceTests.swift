@@ -48,7 +48,7 @@ import Testing
         let device = try await Device()
         let (manager, _) = try await Self.launch(device)
         let receipt = try await manager.buy("com.tally.pro.monthly")
-        let original = try #require(try await device.appStore.transaction(receipt.transactionID).payload.originalTransactionId)
+        let original = try #require(try await device.appStore.transaction(receipt.transactionID).payload.originalTransactionID)
         try await device.appStore.setAutoRenew(originalTransactionID: original, enabled: false)
         try await device.advance(days: 32)
         device.clockOffset = -10 * 86_400
@@ -60,7 +60,7 @@ import Testing
     func lapsedAndReinstalled(_ device: Device) async throws {
         let (manager, _) = try await Self.launch(device)
         let receipt = try await manager.buy("com.tally.pro.monthly")
-        let original = try #require(try await device.appStore.transaction(receipt.transactionID).payload.originalTransactionId)
+        let original = try #require(try await device.appStore.transaction(receipt.transactionID).payload.originalTransactionID)
         try await device.appStore.setAutoRenew(originalTransactionID: original, enabled: false)
         try await device.advance(days: 32)
         #expect(await manager.destination(policy: .fetchCurrent) == .paywall)

@@ -65,14 +65,14 @@ import Testing
         #expect(response.status == 200)
         let info = try decode(TransactionInfoResponse.self, response)
         let verified = try await fixture.verifier.verifyTransaction(try #require(info.signedTransactionInfo)).get()
-        #expect(verified.payload.transactionId == bought.transactionID)
+        #expect(verified.payload.transactionID == bought.transactionID)
 
         let missing = try await call("GET", "/inApps/v1/transactions/9999999999999999")
         #expect(missing.status == 404)
-        #expect(try decode(APIErrorResponse.self, missing).code == .transactionIdNotFound)
+        #expect(try decode(APIErrorResponse.self, missing).code == .transactionIDNotFound)
         let invalid = try await call("GET", "/inApps/v1/transactions/abc")
         #expect(invalid.status == 400)
-        #expect(try decode(APIErrorResponse.self, invalid).code == .invalidTransactionId)
+        #expect(try decode(APIErrorResponse.self, invalid).code == .invalidTransactionID)
     }
 
     @Test func transactionHistoryPagesByRevision() async throws {
@@ -81,7 +81,7 @@ import Testing
         let first = try decode(HistoryResponse.self, try await call("GET", "/inApps/v2/history/\(ids[0])"))
         #expect(first.signedTransactions?.count == 20)
         #expect(first.hasMore == true)
-        #expect(first.bundleId == StoreFixture.bundleID)
+        #expect(first.bundleID == StoreFixture.bundleID)
         #expect(first.environment == .sandbox)
         let second = try decode(
             HistoryResponse.self,
@@ -91,7 +91,7 @@ import Testing
         #expect(second.hasMore == false)
         var seen: [String] = []
         for jws in (first.signedTransactions ?? []) + (second.signedTransactions ?? []) {
-            seen.append(try await fixture.verifier.verifyTransaction(jws).get().payload.transactionId ?? "")
+            seen.append(try await fixture.verifier.verifyTransaction(jws).get().payload.transactionID ?? "")
         }
         #expect(seen == ids)
 
@@ -99,7 +99,7 @@ import Testing
             HistoryResponse.self,
             try await call(
                 "GET", "/inApps/v2/history/\(ids[0])", query: [URLQueryItem(name: "sort", value: "DESCENDING")]))
-        #expect(try await fixture.verifier.verifyTransaction(descending.signedTransactions![0]).get().payload.transactionId == ids.last)
+        #expect(try await fixture.verifier.verifyTransaction(descending.signedTransactions![0]).get().payload.transactionID == ids.last)
         let badRevision = try await call("GET", "/inApps/v2/history/\(ids[0])", query: [URLQueryItem(name: "revision", value: "!!")])
         #expect(try decode(APIErrorResponse.self, badRevision).code == .invalidRequestRevision)
     }
@@ -112,7 +112,7 @@ import Testing
             try await call(
                 "GET", "/inApps/v2/history/\(consumable.transactionID)", query: [URLQueryItem(name: "productType", value: "AUTO_RENEWABLE")]))
         #expect(filtered.signedTransactions?.count == 1)
-        #expect(try await fixture.verifier.verifyTransaction(filtered.signedTransactions![0]).get().payload.productId == "com.tally.pro.yearly")
+        #expect(try await fixture.verifier.verifyTransaction(filtered.signedTransactions![0]).get().payload.productID == "com.tally.pro.yearly")
     }
 
     @Test func allSubscriptionStatuses() async throws {
@@ -120,7 +120,7 @@ import Testing
         let status = try decode(StatusResponse.self, try await call("GET", "/inApps/v1/subscriptions/\(bought.transactionID)"))
         let item = try #require(status.data?.first?.lastTransactions?.first)
         #expect(item.status == .active)
-        #expect(item.originalTransactionId == bought.payload.originalTransactionId)
+        #expect(item.originalTransactionID == bought.payload.originalTransactionID)
         #expect(try await fixture.verifier.verifyRenewalInfo(try #require(item.signedRenewalInfo)).get().payload.autoRenewStatus == .on)
         let expiredOnly = try decode(
             StatusResponse.self,
@@ -143,7 +143,7 @@ import Testing
         try await fixture.store.revokeFamilySharing(transactionID: shared.transactionID)
         let history = try decode(RefundHistoryResponse.self, try await call("GET", "/inApps/v2/refund/lookup/\(kept.transactionID)"))
         var ids: [String] = []
-        for jws in history.signedTransactions ?? [] { ids.append(try await fixture.verifier.verifyTransaction(jws).get().payload.transactionId ?? "") }
+        for jws in history.signedTransactions ?? [] { ids.append(try await fixture.verifier.verifyTransaction(jws).get().payload.transactionID ?? "") }
         #expect(ids == [earlier.transactionID, later.transactionID])
     }
 
@@ -212,7 +212,7 @@ import Testing
         var request = NotificationHistoryRequest()
         request.startDate = StoreFixture.start.addingTimeInterval(-86_400)
         request.endDate = StoreFixture.start.addingTimeInterval(86_400)
-        request.transactionId = bought.transactionID
+        request.transactionID = bought.transactionID
         let response = try decode(
             NotificationHistoryResponse.self,
             try await call(

@@ -32,7 +32,7 @@ import X509
         let folder = folder()
         let signer = try TestCertificateAuthority.openOrCreate(folder: folder, now: Date())
         var payload = TransactionPayload()
-        payload.bundleId = "com.example"
+        payload.bundleID = "com.example"
         payload.environment = .sandbox
         payload.signedDate = Date()
         let jws = try signer.sign(payload)

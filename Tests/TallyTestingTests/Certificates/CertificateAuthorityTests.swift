@@ -8,7 +8,7 @@ import Testing
     @Test func mintedChainVerifiesAgainstItsOwnRootOnly() async throws {
         let ca = try TestCertificateAuthority(profile: .init(issuedAt: Date(timeIntervalSince1970: 1_717_200_000)))
         var payload = TransactionPayload()
-        payload.bundleId = "com.example"
+        payload.bundleID = "com.example"
         payload.environment = .sandbox
         payload.signedDate = Date(timeIntervalSince1970: 1_717_300_000)
         let jws = try ca.sign(payload)

@@ -16,14 +16,14 @@ import X509
     static func receipt() -> AppReceipt {
         var receipt = AppReceipt()
         receipt.environment = .sandbox
-        receipt.bundleId = "com.example"
+        receipt.bundleID = "com.example"
         receipt.applicationVersion = "7"
         receipt.receiptCreationDate = mintDate.addingTimeInterval(3600)
         var purchase = InAppPurchaseReceipt()
         purchase.quantity = 1
-        purchase.productId = "com.example.credits"
-        purchase.transactionId = "2000000000000001"
-        purchase.originalTransactionId = "2000000000000001"
+        purchase.productID = "com.example.credits"
+        purchase.transactionID = "2000000000000001"
+        purchase.originalTransactionID = "2000000000000001"
         purchase.purchaseDate = mintDate.addingTimeInterval(1800)
         purchase.productType = .consumable
         receipt.inAppPurchases = [purchase]
@@ -63,7 +63,7 @@ import X509
     @Test func receiptsVerifyOnlyWhenTheRootIsTrusted() async throws {
         let bytes = try Self.authority.sign(Self.receipt())
         let verified = try await Self.verifier(roots: [Self.authority.root]).verify(bytes).get()
-        #expect(verified.payload.inAppPurchases.first?.transactionId == "2000000000000001")
+        #expect(verified.payload.inAppPurchases.first?.transactionID == "2000000000000001")
         #expect(verified.payload.inAppPurchases.first?.productType == .consumable)
         #expect(await Self.verifier(roots: [AppleRootCertificates.appleRootCA]).verify(bytes).failure?.code == .untrustedChain)
     }

@@ -12,15 +12,15 @@ import Testing
         let transaction = try await fixture.buy("com.tally.photo.credits.50", SimulatedAppStore.PurchaseOptions(appAccountToken: token))
         let verified = try await fixture.verifier.verifyTransaction(transaction.jws).get()
         let payload = verified.payload
-        #expect(payload.transactionId == "2000000100000001")
-        #expect(payload.originalTransactionId == payload.transactionId)
-        #expect(payload.productId == "com.tally.photo.credits.50")
+        #expect(payload.transactionID == "2000000100000001")
+        #expect(payload.originalTransactionID == payload.transactionID)
+        #expect(payload.productID == "com.tally.photo.credits.50")
         #expect(payload.type == .consumable)
         #expect(payload.quantity == 1)
         #expect(payload.price == 7_990)
         #expect(payload.currency == "USD")
         #expect(payload.storefront == "USA")
-        #expect(payload.storefrontId == "143441")
+        #expect(payload.storefrontID == "143441")
         #expect(payload.environment == .sandbox)
         #expect(payload.transactionReason == .purchase)
         #expect(payload.inAppOwnershipType == .purchased)
@@ -95,9 +95,9 @@ import Testing
         let transaction = try await fixture.buy("com.tally.zorya.report.wellness")
         try await fixture.store.tick()
         let notification = try await fixture.last(.oneTimeCharge)
-        #expect(notification.transaction?.payload.transactionId == transaction.transactionID)
-        #expect(notification.payload.data?.bundleId == StoreFixture.bundleID)
-        #expect(notification.payload.data?.appAppleId == 6_450_000_001)
+        #expect(notification.transaction?.payload.transactionID == transaction.transactionID)
+        #expect(notification.payload.data?.bundleID == StoreFixture.bundleID)
+        #expect(notification.payload.data?.appAppleID == 6_450_000_001)
         #expect(notification.renewalInfo == nil)
     }
 
@@ -131,7 +131,7 @@ import Testing
         let update = await iterator.next()
         #expect(update?.transactionID == approved.transactionID)
         let verified = try await restarted.verifier.verifyTransaction(try #require(update).jws).get()
-        #expect(verified.payload.productId == "com.tally.zorya.report.personality")
+        #expect(verified.payload.productID == "com.tally.zorya.report.personality")
         #expect(await restarted.store.pendingPurchases.isEmpty)
         #expect(try await restarted.store.unfinishedTransactions().count == 1)
     }
@@ -161,6 +161,6 @@ import Testing
         }
         #expect(pending.reason == .interrupted)
         let transaction = try await fixture.store.resolveInterruptedPurchase(pending.id)
-        #expect(await fixture.verifier.verifyTransaction(transaction.jws).value?.payload.productId == "com.tally.echo.3hours")
+        #expect(await fixture.verifier.verifyTransaction(transaction.jws).value?.payload.productID == "com.tally.echo.3hours")
     }
 }

@@ -18,7 +18,7 @@ import Testing
         try await fixture.store.tick()
         let refund = try await fixture.last(.refund)
         let transaction = try #require(refund.transaction?.payload)
-        #expect(transaction.transactionId == bought.transactionID)
+        #expect(transaction.transactionID == bought.transactionID)
         #expect(transaction.revocationReason == .appIssue)
         #expect(transaction.revocationType == .refundFull)
         #expect(transaction.revocationDate == StoreFixture.start)
@@ -35,7 +35,7 @@ import Testing
         try await fixture.store.tick()
         #expect(try await fixture.last(.consumptionRequest).payload.data?.consumptionRequestReason == .unsatisfiedWithPurchase)
         #expect(try await fixture.last(.refundReversed).transaction?.payload.revocationDate == nil)
-        #expect(try await fixture.last(.refundDeclined).transaction?.payload.transactionId == bought.transactionID)
+        #expect(try await fixture.last(.refundDeclined).transaction?.payload.transactionID == bought.transactionID)
     }
 
     @Test func refundedSubscriptionEndsAccess() async throws {
@@ -121,7 +121,7 @@ import Testing
         try await fixture.store.updateSettings { $0.billingGracePeriodEnabled = true }
         let consumable = try await fixture.buy("com.tally.echo.3hours")  // ONE_TIME_CHARGE
         let monthly = try await fixture.buy("com.tally.pro.monthly")  // SUBSCRIBED
-        let original = monthly.payload.originalTransactionId!
+        let original = monthly.payload.originalTransactionID!
         try await fixture.store.advance(by: StoreFixture.day * 8)  // DID_RENEW
         // OFFER_REDEEMED
         _ = try await fixture.buy("com.tally.pro.monthly", SimulatedAppStore.PurchaseOptions(promotionalOfferID: "com.tally.pro.monthly.winback50"))

@@ -37,7 +37,7 @@ import Testing
     @Test func payAsYouGoOfferNamesItsWholeDurationAndDiscountsEachPeriod() async throws {
         let fixture = try StoreFixture()
         _ = try await fixture.buy("com.tally.pro.yearly")  // the group is taken: no trial
-        try await fixture.store.expire(originalTransactionID: try await fixture.store.subscriptionStatuses()[0].transaction.payload.originalTransactionId!)
+        try await fixture.store.expire(originalTransactionID: try await fixture.store.subscriptionStatuses()[0].transaction.payload.originalTransactionID!)
         let resubscribed = try await fixture.buy(
             "com.tally.pro.monthly", SimulatedAppStore.PurchaseOptions(promotionalOfferID: "com.tally.pro.monthly.winback50"))
         #expect(resubscribed.payload.offerType == .promotional)
@@ -77,12 +77,12 @@ import Testing
         let fixture = try StoreFixture()
         let bought = try await fixture.buy("com.tally.zorya.lifetime")
         let shared = try await fixture.store.shareWithFamily(transactionID: bought.transactionID)
-        #expect(shared.payload.originalTransactionId == shared.transactionID)
-        #expect(shared.payload.originalTransactionId != bought.payload.originalTransactionId)
+        #expect(shared.payload.originalTransactionID == shared.transactionID)
+        #expect(shared.payload.originalTransactionID != bought.payload.originalTransactionID)
         try await fixture.store.refund(transactionID: bought.transactionID, revocation: SimulatedAppStore.Revocation(reason: .appIssue))
         try await fixture.store.tick()
         let revoke = try await fixture.last(.revoke)
-        #expect(revoke.transaction?.payload.transactionId == shared.transactionID)
+        #expect(revoke.transaction?.payload.transactionID == shared.transactionID)
         #expect(revoke.transaction?.payload.revocationReason == .appIssue)
         await #expect(throws: SimulatedAppStoreError(.invalidState, "")) { try await fixture.store.revokeFamilySharing(transactionID: bought.transactionID) }
     }
@@ -96,7 +96,7 @@ import Testing
         guard case .success(let transaction) = try await store.purchase("com.tally.echo.3hours") else { return }
         let json = String(decoding: Base64.decode(transaction.jws.split(separator: ".")[1].utf8, alphabet: .url)!, as: UTF8.self)
         #expect(json.contains("\"purchaseDate\":1795256524965,"))
-        #expect(transaction.payload.appTransactionId != nil)
+        #expect(transaction.payload.appTransactionID != nil)
     }
 }
 

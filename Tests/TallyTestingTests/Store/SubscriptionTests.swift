@@ -18,7 +18,7 @@ import Testing
         #expect(trial.price == 0)
         #expect(trial.expiresDate == StoreFixture.start.addingTimeInterval(7 * 86_400))
         #expect(trial.subscriptionGroupIdentifier != nil)
-        #expect(trial.webOrderLineItemId != nil)
+        #expect(trial.webOrderLineItemID != nil)
 
         // The trial ends after a week: the first paid period begins.
         try await fixture.store.advance(by: StoreFixture.day * 8)
@@ -26,9 +26,9 @@ import Testing
         let renewal = try #require(await iterator.next())
         let paid = try await fixture.verifier.verifyTransaction(renewal.jws).get().payload
         #expect(paid.transactionReason == .renewal)
-        #expect(paid.originalTransactionId == trial.transactionId)
-        #expect(paid.transactionId != trial.transactionId)
-        #expect(paid.webOrderLineItemId != trial.webOrderLineItemId)
+        #expect(paid.originalTransactionID == trial.transactionID)
+        #expect(paid.transactionID != trial.transactionID)
+        #expect(paid.webOrderLineItemID != trial.webOrderLineItemID)
         #expect(paid.price == 4_990)
         #expect(paid.offerType == nil)
         #expect(paid.purchaseDate == trial.expiresDate)
@@ -51,7 +51,7 @@ import Testing
     @Test func autoRenewOffEndsTheSubscriptionAtItsExpiry() async throws {
         let fixture = try StoreFixture()
         let first = try await fixture.buy("com.tally.pro.yearly")
-        let original = first.payload.originalTransactionId!
+        let original = first.payload.originalTransactionID!
         try await fixture.store.setAutoRenew(originalTransactionID: original, enabled: false)
         try await fixture.store.tick()
         let change = try await fixture.last(.didChangeRenewalStatus)
@@ -70,9 +70,9 @@ import Testing
     @Test func resubscribingKeepsTheOriginalTransactionAndGetsNoSecondTrial() async throws {
         let fixture = try StoreFixture()
         let first = try await fixture.buy("com.tally.pro.monthly")
-        try await fixture.store.expire(originalTransactionID: first.payload.originalTransactionId!)
+        try await fixture.store.expire(originalTransactionID: first.payload.originalTransactionID!)
         let again = try await fixture.buy("com.tally.pro.monthly")
-        #expect(again.payload.originalTransactionId == first.payload.originalTransactionId)
+        #expect(again.payload.originalTransactionID == first.payload.originalTransactionID)
         #expect(again.payload.offerType == nil)
         #expect(again.payload.price == 4_990)
         try await fixture.store.tick()
@@ -83,7 +83,7 @@ import Testing
         let fixture = try StoreFixture()
         try await fixture.store.updateSettings { $0.billingGracePeriodEnabled = true }
         let first = try await fixture.buy("com.tally.pro.yearly")
-        let original = first.payload.originalTransactionId!
+        let original = first.payload.originalTransactionID!
         try await fixture.store.failNextRenewal(originalTransactionID: original)
         try await fixture.store.advance(by: StoreFixture.day * 366)
         let failed = try await fixture.last(.didFailToRenew)
@@ -122,7 +122,7 @@ import Testing
         let monthly = try await fixture.buy("com.tally.pro.monthly")
         let yearly = try await fixture.buy("com.tally.pro.yearly")
         #expect(yearly.transactionID != monthly.transactionID)
-        #expect(yearly.payload.originalTransactionId == monthly.payload.originalTransactionId)
+        #expect(yearly.payload.originalTransactionID == monthly.payload.originalTransactionID)
         #expect(yearly.payload.expiresDate == StoreFixture.start.addingTimeInterval(365 * 86_400))
         #expect(try await fixture.store.transaction(monthly.transactionID).payload.isUpgraded == true)
         try await fixture.store.tick()
@@ -133,9 +133,9 @@ import Testing
         try await fixture.store.tick()
         let pref = try await fixture.last(.didChangeRenewalPref)
         #expect(pref.payload.subtype == .downgrade)
-        #expect(pref.renewalInfo?.payload.autoRenewProductId == "com.tally.pro.monthly")
+        #expect(pref.renewalInfo?.payload.autoRenewProductID == "com.tally.pro.monthly")
         try await fixture.store.advance(by: StoreFixture.day * 366)
-        #expect(try await fixture.last(.didRenew).transaction?.payload.productId == "com.tally.pro.monthly")
+        #expect(try await fixture.last(.didRenew).transaction?.payload.productID == "com.tally.pro.monthly")
     }
 
     @Test func promotionalOfferOnAnActiveSubscriptionIsRedeemedAtTheNextRenewal() async throws {
@@ -143,7 +143,7 @@ import Testing
         let first = try await fixture.buy("com.tally.pro.monthly")
         _ = try await fixture.buy("com.tally.pro.monthly", SimulatedAppStore.PurchaseOptions(promotionalOfferID: "com.tally.pro.monthly.winback50"))
         try await fixture.store.tick()
-        #expect(try await fixture.last(.offerRedeemed).transaction?.payload.transactionId == first.transactionID)
+        #expect(try await fixture.last(.offerRedeemed).transaction?.payload.transactionID == first.transactionID)
         try await fixture.store.advance(by: StoreFixture.day * 8)
         let renewal = try await fixture.last(.didRenew).transaction?.payload
         #expect(renewal?.offerType == .promotional)
@@ -166,7 +166,7 @@ import Testing
         #expect(statuses.count == 1)
         #expect(statuses[0].status == .active)
         let renewal = try await fixture.verifier.verifyRenewalInfo(statuses[0].renewalInfo).get().payload
-        #expect(renewal.originalTransactionId == first.payload.originalTransactionId)
+        #expect(renewal.originalTransactionID == first.payload.originalTransactionID)
         #expect(renewal.renewalDate == first.payload.expiresDate)
         #expect(renewal.appAccountToken == first.payload.appAccountToken)
         #expect(renewal.renewalPrice == 4_990)

@@ -13,7 +13,7 @@ import X509
     @Test func wellFormedMintedChainVerifies() async throws {
         let ca = try Fixtures.authority()
         let verified = try await Fixtures.verifier(roots: [ca.root]).verifyTransaction(ca.sign(Fixtures.transaction())).get()
-        #expect(verified.payload.transactionId == "1000000000000001")
+        #expect(verified.payload.transactionID == "1000000000000001")
         #expect(verified.origin == .certificateChain)
     }
 

@@ -20,19 +20,19 @@ import Testing
 
     @Test(arguments: badTransactionIDs)
     func aTransactionIDThatIsNotDigitsIsRefused(id: String) async throws {
-        for field in [\TransactionPayload.transactionId, \.originalTransactionId] {
+        for field in [\TransactionPayload.transactionID, \.originalTransactionID] {
             var payload = Fixtures.transaction()
             payload[keyPath: field] = id
             let failure = try #require(await verifier.verifyTransaction(try ca.sign(payload)).failure)
             #expect(failure.code == .invalidIdentifier)
-            #expect(failure.reason.contains(field == \.transactionId ? "transactionId" : "originalTransactionId"), "\(failure.reason)")
+            #expect(failure.reason.contains(field == \.transactionID ? "transactionId" : "originalTransactionId"), "\(failure.reason)")
         }
     }
 
     @Test(arguments: ["0", "7", "20000904312745", "2000001024998954", "18446744073709551615", "00000000000000000000"])
     func decimalTransactionIDsAreAccepted(id: String) async throws {
         var payload = Fixtures.transaction(id: id)
-        payload.originalTransactionId = id
+        payload.originalTransactionID = id
         #expect(await verifier.verifyTransaction(try ca.sign(payload)).value != nil)
     }
 
@@ -41,10 +41,10 @@ import Testing
     @Test(arguments: badNames)
     func aProductOrBundleIDWithOtherCharactersIsRefused(name: String) async throws {
         var product = Fixtures.transaction()
-        product.productId = name
+        product.productID = name
         #expect(await verifier.verifyTransaction(try ca.sign(product)).failure?.code == .invalidIdentifier)
         var bundle = Fixtures.transaction()
-        bundle.bundleId = name
+        bundle.bundleID = name
         #expect(await verifier.verifyTransaction(try ca.sign(bundle)).failure?.code == .invalidIdentifier)
     }
 
@@ -54,17 +54,17 @@ import Testing
     ])
     func productAndBundleIDsAsStoresWriteThemAreAccepted(name: String) async throws {
         var payload = Fixtures.transaction()
-        payload.productId = name
-        payload.bundleId = name
+        payload.productID = name
+        payload.bundleID = name
         #expect(await verifier.verifyTransaction(try ca.sign(payload)).value != nil)
     }
 
     @Test func absentIdentifiersAreLeftToTheCaller() async throws {
         // Apple's own test payloads carry no ids; whoever needs one (the server, to credit) requires it.
         var payload = Fixtures.transaction()
-        payload.transactionId = nil
-        payload.originalTransactionId = nil
-        payload.productId = nil
+        payload.transactionID = nil
+        payload.originalTransactionID = nil
+        payload.productID = nil
         #expect(await verifier.verifyTransaction(try ca.sign(payload)).value != nil)
     }
 
@@ -72,14 +72,14 @@ import Testing
         var renewal = RenewalInfoPayload()
         renewal.environment = .sandbox
         renewal.signedDate = Fixtures.mintDate.addingTimeInterval(86_400)
-        renewal.originalTransactionId = "1000000000000001"
-        renewal.productId = "com.example.monthly"
+        renewal.originalTransactionID = "1000000000000001"
+        renewal.productID = "com.example.monthly"
         #expect(await verifier.verifyRenewalInfo(try ca.sign(renewal)).value != nil)
         var empty = renewal
-        empty.originalTransactionId = ""
+        empty.originalTransactionID = ""
         #expect(await verifier.verifyRenewalInfo(try ca.sign(empty)).failure?.code == .invalidIdentifier)
         var spaced = renewal
-        spaced.productId = "com.example monthly"
+        spaced.productID = "com.example monthly"
         #expect(await verifier.verifyRenewalInfo(try ca.sign(spaced)).failure?.code == .invalidIdentifier)
     }
 
@@ -94,8 +94,8 @@ import Testing
         notification.notificationUUID = uuid
         notification.signedDate = Fixtures.mintDate.addingTimeInterval(86_400)
         var data = NotificationData()
-        data.bundleId = "com.example"
-        data.appAppleId = 1234
+        data.bundleID = "com.example"
+        data.appAppleID = 1234
         data.environment = .sandbox
         notification.data = data
         let result = await verifier.verifyNotification(try ca.sign(notification))
@@ -106,24 +106,24 @@ import Testing
     @Test func anAppTransactionsBundleIDIsChecked() async throws {
         var app = AppTransactionPayload()
         app.receiptType = .sandbox
-        app.appAppleId = 1234
+        app.appAppleID = 1234
         app.receiptCreationDate = Fixtures.mintDate.addingTimeInterval(86_400)
-        app.bundleId = "com.example"
+        app.bundleID = "com.example"
         #expect(await verifier.verifyAppTransaction(try ca.sign(app)).value != nil)
-        app.bundleId = ""
+        app.bundleID = ""
         #expect(await verifier.verifyAppTransaction(try ca.sign(app)).failure?.code == .invalidIdentifier)
     }
 
     @Test func aNotificationCarryingAnEmptyTransactionIDFailsWithItsCode() async throws {
         var transaction = Fixtures.transaction()
-        transaction.transactionId = ""
+        transaction.transactionID = ""
         var notification = NotificationPayload()
         notification.notificationType = .oneTimeCharge
         notification.notificationUUID = "9ad56bd2-0bc6-42e0-af24-fd996d87a1e6"
         notification.signedDate = Fixtures.mintDate.addingTimeInterval(86_400)
         var data = NotificationData()
-        data.bundleId = "com.example"
-        data.appAppleId = 1234
+        data.bundleID = "com.example"
+        data.appAppleID = 1234
         data.environment = .sandbox
         data.signedTransactionInfo = try ca.sign(transaction)
         notification.data = data

@@ -23,16 +23,16 @@ import X509
     @Test func identityComesFromDataSummaryTokenOrAppData() async throws {
         let verifier = Fixtures.verifier(roots: [ca.root], environments: [.sandbox])
         var data = NotificationData()
-        data.bundleId = "com.example"
+        data.bundleID = "com.example"
         data.environment = .sandbox
         var summary = NotificationSummary()
-        summary.bundleId = "com.example"
+        summary.bundleID = "com.example"
         summary.environment = .sandbox
         var token = ExternalPurchaseToken()
-        token.bundleId = "com.example"
-        token.externalPurchaseId = "SANDBOX_1"
+        token.bundleID = "com.example"
+        token.externalPurchaseID = "SANDBOX_1"
         var appData = AppData()
-        appData.bundleId = "com.example"
+        appData.bundleID = "com.example"
         appData.environment = .sandbox
         for payload in [
             notification { $0.data = data }, notification { $0.summary = summary },
@@ -40,10 +40,10 @@ import X509
         ] {
             #expect(await verifier.verifyNotification(try ca.sign(payload)).value != nil)
         }
-        token.externalPurchaseId = "1"  // a production token
-        token.appAppleId = 1234
+        token.externalPurchaseID = "1"  // a production token
+        token.appAppleID = 1234
         #expect(await verifier.verifyNotification(try ca.sign(notification { $0.externalPurchaseToken = token })).failure?.code == .wrongEnvironment)
-        appData.bundleId = "com.other"
+        appData.bundleID = "com.other"
         #expect(await verifier.verifyNotification(try ca.sign(notification { $0.appData = appData })).failure?.code == .wrongBundleID)
     }
 
@@ -55,12 +55,12 @@ import X509
     @Test func productionDataMustNameTheApp() async throws {
         let verifier = Fixtures.verifier(roots: [ca.root], environments: [.production, .sandbox])
         var data = NotificationData()
-        data.bundleId = "com.example"
+        data.bundleID = "com.example"
         data.environment = .production
         #expect(await verifier.verifyNotification(try ca.sign(notification { $0.data = data })).failure?.code == .wrongAppAppleID)
-        data.appAppleId = 1234
+        data.appAppleID = 1234
         #expect(await verifier.verifyNotification(try ca.sign(notification { $0.data = data })).value != nil)
-        data.appAppleId = 99
+        data.appAppleID = 99
         #expect(await verifier.verifyNotification(try ca.sign(notification { $0.data = data })).failure?.code == .wrongAppAppleID)
     }
 
@@ -68,12 +68,12 @@ import X509
     @Test func dataWithoutAnEnvironmentMustNameTheAppWhenProductionIsServed() async throws {
         let verifier = Fixtures.verifier(roots: [ca.root], environments: [.production]) { $0.acceptsMissingEnvironment = true }
         var data = NotificationData()
-        data.bundleId = "com.example"
+        data.bundleID = "com.example"
         #expect(await verifier.verifyNotification(try ca.sign(notification { $0.data = data })).failure?.code == .wrongAppAppleID)
-        data.appAppleId = 1234
+        data.appAppleID = 1234
         #expect(await verifier.verifyNotification(try ca.sign(notification { $0.data = data })).value != nil)
         var app = AppTransactionPayload()
-        app.bundleId = "com.example"
+        app.bundleID = "com.example"
         app.receiptCreationDate = Fixtures.mintDate.addingTimeInterval(86_400)
         #expect(await verifier.verifyAppTransaction(try ca.sign(app)).failure?.code == .wrongAppAppleID)
     }
@@ -81,7 +81,7 @@ import X509
     @Test func sandboxDataWithoutAnAppAppleIDPasses() async throws {
         let verifier = Fixtures.verifier(roots: [ca.root], environments: [.production, .sandbox])
         var data = NotificationData()
-        data.bundleId = "com.example"
+        data.bundleID = "com.example"
         data.environment = .sandbox
         #expect(await verifier.verifyNotification(try ca.sign(notification { $0.data = data })).value != nil)
     }
@@ -89,7 +89,7 @@ import X509
     @Test func anyMeansUnchecked() async throws {
         let verifier = Fixtures.verifier(roots: [ca.root], bundleID: .any, appAppleID: .any, environments: [.sandbox])
         var payload = Fixtures.transaction()
-        payload.bundleId = "com.someone.else"
+        payload.bundleID = "com.someone.else"
         #expect(await verifier.verifyTransaction(try ca.sign(payload)).value != nil)
     }
 
@@ -106,13 +106,13 @@ import X509
     @Test func appTransactionIsCheckedByReceiptType() async throws {
         let verifier = Fixtures.verifier(roots: [ca.root], environments: [.production])
         var app = AppTransactionPayload()
-        app.bundleId = "com.example"
+        app.bundleID = "com.example"
         app.receiptType = .production
-        app.appAppleId = 1234
+        app.appAppleID = 1234
         app.receiptCreationDate = Fixtures.mintDate.addingTimeInterval(86_400)
         #expect(await verifier.verifyAppTransaction(try ca.sign(app)).value != nil)
         app.receiptType = .sandbox
-        app.appAppleId = nil
+        app.appAppleID = nil
         #expect(await verifier.verifyAppTransaction(try ca.sign(app)).failure?.code == .wrongEnvironment)
     }
 
@@ -120,7 +120,7 @@ import X509
         let verifier = Fixtures.verifier(roots: [ca.root])
         let other = try Fixtures.authority()
         var data = NotificationData()
-        data.bundleId = "com.example"
+        data.bundleID = "com.example"
         data.environment = .sandbox
         data.signedTransactionInfo = try ca.sign(Fixtures.transaction())
         var renewal = RenewalInfoPayload()
@@ -129,7 +129,7 @@ import X509
         data.signedRenewalInfo = try ca.sign(renewal)
 
         let good = try await verifier.verifyNotification(try ca.sign(notification { $0.data = data }), includingSignedData: true).get()
-        #expect(good.transaction?.payload.transactionId == "1000000000000001")
+        #expect(good.transaction?.payload.transactionID == "1000000000000001")
         #expect(good.renewalInfo?.payload.environment == .sandbox)
 
         data.signedTransactionInfo = try other.sign(Fixtures.transaction())

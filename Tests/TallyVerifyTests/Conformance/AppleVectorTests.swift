@@ -125,13 +125,13 @@ struct AppleVectorTests {
         let verifier = Fixtures.verifier(roots: [], bundleID: .equals(Self.xcodeBundle), environments: [.xcode])
         let verified = try await verifier.verifyTransaction(Vectors.text("apple/xcode/xcode-signed-transaction")).get()
         #expect(verified.origin == .xcodeSelfSigned)
-        #expect(verified.payload.productId == "pass.premium")
-        #expect(verified.payload.transactionId == "0")
+        #expect(verified.payload.productID == "pass.premium")
+        #expect(verified.payload.transactionID == "0")
         #expect(verified.payload.environment == .xcode)
         #expect(verified.payload.offerType == .introductory)
         #expect(verified.payload.storefront == "USA")
         let appTransaction = try await verifier.verifyAppTransaction(Vectors.text("apple/xcode/xcode-signed-app-transaction")).get()
-        #expect(appTransaction.payload.appAppleId == nil)
+        #expect(appTransaction.payload.appAppleID == nil)
         #expect(appTransaction.payload.receiptType == .xcode)
     }
 

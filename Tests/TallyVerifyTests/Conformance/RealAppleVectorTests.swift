@@ -44,11 +44,11 @@ struct RealAppleVectorTests {
         case "transaction":
             let verified = try await verifier.verifyTransaction(jws).get()
             #expect(abs(verified.validationTime.timeIntervalSince(signed)) < 0.001)
-            #expect(verified.payload.productId == row["notificationType_or_productId"])
+            #expect(verified.payload.productID == row["notificationType_or_productId"])
         case "renewal":
             let verified = try await verifier.verifyRenewalInfo(jws).get()
             #expect(abs(verified.validationTime.timeIntervalSince(signed)) < 0.001)
-            #expect(verified.payload.productId == row["notificationType_or_productId"])
+            #expect(verified.payload.productID == row["notificationType_or_productId"])
         default:
             Issue.record("unknown kind \(row["kind"] ?? "")")
         }

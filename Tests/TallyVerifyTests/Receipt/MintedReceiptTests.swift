@@ -30,7 +30,7 @@ import X509
             let options = Options(digest: digest, encoding: encoding, signedAttributes: signedAttributes)
             let bytes = try ReceiptFixtures.authority.sign(ReceiptFixtures.receipt(), options: options)
             let result = await ReceiptFixtures.verifier().verify(bytes)
-            #expect(result.value?.payload.bundleId == "com.example", "\(options): \(String(describing: result.failure))")
+            #expect(result.value?.payload.bundleID == "com.example", "\(options): \(String(describing: result.failure))")
         }
     }
 
@@ -202,7 +202,7 @@ import X509
         let verifier = ReceiptFixtures.verifier()
         for index in 0..<3 {
             var receipt = ReceiptFixtures.receipt()
-            receipt.inAppPurchases[0].transactionId = "100000000000010\(index)"
+            receipt.inAppPurchases[0].transactionID = "100000000000010\(index)"
             #expect(await verifier.verify(try ReceiptFixtures.authority.sign(receipt)).value != nil)
         }
         #expect(verifier.chainValidations == 1)
@@ -330,10 +330,10 @@ import X509
         var receipt = ReceiptFixtures.receipt()
         // Leave the modelled field out so the bent attribute is the only one of its type.
         switch attribute.type {
-        case ReceiptAttributeType.bundleID: receipt.bundleId = nil
+        case ReceiptAttributeType.bundleID: receipt.bundleID = nil
         case ReceiptAttributeType.creationDate: receipt.receiptCreationDate = nil
         case ReceiptAttributeType.applicationVersion: receipt.applicationVersion = nil
-        case ReceiptAttributeType.appAppleID: receipt.appAppleId = nil
+        case ReceiptAttributeType.appAppleID: receipt.appAppleID = nil
         default: break
         }
         var builder = ReceiptBuilder(receipt)
@@ -386,7 +386,7 @@ import X509
     @Test(arguments: [Options.Encoding.der, .indefiniteLength(chunkSize: 16)])
     func everyTruncationIsMalformed(encoding: Options.Encoding) async throws {
         var receipt = AppReceipt()
-        receipt.bundleId = "com.example"
+        receipt.bundleID = "com.example"
         receipt.environment = .sandbox
         receipt.receiptCreationDate = ReceiptFixtures.created
         let bytes = try ReceiptFixtures.authority.sign(receipt, options: Options(encoding: encoding, embedsRoot: false))

@@ -30,8 +30,8 @@ enum ReceiptFixtures {
     static func receipt(created: Date = created, environment: AppStoreEnvironment = .sandbox) -> AppReceipt {
         var receipt = AppReceipt()
         receipt.environment = environment
-        receipt.appAppleId = 1234
-        receipt.bundleId = "com.example"
+        receipt.appAppleID = 1234
+        receipt.bundleID = "com.example"
         receipt.applicationVersion = "42"
         receipt.receiptCreationDate = created
         receipt.originalPurchaseDate = Date(timeIntervalSince1970: 1_500_000_000)
@@ -39,9 +39,9 @@ enum ReceiptFixtures {
 
         var credits = InAppPurchaseReceipt()
         credits.quantity = 2
-        credits.productId = "com.example.credits.10"
-        credits.transactionId = "1000000000000001"
-        credits.originalTransactionId = "1000000000000001"
+        credits.productID = "com.example.credits.10"
+        credits.transactionID = "1000000000000001"
+        credits.originalTransactionID = "1000000000000001"
         credits.purchaseDate = created.addingTimeInterval(-3600)
         credits.originalPurchaseDate = created.addingTimeInterval(-3600)
         credits.productType = .consumable
@@ -50,17 +50,17 @@ enum ReceiptFixtures {
 
         var monthly = InAppPurchaseReceipt()
         monthly.quantity = 1
-        monthly.productId = "com.example.pro.monthly"
-        monthly.transactionId = "1000000000000002"
-        monthly.originalTransactionId = "1000000000000002"
+        monthly.productID = "com.example.pro.monthly"
+        monthly.transactionID = "1000000000000002"
+        monthly.originalTransactionID = "1000000000000002"
         monthly.purchaseDate = created.addingTimeInterval(-7200)
         monthly.originalPurchaseDate = created.addingTimeInterval(-7200)
         monthly.expiresDate = created.addingTimeInterval(30 * 86_400 - 7200)
         monthly.productType = .autoRenewableSubscription
-        monthly.webOrderLineItemId = 2_000_000_012_345_678
+        monthly.webOrderLineItemID = 2_000_000_012_345_678
         monthly.isTrialPeriod = true
         monthly.isInIntroOfferPeriod = false
-        monthly.promotionalOfferId = "winback"
+        monthly.promotionalOfferID = "winback"
         receipt.inAppPurchases = [credits, monthly]
         return receipt
     }

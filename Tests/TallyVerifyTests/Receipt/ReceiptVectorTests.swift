@@ -41,14 +41,14 @@ struct ReceiptVectorTests {
         if expected == "valid_at_creation" {
             let verified = try #require(result.value, "\(file): \(String(describing: result.failure))")
             let receipt = verified.payload
-            #expect(receipt.bundleId == row["bundle_id"])
+            #expect(receipt.bundleID == row["bundle_id"])
             #expect(receipt.rawEnvironment == row["environment"])
             #expect(receipt.inAppPurchases.count == Int(row["in_app_count"] ?? ""))
             let created = try #require(ISO8601DateFormatter().date(from: row["receipt_creation_date"] ?? ""))
             #expect(receipt.receiptCreationDate == created)
             #expect(verified.validationTime == created)
             #expect(verified.origin == (receipt.environment == .xcode ? .xcodeSelfSigned : .certificateChain))
-            #expect(receipt.inAppPurchases.allSatisfy { $0.transactionId != nil && $0.productId != nil && $0.purchaseDate != nil })
+            #expect(receipt.inAppPurchases.allSatisfy { $0.transactionID != nil && $0.productID != nil && $0.purchaseDate != nil })
         } else {
             let reasons = expected.dropFirst("invalid: ".count).components(separatedBy: " | ")
             let acceptable = Set(try reasons.map { reason in try #require(Self.codes[reason], "no code for manifest reason '\(reason)'") })
@@ -115,8 +115,8 @@ struct ReceiptVectorTests {
         #expect(receipt.sha1Hash?.count == 20)
         let purchases = receipt.inAppPurchases
         #expect(purchases.allSatisfy { $0.productType == .autoRenewableSubscription && $0.expiresDate != nil })
-        #expect(purchases.allSatisfy { $0.webOrderLineItemId != nil && $0.cancellationDate == nil && $0.quantity == 1 })
-        #expect(Set(purchases.map(\.originalTransactionId)).count == 1)
+        #expect(purchases.allSatisfy { $0.webOrderLineItemID != nil && $0.cancellationDate == nil && $0.quantity == 1 })
+        #expect(Set(purchases.map(\.originalTransactionID)).count == 1)
     }
 
     @Test func xcodeReceiptWithOffsetDateReadsInUTC() async throws {

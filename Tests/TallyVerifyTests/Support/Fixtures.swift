@@ -36,10 +36,10 @@ enum Fixtures {
     /// A sandbox transaction for com.example, signed a day after ``mintDate``.
     static func transaction(id: String = "1000000000000001") -> TransactionPayload {
         var payload = TransactionPayload()
-        payload.transactionId = id
-        payload.originalTransactionId = id
-        payload.bundleId = "com.example"
-        payload.productId = "com.example.credits.10"
+        payload.transactionID = id
+        payload.originalTransactionID = id
+        payload.bundleID = "com.example"
+        payload.productID = "com.example.credits.10"
         payload.type = .consumable
         payload.quantity = 1
         payload.environment = .sandbox

@@ -52,7 +52,7 @@ public func buildApplication(
     logger.info(
         "tally server",
         metadata: [
-            "address": "\(configuration.host):\(configuration.port)", "bundle_id": "\(configuration.catalog.app.bundleId)",
+            "address": "\(configuration.host):\(configuration.port)", "bundle_id": "\(configuration.catalog.app.bundleID)",
             "environments": "\(dependencies.verifier.configuration.environments.map(\.rawValue).sorted())",
             "trusted_proxies": "\(proxies.isEmpty ? "none" : proxies.ranges.map(\.description).joined(separator: ","))",
             "secret_key": "\(dependencies.secretKey.map { $0.isEmpty ? "none" : "set" } ?? "none")",

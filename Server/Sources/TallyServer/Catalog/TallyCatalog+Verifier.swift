@@ -17,7 +17,7 @@ extension TallyCatalog {
         if development { environments.formUnion([.sandbox, .xcode]) }
         return SignedDataVerifier(
             SignedDataVerifier.Configuration(
-                bundleID: .equals(app.bundleId), appAppleID: app.appAppleId.map { .equals($0) } ?? .any,
+                bundleID: .equals(app.bundleID), appAppleID: app.appAppleID.map { .equals($0) } ?? .any,
                 environments: environments, rootCertificates: [AppleRootCertificates.appleRootCAG3] + testRoots),
             now: now)
     }

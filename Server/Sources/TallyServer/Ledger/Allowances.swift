@@ -34,7 +34,7 @@ struct Allowances {
               AND product_id IN (\(placeholders))
             ORDER BY purchase_date DESC LIMIT 1
             """,
-            [.text(user), .int(now), .int(now)] + products.map { .text($0.productId) })
+            [.text(user), .int(now), .int(now)] + products.map { .text($0.productID) })
         guard let row = rows.first, let product = catalog.product(try row.text("product_id")), let allowance = product.allowance else {
             return nil
         }

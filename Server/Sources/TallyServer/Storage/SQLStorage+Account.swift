@@ -8,7 +8,7 @@ extension SQLStorage {
         try await read { executor, time in
             let (balances, entitlements) = try await summary(executor, user: user.id, time: time)
             return AccountResponse(
-                userId: user.id, appAccountToken: user.appAccountToken, balances: balances, entitlements: entitlements,
+                userID: user.id, appAccountToken: user.appAccountToken, balances: balances, entitlements: entitlements,
                 subscriptions: try await subscriptions(executor, user: user.id, time: time))
         }
     }
@@ -46,7 +46,7 @@ extension SQLStorage {
                   AND product_id IN (\(placeholders))
                 ORDER BY purchase_date DESC LIMIT 1
                 """,
-                [.text(user), .int(time), .int(time)] + products.map { .text($0.productId) }
+                [.text(user), .int(time), .int(time)] + products.map { .text($0.productID) }
             ).first,
             let allowance = catalog.product(try row.text("product_id"))?.allowance
         else { return nil }
@@ -90,17 +90,17 @@ extension SQLStorage {
             for id in product.entitlements {
                 offer(
                     Entitlement(
-                        id: id, active: expires.map { $0 > Self.date(time) } ?? true, productId: product.productId,
+                        id: id, active: expires.map { $0 > Self.date(time) } ?? true, productID: product.productID,
                         expiresAt: expires, inGracePeriod: false, willRenew: nil))
             }
         }
         for subscription in try await subscriptions(executor, user: user, time: time) {
-            guard let product = catalog.product(subscription.productId) else { continue }
+            guard let product = catalog.product(subscription.productID) else { continue }
             let active = subscription.status.grantsAccess
             for id in product.entitlements {
                 offer(
                     Entitlement(
-                        id: id, active: active, productId: product.productId,
+                        id: id, active: active, productID: product.productID,
                         expiresAt: subscription.gracePeriodExpiresAt.flatMap { grace in
                             subscription.status == .gracePeriod ? grace : nil
                         } ?? subscription.expiresAt,
@@ -147,7 +147,7 @@ extension SQLStorage {
                 status = .expired
             }
             return SubscriptionInfo(
-                originalTransactionId: original, productId: try latest.text("product_id"), status: status,
+                originalTransactionID: original, productID: try latest.text("product_id"), status: status,
                 expiresAt: expires.map(Self.date), willRenew: latest.optionalInt("auto_renew").map { $0 == 1 },
                 gracePeriodExpiresAt: grace.map(Self.date))
         }
@@ -182,7 +182,7 @@ extension SQLStorage {
         LedgerEntry(
             id: try row.int("id"), currency: try row.text("currency"), kind: LedgerEntryKind(rawValue: try row.text("kind")),
             bucket: LedgerBucket(rawValue: try row.text("bucket")),
-            amount: try row.int("amount"), transactionId: row.optionalText("transaction_id"), reference: row.optionalText("reference"),
+            amount: try row.int("amount"), transactionID: row.optionalText("transaction_id"), reference: row.optionalText("reference"),
             createdAt: date(try row.int("created_at")))
     }
 

@@ -48,7 +48,7 @@ extension SQLStorage {
                 }
             }
             let response = AdminAdjustment(
-                userId: userID, currency: amount.currency, amount: amount.amount, reason: reason,
+                userID: userID, currency: amount.currency, amount: amount.amount, reason: reason,
                 balance: try await balance(executor, user: userID, currency: amount.currency, time: time), replayed: false)
             try await executor.execute(
                 """
@@ -73,7 +73,7 @@ extension SQLStorage {
             let (balances, entitlements) = try await summary(executor, user: id, time: time)
             let ledger = try await executor.query("SELECT * FROM ledger_entries WHERE user_id = ? ORDER BY id DESC LIMIT 20", [.text(id)])
             return AdminUser(
-                userId: id, appUserId: user.appUserID, appAccountToken: user.appAccountToken, createdAt: user.createdAt,
+                userID: id, appUserID: user.appUserID, appAccountToken: user.appAccountToken, createdAt: user.createdAt,
                 balances: balances, entitlements: entitlements,
                 subscriptions: try await subscriptions(executor, user: id, time: time),
                 recentLedger: try ledger.map(Self.ledgerEntry))
@@ -113,8 +113,8 @@ extension SQLStorage {
             let rows = try await executor.query(sql, binds)
             let transactions = try rows.prefix(query.limit).map { row in
                 AdminTransaction(
-                    transactionId: try row.text("transaction_id"), originalTransactionId: try row.text("original_transaction_id"),
-                    userId: row.optionalText("user_id"), productId: try row.text("product_id"), type: try row.text("product_kind"),
+                    transactionID: try row.text("transaction_id"), originalTransactionID: try row.text("original_transaction_id"),
+                    userID: row.optionalText("user_id"), productID: try row.text("product_id"), type: try row.text("product_kind"),
                     environment: try row.text("environment"), quantity: try row.int("quantity"),
                     status: row.optionalText("user_id") == nil ? "unbound" : try row.int("revoked") == 1 ? "revoked" : "granted",
                     granted: try row.optionalText("grants_json").map { try Self.decode([Amount].self, $0) } ?? [],
@@ -123,7 +123,7 @@ extension SQLStorage {
             }
             let next =
                 rows.count > query.limit
-                ? transactions.last.map { AdminCursor(receivedAt: Self.millis($0.receivedAt), id: $0.transactionId).text } : nil
+                ? transactions.last.map { AdminCursor(receivedAt: Self.millis($0.receivedAt), id: $0.transactionID).text } : nil
             return AdminTransactionPage(transactions: transactions, nextCursor: next)
         }
     }
@@ -143,7 +143,7 @@ extension SQLStorage {
             let notifications = try rows.prefix(limit).map { row in
                 AdminNotification(
                     notificationUuid: try row.text("notification_uuid"), notificationType: try row.text("notification_type"),
-                    subtype: row.optionalText("subtype"), transactionId: row.optionalText("transaction_id"),
+                    subtype: row.optionalText("subtype"), transactionID: row.optionalText("transaction_id"),
                     outcome: try row.text("outcome"), detail: row.optionalText("detail"), receivedAt: Self.date(try row.int("received_at")))
             }
             let next =

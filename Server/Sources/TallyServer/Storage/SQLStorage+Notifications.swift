@@ -21,7 +21,7 @@ extension SQLStorage {
                 """,
                 [
                     .text(uuid), .text(payload.notificationType?.rawValue ?? "UNKNOWN"), .optional(payload.subtype?.rawValue),
-                    .optional(notification.transaction?.payload.transactionId), .optional(notification.transaction?.payload.originalTransactionId),
+                    .optional(notification.transaction?.payload.transactionID), .optional(notification.transaction?.payload.originalTransactionID),
                     .optional(payload.signedDate.map(Self.millis)), .optional(payload.appIdentity.environment?.rawValue), .text(jws), .int(time),
                 ])
             guard inserted == 1 else { return .duplicate }
@@ -32,13 +32,13 @@ extension SQLStorage {
                 try await saveRenewalInfo(executor, renewal.payload, jws: signed)
             }
             if let transaction = notification.transaction, let signed = payload.data?.signedTransactionInfo,
-                transaction.payload.transactionId != nil
+                transaction.payload.transactionID != nil
             {
                 let before = try await executor.query(
-                    "SELECT granted FROM store_transactions WHERE transaction_id = ?", [.text(transaction.payload.transactionId!)]
+                    "SELECT granted FROM store_transactions WHERE transaction_id = ?", [.text(transaction.payload.transactionID!)]
                 ).first
                 let recorded = try await record(executor, time: time, payload: transaction.payload, jws: signed, presenter: nil)
-                let id = transaction.payload.transactionId!
+                let id = transaction.payload.transactionID!
                 if before == nil { outcome = .applied }
                 if recorded.userID == nil { detail = "no user known for this transaction yet: recorded, granted when a user presents it" }
                 switch payload.notificationType {
@@ -69,7 +69,7 @@ extension SQLStorage {
 
     /// Keeps the newest renewal info of a subscription (by its signed date), whatever order they come in.
     func saveRenewalInfo(_ executor: any SQLExecutor, _ renewal: RenewalInfoPayload, jws: String) async throws {
-        guard let original = renewal.originalTransactionId, let signed = renewal.signedDate else { return }
+        guard let original = renewal.originalTransactionID, let signed = renewal.signedDate else { return }
         try await executor.execute(
             """
             INSERT INTO renewal_infos (original_transaction_id, signed_date, auto_renew, auto_renew_product_id, in_billing_retry,
@@ -83,7 +83,7 @@ extension SQLStorage {
             """,
             [
                 .text(original), .int(Self.millis(signed)), .optional(renewal.autoRenewStatus.map { Int64($0.rawValue) }),
-                .optional(renewal.autoRenewProductId), .optional(renewal.isInBillingRetryPeriod.map { $0 ? 1 : 0 }),
+                .optional(renewal.autoRenewProductID), .optional(renewal.isInBillingRetryPeriod.map { $0 ? 1 : 0 }),
                 .optional(renewal.gracePeriodExpiresDate.map(Self.millis)), .optional(renewal.expirationIntent.map { Int64($0.rawValue) }),
                 .text(jws),
             ])

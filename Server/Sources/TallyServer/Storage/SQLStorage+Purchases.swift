@@ -7,7 +7,7 @@ extension SQLStorage {
     /// Records a verified transaction and grants it, once.
     public func deliver(_ transaction: Verified<TransactionPayload>, jws: String, presenter: User, orderID: String?) async throws -> PurchaseResponse {
         let payload = transaction.payload
-        guard let transactionID = payload.transactionId, let productID = payload.productId else {
+        guard let transactionID = payload.transactionID, let productID = payload.productID else {
             throw TallyAPIError(.invalidRequest, "the transaction has no transactionId or productId")
         }
         guard catalog.product(productID) != nil else {
@@ -28,7 +28,7 @@ extension SQLStorage {
                     reason: payload.revocationReason, time: time)
                 let (balances, entitlements) = try await summary(executor, user: presenter.id, time: time)
                 return PurchaseResponse(
-                    transactionId: transactionID, productId: productID, granted: [], balances: balances,
+                    transactionID: transactionID, productID: productID, granted: [], balances: balances,
                     entitlements: entitlements, replayed: !recorded.firstDelivery && !applied)
             }
             if !recorded.firstDelivery,
@@ -43,7 +43,7 @@ extension SQLStorage {
             }
             let (balances, entitlements) = try await summary(executor, user: presenter.id, time: time)
             let response = PurchaseResponse(
-                transactionId: transactionID, productId: productID, granted: recorded.granted,
+                transactionID: transactionID, productID: productID, granted: recorded.granted,
                 balances: balances, entitlements: entitlements, replayed: !recorded.firstDelivery)
             // The first answer to a client is kept, so that replays repeat it.
             var first = response
@@ -69,8 +69,8 @@ extension SQLStorage {
     /// transaction; else the first user who presents it (recorded as such). A transaction that
     /// arrives revoked is recorded and grants nothing.
     func record(_ executor: any SQLExecutor, time: Int64, payload: TransactionPayload, jws: String, presenter: User?) async throws -> Recorded {
-        let transactionID = payload.transactionId ?? ""
-        let original = payload.originalTransactionId ?? transactionID
+        let transactionID = payload.transactionID ?? ""
+        let original = payload.originalTransactionID ?? transactionID
         let token = payload.appAccountToken?.lowercased()
 
         if let existing = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first {
@@ -112,7 +112,7 @@ extension SQLStorage {
             throw TallyAPIError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
         }
 
-        let product = catalog.product(payload.productId ?? "")
+        let product = catalog.product(payload.productID ?? "")
         let revoked = payload.revocationDate != nil
         try await executor.execute(
             """
@@ -122,7 +122,7 @@ extension SQLStorage {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
-                .text(transactionID), .text(original), .optional(owner), .optional(binding), .text(payload.productId ?? ""),
+                .text(transactionID), .text(original), .optional(owner), .optional(binding), .text(payload.productID ?? ""),
                 .text(product?.kind.rawValue ?? Self.kind(payload.type)), .text(payload.environment?.rawValue ?? "unknown"),
                 .optional(token), .int(Int64(max(1, payload.quantity ?? 1))), .optional(payload.purchaseDate.map(Self.millis)),
                 .optional(payload.expiresDate.map(Self.millis)), .optional(payload.signedDate.map(Self.millis)),
@@ -133,7 +133,7 @@ extension SQLStorage {
             return Recorded(granted: [], firstDelivery: presenter != nil, userID: owner)
         }
         try await grant(
-            executor, time: time, transactionID: transactionID, userID: owner, productID: product.productId,
+            executor, time: time, transactionID: transactionID, userID: owner, productID: product.productID,
             quantity: Int64(max(1, payload.quantity ?? 1)))
         return Recorded(granted: try await grantsOf(executor, transactionID: transactionID), firstDelivery: presenter != nil, userID: owner)
     }
@@ -193,13 +193,13 @@ extension SQLStorage {
 
     func fulfil(_ executor: any SQLExecutor, orderID: String, user: User, productID: String, transactionID: String, time: Int64) async throws {
         let order = try await Self.order(executor, user: user, id: orderID, now: time)
-        if order.transactionId == transactionID { return }
+        if order.transactionID == transactionID { return }
         // One transaction fulfils one order (UNIQUE in the database): said here, not as a constraint error.
         if try await executor.query("SELECT id FROM orders WHERE transaction_id = ?", [.text(transactionID)]).first != nil {
             throw TallyAPIError(.orderMismatch, "transaction \(transactionID) already fulfilled another order")
         }
-        guard order.productId == productID else {
-            throw TallyAPIError(.orderMismatch, "order \(orderID) is for \(order.productId), not \(productID)")
+        guard order.productID == productID else {
+            throw TallyAPIError(.orderMismatch, "order \(orderID) is for \(order.productID), not \(productID)")
         }
         guard [.created, .expired, .failed].contains(order.status) else {
             throw TallyAPIError(.orderMismatch, "order \(orderID) is already fulfilled by another transaction")

@@ -73,7 +73,7 @@ extension SQLStorage {
                 throw Self.insufficient(request.currency, available: position.available + (window?.free ?? 0))
             }
             let response = SpendResponse(
-                spendId: id, currency: request.currency, amount: request.amount, fromAllowance: fromAllowance, fromBalance: fromBalance,
+                spendID: id, currency: request.currency, amount: request.amount, fromAllowance: fromAllowance, fromBalance: fromBalance,
                 balance: try await balance(executor, user: user.id, currency: request.currency, time: time), replayed: false)
             try await executor.execute("UPDATE spends SET response_json = ? WHERE id = ?", [.text(try Self.encode(response)), .text(id)])
             return response
@@ -254,7 +254,7 @@ extension SQLStorage {
         var status = ReservationStatus(rawValue: try row.text("status"))
         if status == .held, try row.int("expires_at") <= time { status = .expired }
         return Reservation(
-            reservationId: try row.text("id"), currency: try row.text("currency"), amount: try row.int("amount"),
+            reservationID: try row.text("id"), currency: try row.text("currency"), amount: try row.int("amount"),
             fromAllowance: try row.int("from_allowance"), fromBalance: try row.int("from_balance"), status: status,
             used: row.optionalInt("used"), expiresAt: Self.date(try row.int("expires_at")),
             balance: try await balance(executor, user: try row.text("user_id"), currency: try row.text("currency"), time: time),

@@ -168,9 +168,9 @@ public struct SQLStorage: TallyStorage {
         let expires = try row.int("expires_at")
         if status == .created, expires <= now { status = .expired }
         return Order(
-            orderId: id, productId: try row.text("product_id"),
+            orderID: id, productID: try row.text("product_id"),
             appAccountToken: UUID(uuidString: try row.text("app_account_token")) ?? user.appAccountToken,
-            status: status, transactionId: row.optionalText("transaction_id"), failureReason: row.optionalText("failure_reason"),
+            status: status, transactionID: row.optionalText("transaction_id"), failureReason: row.optionalText("failure_reason"),
             createdAt: date(try row.int("created_at")), expiresAt: date(expires))
     }
 }

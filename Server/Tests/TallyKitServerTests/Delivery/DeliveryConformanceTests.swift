@@ -247,10 +247,10 @@ import Testing
             // The same reservation asked again holds nothing more.
             let again = try await fixture.delivery.reserve(order)
             #expect(again.replayed)
-            #expect(again.reservationId == held.reservationId)
+            #expect(again.reservationID == held.reservationID)
             #expect(try await fixture.balance("seconds") == Balance(currency: "seconds", available: 10_740, held: 60, debt: 0, spendable: 10_740))
 
-            let committed = try await fixture.delivery.commit(reservationID: held.reservationId, used: 42)
+            let committed = try await fixture.delivery.commit(reservationID: held.reservationID, used: 42)
             #expect(!committed.replayed)
             #expect(committed.status == .committed)
             #expect(committed.used == 42)
@@ -266,18 +266,18 @@ import Testing
             _ = try await fixture.buy(Self.threeHours)
             let held = try await fixture.delivery.reserve(
                 ReservationOrder(currency: "seconds", amount: 60, ttlSeconds: 600, idempotencyKey: "recording-1"))
-            _ = try await fixture.delivery.commit(reservationID: held.reservationId, used: 42)
+            _ = try await fixture.delivery.commit(reservationID: held.reservationID, used: 42)
             let after = Balance(currency: "seconds", available: 10_758, held: 0, debt: 0, spendable: 10_758)
 
             // The same commit retried is answered again and spends nothing more.
-            let retried = try await fixture.delivery.commit(reservationID: held.reservationId, used: 42)
+            let retried = try await fixture.delivery.commit(reservationID: held.reservationID, used: 42)
             #expect(retried.replayed)
             #expect(retried.used == 42)
             #expect(try await fixture.balance("seconds") == after)
 
-            let other = await #expect(throws: TallyError.self) { try await fixture.delivery.commit(reservationID: held.reservationId, used: 10) }
+            let other = await #expect(throws: TallyError.self) { try await fixture.delivery.commit(reservationID: held.reservationID, used: 10) }
             #expect(other?.code == .reservationClosed)
-            let release = await #expect(throws: TallyError.self) { try await fixture.delivery.release(reservationID: held.reservationId) }
+            let release = await #expect(throws: TallyError.self) { try await fixture.delivery.release(reservationID: held.reservationID) }
             #expect(release?.code == .reservationClosed)
             #expect(try await fixture.balance("seconds") == after)
         }
@@ -289,18 +289,18 @@ import Testing
             _ = try await fixture.buy(Self.threeHours)
             let held = try await fixture.delivery.reserve(
                 ReservationOrder(currency: "seconds", amount: 60, ttlSeconds: 600, idempotencyKey: "recording-1"))
-            let released = try await fixture.delivery.release(reservationID: held.reservationId)
+            let released = try await fixture.delivery.release(reservationID: held.reservationID)
             #expect(!released.replayed)
             #expect(released.status == .released)
             let whole = Balance(currency: "seconds", available: 10_800, held: 0, debt: 0, spendable: 10_800)
             #expect(try await fixture.balance("seconds") == whole)
 
-            let commit = await #expect(throws: TallyError.self) { try await fixture.delivery.commit(reservationID: held.reservationId, used: 42) }
+            let commit = await #expect(throws: TallyError.self) { try await fixture.delivery.commit(reservationID: held.reservationID, used: 42) }
             #expect(commit?.code == .reservationClosed)
-            let zero = await #expect(throws: TallyError.self) { try await fixture.delivery.commit(reservationID: held.reservationId, used: 0) }
+            let zero = await #expect(throws: TallyError.self) { try await fixture.delivery.commit(reservationID: held.reservationID, used: 0) }
             #expect(zero?.code == .reservationClosed)
             // A release retried is answered again and returns nothing more.
-            let again = try await fixture.delivery.release(reservationID: held.reservationId)
+            let again = try await fixture.delivery.release(reservationID: held.reservationID)
             #expect(again.replayed)
             #expect(again.status == .released)
             #expect(try await fixture.balance("seconds") == whole)
@@ -314,7 +314,7 @@ import Testing
             let held = try await fixture.delivery.reserve(
                 ReservationOrder(currency: "seconds", amount: 60, ttlSeconds: 600, idempotencyKey: "recording-1"))
             try await fixture.device.advance(seconds: 601)
-            let commit = await #expect(throws: TallyError.self) { try await fixture.delivery.commit(reservationID: held.reservationId, used: 42) }
+            let commit = await #expect(throws: TallyError.self) { try await fixture.delivery.commit(reservationID: held.reservationID, used: 42) }
             #expect(commit?.code == .reservationClosed)
             // Every second of the pack can be spent again.
             let spent = try await fixture.delivery.spend(SpendOrder(currency: "seconds", amount: 10_800, idempotencyKey: "everything"))
@@ -328,10 +328,10 @@ import Testing
             _ = try await fixture.buy(Self.threeHours)
             let held = try await fixture.delivery.reserve(
                 ReservationOrder(currency: "seconds", amount: 60, ttlSeconds: 600, idempotencyKey: "recording-1"))
-            let error = await #expect(throws: TallyError.self) { try await fixture.delivery.commit(reservationID: held.reservationId, used: 61) }
+            let error = await #expect(throws: TallyError.self) { try await fixture.delivery.commit(reservationID: held.reservationID, used: 61) }
             #expect(error?.code == .invalidRequest)
             #expect(try await fixture.balance("seconds") == Balance(currency: "seconds", available: 10_740, held: 60, debt: 0, spendable: 10_740))
-            #expect(try await fixture.delivery.commit(reservationID: held.reservationId, used: 60).balance.available == 10_740)
+            #expect(try await fixture.delivery.commit(reservationID: held.reservationID, used: 60).balance.available == 10_740)
         }
     }
 
@@ -346,7 +346,7 @@ import Testing
             _ = try await fixture.delivery.deliver(try await fixture.refund(first), ticket: nil)
             #expect(try await fixture.balance("seconds") == Balance(currency: "seconds", available: 0, held: 800, debt: 10_800, spendable: 0))
             // 300 used; the 500 returned go to the debt, not back to the balance.
-            let committed = try await fixture.delivery.commit(reservationID: held.reservationId, used: 300)
+            let committed = try await fixture.delivery.commit(reservationID: held.reservationID, used: 300)
             #expect(committed.balance == Balance(currency: "seconds", available: 0, held: 0, debt: 10_300, spendable: 0))
         }
     }

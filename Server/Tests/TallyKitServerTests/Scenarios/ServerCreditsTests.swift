@@ -42,7 +42,7 @@ import Testing
             let intent = try #require(try await manager.journal.intents().first)
             let order = try await delivery.order(try #require(intent.ticket.orderID))
             #expect(order.status == .fulfilled)
-            #expect(order.transactionId == receipt.transactionID)
+            #expect(order.transactionID == receipt.transactionID)
             #expect(await device.appStore.isFinished(transactionID: receipt.transactionID))
         }
     }

@@ -222,7 +222,7 @@ import Testing
             let (manager, _) = try await Self.launch(device, server, transport: transport, offlineWindow: .seconds(60 * 86_400))
             _ = try await manager.buy("com.tally.pro.monthly")
             try await device.appStore.setAutoRenew(
-                originalTransactionID: try #require(try await device.appStore.currentEntitlements().first?.payload.originalTransactionId), enabled: false)
+                originalTransactionID: try #require(try await device.appStore.currentEntitlements().first?.payload.originalTransactionID), enabled: false)
             transport.failAlways(.offline)
             // Within the offline window, but past the subscription's own expiry.
             device.time.set(try #require(try await manager.account(.fromCacheOnly).snapshot.entitlements.first?.expiresAt).addingTimeInterval(60))
@@ -248,7 +248,7 @@ import Testing
         try await LiveServer.run(time: device.time) { server in
             let (manager, _) = try await Self.launch(device, server)
             let receipt = try await manager.buy("com.tally.pro.monthly")
-            let original = try #require(try await device.appStore.transaction(receipt.transactionID).payload.originalTransactionId)
+            let original = try #require(try await device.appStore.transaction(receipt.transactionID).payload.originalTransactionID)
             try await device.appStore.setAutoRenew(originalTransactionID: original, enabled: false)
             try await device.advance(days: 32)
             await manager.stop()

@@ -23,7 +23,7 @@ import Testing
             #expect(first.status == .created)
             let again = try await client.post("/v1/users", token: API.secret, body: named)
             #expect(again.status == .ok)
-            #expect(try API.decode(CreateUserResponse.self, again).userId == (try API.decode(CreateUserResponse.self, first)).userId)
+            #expect(try API.decode(CreateUserResponse.self, again).userID == (try API.decode(CreateUserResponse.self, first)).userID)
         }
     }
 
@@ -33,7 +33,7 @@ import Testing
             let response = try await client.get("/v1/products?locale=uk-UA", token: nil)
             let products = try API.decode(ProductsResponse.self, response)
             #expect(products.locale == "uk")
-            #expect(products.products.first { $0.productId == "com.tally.zorya.report.personality" }?.paywall.title == "Аналіз особистості")
+            #expect(products.products.first { $0.productID == "com.tally.zorya.report.personality" }?.paywall.title == "Аналіз особистості")
             #expect(products.currencies.first { $0.code == "credits" }?.name == "Кредити")
             let english = try API.decode(ProductsResponse.self, try await client.get("/v1/products?locale=fr", token: nil))
             #expect(english.locale == "en")
@@ -48,7 +48,7 @@ import Testing
             let order = try API.decode(
                 Order.self,
                 try await client.post(
-                    "/v1/me/orders", token: user.userToken, body: API.body(CreateOrderRequest(productId: "com.tally.photo.credits.50"))))
+                    "/v1/me/orders", token: user.userToken, body: API.body(CreateOrderRequest(productID: "com.tally.photo.credits.50"))))
             #expect(order.appAccountToken == user.appAccountToken)
             guard
                 case .success(let transaction) = try await harness.store.purchase(
@@ -57,7 +57,7 @@ import Testing
                 Issue.record("no purchase")
                 return
             }
-            let request = API.body(PurchaseRequest(signedTransaction: transaction.jws, orderId: order.orderId))
+            let request = API.body(PurchaseRequest(signedTransaction: transaction.jws, orderID: order.orderID))
             let first = try await client.post("/v1/me/purchases", token: user.userToken, body: request)
             #expect(first.status == .ok)
             let purchase = try API.decode(PurchaseResponse.self, first)
@@ -65,24 +65,24 @@ import Testing
             #expect(!purchase.replayed)
             let replay = try API.decode(PurchaseResponse.self, try await client.post("/v1/me/purchases", token: user.userToken, body: request))
             #expect(replay.replayed)
-            let fulfilled = try API.decode(Order.self, try await client.get("/v1/me/orders/\(order.orderId)", token: user.userToken))
+            let fulfilled = try API.decode(Order.self, try await client.get("/v1/me/orders/\(order.orderID)", token: user.userToken))
             #expect(fulfilled.status == .fulfilled)
 
             // The same transaction posted with a second order: 409 with its code, not a constraint error.
             let second = try API.decode(
                 Order.self,
                 try await client.post(
-                    "/v1/me/orders", token: user.userToken, body: API.body(CreateOrderRequest(productId: "com.tally.photo.credits.50"))))
+                    "/v1/me/orders", token: user.userToken, body: API.body(CreateOrderRequest(productID: "com.tally.photo.credits.50"))))
             let reused = try await client.post(
-                "/v1/me/purchases", token: user.userToken, body: API.body(PurchaseRequest(signedTransaction: transaction.jws, orderId: second.orderId)))
+                "/v1/me/purchases", token: user.userToken, body: API.body(PurchaseRequest(signedTransaction: transaction.jws, orderID: second.orderID)))
             #expect(reused.status == .conflict)
             #expect(API.errorCode(reused) == "order_mismatch")
-            #expect(try API.decode(Order.self, try await client.get("/v1/me/orders/\(second.orderId)", token: user.userToken)).status == .created)
+            #expect(try API.decode(Order.self, try await client.get("/v1/me/orders/\(second.orderID)", token: user.userToken)).status == .created)
 
             // A signed quantity the App Store never sells is refused and credits nothing.
             var eleven = transaction.payload
-            eleven.transactionId = "2999999999999011"
-            eleven.originalTransactionId = eleven.transactionId
+            eleven.transactionID = "2999999999999011"
+            eleven.originalTransactionID = eleven.transactionID
             eleven.quantity = 11
             let tooMany = try await client.post(
                 "/v1/me/purchases", token: user.userToken,
@@ -153,11 +153,11 @@ import Testing
             #expect(held.status == .created)
             let reservation = try API.decode(Reservation.self, held)
             let committed = try await client.post(
-                "/v1/me/reservations/\(reservation.reservationId)/commit", token: user.userToken,
+                "/v1/me/reservations/\(reservation.reservationID)/commit", token: user.userToken,
                 body: API.body(CommitReservationRequest(used: 1)))
             #expect(try API.decode(Reservation.self, committed).balance.available == 1)
             let released = try await client.execute(
-                uri: "/v1/me/reservations/\(reservation.reservationId)", method: .delete,
+                uri: "/v1/me/reservations/\(reservation.reservationID)", method: .delete,
                 headers: API.bearer(user.userToken))
             #expect(released.status == .conflict)
             #expect(API.errorCode(released) == "reservation_closed")
@@ -228,7 +228,7 @@ import Testing
             func refundNotification(_ transactionID: String) async throws -> ByteBuffer {
                 let notification = try #require(
                     try await harness.notifications().first {
-                        $0.0.payload.notificationType == .refund && $0.0.transaction?.payload.transactionId == transactionID
+                        $0.0.payload.notificationType == .refund && $0.0.transaction?.payload.transactionID == transactionID
                     })
                 return ByteBuffer(string: "{\"signedPayload\":\"\(notification.1)\"}")
             }
@@ -265,12 +265,12 @@ import Testing
         let api = try await API()
         try await api.test { client in
             let user = try await client.newUser()
-            #expect(try await client.get("/v1/admin/users/\(user.userId)", token: nil).status == .unauthorized)
-            #expect(try await client.get("/v1/admin/users/\(user.userId)", token: user.userToken).status == .unauthorized)
-            let admin = try API.decode(AdminUser.self, try await client.get("/v1/admin/users/\(user.userId)", token: API.secret))
+            #expect(try await client.get("/v1/admin/users/\(user.userID)", token: nil).status == .unauthorized)
+            #expect(try await client.get("/v1/admin/users/\(user.userID)", token: user.userToken).status == .unauthorized)
+            let admin = try API.decode(AdminUser.self, try await client.get("/v1/admin/users/\(user.userID)", token: API.secret))
             #expect(admin.balances.first { $0.currency == "credits" }?.available == 2)
             let adjust = try await client.post(
-                "/v1/admin/users/\(user.userId)/adjustments", token: API.secret,
+                "/v1/admin/users/\(user.userID)/adjustments", token: API.secret,
                 body: ByteBuffer(string: #"{"currency":"credits","amount":3,"reason":"goodwill","idempotency_key":"g1"}"#))
             #expect(try API.decode(AdminAdjustment.self, adjust).balance.available == 5)
             #expect(try await client.get("/v1/admin/transactions?type=consumable", token: API.secret).status == .ok)

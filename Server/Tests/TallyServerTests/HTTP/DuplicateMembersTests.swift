@@ -1,4 +1,5 @@
 import Foundation
+import TallyCore
 import Testing
 
 @testable import TallyServer
@@ -49,18 +50,26 @@ import Testing
         #expect(DuplicateMembers.first(in: json, convertingFromSnakeCase: true) == "idempotencyKey")
         #expect(DuplicateMembers.first(in: Array(#"{"idempotency_key":"a","Idempotency_KEY":"b"}"#.utf8), convertingFromSnakeCase: true) != nil)
         #expect(DuplicateMembers.first(in: Array(#"{"order_id":"a","orderid":"b"}"#.utf8), convertingFromSnakeCase: true) == nil)
+        #expect(DuplicateMembers.first(in: Array(#"{"order_id":"a","orderId":"b"}"#.utf8), convertingFromSnakeCase: true) == "orderId")
         #expect(DuplicateMembers.first(in: Array(#"{"_a_b":"a","_aB":"b"}"#.utf8), convertingFromSnakeCase: true) == "_aB")
     }
 
     @Test func theConversionIsTheDecoders() throws {
-        // Each name below, decoded with convertFromSnakeCase, fills the same field as `camelCase` says.
-        struct Probe: Decodable { var idempotencyKey: String? }
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        // Each name below, read by the API decoder, fills the same field as `swiftName` says.
+        struct Probe: Decodable {
+            var idempotencyKey: String?
+            var orderID: String?
+        }
+        let decoder = TallyAPI.decoder()
         for name in ["idempotency_key", "Idempotency_Key", "idempotency_KEY", "idempotency__key", "idempotencyKey"] {
             let probe = try decoder.decode(Probe.self, from: Data(#"{"\#(name)":"v"}"#.utf8))
             #expect(probe.idempotencyKey == "v", "\(name)")
-            #expect(DuplicateMembers.camelCase(Array(name.utf8)) == Array("idempotencyKey".utf8), "\(name)")
+            #expect(DuplicateMembers.swiftName(Array(name.utf8)) == Array("idempotencyKey".utf8), "\(name)")
+        }
+        for name in ["order_id", "Order_ID", "orderId", "orderID"] {
+            let probe = try decoder.decode(Probe.self, from: Data(#"{"\#(name)":"v"}"#.utf8))
+            #expect(probe.orderID == "v", "\(name)")
+            #expect(DuplicateMembers.swiftName(Array(name.utf8)) == Array("orderID".utf8), "\(name)")
         }
     }
 

@@ -146,8 +146,8 @@ import Testing
             let order = try API.decode(
                 Order.self,
                 try await client.post(
-                    "/v1/me/orders", token: user.userToken, body: API.body(CreateOrderRequest(productId: "com.tally.photo.credits.50"))))
-            let path = "/v1/me/orders/\(order.orderId)"
+                    "/v1/me/orders", token: user.userToken, body: API.body(CreateOrderRequest(productID: "com.tally.photo.credits.50"))))
+            let path = "/v1/me/orders/\(order.orderID)"
             // 200 letters and a combining accent: 201 characters as JSON Schema counts them (code points), 200 as Swift does.
             for reason in [String(repeating: "r", count: 300), String(repeating: "r", count: 200) + "\u{301}"] {
                 let refused = try await client.post(path + "/fail", token: user.userToken, body: API.body(["reason": reason]))
@@ -207,8 +207,8 @@ import Testing
             }
             for id in ["", " ", "abc"] {
                 var forged = genuine.payload
-                forged.transactionId = id
-                forged.originalTransactionId = id
+                forged.transactionID = id
+                forged.originalTransactionID = id
                 let response = try await client.post(
                     "/v1/me/purchases", token: user.userToken, body: API.body(PurchaseRequest(signedTransaction: try Harness.authority.sign(forged))))
                 #expect(response.status == .unprocessableContent)
@@ -216,7 +216,7 @@ import Testing
                 #expect((API.json(response)["error"] as? [String: Any])?["verification_code"] as? String == "invalid_identifier")
             }
             var emptyProduct = genuine.payload
-            emptyProduct.productId = ""
+            emptyProduct.productID = ""
             let refused = try await client.post(
                 "/v1/me/purchases", token: user.userToken, body: API.body(PurchaseRequest(signedTransaction: try Harness.authority.sign(emptyProduct))))
             #expect((API.json(refused)["error"] as? [String: Any])?["verification_code"] as? String == "invalid_identifier")

@@ -34,7 +34,7 @@ import Testing
         func count() -> Int { pick([0, 0, 1, 2, 3, 7]) }
 
         var accounts: [AccountResponse] = [
-            AccountResponse(userId: "", appAccountToken: UUID(), balances: [], entitlements: [], subscriptions: [])
+            AccountResponse(userID: "", appAccountToken: UUID(), balances: [], entitlements: [], subscriptions: [])
         ]
         for _ in 0..<400 {
             let balances = (0..<count()).map { _ in
@@ -48,19 +48,19 @@ import Testing
             }
             let entitlements = (0..<count()).map { _ in
                 Entitlement(
-                    id: pick(strings), active: generator.next() % 2 == 0, productId: pick(strings),
+                    id: pick(strings), active: generator.next() % 2 == 0, productID: pick(strings),
                     expiresAt: maybe(pick(dates)), inGracePeriod: generator.next() % 2 == 0,
                     willRenew: maybe(generator.next() % 2 == 0))
             }
             let subscriptions = (0..<count()).map { _ in
                 SubscriptionInfo(
-                    originalTransactionId: pick(strings), productId: pick(strings), status: SubscriptionState(rawValue: pick(strings)),
+                    originalTransactionID: pick(strings), productID: pick(strings), status: SubscriptionState(rawValue: pick(strings)),
                     expiresAt: maybe(pick(dates)), willRenew: maybe(generator.next() % 2 == 0),
                     gracePeriodExpiresAt: maybe(pick(dates)))
             }
             accounts.append(
                 AccountResponse(
-                    userId: pick(strings), appAccountToken: UUID(), balances: balances,
+                    userID: pick(strings), appAccountToken: UUID(), balances: balances,
                     entitlements: entitlements, subscriptions: subscriptions))
         }
         return accounts
@@ -102,7 +102,7 @@ import Testing
     }
 
     @Test func absentOptionalsAreLeftOutNotNull() {
-        let entitlement = Entitlement(id: "pro", active: true, productId: "p", inGracePeriod: false)
+        let entitlement = Entitlement(id: "pro", active: true, productID: "p", inGracePeriod: false)
         #expect(String(buffer: ResponseJSON.encode(entitlement)) == #"{"active":true,"id":"pro","in_grace_period":false,"product_id":"p"}"#)
     }
 }

@@ -43,9 +43,9 @@ import Testing
                     for _ in 0..<3 {
                         group.addTask {
                             do {
-                                return (verified.payload.transactionId!, .success(try await storage.deliver(verified, jws: jws, presenter: user, orderID: nil)))
+                                return (verified.payload.transactionID!, .success(try await storage.deliver(verified, jws: jws, presenter: user, orderID: nil)))
                             } catch {
-                                return (verified.payload.transactionId!, .failure(error))
+                                return (verified.payload.transactionID!, .failure(error))
                             }
                         }
                     }
@@ -63,15 +63,15 @@ import Testing
         }
         #expect(failures(deliveries.map(\.1)).isEmpty, "\(failures(deliveries.map(\.1)))")
         for (user, verified, _) in purchases {
-            let id = verified.payload.transactionId!
+            let id = verified.payload.transactionID!
             let responses = deliveries.filter { $0.0 == id }.compactMap { try? $0.1.get() }
-            let grant = try #require(Harness.catalog.product(verified.payload.productId!)?.grants.first)
+            let grant = try #require(Harness.catalog.product(verified.payload.productID!)?.grants.first)
             #expect(responses.count == 6)
             #expect(responses.allSatisfy { $0.granted == [Amount(currency: "credits", amount: grant.amount)] })
             // The notification may have granted it first; then every post is a replay.
             #expect(responses.filter { !$0.replayed }.count <= 1)
             let entries = try await harness.storage.ledger(user: user, currency: "credits", kind: "purchase", limit: 50, cursor: nil).entries
-            #expect(entries.filter { $0.transactionId == id }.map(\.amount) == [grant.amount])
+            #expect(entries.filter { $0.transactionID == id }.map(\.amount) == [grant.amount])
         }
         for user in users {
             #expect(try await harness.balance(user, "credits").available == 2 + 10 + 50 + 100)
@@ -105,7 +105,7 @@ import Testing
             for (key, amount) in amounts {
                 let responses = spends.filter { $0.0 == user.id && $0.1 == key }.compactMap { try? $0.2.get() }
                 #expect(responses.count == 8)
-                #expect(Set(responses.map(\.spendId)).count == 1)
+                #expect(Set(responses.map(\.spendID)).count == 1)
                 #expect(responses.filter { !$0.replayed }.count == 1)
                 #expect(responses.allSatisfy { $0.amount == amount })
             }

@@ -21,7 +21,7 @@ import Testing
         _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
         _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 7, idempotencyKey: "s1"))
         // Signup lot (2) went first, then 5 of the 10-pack: 5 of it are unspent.
-        try await harness.store.refund(transactionID: verified.payload.transactionId!)
+        try await harness.store.refund(transactionID: verified.payload.transactionID!)
         let (refund, refundJWS) = try #require(try await notifications(harness, .refund).last)
         #expect(try await harness.storage.apply(refund, jws: refundJWS) == .applied)
         let after = try await harness.balance(user, "credits")
@@ -33,7 +33,7 @@ import Testing
         #expect(response.balances.first { $0.currency == "credits" }?.available == 5)
         #expect(try await harness.balance(user, "credits").debt == 0)
         // Reversed: what was taken comes back.
-        try await harness.store.reverseRefund(transactionID: verified.payload.transactionId!)
+        try await harness.store.reverseRefund(transactionID: verified.payload.transactionID!)
         let (reversal, reversalJWS) = try #require(try await notifications(harness, .refundReversed).last)
         #expect(try await harness.storage.apply(reversal, jws: reversalJWS) == .applied)
         #expect(try await harness.balance(user, "credits").available == 15)
@@ -61,8 +61,8 @@ import Testing
         // 11 is one more than the App Store sells; the other would overflow product × quantity.
         for (index, quantity) in [11, Int.max / 2].enumerated() {
             var transaction = try #require(charge.transaction).payload
-            transaction.transactionId = String(2_999_999_999_000_000 + index)
-            transaction.originalTransactionId = transaction.transactionId
+            transaction.transactionID = String(2_999_999_999_000_000 + index)
+            transaction.originalTransactionID = transaction.transactionID
             transaction.quantity = quantity
             var payload = charge.payload
             payload.notificationUUID = UUID().uuidString.lowercased()
@@ -135,9 +135,9 @@ import Testing
             let user = try await harness.user()
             let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: user)
             _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
-            try await harness.store.refund(transactionID: verified.payload.transactionId!)
+            try await harness.store.refund(transactionID: verified.payload.transactionID!)
             try await harness.advance(by: .seconds(60))
-            try await harness.store.reverseRefund(transactionID: verified.payload.transactionId!)
+            try await harness.store.reverseRefund(transactionID: verified.payload.transactionID!)
             var events = [try #require(try await notifications(harness, .refund).last), try #require(try await notifications(harness, .refundReversed).last)]
             if reversed { events.reverse() }
             for (notification, signed) in events { _ = try await harness.storage.apply(notification, jws: signed) }
@@ -152,7 +152,7 @@ import Testing
         let harness = try await Harness(backend)
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: user)
-        try await harness.store.refund(transactionID: verified.payload.transactionId!)
+        try await harness.store.refund(transactionID: verified.payload.transactionID!)
         let (refund, refundJWS) = try #require(try await notifications(harness, .refund).last)
         _ = try await harness.storage.apply(refund, jws: refundJWS)
         // The client, unaware, posts the original JWS: it is recognised, nothing is granted, and it can be finished.
@@ -181,7 +181,7 @@ import Testing
         #expect(account.subscriptions.first?.status == .active)
 
         // The next renewal fails: grace keeps access, then it lapses.
-        try await harness.store.failNextRenewal(originalTransactionID: verified.payload.originalTransactionId!)
+        try await harness.store.failNextRenewal(originalTransactionID: verified.payload.originalTransactionID!)
         try await harness.advance(by: .seconds(31 * 86_400))
         for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.apply(notification, jws: signed) }
         account = try await harness.storage.account(user: user)
@@ -202,7 +202,7 @@ import Testing
         let (verified, jws) = try await harness.buy("com.tally.zorya.lifetime", for: user)
         let response = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
         #expect(response.entitlements.map(\.id) == ["zorya.lifetime"])
-        try await harness.store.refund(transactionID: verified.payload.transactionId!)
+        try await harness.store.refund(transactionID: verified.payload.transactionID!)
         let (refund, refundJWS) = try #require(try await notifications(harness, .refund).last)
         _ = try await harness.storage.apply(refund, jws: refundJWS)
         #expect(try await harness.storage.account(user: user).entitlements.isEmpty)
@@ -215,7 +215,7 @@ import Testing
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: user)
         _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
         _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 4, idempotencyKey: "c"))
-        try await harness.store.requestConsumptionInformation(transactionID: verified.payload.transactionId!)
+        try await harness.store.requestConsumptionInformation(transactionID: verified.payload.transactionID!)
         let (request, requestJWS) = try #require(try await notifications(harness, .consumptionRequest).last)
         #expect(try await harness.storage.apply(request, jws: requestJWS) == .applied)
         let json = try await harness.database.read { executor in
@@ -235,28 +235,28 @@ import Testing
         #expect(order.status == .created)
         #expect(order.appAccountToken == user.appAccountToken)
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: user)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: order.orderId)
-        let fulfilled = try await harness.storage.order(user: user, id: order.orderId)
+        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: order.orderID)
+        let fulfilled = try await harness.storage.order(user: user, id: order.orderID)
         #expect(fulfilled.status == .fulfilled)
-        #expect(fulfilled.transactionId == verified.payload.transactionId)
+        #expect(fulfilled.transactionID == verified.payload.transactionID)
 
         let other = try await harness.storage.createOrder(user: user, productID: "com.tally.photo.credits.50")
         let (wrong, wrongJWS) = try await harness.buy("com.tally.photo.credits.10", for: user)
         await #expect(throws: TallyAPIError.Code.orderMismatch) {
-            do { _ = try await harness.storage.deliver(wrong, jws: wrongJWS, presenter: user, orderID: other.orderId) } catch let error as TallyAPIError {
+            do { _ = try await harness.storage.deliver(wrong, jws: wrongJWS, presenter: user, orderID: other.orderID) } catch let error as TallyAPIError {
                 throw error.code
             }
         }
         // The mismatch changed nothing: the purchase can still be delivered without the order.
         #expect(try await harness.storage.deliver(wrong, jws: wrongJWS, presenter: user, orderID: nil).replayed == false)
-        #expect(try await harness.storage.failOrder(user: user, id: other.orderId, reason: "cancelled").status == .failed)
+        #expect(try await harness.storage.failOrder(user: user, id: other.orderID, reason: "cancelled").status == .failed)
 
         let stale = try await harness.storage.createOrder(user: user, productID: "com.tally.echo.3hours")
         try await harness.advance(by: .seconds(86_401))
-        #expect(try await harness.storage.order(user: user, id: stale.orderId).status == .expired)
+        #expect(try await harness.storage.order(user: user, id: stale.orderID).status == .expired)
         let stranger = try await harness.user()
         await #expect(throws: TallyAPIError.Code.notFound) {
-            do { _ = try await harness.storage.order(user: stranger, id: order.orderId) } catch let error as TallyAPIError { throw error.code }
+            do { _ = try await harness.storage.order(user: stranger, id: order.orderID) } catch let error as TallyAPIError { throw error.code }
         }
     }
 

@@ -60,13 +60,13 @@ import Testing
         for _ in 0..<7 {
             let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: user)
             _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
-            expected.insert(try #require(verified.payload.transactionId))
+            expected.insert(try #require(verified.payload.transactionID))
         }
         var seen: [String] = []
         var cursor: AdminCursor?
         repeat {
             let page = try await harness.storage.adminTransactions(AdminTransactionQuery(text: user.id, limit: 2, cursor: cursor))
-            seen += page.transactions.map(\.transactionId)
+            seen += page.transactions.map(\.transactionID)
             cursor = try page.nextCursor.map { try #require(AdminCursor(text: $0)) }
         } while cursor != nil
         #expect(seen.count == expected.count)
@@ -118,8 +118,8 @@ import Testing
                 throw error.code
             }
         }
-        let page = try await harness.storage.adminTransactions(AdminTransactionQuery(text: verified.payload.transactionId))
-        #expect(page.transactions.first?.userId == first.id)
+        let page = try await harness.storage.adminTransactions(AdminTransactionQuery(text: verified.payload.transactionID))
+        #expect(page.transactions.first?.userID == first.id)
         try await harness.checkInvariants()
     }
 
@@ -163,7 +163,7 @@ import Testing
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(results.filter { !$0.replayed }.count == 1)
-        #expect(Set(results.map(\.spendId)).count == 1)
+        #expect(Set(results.map(\.spendID)).count == 1)
         #expect(try await harness.balance(user, "credits").available == 1)
         await #expect(throws: TallyAPIError.Code.idempotencyKeyReused) {
             do { _ = try await storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 2, idempotencyKey: "same")) } catch let error
@@ -186,7 +186,7 @@ import Testing
             let outcomes = await concurrently(8) { try await storage.spend(user: user, request: request) }
             let responses = outcomes.compactMap { try? $0.get() }
             #expect(responses.count == 8, "\(failures(outcomes))")
-            #expect(Set(responses.map(\.spendId)).count == 1)
+            #expect(Set(responses.map(\.spendID)).count == 1)
             #expect(responses.filter { !$0.replayed }.count == 1)
             #expect(try await harness.balance(user, "credits").available == 0)
             let spends = try await storage.ledger(user: user, currency: "credits", kind: "spend", limit: 50, cursor: nil).entries
@@ -206,7 +206,7 @@ import Testing
             let outcomes = await concurrently(8) { try await storage.reserve(user: user, request: request) }
             let reservations = outcomes.compactMap { try? $0.get() }
             #expect(reservations.count == 8, "\(failures(outcomes))")
-            #expect(Set(reservations.map(\.reservationId)).count == 1)
+            #expect(Set(reservations.map(\.reservationID)).count == 1)
             #expect(reservations.filter { !$0.replayed }.count == 1)
             let balance = try await harness.balance(user, "credits")
             #expect(balance.available == 0 && balance.held == 2)
@@ -279,15 +279,15 @@ import Testing
                 error as TallyAPIError
             { throw error.code }
         }
-        let committed = try await harness.storage.commit(user: user, reservationID: held.reservationId, used: 420)
+        let committed = try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 420)
         #expect(committed.status == .committed)
         #expect(committed.used == 420)
         #expect(committed.balance.available == 10_380)
         #expect(committed.balance.held == 0)
         // Committing again with the same amount repeats the answer; another amount is refused.
-        #expect(try await harness.storage.commit(user: user, reservationID: held.reservationId, used: 420).replayed)
+        #expect(try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 420).replayed)
         await #expect(throws: TallyAPIError.Code.reservationClosed) {
-            do { _ = try await harness.storage.commit(user: user, reservationID: held.reservationId, used: 10) } catch let error as TallyAPIError {
+            do { _ = try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 10) } catch let error as TallyAPIError {
                 throw error.code
             }
         }
@@ -295,11 +295,11 @@ import Testing
         let second = try await harness.storage.reserve(
             user: user, request: ReservationRequest(currency: "seconds", amount: 100, ttlSeconds: 60, idempotencyKey: "rec-2"))
         await #expect(throws: TallyAPIError.Code.usedExceedsReservation) {
-            do { _ = try await harness.storage.commit(user: user, reservationID: second.reservationId, used: 101) } catch let error as TallyAPIError {
+            do { _ = try await harness.storage.commit(user: user, reservationID: second.reservationID, used: 101) } catch let error as TallyAPIError {
                 throw error.code
             }
         }
-        #expect(try await harness.storage.release(user: user, reservationID: second.reservationId).status == .released)
+        #expect(try await harness.storage.release(user: user, reservationID: second.reservationID).status == .released)
         #expect(try await harness.balance(user, "seconds").available == 10_380)
         try await harness.checkInvariants()
     }
@@ -315,7 +315,7 @@ import Testing
         #expect(try await harness.storage.expireReservations() == 1)
         #expect(try await harness.balance(user, "credits").available == 2)
         await #expect(throws: TallyAPIError.Code.reservationClosed) {
-            do { _ = try await harness.storage.commit(user: user, reservationID: held.reservationId, used: 1) } catch let error as TallyAPIError {
+            do { _ = try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 1) } catch let error as TallyAPIError {
                 throw error.code
             }
         }

@@ -96,7 +96,7 @@ enum DuplicateMembers {
                 } else {
                     scan.arena.append(contentsOf: raw)
                 }
-                if snakeCase { camelCase(&scan.arena, from: nameStart) }
+                if snakeCase { swiftName(&scan.arena, from: nameStart) }
                 if !scan.insertName(from: nameStart) {
                     // The name as the client wrote it (escapes resolved), not as it was compared.
                     var written: [UInt8] = []
@@ -133,19 +133,33 @@ enum DuplicateMembers {
         return nil
     }
 
-    /// What `convertFromSnakeCase` makes of a name: leading and trailing underscores kept,
-    /// the words between joined, the first in lower case, each other with its first letter
-    /// upper case and the rest lower case (`Idempotency_KEY` → `idempotencyKey`); a name
-    /// without an inner underscore is left as it is. Names are compared in this form only;
-    /// ASCII letters are all the API's fields use.
-    static func camelCase(_ name: [UInt8]) -> [UInt8] {
+    /// What the API decoder makes of a name (`JSONKeys.swiftName(snakeCase:)`), in bytes:
+    /// leading and trailing underscores kept, the words between joined, the first in lower
+    /// case, each other with its first letter upper case and the rest lower case
+    /// (`Idempotency_KEY` → `idempotencyKey`), a name without an inner underscore left as it
+    /// is; then `Id` ending a word as `ID` (`order_id` → `orderID`). Names are compared in this
+    /// form only; ASCII letters are all the API's fields use.
+    static func swiftName(_ name: [UInt8]) -> [UInt8] {
         var buffer = name
-        camelCase(&buffer, from: 0)
+        swiftName(&buffer, from: 0)
         return buffer
     }
 
-    /// Converts the name at `buffer[start...]` in place.
-    static func camelCase(_ buffer: inout [UInt8], from start: Int) {
+    /// Converts the name at `buffer[start...]` in place, as ``swiftName(_:)`` does.
+    static func swiftName(_ buffer: inout [UInt8], from start: Int) {
+        camelCase(&buffer, from: start)
+        guard buffer.count - start >= 3 else { return }
+        let lower = UInt8(ascii: "a")...UInt8(ascii: "z")
+        let digit = UInt8(ascii: "0")...UInt8(ascii: "9")
+        for index in (start + 1)..<(buffer.count - 1) where buffer[index] == UInt8(ascii: "I") && buffer[index + 1] == UInt8(ascii: "d") {
+            let before = buffer[index - 1]
+            guard lower.contains(before) || digit.contains(before), index + 2 == buffer.count || !lower.contains(buffer[index + 2]) else { continue }
+            buffer[index + 1] = UInt8(ascii: "D")
+        }
+    }
+
+    /// Joins a snake_case name at `buffer[start...]` in place, as `convertFromSnakeCase` does.
+    private static func camelCase(_ buffer: inout [UInt8], from start: Int) {
         let underscore = UInt8(ascii: "_")
         guard let first = buffer[start...].firstIndex(where: { $0 != underscore }),
             let last = buffer[start...].lastIndex(where: { $0 != underscore }),

@@ -17,7 +17,7 @@ struct OrderController {
     /// 201 with a new order for `product_id`.
     func create(_ request: Request, context: UserRequestContext) async throws -> EditedResponse<Order> {
         let body = try await request.decode(as: CreateOrderRequest.self, context: context)
-        return EditedResponse(status: .created, response: try await storage.createOrder(user: context.user, productID: body.productId))
+        return EditedResponse(status: .created, response: try await storage.createOrder(user: context.user, productID: body.productID))
     }
 
     /// One of the user's orders; 404 for another user's.

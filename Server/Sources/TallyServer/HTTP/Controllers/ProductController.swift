@@ -26,10 +26,10 @@ struct ProductController {
     static func info(_ product: TallyCatalog.Product, locale: String) -> ProductInfo {
         let paywall = product.paywall[locale] ?? product.paywall["en"] ?? product.paywall.values.first
         return ProductInfo(
-            productId: product.productId, kind: product.kind, grants: product.grants, entitlements: product.entitlements,
+            productID: product.productID, kind: product.kind, grants: product.grants, entitlements: product.entitlements,
             allowance: product.allowance.map { ProductInfo.Allowance(currency: $0.currency, amount: $0.amount, per: $0.per) },
             paywall: ProductInfo.Paywall(
-                title: paywall?.title ?? product.productId, description: paywall?.description ?? "", benefits: paywall?.benefits ?? [],
+                title: paywall?.title ?? product.productID, description: paywall?.description ?? "", benefits: paywall?.benefits ?? [],
                 aiExplanation: paywall?.aiExplanation, locale: locale))
     }
 }

@@ -18,11 +18,11 @@ struct PurchaseController {
     /// What the transaction granted, or `replayed` with nothing more when it was delivered before.
     func purchase(_ request: Request, context: UserRequestContext) async throws -> PurchaseResponse {
         let body = try await request.decode(as: PurchaseRequest.self, context: context)
-        if let order = body.orderId, order.isEmpty || order.unicodeScalars.count > 64 {
+        if let order = body.orderID, order.isEmpty || order.unicodeScalars.count > 64 {
             throw TallyAPIError(.invalidRequest, "order_id must be 1 to 64 characters")
         }
         let verified = try await checker.transaction(body.signedTransaction)
-        let response = try await storage.deliver(verified, jws: body.signedTransaction, presenter: context.user, orderID: body.orderId)
+        let response = try await storage.deliver(verified, jws: body.signedTransaction, presenter: context.user, orderID: body.orderID)
         if !response.replayed {
             for grant in response.granted { metrics.increment("tally_grants_total", ["currency": grant.currency], by: grant.amount) }
         }
@@ -46,13 +46,13 @@ struct PurchaseController {
     func restore(_ jws: String, context: UserRequestContext) async -> RestoreResponse.Item {
         do {
             let response = try await storage.deliver(try await checker.transaction(jws), jws: jws, presenter: context.user, orderID: nil)
-            return RestoreResponse.Item(transactionId: response.transactionId, purchase: response, error: nil)
+            return RestoreResponse.Item(transactionID: response.transactionID, purchase: response, error: nil)
         } catch let error as TallyAPIError {
-            return RestoreResponse.Item(transactionId: nil, purchase: nil, error: error.detail)
+            return RestoreResponse.Item(transactionID: nil, purchase: nil, error: error.detail)
         } catch {
             context.logger.error("restore item failed", metadata: ["error": "\(error)"])
             let failure = TallyAPIError(.internalError, "this transaction could not be delivered; retry")
-            return RestoreResponse.Item(transactionId: nil, purchase: nil, error: failure.detail)
+            return RestoreResponse.Item(transactionID: nil, purchase: nil, error: failure.detail)
         }
     }
 }

@@ -17,7 +17,7 @@ struct UserController {
     func create(_ request: Request, context: TallyRequestContext) async throws -> EditedResponse<CreateUserResponse> {
         let buffer = try await TallyRequestDecoder.body(of: request, upTo: context.maxUploadSize)
         let body = buffer.readableBytes > 0 ? try context.requestDecoder.decode(CreateUserRequest.self, from: buffer) : CreateUserRequest()
-        if let appUserID = body.appUserId {
+        if let appUserID = body.appUserID {
             guard context.hasSecretKey else {
                 throw TallyAPIError(.unauthorized, "app_user_id needs the secret key: only the app's server may name its users")
             }
@@ -26,8 +26,8 @@ struct UserController {
             }
         }
         let token = UserToken.new()
-        let (user, created, granted) = try await storage.createUser(appUserID: body.appUserId, tokenHash: UserToken.hash(token))
-        let response = CreateUserResponse(userId: user.id, appAccountToken: user.appAccountToken, userToken: token, created: created, granted: granted)
+        let (user, created, granted) = try await storage.createUser(appUserID: body.appUserID, tokenHash: UserToken.hash(token))
+        let response = CreateUserResponse(userID: user.id, appAccountToken: user.appAccountToken, userToken: token, created: created, granted: granted)
         return EditedResponse(status: created ? .created : .ok, response: response)
     }
 }

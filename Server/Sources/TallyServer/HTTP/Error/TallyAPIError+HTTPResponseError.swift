@@ -19,7 +19,7 @@ extension TallyAPIError: HTTPResponseError {
     /// The answer, naming the request's identifier in the body.
     func response(requestID: String?) -> Response {
         var detail = self.detail
-        detail.requestId = requestID
+        detail.requestID = requestID
         let data = (try? TallyAPI.encoder().encode(APIErrorBody(error: detail))) ?? Data(#"{"error":{"code":"internal_error"}}"#.utf8)
         var headers: HTTPFields = [:]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }

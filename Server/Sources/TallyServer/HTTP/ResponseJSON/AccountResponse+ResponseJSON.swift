@@ -11,7 +11,7 @@ extension AccountResponse: ResponseJSONWritable {
             json.field("balances", balances)
             json.field("entitlements", entitlements)
             json.field("subscriptions", subscriptions)
-            json.field("user_id", userId)
+            json.field("user_id", userID)
         }
     }
 }
@@ -47,7 +47,7 @@ extension Entitlement: ResponseJSONWritable {
             json.field("expires_at", expiresAt)
             json.field("id", id)
             json.field("in_grace_period", inGracePeriod)
-            json.field("product_id", productId)
+            json.field("product_id", productID)
             json.field("will_renew", willRenew)
         }
     }
@@ -58,8 +58,8 @@ extension SubscriptionInfo: ResponseJSONWritable {
         json.object { json in
             json.field("expires_at", expiresAt)
             json.field("grace_period_expires_at", gracePeriodExpiresAt)
-            json.field("original_transaction_id", originalTransactionId)
-            json.field("product_id", productId)
+            json.field("original_transaction_id", originalTransactionID)
+            json.field("product_id", productID)
             json.field("status", status.rawValue)
             json.field("will_renew", willRenew)
         }

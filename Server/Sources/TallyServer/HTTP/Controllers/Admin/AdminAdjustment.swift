@@ -3,7 +3,7 @@ public import TallyCore
 /// The answer to an admin adjustment (`POST /v1/admin/users/{id}/adjustments`).
 public struct AdminAdjustment: Codable, Hashable, Sendable {
     /// The user adjusted.
-    public var userId: String
+    public var userID: String
     /// The currency adjusted.
     public var currency: String
     /// The signed amount: credited when positive, taken back when negative.

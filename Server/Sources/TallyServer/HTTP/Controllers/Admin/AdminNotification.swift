@@ -9,7 +9,7 @@ public struct AdminNotification: Codable, Hashable, Sendable {
     /// Its subtype, such as `AUTO_RENEW_DISABLED`, when it has one.
     public var subtype: String?
     /// The transaction it is about, when it carries one.
-    public var transactionId: String?
+    public var transactionID: String?
     /// applied, duplicate or recorded (see ``NotificationOutcome``).
     public var outcome: String
     /// Why it changed less than its type says, for people (a transaction no user has presented yet).

@@ -4,13 +4,13 @@ public import TallyCore
 /// A store transaction, as the admin sees it (`GET /v1/admin/transactions`).
 public struct AdminTransaction: Codable, Hashable, Sendable {
     /// The App Store's transaction identifier.
-    public var transactionId: String
+    public var transactionID: String
     /// The identifier of the purchase it renews or restores; its own for a first purchase.
-    public var originalTransactionId: String
+    public var originalTransactionID: String
     /// The user it was granted to; nil while no user has presented it.
-    public var userId: String?
+    public var userID: String?
     /// The product bought.
-    public var productId: String
+    public var productID: String
     /// consumable, non_consumable, non_renewing or auto_renewable.
     public var type: String
     /// The App Store environment that signed it, such as `Production` or `Sandbox`.

@@ -4,9 +4,9 @@ public import TallyCore
 /// A user, as the admin sees them (`GET /v1/admin/users/{id}`).
 public struct AdminUser: Codable, Hashable, Sendable {
     /// Tally's identifier.
-    public var userId: String
+    public var userID: String
     /// The app's own identifier, when its server named the user.
-    public var appUserId: String?
+    public var appUserID: String?
     /// The UUID the app passes to StoreKit as `appAccountToken`.
     public var appAccountToken: UUID
     /// When the user signed up.
