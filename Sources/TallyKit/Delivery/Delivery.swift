@@ -92,37 +92,9 @@ public struct PurchaseTicket: Sendable, Hashable, Codable {
 }
 
 /// What a delivery did: the transaction credited (or revoked), what it granted, and the
-/// balances and entitlements after it.
-public struct DeliveryReceipt: Sendable, Hashable, Codable {
-    /// The transaction.
-    public var transactionID: String
-    /// Its product.
-    public var productID: String
-    /// What it granted (empty for a revoked transaction).
-    public var granted: [Amount]
-    /// Balances after it.
-    public var balances: [Balance]
-    /// Entitlements after it.
-    public var entitlements: [Entitlement]
-    /// Whether it had been delivered before: nothing was granted this time.
-    public var replayed: Bool
-
-    /// - Parameters:
-    ///   - transactionID: the transaction.
-    ///   - productID: its product.
-    ///   - granted: what it granted.
-    ///   - balances: balances after it.
-    ///   - entitlements: entitlements after it.
-    ///   - replayed: whether it had been delivered before.
-    public init(transactionID: String, productID: String, granted: [Amount], balances: [Balance], entitlements: [Entitlement], replayed: Bool) {
-        self.transactionID = transactionID
-        self.productID = productID
-        self.granted = granted
-        self.balances = balances
-        self.entitlements = entitlements
-        self.replayed = replayed
-    }
-}
+/// balances and entitlements after it. It is the server's answer to a purchase, whichever
+/// ledger delivered it, so both ledgers answer in one shape.
+public typealias DeliveryReceipt = PurchaseResponse
 
 /// Balances and entitlements at one moment.
 public struct AccountSnapshot: Sendable, Hashable, Codable {

@@ -99,9 +99,7 @@ public struct ServerDelivery: Delivery {
         guard response.transactionID == transaction.id else {
             throw TallyError(.serverUnavailable, "the server answered for \(response.transactionID), not \(transaction.id)")
         }
-        return DeliveryReceipt(
-            transactionID: response.transactionID, productID: response.productID, granted: response.granted,
-            balances: response.balances, entitlements: response.entitlements, replayed: response.replayed)
+        return response
     }
 
     public func abandon(_ ticket: PurchaseTicket, reason: String) async throws(TallyError) {

@@ -1,5 +1,5 @@
 public import Foundation
-import TallyCore
+public import TallyCore
 import TallySQL
 
 /// The device's durable record of every paid transaction from the moment the store hands it

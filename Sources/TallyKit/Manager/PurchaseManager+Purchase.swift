@@ -1,5 +1,5 @@
 import Foundation
-import TallyCore
+public import TallyCore
 
 extension PurchaseManager {
     /// The products the app sells, as the store describes them (localized names and prices).

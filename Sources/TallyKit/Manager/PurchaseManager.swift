@@ -1,5 +1,5 @@
 public import Foundation
-import TallyCore
+public import TallyCore
 
 /// Ties a ``Store`` to a ``Delivery`` so that no paid purchase is ever lost or credited twice.
 ///

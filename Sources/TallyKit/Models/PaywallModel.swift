@@ -1,6 +1,6 @@
 import Foundation
 public import Observation
-import TallyCore
+public import TallyCore
 
 /// The state of a paywall, for SwiftUI (it is `@Observable`) and UIKit (``onChange``):
 /// one item per product with its texts, the store's localized price and the state of its
