@@ -210,7 +210,10 @@ enum ReceiptPayloadDecoder {
         } else {
             bytes = Array(reader.content(of: element))
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        // Decoding repairs ill-formed UTF-8 with U+FFFD, so a text whose bytes differ was not
+        // valid (String(validating:as:) would say so directly, but needs iOS 18 and macOS 15).
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.utf8.elementsEqual(bytes) else {
             throw BERError(offset: attribute.offset, reason: "\(attribute.context)attribute type \(attribute.type) is not valid UTF-8")
         }
         return text
