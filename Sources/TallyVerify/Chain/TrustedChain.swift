@@ -34,7 +34,8 @@ struct TrustedChain: Sendable {
         return nil
     }
 
+    /// `2026-01-01T00:00:00Z`. The formatter class rather than `Date.ISO8601FormatStyle`, which needs iOS 15.
     private static func stamp(_ date: Date) -> String {
-        date.formatted(.iso8601)
+        ISO8601DateFormatter().string(from: date)
     }
 }
