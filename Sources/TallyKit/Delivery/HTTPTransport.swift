@@ -1,4 +1,5 @@
 public import Foundation
+import TallyVerify
 
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
@@ -27,7 +28,7 @@ public struct URLSessionTransport: HTTPTransport {
     }
 
     public func send(_ request: URLRequest) async throws -> (status: Int, headers: [String: String], body: Data) {
-        let (data, response) = try await session.data(for: request)
+        let (data, response) = try await session.answer(to: request)
         guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
         var headers: [String: String] = [:]
         for (key, value) in http.allHeaderFields {

@@ -27,7 +27,7 @@ public struct URLSessionOCSPTransport: OCSPTransport {
         urlRequest.httpMethod = "POST"
         urlRequest.setValue("application/ocsp-request", forHTTPHeaderField: "Content-Type")
         urlRequest.httpBody = Data(request)
-        let (data, response) = try await URLSession.shared.data(for: urlRequest)
+        let (data, response) = try await URLSession.shared.answer(to: urlRequest)
         if let http = response as? HTTPURLResponse, http.statusCode != 200 {
             throw HTTPError(status: http.statusCode)
         }
