@@ -185,7 +185,7 @@ public struct SignedDataVerifier: Sendable {
 
         if let revocation = configuration.revocation {
             let current = now()
-            let fresh = revocationCheckedAt.map { current.timeIntervalSince($0) < Self.seconds(revocation.freshness) } ?? false
+            let fresh = revocationCheckedAt.map { current.timeIntervalSince($0) < revocation.freshness } ?? false
             if !fresh {
                 let checker = RevocationChecker(transport: revocation.transport)
                 if let failure = await checker.check(chain: chain.certificates, at: time) { return .invalid(failure) }
@@ -312,10 +312,5 @@ public struct SignedDataVerifier: Sendable {
             return VerificationFailure(.wrongEnvironment, "payload names no environment, and payloads without one are not accepted")
         }
         return nil
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let parts = duration.components
-        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }
 }

@@ -255,7 +255,7 @@ struct Client: Sendable {
         let requestID = detail?.requestID
         if status == 429 {
             let seconds = headers["retry-after"].flatMap(Int64.init) ?? 1
-            return TallyError(.rateLimited, reason, requestID: requestID, retryAfter: .seconds(max(1, seconds)))
+            return TallyError(.rateLimited, reason, requestID: requestID, retryAfter: TimeInterval(max(1, seconds)))
         }
         if status >= 500 {
             if detail?.code == .verificationUnavailable { return TallyError(.verificationUnavailable, reason, requestID: requestID) }

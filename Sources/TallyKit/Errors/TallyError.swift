@@ -26,8 +26,8 @@ public struct TallyError: Error, Hashable, Sendable, CustomStringConvertible {
     public let available: Int64?
     /// For errors of the Tally server: its request id, to find the request in its logs.
     public let requestID: String?
-    /// For ``Code/rateLimited``: how long the server asked to wait.
-    public let retryAfter: Duration?
+    /// For ``Code/rateLimited``: how long the server asked to wait, in seconds.
+    public let retryAfter: TimeInterval?
 
     /// Creates an error.
     /// - Parameters:
@@ -36,10 +36,10 @@ public struct TallyError: Error, Hashable, Sendable, CustomStringConvertible {
     ///   - currency: the currency that is short, for ``Code/insufficientCredits``.
     ///   - available: what can be spent now, for ``Code/insufficientCredits``.
     ///   - requestID: the server's request id.
-    ///   - retryAfter: how long the server asked to wait.
+    ///   - retryAfter: how long the server asked to wait, in seconds.
     public init(
         _ code: Code, _ reason: String, currency: String? = nil, available: Int64? = nil, requestID: String? = nil,
-        retryAfter: Duration? = nil
+        retryAfter: TimeInterval? = nil
     ) {
         self.retryAfter = retryAfter
         self.code = code

@@ -42,9 +42,9 @@ extension PurchaseManager {
     private func knownState(asOf: Date) async throws(TallyError) -> AccountState? {
         let entry = try await cache.load()
         let age = entry.map { asOf.timeIntervalSince($0.fetchedAt) } ?? .infinity
-        let withinAccessWindow = configuration.offlineAccessWindow.map { age <= Self.seconds($0) } ?? true
-        let isStale = age > Self.seconds(configuration.cacheLifetime)
-        if let entry, withinAccessWindow, age <= Self.seconds(configuration.offlineBalanceWindow) {
+        let withinAccessWindow = configuration.offlineAccessWindow.map { age <= $0 } ?? true
+        let isStale = age > configuration.cacheLifetime
+        if let entry, withinAccessWindow, age <= configuration.offlineBalanceWindow {
             return AccountState(snapshot: entry.snapshot, fetchedAt: entry.fetchedAt, source: .cache, isStale: isStale, asOf: asOf)
         }
         if let local = try await delivery.localAccount() {

@@ -179,7 +179,7 @@ extension PurchaseManager {
                 return try await call()
             } catch  where error.isTransient && failures + 1 < max(1, configuration.attemptsDuringPurchase) {
                 failures += 1
-                let delay = configuration.retry.delay(afterFailures: failures, atLeast: error.retryAfter ?? .zero, using: &random)
+                let delay = configuration.retry.delay(afterFailures: failures, atLeast: error.retryAfter ?? 0, using: &random)
                 let failure = error
                 do { try await sleep(delay) } catch { throw failure }
             }

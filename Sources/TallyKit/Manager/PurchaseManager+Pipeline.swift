@@ -16,10 +16,10 @@ extension PurchaseManager {
             guard case .failure(let error) = result, error.isTransient else { return result }
             let failures = (try? await journal.entry(PurchaseJournal.eventID(transaction)))?.attempts ?? attempt
             if attempt >= max(1, attempts) || !started {
-                scheduleRetry(PurchaseJournal.eventID(transaction), failures: failures, minimum: error.retryAfter ?? .zero)
+                scheduleRetry(PurchaseJournal.eventID(transaction), failures: failures, minimum: error.retryAfter ?? 0)
                 return result
             }
-            let delay = configuration.retry.delay(afterFailures: failures, atLeast: error.retryAfter ?? .zero, using: &random)
+            let delay = configuration.retry.delay(afterFailures: failures, atLeast: error.retryAfter ?? 0, using: &random)
             do { try await sleep(delay) } catch { return result }
             attempt += 1
         }
@@ -111,7 +111,7 @@ extension PurchaseManager {
         }
     }
 
-    func scheduleRetry(_ eventID: String, failures: Int, minimum: Duration) {
+    func scheduleRetry(_ eventID: String, failures: Int, minimum: TimeInterval) {
         guard started, retries[eventID] == nil else { return }
         let delay = configuration.retry.delay(afterFailures: max(1, failures), atLeast: minimum, using: &random)
         retries[eventID] = Task { [weak self, sleep] in
@@ -143,7 +143,7 @@ extension PurchaseManager {
         await retryPendingSpends()
         // Prepared purchases that no transaction paid: the payment never happened. An Ask to
         // Buy request lapses after a day; a payment that still comes fulfils the closed order.
-        let cutoff = now().addingTimeInterval(-Self.seconds(configuration.abandonUnpaidAfter))
+        let cutoff = now().addingTimeInterval(-configuration.abandonUnpaidAfter)
         let pendingCutoff = min(cutoff, now().addingTimeInterval(-Self.askToBuyLifetime))
         for intent in (try? await journal.unpaidIntents(openBefore: cutoff, pendingBefore: pendingCutoff)) ?? [] {
             do throws(TallyError) {
@@ -164,8 +164,4 @@ extension PurchaseManager {
 
     /// How long a pending purchase is waited for before its order is closed: two days.
     static let askToBuyLifetime: TimeInterval = 2 * 86_400
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }

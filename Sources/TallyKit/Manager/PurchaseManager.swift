@@ -35,20 +35,20 @@ public actor PurchaseManager {
         /// Refuses to buy a product while an unused credit it grants exists (``TallyError/Code/unusedCreditExists``).
         /// Off by default; an app that sells one report per purchase turns it on.
         public var blocksPurchaseWhileCreditUnused: Bool
-        /// How long a fetched account state is fresh.
-        public var cacheLifetime: Duration
-        /// How long a cached account state may stand in at all when fetching fails (offline).
+        /// How long a fetched account state is fresh, in seconds (24 hours by default).
+        public var cacheLifetime: TimeInterval
+        /// How long a cached account state may stand in at all when fetching fails (offline), in seconds.
         /// `nil` (the default): cached entitlements stand in until their own known expiry however
         /// long the device stays offline, as a subscription app wants (a yearly subscriber is not
         /// sent to the paywall after a week away); a lifetime unlock stays.
-        public var offlineAccessWindow: Duration?
-        /// How long cached balances may stand in when fetching fails (3 days by default); after
-        /// that they read zero until a fetch. On the device the local ledger answers instead.
-        public var offlineBalanceWindow: Duration
-        /// How often the account state is refreshed while started; `nil` for never.
-        public var refreshInterval: Duration?
-        /// How long a prepared purchase may stay unpaid before its order is closed at a start.
-        public var abandonUnpaidAfter: Duration
+        public var offlineAccessWindow: TimeInterval?
+        /// How long cached balances may stand in when fetching fails, in seconds (3 days by default);
+        /// after that they read zero until a fetch. On the device the local ledger answers instead.
+        public var offlineBalanceWindow: TimeInterval
+        /// How often the account state is refreshed while started, in seconds (5 minutes by default); `nil` for never.
+        public var refreshInterval: TimeInterval?
+        /// How long a prepared purchase may stay unpaid before its order is closed at a start, in seconds (an hour by default).
+        public var abandonUnpaidAfter: TimeInterval
         /// How long ``PurchaseManager/consume(_:amount:for:work:)`` holds a credit while the work runs.
         public var consumeHoldSeconds: Int64
         /// Whose state this is (the server's user id); caches and onboarding are kept per scope.
@@ -65,11 +65,11 @@ public actor PurchaseManager {
             self.retry = .standard
             self.attemptsDuringPurchase = 3
             self.blocksPurchaseWhileCreditUnused = false
-            self.cacheLifetime = .seconds(24 * 3600)
+            self.cacheLifetime = 24 * 3600
             self.offlineAccessWindow = nil
-            self.offlineBalanceWindow = .seconds(3 * 24 * 3600)
-            self.refreshInterval = .seconds(300)
-            self.abandonUnpaidAfter = .seconds(3600)
+            self.offlineBalanceWindow = 3 * 24 * 3600
+            self.refreshInterval = 300
+            self.abandonUnpaidAfter = 3600
             self.consumeHoldSeconds = 3600
             self.scope = "device"
             self.onboardingEntitlement = nil
@@ -143,7 +143,8 @@ public actor PurchaseManager {
     let connectivity: any Connectivity
     let analytics: any AnalyticsSink
     let now: @Sendable () -> Date
-    let sleep: @Sendable (Duration) async throws -> Void
+    /// Waits the given seconds: backoff and refresh sleep on it, so tests drive them.
+    let sleep: @Sendable (TimeInterval) async throws -> Void
     let accountBroadcast = Broadcast<AccountState>()
     let startupBroadcast = Broadcast<StartupState>()
 
@@ -174,19 +175,21 @@ public actor PurchaseManager {
     ///   - configuration: products and behaviour.
     ///   - connectivity: whether the device is online; assumed online when not given and the platform has no monitor.
     ///   - analytics: where purchase events go.
-    ///   - clock: the clock of backoff and refresh sleeps.
+    ///   - sleep: waits the given seconds, for backoff and refresh; `Task.sleep` by default.
+    ///     Throws when the waiting task is cancelled.
     ///   - now: the current time.
     ///   - uptime: seconds since the device started; cached states are judged on it, so that
     ///     moving the device's clock neither extends nor ends access.
     /// - Throws: ``TallyError``; nothing fails here today, since `database` arrives opened and
     ///   migrated (``LocalDatabase/init(path:)``), but the signature leaves room for preparing
     ///   the manager's state to fail without breaking callers.
-    public init<C: Clock>(
+    public init(
         store: any Store, delivery: any Delivery, database: LocalDatabase, configuration: Configuration,
         connectivity: (any Connectivity)? = nil, analytics: any AnalyticsSink = NoAnalytics(),
-        clock: C = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = PurchaseManager.taskSleep,
+        now: @escaping @Sendable () -> Date = { Date() },
         uptime: @escaping @Sendable () -> TimeInterval = PurchaseManager.timeSinceBoot
-    ) async throws(TallyError) where C.Duration == Duration {
+    ) async throws(TallyError) {
         self.store = store
         self.delivery = delivery
         self.configuration = configuration
@@ -195,8 +198,42 @@ public actor PurchaseManager {
         self.connectivity = connectivity ?? Self.systemConnectivity()
         self.analytics = analytics
         self.now = now
-        self.sleep = { duration in try await clock.sleep(for: duration) }
+        self.sleep = sleep
         startupBroadcast.publish(.stopped)
+    }
+
+    /// Creates a manager whose backoff and refresh sleep on `clock`: a test passes a manual
+    /// clock and moves time itself. Call ``start()`` next.
+    /// - Parameters:
+    ///   - store: where purchases are made.
+    ///   - delivery: where they are credited.
+    ///   - database: the device's database (journal, cache, onboarding).
+    ///   - configuration: products and behaviour.
+    ///   - connectivity: whether the device is online; assumed online when not given and the platform has no monitor.
+    ///   - analytics: where purchase events go.
+    ///   - clock: the clock of backoff and refresh sleeps.
+    ///   - now: the current time.
+    ///   - uptime: seconds since the device started.
+    /// - Throws: ``TallyError``, as the initializer it calls.
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    public init<C: Clock>(
+        store: any Store, delivery: any Delivery, database: LocalDatabase, configuration: Configuration,
+        connectivity: (any Connectivity)? = nil, analytics: any AnalyticsSink = NoAnalytics(),
+        clock: C, now: @escaping @Sendable () -> Date = { Date() },
+        uptime: @escaping @Sendable () -> TimeInterval = PurchaseManager.timeSinceBoot
+    ) async throws(TallyError) where C.Duration == Duration {
+        try await self.init(
+            store: store, delivery: delivery, database: database, configuration: configuration, connectivity: connectivity,
+            analytics: analytics, sleep: { seconds in try await clock.sleep(for: .seconds(RetryPolicy.clamped(seconds))) },
+            now: now, uptime: uptime)
+    }
+
+    /// Waits `seconds` with `Task.sleep` (which takes nanoseconds on every platform the package
+    /// supports); the default sleep of ``init(store:delivery:database:configuration:connectivity:analytics:sleep:now:uptime:)``.
+    /// - Parameter seconds: how long; negative and not-a-number waits are none, the longest is a century.
+    /// - Throws: `CancellationError` when the task is cancelled.
+    public static func taskSleep(_ seconds: TimeInterval) async throws {
+        try await Task.sleep(nanoseconds: UInt64(RetryPolicy.clamped(seconds) * 1e9))
     }
 
     /// Seconds since the device started, sleep included (`systemUptime` stops while it sleeps,

@@ -46,14 +46,14 @@ public struct TestCertificateAuthority: Sendable {
     public struct Profile: Sendable {
         /// The moment the chain is minted; validity periods are counted from it.
         public var issuedAt: Date
-        /// The root's validity period.
-        public var rootValidity: Duration
-        /// The intermediate's validity period.
-        public var intermediateValidity: Duration
-        /// The leaf's validity period.
-        public var leafValidity: Duration
-        /// How long before ``issuedAt`` each certificate's validity starts.
-        public var backdate: Duration
+        /// The root's validity period, in seconds.
+        public var rootValidity: TimeInterval
+        /// The intermediate's validity period, in seconds.
+        public var intermediateValidity: TimeInterval
+        /// The leaf's validity period, in seconds.
+        public var leafValidity: TimeInterval
+        /// How long before ``issuedAt`` each certificate's validity starts, in seconds.
+        public var backdate: TimeInterval
         /// The OID put on the intermediate; `nil` for none.
         public var intermediateOID: ASN1ObjectIdentifier?
         /// The OID put on the leaf; `nil` for none.
@@ -68,10 +68,10 @@ public struct TestCertificateAuthority: Sendable {
         /// A chain with Apple's shape: root 20 years, intermediate 10, leaf 2, all valid from a day before `issuedAt`.
         public init(issuedAt: Date) {
             self.issuedAt = issuedAt
-            self.rootValidity = .seconds(20 * 365 * 86_400)
-            self.intermediateValidity = .seconds(10 * 365 * 86_400)
-            self.leafValidity = .seconds(2 * 365 * 86_400)
-            self.backdate = .seconds(86_400)
+            self.rootValidity = 20 * 365 * 86_400
+            self.intermediateValidity = 10 * 365 * 86_400
+            self.leafValidity = 2 * 365 * 86_400
+            self.backdate = 86_400
             self.intermediateOID = AppleOIDs.intermediateMarker
             self.leafOID = AppleOIDs.receiptSigningMarker
             self.extraLeafExtensions = []
@@ -87,14 +87,14 @@ public struct TestCertificateAuthority: Sendable {
         let rootKey = P256.Signing.PrivateKey()
         let intermediateKey = P256.Signing.PrivateKey()
         let leafKey = P256.Signing.PrivateKey()
-        let start = profile.issuedAt.addingTimeInterval(-Self.seconds(profile.backdate))
+        let start = profile.issuedAt.addingTimeInterval(-profile.backdate)
         let rootName = try Self.name(common: "\(profile.organization) Root CA", organization: profile.organization)
         let intermediateName = try Self.name(common: "\(profile.organization) Worldwide Developer Relations CA", organization: profile.organization)
         let leafName = try Self.name(common: "\(profile.organization) App Store Receipt Signing", organization: profile.organization)
 
         let root = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey),
-            notValidBefore: start, notValidAfter: start.addingTimeInterval(Self.seconds(profile.rootValidity)),
+            notValidBefore: start, notValidAfter: start.addingTimeInterval(profile.rootValidity),
             issuer: rootName, subject: rootName, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
@@ -119,7 +119,7 @@ public struct TestCertificateAuthority: Sendable {
         }
         let intermediate = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(intermediateKey.publicKey),
-            notValidBefore: start, notValidAfter: start.addingTimeInterval(Self.seconds(profile.intermediateValidity)),
+            notValidBefore: start, notValidAfter: start.addingTimeInterval(profile.intermediateValidity),
             issuer: rootName, subject: intermediateName, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: intermediateExtensions, issuerPrivateKey: .init(rootKey))
 
@@ -140,7 +140,7 @@ public struct TestCertificateAuthority: Sendable {
         for extra in profile.extraLeafExtensions { try leafExtensions.append(extra) }
         let leaf = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(leafKey.publicKey),
-            notValidBefore: start, notValidAfter: start.addingTimeInterval(Self.seconds(profile.leafValidity)),
+            notValidBefore: start, notValidAfter: start.addingTimeInterval(profile.leafValidity),
             issuer: intermediateName, subject: leafName, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: leafExtensions, issuerPrivateKey: .init(intermediateKey))
 
@@ -214,9 +214,5 @@ public struct TestCertificateAuthority: Sendable {
             OrganizationName(organization)
             CountryName("US")
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
     }
 }

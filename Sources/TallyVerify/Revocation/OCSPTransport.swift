@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Carries an OCSP request to a responder and brings back its answer.
 ///
 /// A seam so that revocation checks run against a real responder over HTTP
@@ -15,13 +17,13 @@ public protocol OCSPTransport: Sendable {
 public struct RevocationChecking: Sendable {
     /// How requests reach the responder.
     public var transport: any OCSPTransport
-    /// How long a "good" answer is reused for a cached chain.
-    public var freshness: Duration
+    /// How long a "good" answer is reused for a cached chain, in seconds.
+    public var freshness: TimeInterval
 
     /// - Parameters:
     ///   - transport: how requests reach the responder.
-    ///   - freshness: how long a "good" answer is reused; 15 minutes by default.
-    public init(transport: any OCSPTransport, freshness: Duration = .seconds(15 * 60)) {
+    ///   - freshness: how long a "good" answer is reused, in seconds; 15 minutes by default.
+    public init(transport: any OCSPTransport, freshness: TimeInterval = 15 * 60) {
         self.transport = transport
         self.freshness = freshness
     }

@@ -80,7 +80,7 @@ import FoundationNetworking
     @Test func rateLimitedKeepsRetryAfter() async {
         let error = await Self.spendError(CannedTransport(status: 429, headers: ["retry-after": "7"], body: Self.error("rate_limited")))
         #expect(error?.code == .rateLimited)
-        #expect(error?.retryAfter == .seconds(7))
+        #expect(error?.retryAfter == 7)
         #expect(error?.isTransient == true)
     }
 

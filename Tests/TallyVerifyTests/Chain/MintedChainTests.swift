@@ -74,7 +74,7 @@ import X509
     }
 
     @Test func expiredIntermediateIsNamed() async throws {
-        let ca = try Fixtures.authority { $0.intermediateValidity = .seconds(30 * 86_400) }
+        let ca = try Fixtures.authority { $0.intermediateValidity = 30 * 86_400 }
         var payload = Fixtures.transaction()
         payload.signedDate = ca.intermediate.notValidAfter.addingTimeInterval(3600)
         let failure = await Fixtures.verifier(roots: [ca.root]).verifyTransaction(try ca.sign(payload)).failure

@@ -14,7 +14,7 @@ import Testing
 
     static func launch(
         _ device: Device, _ server: LiveServer, credentials: ServerDelivery.Credentials? = nil, transport: FlakyTransport = FlakyTransport(),
-        offlineWindow: Duration? = nil
+        offlineWindow: TimeInterval? = nil
     ) async throws -> (PurchaseManager, ServerDelivery.Credentials) {
         let registered: ServerDelivery.Credentials
         if let credentials {
@@ -143,7 +143,7 @@ import Testing
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
-            let (manager, _) = try await Self.launch(device, server, transport: transport, offlineWindow: .seconds(3 * 86_400))
+            let (manager, _) = try await Self.launch(device, server, transport: transport, offlineWindow: 3 * 86_400)
             _ = try await manager.buy("com.tally.pro.yearly")
             transport.failAlways(.offline)
 
@@ -167,7 +167,7 @@ import Testing
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
-            let (manager, _) = try await Self.launch(device, server, transport: transport, offlineWindow: .seconds(3 * 86_400))
+            let (manager, _) = try await Self.launch(device, server, transport: transport, offlineWindow: 3 * 86_400)
             _ = try await manager.buy("com.tally.pro.yearly")
             transport.failAlways(.offline)
             // Offline, the clock set ten days back, then four real days pass: the 3-day window is over.
@@ -219,7 +219,7 @@ import Testing
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in
             let transport = FlakyTransport()
-            let (manager, _) = try await Self.launch(device, server, transport: transport, offlineWindow: .seconds(60 * 86_400))
+            let (manager, _) = try await Self.launch(device, server, transport: transport, offlineWindow: 60 * 86_400)
             _ = try await manager.buy("com.tally.pro.monthly")
             try await device.appStore.setAutoRenew(
                 originalTransactionID: try #require(try await device.appStore.currentEntitlements().first?.payload.originalTransactionID), enabled: false)

@@ -71,7 +71,7 @@ extension SimulatedDevice {
     ) -> PurchaseManager.Configuration {
         var configuration = PurchaseManager.Configuration(productIDs: productIDs)
         configuration.language = .english
-        configuration.retry = RetryPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(60), jitter: false)
+        configuration.retry = RetryPolicy(initialDelay: 1, maximumDelay: 60, jitter: false)
         configuration.refreshInterval = nil
         configure(&configuration)
         return configuration
