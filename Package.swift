@@ -12,7 +12,7 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "Tally",
     defaultLocalization: "en",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS("6.2"), .visionOS(.v1)],
     products: [
         .library(name: "TallyCore", targets: ["TallyCore"]),
         .library(name: "TallyVerify", targets: ["TallyVerify"]),

@@ -19,6 +19,7 @@ public import TallyTesting
 /// device.clockOffset = 2 * 86_400          // the person sets the clock two days ahead
 /// device.reinstall()                      // the app is deleted and installed again
 /// ```
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 public final class SimulatedDevice: @unchecked Sendable {
     /// The real time, shared with the App Store and any server in the test.
     public let time: ManualDate

@@ -11,6 +11,7 @@ public import TallyTesting
 /// let store = SimulatedStoreKit(appStore, locale: "uk_UA")
 /// await store.nextPurchase(.userCancelled)        // what the customer does with the next sheet
 /// ```
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 public actor SimulatedStoreKit: Store {
     /// The simulated App Store behind it.
     public nonisolated let appStore: SimulatedAppStore

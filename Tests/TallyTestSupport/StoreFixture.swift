@@ -6,6 +6,7 @@ import Testing
 
 /// A simulated store selling Examples/Tally.storekit on a manual clock, delivering its
 /// notifications to an in-memory inbox, and a verifier that trusts only its authority's root.
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 public struct StoreFixture: Sendable {
     /// When the store's clock starts: 2026-01-01.
     public static let start = ISO8601DateFormatter().date(from: "2026-01-01T00:00:00Z")!

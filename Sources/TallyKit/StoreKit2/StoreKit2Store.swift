@@ -19,6 +19,10 @@ import StoreKit
 /// Re-entrancy: the actor keeps only the StoreKit transactions it handed out, by id, so that
 /// ``finish(_:)`` has something to finish. Each change to that map happens between
 /// suspensions; two finishes of one transaction at once both call StoreKit, which is harmless.
+///
+/// StoreKit 2 needs iOS 15, macOS 12, tvOS 15 and watchOS 8; below those an app brings its own
+/// ``Store``.
+@available(iOS 15, macOS 12, tvOS 15, watchOS 8, *)
 public actor StoreKit2Store: Store {
     /// The StoreKit transactions handed out, by transaction id, until they are finished.
     private var seen: [UInt64: StoreKit.Transaction] = [:]
@@ -263,8 +267,7 @@ public actor StoreKit2Store: Store {
             switch error {
             case .networkError: code = .networkError
             case .notAvailableInStorefront: code = .productNotFound
-            case .notEntitled: code = .invalidRequest
-            default: code = otherwise
+            default: code = isNotEntitled(error) ? .invalidRequest : otherwise
             }
         case is URLError:
             code = .networkError
@@ -272,6 +275,13 @@ public actor StoreKit2Store: Store {
             code = otherwise
         }
         return TallyError(code, "StoreKit: \(error)")
+    }
+
+    /// `notEntitled` came with iOS 15.4 and macOS 12.3; before them StoreKit never reports it.
+    private static func isNotEntitled(_ error: StoreKitError) -> Bool {
+        guard #available(iOS 15.4, macOS 12.3, tvOS 15.4, watchOS 8.5, *) else { return false }
+        if case .notEntitled = error { return true }
+        return false
     }
 
     static func details(_ product: StoreKit.Product) -> ProductDetails {

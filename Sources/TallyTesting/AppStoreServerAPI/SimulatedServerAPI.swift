@@ -51,6 +51,7 @@ public struct ServerAPICredentials: Sendable {
     }
 }
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension SimulatedAppStore {
     /// The page size of history, refund and notification history answers, as Apple's.
     static let pageSize = 20

@@ -121,6 +121,7 @@ public struct TimeRate: RawRepresentable, Sendable, Hashable, CustomStringConver
     ///   (one hour, …, one second), a week 7 days, a month 30 days and a year 365 days (our rule).
     /// - Parameter period: the subscription's (or the offer's) period.
     /// - Returns: the real-time interval, or `nil` under ``realTime``.
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     public func renewalInterval(for period: SubscriptionPeriod) -> Duration? {
         if let fixed = fixedInterval { return fixed }
         if let (weekly, monthly) = monthlyTable {
@@ -161,6 +162,7 @@ public struct TimeRate: RawRepresentable, Sendable, Hashable, CustomStringConver
     ///   the rate's day: 6 or 16 days of grace, 60 days of retry (our rule).
     /// - Parameter period: the subscription's period.
     /// - Returns: both durations, or `nil` under ``realTime``.
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     public func billingWindows(for period: SubscriptionPeriod) -> BillingWindows? {
         let weekly = period.unit == .day || period.unit == .week
         if let fixed = fixedInterval {
@@ -196,6 +198,7 @@ public struct TimeRate: RawRepresentable, Sendable, Hashable, CustomStringConver
     public static let realTimeBillingRetryDays = 60
 
     /// The grace period and the billing retry period of a failed renewal, in real time.
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     public struct BillingWindows: Sendable, Hashable {
         /// How long the subscriber keeps access after a failed renewal, when grace is enabled.
         public var gracePeriod: Duration
@@ -212,6 +215,7 @@ public struct TimeRate: RawRepresentable, Sendable, Hashable, CustomStringConver
     }
 
     /// The interval of an `oneRenewalEvery…` rate.
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     private var fixedInterval: Duration? {
         switch rawValue {
         case 1000: .seconds(15 * 60)
@@ -225,6 +229,7 @@ public struct TimeRate: RawRepresentable, Sendable, Hashable, CustomStringConver
     }
 
     /// The weekly and monthly renewal times of a `monthlyRenewalEvery…` rate.
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     private var monthlyTable: (weekly: Duration, monthly: Duration)? {
         switch rawValue {
         case 10: (.seconds(15 * 60), .seconds(3600))
@@ -237,6 +242,7 @@ public struct TimeRate: RawRepresentable, Sendable, Hashable, CustomStringConver
     }
 
     /// The real-time length of one store day under a deprecated `…IsOneDay` rate.
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     private var deprecatedDay: Duration? {
         switch rawValue {
         case 1: .seconds(3600)

@@ -30,6 +30,7 @@ extension TestCertificateAuthority {
     ///   - now: when a new chain is issued.
     /// - Returns: the authority.
     /// - Throws: ``FolderError`` when the folder holds some files but not a whole authority, or unreadable ones.
+    @available(macOS 11, iOS 14, tvOS 14, watchOS 7, *)
     public static func openOrCreate(folder: URL, now: Date) throws(FolderError) -> TestCertificateAuthority {
         let manager = FileManager.default
         let existing = (try? manager.contentsOfDirectory(atPath: folder.path)) ?? []
@@ -48,6 +49,7 @@ extension TestCertificateAuthority {
 
     /// Loads an authority saved with ``save(to:)``.
     /// - Throws: ``FolderError`` naming the missing or unreadable file.
+    @available(macOS 11, iOS 14, tvOS 14, watchOS 7, *)
     public static func load(from folder: URL) throws(FolderError) -> TestCertificateAuthority {
         func text(_ file: FolderFile) throws(FolderError) -> String {
             guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(file.rawValue).path) else {
@@ -90,6 +92,7 @@ extension TestCertificateAuthority {
 
     /// Writes the certificates and keys to `folder` (created when missing), keys readable by the owner only.
     /// - Throws: ``FolderError`` when a file cannot be written.
+    @available(macOS 11, iOS 14, tvOS 14, watchOS 7, *)
     public func save(to folder: URL) throws(FolderError) {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

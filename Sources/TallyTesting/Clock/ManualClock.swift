@@ -10,6 +10,7 @@ import Foundation
 /// clock.advance(by: .seconds(2))          // and now it runs
 /// #expect(clock.sleeperCount == 0)        // nothing left waiting
 /// ```
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 public final class ManualClock: Clock, @unchecked Sendable {
     /// A point on the manual clock: the time advanced since it was made.
     public struct Instant: InstantProtocol, Hashable, Sendable {

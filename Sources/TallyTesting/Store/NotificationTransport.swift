@@ -15,6 +15,7 @@ public protocol NotificationTransport: Sendable {
 }
 
 /// Posts notifications over HTTP with `URLSession`.
+@available(macOS 12, iOS 15, tvOS 15, watchOS 8, *)
 public struct URLSessionNotificationTransport: NotificationTransport {
     /// How long one attempt may take, in seconds.
     public var timeout: Double

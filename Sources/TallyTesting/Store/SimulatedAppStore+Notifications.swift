@@ -1,6 +1,7 @@
 public import Foundation
 public import TallyCore
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension SimulatedAppStore {
     /// A notification the simulated store made, and what became of its delivery.
     public struct SentNotification: Sendable, Hashable {

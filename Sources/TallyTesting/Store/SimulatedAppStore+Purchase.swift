@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import TallyCore
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension SimulatedAppStore {
     /// A product of the catalog.
     public func product(_ id: String) -> StoreKitConfiguration.Product? {

@@ -1,6 +1,7 @@
 import Foundation
 public import TallyCore
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension SimulatedAppStore {
     /// Refunds or revokes a transaction: it carries a revocation date and reason from now on,
     /// is published to ``updates()``, and a `REFUND` notification (or `REVOKE` for a family

@@ -1,6 +1,7 @@
 import Foundation
 public import TallyCore
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension SimulatedAppStore {
     // MARK: - Starting and changing a subscription
 

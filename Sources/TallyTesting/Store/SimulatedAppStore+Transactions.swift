@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension SimulatedAppStore {
     /// Marks a transaction finished, as `Transaction.finish()`.
     /// - Throws: ``SimulatedAppStoreError`` `notFound` for an unknown transaction.

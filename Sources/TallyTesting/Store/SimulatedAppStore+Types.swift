@@ -1,6 +1,7 @@
 public import Foundation
 public import TallyCore
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension SimulatedAppStore {
     /// A transaction as the simulated store hands it out: the JWS, and its payload for convenience.
     ///

@@ -20,6 +20,7 @@ public import TallyCore
 /// Re-entrancy: every method that changes state does so without suspending, then saves; only
 /// notification delivery awaits, and one delivery pass runs at a time, re-reading state after
 /// each attempt.
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 public actor SimulatedAppStore {
     /// What the store sells and to which app.
     public struct Configuration: Sendable {

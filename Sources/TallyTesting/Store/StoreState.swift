@@ -3,6 +3,7 @@ import TallyCore
 
 /// Everything the simulated store remembers, saved as one JSON file so that a store
 /// restarted from the same file continues where it stopped (pending Ask to Buy included).
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 struct StoreState: Codable, Sendable {
     var version = 1
     /// For a manual clock: the start of simulated time.

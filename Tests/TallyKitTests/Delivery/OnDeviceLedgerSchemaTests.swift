@@ -8,6 +8,7 @@ import Testing
 /// The device ledger's tables speak TallyCore's vocabulary: every kind, bucket and reservation
 /// status the server knows is accepted, and a word outside it is refused by the database.
 @Suite struct OnDeviceLedgerSchemaTests {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     static func insertEntry(_ database: LocalDatabase, kind: String, bucket: String) async throws(TallyError) {
         try await database.write { executor in
             try await executor.execute(
@@ -16,6 +17,7 @@ import Testing
         }
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func entriesTakeEveryKindAndBucketOfTheVocabularyAndNothingElse() async throws {
         let device = try await Device()
         let database = try await device.database()
@@ -35,6 +37,7 @@ import Testing
         #expect(count == Int64(LedgerEntryKind.all.count + LedgerBucket.all.count))
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func reservationsTakeEveryStatusOfTheVocabularyAndNothingElse() async throws {
         let device = try await Device()
         let database = try await device.database()

@@ -13,6 +13,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct ReportCreditsOnDeviceTests {
     // MARK: A single report bought for oneself
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func paywallShowsTheReportWithTheStoresPrice() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -27,6 +28,7 @@ import Testing
         #expect(item.buttonTitle == "Buy for $4.99")
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func purchaseThenGenerateConsumesTheCreditAfterTheReportIsSaved() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -51,6 +53,7 @@ import Testing
 
     // MARK: The same report again, for another profile
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func repeatPurchasesStackAndTheOldestCreditIsUsedFirst() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -71,6 +74,7 @@ import Testing
 
     // MARK: Restoring interrupted purchases
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func anInterruptedPurchaseComesBackAfterAReinstall() async throws {
         let device = try await Device()
         // Paid, but the app was killed before it heard back: the transaction stays unfinished.
@@ -89,6 +93,7 @@ import Testing
         #expect(await device.appStore.isFinished(transactionID: paid.transactionID))
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func consumedCreditsAreNotRestored() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -104,6 +109,7 @@ import Testing
 
     // MARK: Browsing every report
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func firstLaunchShowsEveryReportLockedWithItsPrice() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -119,6 +125,7 @@ import Testing
         #expect(items.allSatisfy { $0.displayPrice != nil && $0.button == .idle })
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func lockStateFollowsPurchasesAsAStream() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -132,6 +139,7 @@ import Testing
 
     // MARK: Every payment and every credit, whatever happens
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func aFailedGenerationLeavesTheCreditAvailable() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -144,6 +152,7 @@ import Testing
         #expect(try await manager.creditHistory().consumptions.isEmpty)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func noCreditNoGeneration() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -156,6 +165,7 @@ import Testing
         #expect(!ran.value)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func cancellingThePaymentSheetChangesNothingAndShowsNothing() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -169,6 +179,7 @@ import Testing
         #expect(try await device.appStore.history(includingFinishedConsumables: true).isEmpty)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func aSecondTapWhilePayingIsRefused() async throws {
         let device = try await Device()
         let gate = Gate()
@@ -187,6 +198,7 @@ import Testing
         #expect(try await manager.available("report.career") == 2)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func thePaywallButtonShowsProgressAndIgnoresTapsMeanwhile() async throws {
         let device = try await Device()
         let gate = Gate()
@@ -207,6 +219,7 @@ import Testing
         #expect(try await manager.available("report.career") == 1)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func buyingIsBlockedWhileAnUnusedCreditOfThatReportExists() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice { $0.blocksPurchaseWhileCreditUnused = true }
@@ -220,6 +233,7 @@ import Testing
         #expect(try await device.appStore.history(includingFinishedConsumables: true).count == 3)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func thePaywallShowsTheBlockOnTheButtonBeforeTheTap() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice { $0.blocksPurchaseWhileCreditUnused = true }
@@ -256,6 +270,7 @@ import Testing
         #expect(await paywall.items.first?.disabledReason == nil)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func withoutTheBlockAnUnusedCreditLeavesTheButtonAsItWas() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -266,6 +281,7 @@ import Testing
         #expect(await paywall.items.first?.disabledReason == nil)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func eachCreditIsTracedFromItsPurchaseToTheProfileItWasUsedFor() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -292,6 +308,7 @@ import Testing
         #expect(try await manager.creditHistory().acquisitions.count == 3)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func aPaidReportReadsUnlockedAfterDaysAwayEvenBeforeStart() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -309,6 +326,7 @@ import Testing
         #expect(await states.next() == ["report.career": .unlocked])
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func startReturnsBeforeLeftoversAreDeliveredAndTheCatchUpCanBeFollowed() async throws {
         let device = try await Device()
         // Paid, but the app was killed before it heard back: the store keeps it unfinished.
@@ -345,6 +363,7 @@ import Testing
         #expect(await states.next() == .stopped)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func offlinePurchasesAreNotStartedAndTheErrorSaysWhy() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -355,6 +374,7 @@ import Testing
         #expect(try await device.appStore.history(includingFinishedConsumables: true).isEmpty)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func aTransactionThatDoesNotVerifyIsNotCreditedNorFinished() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -367,6 +387,7 @@ import Testing
         #expect(try await manager.journal.unfinished().first?.state == .rejected)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func tryAgainAfterAFailedVerificationDeliversAgainAndNeverChargesAgain() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -383,6 +404,7 @@ import Testing
         #expect(try await manager.available("report.career") == 0)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test(arguments: [
         (SimulatedAppStoreError.Code.paymentDeclined, TallyError.Code.paymentDeclined, ErrorPresentation.Action.ok),
         (.paymentNotAllowed, .paymentNotAllowed, .ok),
@@ -398,6 +420,7 @@ import Testing
         #expect(try await manager.available("report.career") == 0)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func anUnknownProductIsProductNotFound() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -406,6 +429,7 @@ import Testing
         #expect(error?.presentation(in: .english).title == "Not available")
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func purchaseRecordAndCreditAreOneTransaction() async throws {
         let device = try await Device()
         let (manager, ledger) = try await device.launchOnDevice()
@@ -420,6 +444,7 @@ import Testing
         #expect(try await ledger.balancesMatchEntries())
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func consumptionIsIrreversibleAndAudited() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -440,6 +465,7 @@ import Testing
         #expect(kinds == ["purchase/-", "hold/-", "spend/profile-42", "commit/-"])
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func aRefundArrivingThroughUpdatesTakesBackTheUnusedCredit() async throws {
         let device = try await Device()
         let events = device.analytics.events
@@ -462,6 +488,7 @@ import Testing
         _ = kept
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func aCreditRefundedWhileItsReportIsGeneratingIsGoneWhetherTheReportFailsOrNot() async throws {
         for reportSucceeds in [false, true] {
             let device = try await Device()
@@ -487,6 +514,7 @@ import Testing
         }
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func aHoldLeftByAnAppKilledDuringGenerationIsReleasedAtTheNextStart() async throws {
         let device = try await Device()
         let (manager, ledger) = try await device.launchOnDevice()
@@ -514,6 +542,7 @@ import Testing
         await gate.open()
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func aRefundOfAnAlreadyUsedCreditBecomesDebtThatTheNextPurchaseRepays() async throws {
         let device = try await Device()
         let (manager, ledger) = try await device.launchOnDevice()
@@ -531,6 +560,7 @@ import Testing
         #expect(try await ledger.balancesMatchEntries())
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func theSameTransactionFromThePurchaseCallAndTheUpdatesStreamAtOnceCreditsOnce() async throws {
         let device = try await Device()
         let gate = Gate()
@@ -548,6 +578,7 @@ import Testing
         #expect(try await manager.journal.all().count == 1)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func askToBuyApprovedAfterARestartIsCreditedOnce() async throws {
         let device = try await Device { $0.askToBuyEnabled = true }
         let (manager, _) = try await device.launchOnDevice()
@@ -568,6 +599,7 @@ import Testing
         #expect(try await third.available("report.career") == 1)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func askToBuyApprovedWhileRunningArrivesThroughUpdates() async throws {
         let device = try await Device { $0.askToBuyEnabled = true }
         let (manager, _) = try await device.launchOnDevice()
@@ -580,6 +612,7 @@ import Testing
         #expect(try await manager.available("report.wellness") == 1)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func theLifetimeUnlockIsAnEntitlementFromTheStore() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
@@ -603,6 +636,7 @@ import Testing
         #expect(try await again.account(.fetchCurrent).isActive("zorya.lifetime"))
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func analyticsEventsCarryProductPriceAndCurrency() async throws {
         let device = try await Device()
         let events = device.analytics.events

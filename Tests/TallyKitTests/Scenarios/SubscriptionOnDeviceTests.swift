@@ -11,6 +11,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct SubscriptionOnDeviceTests {
     static let products = ["com.tally.pro.monthly", "com.tally.pro.yearly"]
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     static func launch(
         _ device: Device, _ configure: (inout PurchaseManager.Configuration) -> Void = { _ in }
     ) async throws -> (PurchaseManager, OnDeviceLedger) {
@@ -23,6 +24,7 @@ import Testing
         return (manager, ledger)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func movingTheClockForwardADayBeforeTheRenewalKeepsThePaidSubscription() async throws {
         let device = try await Device()
         let (manager, _) = try await Self.launch(device)
@@ -44,6 +46,7 @@ import Testing
         #expect(await again.destination(policy: .fetchCurrent) == .main)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func movingTheClockBackAfterTheExpiryDoesNotExtendTheSubscription() async throws {
         let device = try await Device()
         let (manager, _) = try await Self.launch(device)
@@ -57,6 +60,7 @@ import Testing
     }
 
     /// A subscriber whose subscription lapsed, then deleted the app and installed it again.
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     func lapsedAndReinstalled(_ device: Device) async throws {
         let (manager, _) = try await Self.launch(device)
         let receipt = try await manager.buy("com.tally.pro.monthly")
@@ -68,6 +72,7 @@ import Testing
         device.reinstall()
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func aLapsedSubscriberWhoReinstallsIsSentToThePaywallAtLaunch() async throws {
         let device = try await Device()
         try await lapsedAndReinstalled(device)
@@ -77,6 +82,7 @@ import Testing
         #expect(await reinstalled.destination(policy: .fetchCurrent) == .paywall)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func aLapsedSubscriberWhoReinstallsOfflineIsSentToThePaywallByRestore() async throws {
         let device = try await Device()
         try await lapsedAndReinstalled(device)
@@ -97,6 +103,7 @@ import Testing
         #expect(await next.destination(policy: .fromCacheOnly) == .paywall)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func someoneWhoNeverPaidStillGoesThroughOnboardingAfterAReinstall() async throws {
         let device = try await Device()
         let (manager, _) = try await Self.launch(device)
@@ -110,6 +117,7 @@ import Testing
         #expect(await reinstalled.destination(policy: .fetchCurrent) == .onboarding)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func anActiveSubscriberWhoReinstallsGoesStraightToTheApp() async throws {
         let device = try await Device()
         let (manager, _) = try await Self.launch(device)
@@ -120,9 +128,10 @@ import Testing
         #expect(await reinstalled.destination(policy: .fromCacheOnly) == .main)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func afterTheOfflineWindowTheDestinationIsReadFromTheLedgerEvenBeforeStart() async throws {
         let device = try await Device()
-        let window: (inout PurchaseManager.Configuration) -> Void = { $0.offlineAccessWindow = .seconds(3 * 86_400) }
+        let window: (inout PurchaseManager.Configuration) -> Void = { $0.offlineAccessWindow = 3 * 86_400 }
         let (manager, _) = try await Self.launch(device, window)
         _ = try await manager.buy("com.tally.pro.yearly")
         await manager.stop()

@@ -32,8 +32,10 @@ enum Kit {
 }
 
 /// One customer's phone with the example store (see `SimulatedDevice`).
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 typealias Device = SimulatedDevice
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension SimulatedDevice {
     /// A phone whose App Store sells the example catalog, on `time`.
     convenience init(
@@ -63,7 +65,7 @@ extension SimulatedDevice {
     ) -> PurchaseManager.Configuration {
         var configuration = PurchaseManager.Configuration(productIDs: productIDs)
         configuration.language = .english
-        configuration.retry = RetryPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(60), jitter: false)
+        configuration.retry = RetryPolicy(initialDelay: 1, maximumDelay: 60, jitter: false)
         configuration.refreshInterval = nil
         configure(&configuration)
         return configuration
@@ -84,6 +86,7 @@ extension SimulatedDevice {
     }
 }
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension SimulatedDevice {
     /// The ledger reads the phone's clock, as an app's does; its trusted time runs on uptime.
     func onDeviceLedger(_ database: LocalDatabase) async throws -> OnDeviceLedger {

@@ -12,8 +12,10 @@ extension CatalogTests {
             ("oneRenewalEveryThirtySeconds", 1003), ("oneRenewalEveryTenSeconds", 1004), ("oneRenewalEveryTwoSeconds", 1005),
         ]
 
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
         static func period(_ text: String) -> SubscriptionPeriod { SubscriptionPeriod(iso8601: text)! }
 
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
         @Test func namesAndRawValuesAreXcodes() throws {
             #expect(TimeRate.allCases.map(\.rawValue) == Self.xcodeRawValues.map(\.1))
             for (name, raw) in Self.xcodeRawValues {
@@ -26,6 +28,7 @@ extension CatalogTests {
             #expect(TimeRate.oneMinuteIsOneDay.isDeprecated && !TimeRate.realTime.isDeprecated)
         }
 
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
         @Test(arguments: [
             "monthlyRenewalEveryThirtySeconds", "monthlyrenewaleverythirtyseconds", "MONTHLYRENEWALEVERYTHIRTYSECONDS",
             "monthly-renewal-every-thirty-seconds", "Monthly-Renewal-Every-Thirty-Seconds", "monthly_renewal_every_thirty_seconds",
@@ -35,17 +38,20 @@ extension CatalogTests {
             #expect(TimeRate(name: text) == .monthlyRenewalEveryThirtySeconds)
         }
 
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
         @Test(arguments: ["", "-", "fast", "7", "14", "999", "1006", "monthlyRenewalEveryTwoSeconds", "real time please"])
         func rejectsUnknownNamesAndNumbers(text: String) {
             #expect(TimeRate(name: text) == nil)
         }
 
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
         @Test func unknownRawValuesAreNotRates() {
             for raw in [-1, 7, 9, 14, 16, 999, 1006] {
                 #expect(TimeRate(rawValue: raw) == nil, "\(raw)")
             }
         }
 
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
         @Test func realTimeUsesTheCalendar() {
             for text in ["P1W", "P1M", "P1Y", "P3D"] {
                 #expect(TimeRate.realTime.renewalInterval(for: Self.period(text)) == nil)
@@ -58,6 +64,7 @@ extension CatalogTests {
         }
 
         /// Apple's tables: weekly, monthly, bimonthly, quarterly, semiannually, annually, in seconds.
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
         @Test(arguments: [
             (TimeRate.monthlyRenewalEveryHour, [900, 3600, 7200, 10_800, 21_600, 43_200]),
             (TimeRate.monthlyRenewalEveryThirtyMinutes, [600, 1800, 3600, 5400, 10_800, 21_600]),
@@ -70,12 +77,14 @@ extension CatalogTests {
             #expect(periods.map { rate.renewalInterval(for: $0) } == seconds.map { .seconds($0) })
         }
 
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
         @Test func dayPeriodsUnderMonthlyRatesAreSeventhsOfAWeek() {
             #expect(TimeRate.monthlyRenewalEveryFiveMinutes.renewalInterval(for: Self.period("P3D")) == .seconds(540) / 7)
             #expect(TimeRate.monthlyRenewalEveryThirtySeconds.renewalInterval(for: Self.period("P7D")) == .seconds(10))
             #expect(TimeRate.monthlyRenewalEveryHour.renewalInterval(for: Self.period("P2W")) == .seconds(1800))
         }
 
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
         @Test(arguments: [
             (TimeRate.oneRenewalEveryFifteenMinutes, 900), (.oneRenewalEveryFiveMinutes, 300), (.oneRenewalEveryMinute, 60),
             (.oneRenewalEveryThirtySeconds, 30), (.oneRenewalEveryTenSeconds, 10), (.oneRenewalEveryTwoSeconds, 2),
@@ -87,6 +96,7 @@ extension CatalogTests {
             }
         }
 
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
         @Test func deprecatedRatesScaleADay() {
             #expect(TimeRate.oneMinuteIsOneDay.renewalInterval(for: Self.period("P1W")) == .seconds(7 * 60))
             #expect(TimeRate.oneMinuteIsOneDay.renewalInterval(for: Self.period("P1M")) == .seconds(30 * 60))
@@ -99,6 +109,7 @@ extension CatalogTests {
         }
 
         /// Apple's tables: grace for weekly, grace for the others, billing retry, in seconds.
+        @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
         @Test(arguments: [
             (TimeRate.monthlyRenewalEveryHour, 12 * 60 + 51, 30 * 60, 2 * 3600),
             (TimeRate.monthlyRenewalEveryThirtyMinutes, 8 * 60 + 34, 15 * 60, 3600),

@@ -6,10 +6,12 @@ import Testing
 import X509
 
 @Suite struct CertificateAuthorityFolderTests {
+    @available(macOS 11, iOS 14, tvOS 14, watchOS 7, *)
     func folder() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("tally-ca-\(UUID().uuidString)")
     }
 
+    @available(macOS 11, iOS 14, tvOS 14, watchOS 7, *)
     @Test func anEmptyFolderGetsANewAuthorityAndReopensTheSame() throws {
         let folder = folder()
         let created = try TestCertificateAuthority.openOrCreate(folder: folder, now: Date())
@@ -28,6 +30,7 @@ import X509
         #expect(reopened.leafKey.publicKey.rawRepresentation == created.leafKey.publicKey.rawRepresentation)
     }
 
+    @available(macOS 11, iOS 14, tvOS 14, watchOS 7, *)
     @Test func anotherProcessSigningWithTheSameFolderVerifies() async throws {
         let folder = folder()
         let signer = try TestCertificateAuthority.openOrCreate(folder: folder, now: Date())
@@ -43,6 +46,7 @@ import X509
         #expect(await verifier.verifyTransaction(jws).value != nil)
     }
 
+    @available(macOS 11, iOS 14, tvOS 14, watchOS 7, *)
     @Test func aFolderWithSomeFilesMissingIsAnError() throws {
         let folder = folder()
         _ = try TestCertificateAuthority.openOrCreate(folder: folder, now: Date())
@@ -50,6 +54,7 @@ import X509
         #expect(throws: TestCertificateAuthority.FolderError.self) { try TestCertificateAuthority.openOrCreate(folder: folder, now: Date()) }
     }
 
+    @available(macOS 11, iOS 14, tvOS 14, watchOS 7, *)
     @Test func aKeyThatDoesNotMatchItsCertificateIsAnError() throws {
         let first = folder()
         let second = folder()

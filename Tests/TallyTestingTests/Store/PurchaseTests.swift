@@ -6,6 +6,7 @@ import TallyVerify
 import Testing
 
 @Suite struct PurchaseTests {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func consumablePurchaseIsSignedLikeTheAppStore() async throws {
         let fixture = try StoreFixture()
         let token = UUID()
@@ -29,6 +30,7 @@ import Testing
         #expect(payload.signedDate == StoreFixture.start)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func quantityMultipliesThePriceAndIsBounded() async throws {
         let fixture = try StoreFixture()
         let three = try await fixture.buy("com.tally.zorya.report.career", SimulatedAppStore.PurchaseOptions(quantity: 3))
@@ -45,6 +47,7 @@ import Testing
         }
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func unfinishedUntilFinished() async throws {
         let fixture = try StoreFixture()
         let first = try await fixture.buy("com.tally.echo.3hours")
@@ -57,6 +60,7 @@ import Testing
         #expect(try await fixture.store.history(includingFinishedConsumables: true).count == 2)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func cancelledAndFailedPurchasesChargeNothing() async throws {
         let fixture = try StoreFixture()
         #expect(
@@ -72,6 +76,7 @@ import Testing
         #expect(try await fixture.store.history(includingFinishedConsumables: true).isEmpty)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func unverifiedOutcomeHandsOutASignatureThatFails() async throws {
         let fixture = try StoreFixture()
         let transaction = try await fixture.buy("com.tally.echo.3hours", SimulatedAppStore.PurchaseOptions(outcome: .unverified))
@@ -82,6 +87,7 @@ import Testing
         #expect(await fixture.verifier.verifyTransaction(unfinished[0].jws).value != nil)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func ownedNonConsumableIsNotChargedTwice() async throws {
         let fixture = try StoreFixture()
         let first = try await fixture.buy("com.tally.zorya.lifetime")
@@ -90,6 +96,7 @@ import Testing
         #expect(try await fixture.store.currentEntitlements().map(\.productID) == ["com.tally.zorya.lifetime"])
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func oneTimePurchasesSendOneTimeCharge() async throws {
         let fixture = try StoreFixture()
         let transaction = try await fixture.buy("com.tally.zorya.report.wellness")
@@ -101,6 +108,7 @@ import Testing
         #expect(notification.renewalInfo == nil)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func promotionalOfferMustExist() async throws {
         let fixture = try StoreFixture()
         await #expect(throws: SimulatedAppStoreError(.invalidOffer, "")) {
@@ -110,6 +118,7 @@ import Testing
 }
 
 @Suite struct PendingPurchaseTests {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func askToBuyApprovedAfterARestartArrivesThroughUpdates() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-store-\(UUID().uuidString)")
         let stateFile = folder.appendingPathComponent("state.json")
@@ -136,6 +145,7 @@ import Testing
         #expect(try await restarted.store.unfinishedTransactions().count == 1)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func askToBuyDeclinedMakesNoTransaction() async throws {
         let fixture = try StoreFixture()
         guard
@@ -150,6 +160,7 @@ import Testing
         await #expect(throws: SimulatedAppStoreError(.notFound, "")) { try await fixture.store.approveAskToBuy(pending.id) }
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func interruptedPurchaseCompletesWhenResolved() async throws {
         let fixture = try StoreFixture()
         guard

@@ -6,6 +6,7 @@ import TallyVerify
 import Testing
 
 @Suite struct RefundTests {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func refundOfAConsumableIsNotifiedAndPublished() async throws {
         let fixture = try StoreFixture()
         let updates = await fixture.store.updates()
@@ -25,6 +26,7 @@ import Testing
         await #expect(throws: SimulatedAppStoreError(.invalidState, "")) { try await fixture.store.refund(transactionID: bought.transactionID) }
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func refundReversedAndDeclinedAndConsumptionRequest() async throws {
         let fixture = try StoreFixture()
         let bought = try await fixture.buy("com.tally.echo.3hours")
@@ -38,6 +40,7 @@ import Testing
         #expect(try await fixture.last(.refundDeclined).transaction?.payload.transactionID == bought.transactionID)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func refundedSubscriptionEndsAccess() async throws {
         let fixture = try StoreFixture()
         let bought = try await fixture.buy("com.tally.pro.yearly")
@@ -49,6 +52,7 @@ import Testing
         #expect(refund.transaction?.payload.revocationPercentage == 50_000)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func familySharingAndItsRevocation() async throws {
         let fixture = try StoreFixture()
         let bought = try await fixture.buy("com.tally.zorya.lifetime")
@@ -66,6 +70,7 @@ import Testing
 }
 
 @Suite struct NotificationDeliveryTests {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func deliveryThatFailsTwiceLandsOnceOnApplesSchedule() async throws {
         let fixture = try StoreFixture()
         fixture.inbox.script([.status(500), .unreachable])
@@ -94,6 +99,7 @@ import Testing
         #expect(record.delivered)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func deliveryGivesUpAfterFiveRetries() async throws {
         let fixture = try StoreFixture()
         fixture.inbox.script(Array(repeating: .status(503), count: 10))
@@ -105,6 +111,7 @@ import Testing
         #expect(record.nextAttemptAt == nil)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func everyNotificationUUIDIsUnique() async throws {
         let fixture = try StoreFixture()
         for _ in 0..<5 { _ = try await fixture.buy("com.tally.echo.3hours") }
@@ -116,6 +123,7 @@ import Testing
     }
 
     /// Every notification type the issue names is produced, signed, and verifies with its nested data.
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func everyEventHasItsSignedNotification() async throws {
         let fixture = try StoreFixture()
         try await fixture.store.updateSettings { $0.billingGracePeriodEnabled = true }

@@ -7,6 +7,7 @@ import Testing
 
 /// Behaviours that must match the App Store in detail.
 @Suite struct AppStoreDetailTests {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func renewalDateIsPresentEvenWithAutoRenewOff() async throws {
         let fixture = try StoreFixture()
         let bought = try await fixture.buy("com.tally.pro.yearly")
@@ -16,6 +17,7 @@ import Testing
         #expect(renewal.payload.renewalDate == bought.payload.expiresDate)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func recoveryWithinGraceKeepsThePaidDays() async throws {
         let fixture = try StoreFixture()
         try await fixture.store.updateSettings { $0.billingGracePeriodEnabled = true }
@@ -34,6 +36,7 @@ import Testing
                 })
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func payAsYouGoOfferNamesItsWholeDurationAndDiscountsEachPeriod() async throws {
         let fixture = try StoreFixture()
         _ = try await fixture.buy("com.tally.pro.yearly")  // the group is taken: no trial
@@ -47,6 +50,7 @@ import Testing
         #expect(resubscribed.payload.expiresDate == Calendar(identifier: .gregorian).date(byAdding: .month, value: 1, to: StoreFixture.start))
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func recentStartSurvivesAShortLapse() async throws {
         let fixture = try StoreFixture()
         let first = try await fixture.buy("com.tally.pro.yearly")
@@ -64,6 +68,7 @@ import Testing
         #expect(later.payload.recentSubscriptionStartDate == (await fixture.store.now))
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func choosingAPlanTurnsRenewalBackOn() async throws {
         let fixture = try StoreFixture()
         let monthly = try await fixture.buy("com.tally.pro.monthly")
@@ -73,6 +78,7 @@ import Testing
         #expect(try await fixture.verifier.verifyRenewalInfo(status.renewalInfo).get().payload.autoRenewStatus == .on)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func familyMembersHaveTheirOwnTransactionsAndLoseThemWithARefund() async throws {
         let fixture = try StoreFixture()
         let bought = try await fixture.buy("com.tally.zorya.lifetime")
@@ -87,6 +93,7 @@ import Testing
         await #expect(throws: SimulatedAppStoreError(.invalidState, "")) { try await fixture.store.revokeFamilySharing(transactionID: bought.transactionID) }
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func datesAreWholeMillisecondsOnTheSystemClock() async throws {
         var configuration = SimulatedAppStore.Configuration(catalog: StoreFixture.catalog, bundleID: StoreFixture.bundleID)
         configuration.firstTransactionNumber = 2_000_000_900_000_001
@@ -121,6 +128,7 @@ import Testing
         }
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func advancingWhileADeliveryIsInFlightDoesNotSpin() async throws {
         var configuration = SimulatedAppStore.Configuration(catalog: StoreFixture.catalog, bundleID: StoreFixture.bundleID)
         configuration.notificationURL = StoreFixture.notificationURL
@@ -143,6 +151,7 @@ import Testing
         #expect(gate.posts == 2)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func aStoreRestartedWithoutANotificationURLStillTicks() async throws {
         let stateFile = FileManager.default.temporaryDirectory.appendingPathComponent("tally-store-\(UUID().uuidString).json")
         var configuration = SimulatedAppStore.Configuration(catalog: StoreFixture.catalog, bundleID: StoreFixture.bundleID)

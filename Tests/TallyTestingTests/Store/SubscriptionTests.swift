@@ -6,6 +6,7 @@ import TallyVerify
 import Testing
 
 @Suite struct SubscriptionTests {
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func freeTrialThenARenewalAfterAMonthOfSimulatedTime() async throws {
         let fixture = try StoreFixture()
         let updates = await fixture.store.updates()
@@ -48,6 +49,7 @@ import Testing
         #expect(subscribed.payload.subtype == .initialBuy)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func autoRenewOffEndsTheSubscriptionAtItsExpiry() async throws {
         let fixture = try StoreFixture()
         let first = try await fixture.buy("com.tally.pro.yearly")
@@ -67,6 +69,7 @@ import Testing
         #expect(try await fixture.store.currentEntitlements().isEmpty)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func resubscribingKeepsTheOriginalTransactionAndGetsNoSecondTrial() async throws {
         let fixture = try StoreFixture()
         let first = try await fixture.buy("com.tally.pro.monthly")
@@ -79,6 +82,7 @@ import Testing
         #expect(try await fixture.last(.subscribed).payload.subtype == .resubscribe)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func billingRetryWithGraceThenRecovery() async throws {
         let fixture = try StoreFixture()
         try await fixture.store.updateSettings { $0.billingGracePeriodEnabled = true }
@@ -106,6 +110,7 @@ import Testing
         #expect(try await fixture.store.currentEntitlements().count == 1)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func billingRetryThatNeverRecoversExpires() async throws {
         let fixture = try StoreFixture()
         try await fixture.store.updateSettings { $0.billingRetryOnRenewal = true }
@@ -117,6 +122,7 @@ import Testing
         #expect(expired.renewalInfo?.payload.expirationIntent == .billingError)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func upgradeIsImmediateAndDowngradeWaitsForTheRenewal() async throws {
         let fixture = try StoreFixture()
         let monthly = try await fixture.buy("com.tally.pro.monthly")
@@ -138,6 +144,7 @@ import Testing
         #expect(try await fixture.last(.didRenew).transaction?.payload.productID == "com.tally.pro.monthly")
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func promotionalOfferOnAnActiveSubscriptionIsRedeemedAtTheNextRenewal() async throws {
         let fixture = try StoreFixture()
         let first = try await fixture.buy("com.tally.pro.monthly")
@@ -151,6 +158,7 @@ import Testing
         #expect(renewal?.price == 2_490)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func timeRateCompressesPeriodsAsXcodeDoes() async throws {
         let fixture = try StoreFixture(timeRate: .monthlyRenewalEveryThirtySeconds)
         let yearly = try await fixture.buy("com.tally.pro.yearly")
@@ -159,6 +167,7 @@ import Testing
         #expect(try await fixture.last(.didRenew).transaction?.payload.purchaseDate == StoreFixture.start.addingTimeInterval(360))
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func statusesAndRenewalInfoAreSigned() async throws {
         let fixture = try StoreFixture()
         let first = try await fixture.buy("com.tally.pro.monthly", SimulatedAppStore.PurchaseOptions(appAccountToken: UUID()))
