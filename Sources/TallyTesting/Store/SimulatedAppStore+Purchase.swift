@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TallyCore
+import TallyVerify
 
 @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension SimulatedAppStore {
@@ -114,6 +115,10 @@ extension SimulatedAppStore {
             product, appAccountToken: pending.appAccountToken, quantity: pending.quantity, promotionalOfferID: pending.promotionalOfferID)
         state.pending.removeAll { $0.id == id }
         try save()
+        if let device = pending.storeKit1Device.flatMap(DeviceIdentifier.init(hex:)) {
+            // A StoreKit 1 payment: the device's receipt lists the purchase once it completes.
+            try issueReceipt(for: device)
+        }
         publish(transaction)
         return transaction
     }

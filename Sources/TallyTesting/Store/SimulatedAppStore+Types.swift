@@ -96,6 +96,9 @@ extension SimulatedAppStore {
         public let promotionalOfferID: String?
         /// When it was asked for.
         public let requestedAt: Date
+        /// For a StoreKit 1 payment, the device (lowercase hexadecimal) whose receipt the
+        /// purchase updates once it completes.
+        var storeKit1Device: String?
     }
 
     /// A one-line reason for a revocation, as Apple sends it.

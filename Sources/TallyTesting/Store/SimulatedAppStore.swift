@@ -94,6 +94,8 @@ public actor SimulatedAppStore {
     /// The authority that signs everything.
     public nonisolated let authority: TestCertificateAuthority
     let transport: any NotificationTransport
+    /// Signs app receipts; minted at the first receipt when the store was opened without one.
+    var receiptSigner: TestReceiptAuthority?
     let baseNow: @Sendable () -> Date
     var state: StoreState
     var subscribers: [UUID: AsyncStream<SimulatedAppStore.SignedTransaction>.Continuation] = [:]
@@ -107,14 +109,18 @@ public actor SimulatedAppStore {
     ///   - authority: who signs.
     ///   - time: where its clock comes from.
     ///   - transport: how notifications travel; HTTP by default.
+    ///   - receiptAuthority: who signs app receipts (StoreKit 1); one is minted at the first
+    ///     receipt when `nil`, which a verifier can trust through ``receiptAuthority()``.
     /// - Throws: ``SimulatedAppStoreError`` with code `storage` when the state file exists but cannot be read.
     public init(
         configuration: Configuration, authority: TestCertificateAuthority, time: Time,
-        transport: any NotificationTransport = URLSessionNotificationTransport()
+        transport: any NotificationTransport = URLSessionNotificationTransport(),
+        receiptAuthority: TestReceiptAuthority? = nil
     ) throws(SimulatedAppStoreError) {
         self.configuration = configuration
         self.authority = authority
         self.transport = transport
+        self.receiptSigner = receiptAuthority
         let catalogSettings = configuration.catalog.settings
         let settings = Settings(
             askToBuyEnabled: catalogSettings.askToBuyEnabled,

@@ -21,6 +21,11 @@ struct StoreState: Codable, Sendable {
     var settings: SimulatedAppStore.Settings
     /// The app download's transaction identifier, carried by every transaction.
     var appTransactionID = String(Int64.random(in: 700_000_000_000_000_000..<799_999_999_999_999_999))
+    /// Each device's app receipt, by device identifier in lowercase hexadecimal; optional so
+    /// that state files written before receipts existed still load.
+    var receipts: [String: DeviceReceiptRecord]?
+    /// When the customer first got the app: the original purchase date every receipt names.
+    var appPurchaseDate: Date?
 
     func transactionIndex(_ id: String) -> Int? {
         transactions.firstIndex { $0.payload.transactionID == id }
@@ -37,6 +42,17 @@ struct TransactionRecord: Codable, Sendable {
     var finished = false
     /// For a family member's copy: the purchaser's transaction it was shared from.
     var sharedFrom: String?
+}
+
+/// One device's app receipt as last issued: it changes only when the store issues it again
+/// (a StoreKit 1 purchase on that device, or a refresh), as the file on a device does.
+struct DeviceReceiptRecord: Codable, Sendable {
+    /// The opaque value that enters the device hash; drawn once per device.
+    var opaqueValue: Data
+    /// When the receipt was issued: its creation date.
+    var createdAt: Date
+    /// The in-app purchases it lists.
+    var inAppPurchases: [InAppPurchaseReceipt]
 }
 
 /// The renewal state of one auto-renewable subscription (one `originalTransactionID`).
