@@ -2,9 +2,11 @@ import Foundation
 import Hummingbird
 import TallyCore
 import TallyTesting
+import TallyVerify
 
-/// `/control/…`: buy, approve or decline Ask to Buy, refund, advance time, expire, list
-/// transactions. JSON in and out, snake_case; errors as `{"error":{"code","message"}}`.
+/// `/control/…`: buy (StoreKit 2, or StoreKit 1 on a device, with its app receipt), approve or
+/// decline Ask to Buy, refund, advance time, expire, list transactions, read and refresh a
+/// device's app receipt. JSON in and out, snake_case; errors as `{"error":{"code","message"}}`.
 struct ControlAPI: Sendable {
     let store: SimulatedAppStore
 
@@ -15,6 +17,23 @@ struct ControlAPI: Sendable {
             Response(
                 status: .ok, headers: [.contentType: "application/x-pem-file"],
                 body: .init(byteBuffer: ByteBuffer(string: try store.authority.root.serializeAsPEM().pemString + "\n")))
+        }
+        control.get("receipt-root.pem") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/x-pem-file"],
+                body: .init(byteBuffer: ByteBuffer(string: try await store.receiptAuthority().root.serializeAsPEM().pemString + "\n")))
+        }
+        control.get("receipt") { request, _ in
+            try await handle {
+                let device = try Self.device(request.uri.queryParameters["device_id"].map(String.init))
+                return ReceiptBody(try await store.appReceipt(for: device))
+            }
+        }
+        control.post("receipt/refresh") { request, context in
+            try await handle {
+                let device = try Self.device(try await decode(DeviceBody.self, request, context).deviceID)
+                return ReceiptBody(try await store.refreshAppReceipt(for: device))
+            }
         }
         control.put("settings") { request, context in try await handle { try await updateSettings(decode(SettingsBody.self, request, context)) } }
         control.get("products") { _, _ in try json(store.configuration.catalog.products.map(ProductBody.init)) }
@@ -209,6 +228,12 @@ struct ControlAPI: Sendable {
         var promotionalOfferID: String?
         /// success, user_cancelled, ask_to_buy, interrupted, unverified, or a store error code to fail with.
         var outcome: String?
+        /// 1 for a StoreKit 1 payment on `device_id`; 2 (the default) for StoreKit 2.
+        var storekit: Int?
+        /// StoreKit 1: the device whose app receipt the purchase updates (a UUID, or hexadecimal).
+        var deviceID: String?
+        /// StoreKit 1: `SKMutablePayment.applicationUsername`; kept as the app account token only when it is a UUID.
+        var applicationUsername: String?
     }
 
     struct PurchaseResultBody: Encodable {
@@ -216,6 +241,8 @@ struct ControlAPI: Sendable {
         var transactionID: String?
         var signedTransaction: String?
         var pendingID: String?
+        /// StoreKit 1: the device's app receipt after the purchase, base64.
+        var receipt: String?
     }
 
     func purchase(_ body: PurchaseBody) async throws -> PurchaseResultBody {
@@ -223,6 +250,18 @@ struct ControlAPI: Sendable {
         if let text = body.appAccountToken {
             guard let uuid = UUID(uuidString: text) else { throw ControlError.invalid("app_account_token must be a UUID") }
             token = uuid
+        }
+        switch body.storekit {
+        case nil, 2:
+            guard body.deviceID == nil, body.applicationUsername == nil else {
+                throw ControlError.invalid("device_id and application_username are for StoreKit 1 payments (\"storekit\": 1)")
+            }
+        case 1:
+            guard body.appAccountToken == nil, body.promotionalOfferID == nil else {
+                throw ControlError.invalid("a StoreKit 1 payment carries application_username, not app_account_token or promotional_offer_id")
+            }
+        case let other?:
+            throw ControlError.invalid("storekit must be 1 or 2, not \(other)")
         }
         let outcome: SimulatedAppStore.Outcome =
             switch body.outcome {
@@ -237,15 +276,61 @@ struct ControlAPI: Sendable {
                 throw ControlError.invalid(
                     "outcome must be automatic, success, user_cancelled, ask_to_buy, interrupted, unverified or one of \(Self.failures.sorted()), not \(other)")
             }
+        if body.storekit == 1 {
+            let device = try Self.device(body.deviceID)
+            let payment = SimulatedAppStore.StoreKit1Payment(
+                productID: body.productID, quantity: body.quantity ?? 1, applicationUsername: body.applicationUsername, outcome: outcome)
+            let result = try await store.purchase(payment, on: device)
+            var answer = Self.answer(result)
+            if case .success = result { answer.receipt = try await store.appReceipt(for: device).base64 }
+            return answer
+        }
         let options = SimulatedAppStore.PurchaseOptions(
             appAccountToken: token, quantity: body.quantity ?? 1, promotionalOfferID: body.promotionalOfferID, outcome: outcome)
-        switch try await store.purchase(body.productID, options: options) {
+        return Self.answer(try await store.purchase(body.productID, options: options))
+    }
+
+    static func answer(_ result: SimulatedAppStore.PurchaseResult) -> PurchaseResultBody {
+        switch result {
         case .success(let transaction):
             return PurchaseResultBody(result: "success", transactionID: transaction.transactionID, signedTransaction: transaction.jws)
         case .userCancelled:
             return PurchaseResultBody(result: "user_cancelled")
         case .pending(let pending):
             return PurchaseResultBody(result: "pending", pendingID: pending.id)
+        }
+    }
+
+    /// A device identifier as the control API takes it: a UUID (`identifierForVendor`) or hexadecimal.
+    static func device(_ text: String?) throws -> DeviceIdentifier {
+        guard let text, !text.isEmpty else { throw ControlError.invalid("device_id is required: the device's identifier, a UUID") }
+        guard text.utf8.count <= 128, let device = DeviceIdentifier(hex: text) else {
+            throw ControlError.invalid("device_id must be a UUID or hexadecimal, not \(text.prefix(128))")
+        }
+        return device
+    }
+
+    struct DeviceBody: Decodable {
+        var deviceID: String?
+    }
+
+    struct ReceiptBody: Encodable {
+        var deviceID: String
+        /// The PKCS#7 receipt, base64, as a device sends it.
+        var receipt: String
+        var createdAt: String?
+        var transactionIDs: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case deviceID, receipt, createdAt
+            case transactionIDs = "transactionIds"
+        }
+
+        init(_ receipt: SimulatedAppStore.SignedReceipt) {
+            deviceID = receipt.device.description
+            self.receipt = receipt.base64
+            createdAt = receipt.payload.receiptCreationDate?.formatted(.iso8601)
+            transactionIDs = receipt.transactionIDs
         }
     }
 

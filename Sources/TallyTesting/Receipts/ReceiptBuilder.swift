@@ -75,6 +75,23 @@ public struct ReceiptBuilder: Sendable {
         return Self.set(attributes + extraAttributes)
     }
 
+    /// ``receipt`` as ``payload()`` lists it, which is what a verifier decodes: the in-app
+    /// purchases in the order DER puts the elements of a `SET OF` (by their encodings).
+    public var written: AppReceipt {
+        var written = receipt
+        written.inAppPurchases = receipt.inAppPurchases
+            .map { purchase in
+                let attribute = ASN1Writer.sequence([
+                    ASN1Writer.integer(Int64(ReceiptAttributeType.inAppPurchase)), ASN1Writer.integer(1),
+                    ASN1Writer.octetString(inAppPayload(purchase)),
+                ])
+                return (attribute, purchase)
+            }
+            .sorted { $0.0.lexicographicallyPrecedes($1.0) }
+            .map(\.1)
+        return written
+    }
+
     private func inAppPayload(_ purchase: InAppPurchaseReceipt) -> [UInt8] {
         var attributes: [ReceiptAttribute] = []
         if let quantity = purchase.quantity { attributes.append(.integer(type: ReceiptAttributeType.quantity, Int64(quantity))) }

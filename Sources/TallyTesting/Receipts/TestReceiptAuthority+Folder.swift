@@ -69,7 +69,8 @@ extension TestReceiptAuthority {
         }
         let signer = try certificate(.signerPEM)
         guard signer.publicKey == Certificate.PublicKey(key.publicKey) else {
-            throw TestCertificateAuthority.FolderError(folder: folder, reason: "\(FolderFile.signerKey.rawValue) does not match \(FolderFile.signerPEM.rawValue)")
+            throw TestCertificateAuthority.FolderError(
+                folder: folder, reason: "\(FolderFile.signerKey.rawValue) does not match \(FolderFile.signerPEM.rawValue)")
         }
         return TestReceiptAuthority(root: try certificate(.rootPEM), intermediate: try certificate(.intermediatePEM), signer: signer, signerKey: key)
     }

@@ -41,7 +41,8 @@ extension SimulatedAppStore {
 
         /// ``bytes`` in standard base64, as apps send receipts to servers.
         public var base64: String { Data(bytes).base64EncodedString() }
-        /// The transaction identifiers of its in-app purchases, in the receipt's order.
+        /// The transaction identifiers of its in-app purchases, in the receipt's order (DER's,
+        /// by encoding, not the order of purchase).
         public var transactionIDs: [String] { payload.inAppPurchases.compactMap(\.transactionID) }
     }
 
@@ -146,7 +147,7 @@ extension SimulatedAppStore {
         builder.bind(to: device, opaqueValue: Array(record.opaqueValue))
         let signer = try receiptAuthority()
         do {
-            return SimulatedAppStore.SignedReceipt(bytes: try signer.sign(builder), payload: builder.receipt, device: device)
+            return SimulatedAppStore.SignedReceipt(bytes: try signer.sign(builder), payload: builder.written, device: device)
         } catch {
             throw SimulatedAppStoreError(.invalidState, "cannot sign the receipt: \(error)")
         }

@@ -7,8 +7,8 @@ import TallyTesting
 struct AppStoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "appstore",
-        abstract: "Run the simulated App Store, or make one signed purchase with it.",
-        subcommands: [AppStoreServeCommand.self, AppStorePurchaseCommand.self])
+        abstract: "Run the simulated App Store, make one signed purchase with it, or print a device's app receipt.",
+        subcommands: [AppStoreServeCommand.self, AppStorePurchaseCommand.self, AppStoreReceiptCommand.self])
 }
 
 /// Options both `serve` and `purchase` take.
@@ -45,6 +45,15 @@ struct StoreOptions: ParsableArguments {
     func authority() throws -> TestCertificateAuthority {
         do {
             return try TestCertificateAuthority.openOrCreate(folder: URL(fileURLWithPath: caDir), now: Date())
+        } catch {
+            throw ValidationError("--ca-dir \(error)")
+        }
+    }
+
+    /// The receipt authority kept in the same folder (`receipt-*.pem`), minted there at first use.
+    func receiptAuthority() throws -> TestReceiptAuthority {
+        do {
+            return try TestReceiptAuthority.openOrCreate(folder: URL(fileURLWithPath: caDir), now: Date())
         } catch {
             throw ValidationError("--ca-dir \(error)")
         }

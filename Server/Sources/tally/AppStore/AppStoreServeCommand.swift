@@ -14,7 +14,8 @@ struct AppStoreServeCommand: AsyncParsableCommand {
         abstract: "Run the simulated App Store on loopback: a control API and a fake App Store Server API.",
         discussion: """
             The store keeps its state in <ca-dir>/store-state.json (or --state) and continues from it
-            after a restart. Notifications go to --notify with Apple's retry schedule. Tokens for the
+            after a restart. App receipts (StoreKit 1) are signed by the receipt chain in
+            <ca-dir>/receipt-*.pem, created on first run; trust <ca-dir>/receipt-root.cer to verify them. Notifications go to --notify with Apple's retry schedule. Tokens for the
             App Store Server API are checked against the key in <ca-dir>/api-key.pem, created on first
             run with its issuer and key identifiers in <ca-dir>/api-key.json.
             """)
@@ -56,7 +57,8 @@ struct AppStoreServeCommand: AsyncParsableCommand {
         configuration.stateFile = state.map { URL(fileURLWithPath: $0) } ?? folder.appendingPathComponent("store-state.json")
         configuration.notificationURL = notify.flatMap(URL.init(string:))
         configuration.timeRate = timeRate.flatMap(TimeRate.init(name:))
-        let simulated = try SimulatedAppStore(configuration: configuration, authority: authority, time: .system(now: { Date() }))
+        let simulated = try SimulatedAppStore(
+            configuration: configuration, authority: authority, time: .system(now: { Date() }), receiptAuthority: try store.receiptAuthority())
         let credentials = try APIKeyFile.openOrCreate(folder: folder)
         if !["127.0.0.1", "::1", "localhost"].contains(host) {
             // The control API has no authentication: anyone who reaches it can mint purchases signed by this root.
@@ -75,6 +77,7 @@ struct AppStoreServeCommand: AsyncParsableCommand {
             "simulated App Store",
             metadata: [
                 "url": "http://\(host):\(port)", "root": "\(folder.appendingPathComponent("root.cer").path)",
+                "receipt_root": "\(folder.appendingPathComponent(TestReceiptAuthority.FolderFile.rootDER.rawValue).path)",
                 "bundle_id": "\(configuration.bundleID)", "environment": "\(configuration.environment.rawValue)",
                 "notify": "\(notify ?? "none")", "api_issuer_id": "\(credentials.issuerID)", "api_key_id": "\(credentials.keyID)",
             ])
