@@ -1,12 +1,27 @@
-/// `POST /v1/me/purchases`.
+/// `POST /v1/me/purchases`: a purchase in one of two forms, told apart by which member the
+/// body has. StoreKit 2 sends ``signedTransaction``; StoreKit 1 sends the app ``receipt`` and
+/// the ``transactionID`` of the purchase in it to deliver. A body with both forms, or neither,
+/// is refused.
 public struct PurchaseRequest: Codable, Hashable, Sendable {
-    /// The transaction's JWS, as StoreKit gives it.
-    public var signedTransaction: String
+    /// The transaction's JWS, as StoreKit 2 gives it (`Transaction.jwsRepresentation`).
+    public var signedTransaction: String?
+    /// The app receipt in base64 (the contents of `Bundle.main.appStoreReceiptURL`), StoreKit 1.
+    public var receipt: String?
+    /// With ``receipt``: the transaction to deliver (`SKPaymentTransaction.transactionIdentifier`).
+    public var transactionID: String?
     /// The order the purchase pays, if one was created.
     public var orderID: String?
-    /// Creates the request.
+
+    /// A StoreKit 2 purchase: its signed transaction.
     public init(signedTransaction: String, orderID: String? = nil) {
         self.signedTransaction = signedTransaction
+        self.orderID = orderID
+    }
+
+    /// A StoreKit 1 purchase: the app receipt and the transaction in it.
+    public init(receipt: String, transactionID: String, orderID: String? = nil) {
+        self.receipt = receipt
+        self.transactionID = transactionID
         self.orderID = orderID
     }
 }
@@ -37,12 +52,37 @@ public struct PurchaseResponse: Codable, Hashable, Sendable {
     }
 }
 
-/// `POST /v1/me/restore`.
+/// `POST /v1/me/restore`: signed transactions (StoreKit 2), an app receipt whose every in-app
+/// purchase is delivered (StoreKit 1), or both.
 public struct RestoreRequest: Codable, Hashable, Sendable {
-    /// The JWS of each transaction to deliver.
+    /// The JWS of each transaction to deliver; empty when the body has none.
     public var signedTransactions: [String]
+    /// An app receipt in base64: each of its in-app purchases is delivered.
+    public var receipt: String?
+
     /// Creates the request.
-    public init(signedTransactions: [String]) { self.signedTransactions = signedTransactions }
+    public init(signedTransactions: [String] = [], receipt: String? = nil) {
+        self.signedTransactions = signedTransactions
+        self.receipt = receipt
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case signedTransactions, receipt
+    }
+
+    /// Decodes a body in which either member may be left out.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        signedTransactions = try container.decodeIfPresent([String].self, forKey: .signedTransactions) ?? []
+        receipt = try container.decodeIfPresent(String.self, forKey: .receipt)
+    }
+
+    /// Encodes the members that have a value.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if !signedTransactions.isEmpty || receipt == nil { try container.encode(signedTransactions, forKey: .signedTransactions) }
+        try container.encodeIfPresent(receipt, forKey: .receipt)
+    }
 }
 
 /// The answer to `POST /v1/me/restore`: one result per transaction, in order.

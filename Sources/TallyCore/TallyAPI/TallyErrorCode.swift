@@ -39,6 +39,8 @@ public struct TallyErrorCode: RawRepresentable, Hashable, Sendable, Codable, Cus
     public static let verificationFailed = Self(rawValue: "verification_failed")
     /// 503: the signed data could not be verified now (revocation responder unreachable); retry.
     public static let verificationUnavailable = Self(rawValue: "verification_unavailable")
+    /// 422: the app receipt verified, but lists no in-app purchase with the transaction id given.
+    public static let transactionNotInReceipt = Self(rawValue: "transaction_not_in_receipt")
     /// 413: the request body is larger than the server accepts.
     public static let payloadTooLarge = Self(rawValue: "payload_too_large")
     /// 429: too many requests; retry after the `Retry-After` header.

@@ -15,7 +15,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
     let storage = dependencies.storage
     let metrics = dependencies.metrics
     let limits = RateLimits(dependencies.catalog.limits, metrics: metrics, now: dependencies.now)
-    let checker = SignedDataChecker(verifier: dependencies.verifier, metrics: metrics)
+    let checker = SignedDataChecker(verifier: dependencies.verifier, receiptVerifier: dependencies.receiptVerifier, metrics: metrics)
     let secretKey = SecretKeyAuthenticator(secretKey: dependencies.secretKey)
     let spending = SpendingController(storage: storage, metrics: metrics)
 

@@ -42,13 +42,18 @@ public struct ServerConfiguration: Sendable {
     public var catalog: TallyCatalog
     /// Development mode: also accept Sandbox and Xcode data (`tally serve --dev`).
     public var development = false
-    /// Roots trusted beside Apple's, such as a simulated App Store's; only ever given
-    /// explicitly, in development.
+    /// Roots trusted beside Apple's, such as a simulated App Store's JWS root and receipt
+    /// root; only ever given explicitly, in development. Both verifiers get the whole list:
+    /// a root of one kind never completes a chain of the other.
     public var testRoots: [Certificate] = []
     /// The verifier of signed data, when the caller builds its own (tests pinning the
     /// verification time); nil builds the catalog's from ``development``, ``testRoots`` and
     /// ``now`` (see `TallyCatalog.verifier(development:testRoots:now:)`).
     public var verifier: SignedDataVerifier?
+    /// The verifier of app receipts, when the caller builds its own; nil builds the catalog's
+    /// from ``development``, ``testRoots`` and ``now`` (see
+    /// `TallyCatalog.receiptVerifier(development:testRoots:now:)`).
+    public var receiptVerifier: ReceiptVerifier?
     /// The secret key of server-to-server and admin calls; nil (or empty) refuses them all.
     public var secretKey: String?
     /// The reverse proxies whose `X-Forwarded-For` and `Forwarded` name the client; none by default.

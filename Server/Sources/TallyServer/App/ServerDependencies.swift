@@ -11,6 +11,8 @@ struct ServerDependencies: Sendable {
     let storage: any TallyStorage
     /// What decides whether signed data is genuine.
     let verifier: SignedDataVerifier
+    /// What decides whether an app receipt is genuine.
+    let receiptVerifier: ReceiptVerifier
     /// What the server sells.
     let catalog: TallyCatalog
     /// The secret key of server-to-server and admin calls; nil disables them.
@@ -33,6 +35,10 @@ struct ServerDependencies: Sendable {
         verifier =
             configuration.verifier
             ?? configuration.catalog.verifier(
+                development: configuration.development, testRoots: configuration.testRoots, now: configuration.now)
+        receiptVerifier =
+            configuration.receiptVerifier
+            ?? configuration.catalog.receiptVerifier(
                 development: configuration.development, testRoots: configuration.testRoots, now: configuration.now)
         catalog = configuration.catalog
         secretKey = configuration.secretKey

@@ -6,7 +6,14 @@ public import TallyVerify
 extension SQLStorage {
     /// Records a verified transaction and grants it, once.
     public func deliver(_ transaction: Verified<TransactionPayload>, jws: String, presenter: User, orderID: String?) async throws -> PurchaseResponse {
-        let payload = transaction.payload
+        try await deliver(transaction.payload, evidence: jws, presenter: presenter, orderID: orderID)
+    }
+
+    /// Records a transaction read from verified data and grants it, once, under its transaction
+    /// id, whichever form it came in.
+    /// - Parameter evidence: what it was verified from (a JWS, or an app receipt in base64),
+    ///   kept with the transaction the first time it is recorded.
+    func deliver(_ payload: TransactionPayload, evidence: String, presenter: User, orderID: String?) async throws -> PurchaseResponse {
         guard let transactionID = payload.transactionID, let productID = payload.productID else {
             throw TallyAPIError(.invalidRequest, "the transaction has no transactionId or productId")
         }
@@ -15,7 +22,7 @@ extension SQLStorage {
         }
         try Self.checkQuantity(payload)
         return try await write { executor, time in
-            let recorded = try await record(executor, time: time, payload: payload, jws: jws, presenter: presenter)
+            let recorded = try await record(executor, time: time, payload: payload, jws: evidence, presenter: presenter)
             if let orderID {
                 try await fulfil(executor, orderID: orderID, user: presenter, productID: productID, transactionID: transactionID, time: time)
             }

@@ -46,6 +46,14 @@ public protocol TallyStorage: Sendable {
     func failOrder(user: User, id: String, reason: String) async throws -> Order
     /// Records a verified transaction and grants it, exactly once.
     func deliver(_ transaction: Verified<TransactionPayload>, jws: String, presenter: User, orderID: String?) async throws -> PurchaseResponse
+    /// Records an in-app purchase of a verified app receipt and grants it, exactly once under
+    /// its transaction id: the same transaction delivered as a JWS, before or after, grants
+    /// nothing more. The receipt names no app account token, so the purchase belongs to the
+    /// owner of its original transaction, else to the presenter.
+    func deliver(
+        _ purchase: InAppPurchaseReceipt, from receipt: VerifiedReceipt, receiptText: String, presenter: User, orderID: String?
+    ) async throws
+        -> PurchaseResponse
     /// Balances, entitlements and subscriptions.
     func account(user: User) async throws -> AccountResponse
     /// Ledger history, newest first.

@@ -34,7 +34,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Development mode: also accept Sandbox and Xcode data, and trust --trust-ca-dir's root.")
     var dev = false
 
-    @Option(name: .customLong("trust-ca-dir"), help: "With --dev: a simulated App Store's certificate folder whose root.cer to trust.")
+    @Option(
+        name: .customLong("trust-ca-dir"),
+        help: "With --dev: a simulated App Store's certificate folder whose root.cer (and receipt-root.cer, when there) to trust.")
     var trustCADir: String?
 
     @Option(
@@ -81,9 +83,14 @@ struct ServeCommand: AsyncParsableCommand {
         var roots: [Certificate] = []
         if dev {
             if let trustCADir {
-                let file = URL(fileURLWithPath: trustCADir).appendingPathComponent("root.cer")
+                let folder = URL(fileURLWithPath: trustCADir)
                 do {
-                    roots += try CertificateLoading.certificates(contentsOf: file)
+                    roots += try CertificateLoading.certificates(contentsOf: folder.appendingPathComponent("root.cer"))
+                    // The receipt root of a simulated App Store that issues app receipts (StoreKit 1).
+                    let receiptRoot = folder.appendingPathComponent("receipt-root.cer")
+                    if FileManager.default.fileExists(atPath: receiptRoot.path) {
+                        roots += try CertificateLoading.certificates(contentsOf: receiptRoot)
+                    }
                 } catch {
                     throw ValidationError("--trust-ca-dir: \(error.reason)")
                 }

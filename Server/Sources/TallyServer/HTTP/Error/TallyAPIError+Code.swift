@@ -43,6 +43,8 @@ extension TallyAPIError {
         case verificationFailed = "verification_failed"
         /// The signed data could not be verified now (a revocation responder did not answer); retry.
         case verificationUnavailable = "verification_unavailable"
+        /// The app receipt verified, but lists no in-app purchase with the transaction id given.
+        case transactionNotInReceipt = "transaction_not_in_receipt"
         /// The request body is larger than the server accepts.
         case payloadTooLarge = "payload_too_large"
         /// Too many requests; retry after `Retry-After`.
@@ -65,7 +67,7 @@ extension TallyAPIError {
             case .methodNotAllowed: .methodNotAllowed
             case .transactionBelongsToAnotherUser, .idempotencyKeyReused, .orderMismatch, .reservationClosed, .conflict: .conflict
             case .payloadTooLarge: .contentTooLarge
-            case .verificationFailed: .unprocessableContent
+            case .verificationFailed, .transactionNotInReceipt: .unprocessableContent
             case .rateLimited: .tooManyRequests
             case .internalError: .internalServerError
             case .verificationUnavailable, .unavailable: .serviceUnavailable

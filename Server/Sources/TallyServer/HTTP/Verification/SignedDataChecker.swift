@@ -1,12 +1,13 @@
 import TallyCore
 import TallyVerify
 
-/// Verifies the signed data that devices and the App Store post, counts each refusal by its
-/// verification code in `tally_verification_failures_total`, and refuses in the API's terms:
-/// 503 `verification_unavailable` when the data may verify later (a revocation responder did
-/// not answer), 422 `verification_failed` naming the verifier's code otherwise.
+/// Verifies the signed data that devices and the App Store post (JWS and app receipts), counts
+/// each refusal by its verification code in `tally_verification_failures_total`, and refuses in
+/// the API's terms: 503 `verification_unavailable` when the data may verify later (a revocation
+/// responder did not answer), 422 `verification_failed` naming the verifier's code otherwise.
 struct SignedDataChecker: Sendable {
     let verifier: SignedDataVerifier
+    let receiptVerifier: ReceiptVerifier
     let metrics: Metrics
 
     /// A device's signed transaction, verified.
@@ -17,6 +18,18 @@ struct SignedDataChecker: Sendable {
             return verified
         case .invalid(let failure):
             throw refusal(failure, unavailable: "the purchase cannot be verified now", failed: "the signed transaction did not verify")
+        }
+    }
+
+    /// A device's app receipt (base64), verified; the device hash is not checked, since the
+    /// server does not know the device's identifier.
+    /// - Throws: ``TallyAPIError`` when it does not verify.
+    func receipt(_ base64: String) async throws -> VerifiedReceipt {
+        switch await receiptVerifier.verify(base64: base64) {
+        case .valid(let verified):
+            return verified
+        case .invalid(let failure):
+            throw refusal(failure, unavailable: "the receipt cannot be verified now", failed: "the receipt did not verify")
         }
     }
 

@@ -15,6 +15,7 @@ import Testing
         (.invalidIdempotencyKey, 400), (.unauthorized, 401), (.insufficientCredits, 403), (.notFound, 404),
         (.transactionBelongsToAnotherUser, 409), (.idempotencyKeyReused, 409), (.orderMismatch, 409), (.reservationClosed, 409),
         (.usedExceedsReservation, 400), (.conflict, 409), (.verificationFailed, 422), (.verificationUnavailable, 503),
+        (.transactionNotInReceipt, 422),
         (.payloadTooLarge, 413), (.rateLimited, 429), (.methodNotAllowed, 405), (.internalError, 500), (.unavailable, 503),
     ]
 
