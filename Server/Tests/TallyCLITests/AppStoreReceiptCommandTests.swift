@@ -42,6 +42,37 @@ import FoundationNetworking
         #expect(CommandLine.json(wrongRoot.stdout)["code"] as? String == "untrusted_chain")
     }
 
+    @Test func aServerInDevelopmentTrustsTheSimulatorsReceiptRootAndGrantsOnce() async throws {
+        let caDir = folder.appendingPathComponent("served").path
+        let (store, storePort) = try ServeCommandTests.serve(["appstore", "serve", "--ca-dir", caDir])
+        defer { store.terminate() }
+        let database = folder.appendingPathComponent("tally.sqlite").path
+        let (server, port) = try ServeCommandTests.serve(["serve", "--dev", "--trust-ca-dir", caDir, "--database", database])
+        defer { server.terminate() }
+        let base = "http://127.0.0.1:\(port)"
+        let (_, user) = try await ServeCommandTests.request("POST", base + "/v1/users")
+        let token = try #require(user["user_token"] as? String)
+        let accountToken = try #require(user["app_account_token"] as? String)
+
+        let (_, bought) = try await ServeCommandTests.request(
+            "POST", "http://127.0.0.1:\(storePort)/control/purchases",
+            body: #"{"product_id":"com.tally.photo.credits.50","storekit":1,"device_id":"\#(Self.device)","application_username":"\#(accountToken)"}"#)
+        let receipt = try #require(bought["receipt"] as? String)
+        let transactionID = try #require(bought["transaction_id"] as? String)
+        let jws = try #require(bought["signed_transaction"] as? String)
+
+        let (status, delivered) = try await ServeCommandTests.request(
+            "POST", base + "/v1/me/purchases", token: token, body: #"{"receipt":"\#(receipt)","transaction_id":"\#(transactionID)"}"#)
+        #expect(status == 200, "\(delivered)")
+        #expect(delivered["replayed"] as? Bool == false)
+        // The same purchase as a JWS afterwards: a replay, nothing more granted.
+        let (_, again) = try await ServeCommandTests.request("POST", base + "/v1/me/purchases", token: token, body: #"{"signed_transaction":"\#(jws)"}"#)
+        #expect(again["replayed"] as? Bool == true)
+        let (_, me) = try await ServeCommandTests.request("GET", base + "/v1/me", token: token)
+        let credits = (me["balances"] as? [[String: Any]])?.first { $0["currency"] as? String == "credits" }
+        #expect(credits?["available"] as? Int == 52, "\(me)")
+    }
+
     @Test func aDeviceWithoutPurchasesGetsAnEmptyReceiptAndABadIdentifierIsRefused() throws {
         let caDir = folder.appendingPathComponent("empty").path
         let printed = try CommandLine.run(["appstore", "receipt", "--ca-dir", caDir, "--device-id", Self.device, "--refresh"])

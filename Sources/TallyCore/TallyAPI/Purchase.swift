@@ -24,6 +24,21 @@ public struct PurchaseRequest: Codable, Hashable, Sendable {
         self.transactionID = transactionID
         self.orderID = orderID
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case signedTransaction, receipt, transactionID, orderID
+    }
+
+    /// Decodes a body in which each member may be left out; `order_id` may also be null, the
+    /// others may not (which form a body is must not depend on a null).
+    /// - Throws: `DecodingError.valueNotFound` for a null other than `order_id`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        signedTransaction = try container.decodeUnlessAbsent(String.self, forKey: .signedTransaction)
+        receipt = try container.decodeUnlessAbsent(String.self, forKey: .receipt)
+        transactionID = try container.decodeUnlessAbsent(String.self, forKey: .transactionID)
+        orderID = try container.decodeIfPresent(String.self, forKey: .orderID)
+    }
 }
 
 /// What a verified purchase gave; a replay returns the first answer with `replayed` true.
@@ -70,11 +85,16 @@ public struct RestoreRequest: Codable, Hashable, Sendable {
         case signedTransactions, receipt
     }
 
-    /// Decodes a body in which either member may be left out.
+    /// Decodes a body with `signed_transactions`, `receipt`, or both; neither may be null.
+    /// - Throws: `DecodingError.keyNotFound` when it has neither, `valueNotFound` for a null.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        signedTransactions = try container.decodeIfPresent([String].self, forKey: .signedTransactions) ?? []
-        receipt = try container.decodeIfPresent(String.self, forKey: .receipt)
+        receipt = try container.decodeUnlessAbsent(String.self, forKey: .receipt)
+        if receipt == nil || container.contains(.signedTransactions) {
+            signedTransactions = try container.decode([String].self, forKey: .signedTransactions)
+        } else {
+            signedTransactions = []
+        }
     }
 
     /// Encodes the members that have a value.
@@ -113,5 +133,13 @@ public struct RestoreResponse: Codable, Hashable, Sendable {
         self.results = results
         self.balances = balances
         self.entitlements = entitlements
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// The member's value, or nil when the member is absent; unlike `decodeIfPresent`, a null
+    /// is refused (`DecodingError.valueNotFound`).
+    fileprivate func decodeUnlessAbsent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        contains(key) ? try decode(type, forKey: key) : nil
     }
 }

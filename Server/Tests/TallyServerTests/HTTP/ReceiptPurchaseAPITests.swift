@@ -126,6 +126,7 @@ import Testing
                     .badRequest, "invalid_request", nil
                 ),
                 ("neither form", ByteBuffer(string: #"{"order_id":"o1"}"#), .badRequest, "invalid_request", nil),
+                ("a null receipt", ByteBuffer(string: #"{"signed_transaction":"\#(transaction.jws)","receipt":null}"#), .badRequest, "invalid_request", nil),
                 (
                     "JWS with a transaction id", ByteBuffer(string: #"{"signed_transaction":"\#(transaction.jws)","transaction_id":"1"}"#), .badRequest,
                     "invalid_request", nil
@@ -206,8 +207,10 @@ import Testing
             let response = try await client.post("/v1/me/restore", token: user.userToken, body: body)
             #expect(response.status == .unprocessableContent)
             #expect(Self.verificationCode(response) == "malformed_receipt")
-            let empty = try await client.post("/v1/me/restore", token: user.userToken, body: ByteBuffer(string: "{}"))
-            #expect(empty.status == .badRequest)
+            for refused in ["{}", #"{"receipt":null,"signed_transactions":[]}"#, #"{"receipt":"bm90","signed_transactions":null}"#] {
+                let response = try await client.post("/v1/me/restore", token: user.userToken, body: ByteBuffer(string: refused))
+                #expect(response.status == .badRequest, "\(refused)")
+            }
             let account = try API.decode(AccountResponse.self, try await client.get("/v1/me", token: user.userToken))
             #expect(account.balances.first { $0.currency == "credits" }?.available == 2)
         }

@@ -64,9 +64,6 @@ struct PurchaseController {
         guard body.signedTransactions.count <= 100 else {
             throw TallyAPIError(.invalidRequest, "restore at most 100 transactions at a time")
         }
-        guard !body.signedTransactions.isEmpty || body.receipt != nil else {
-            throw TallyAPIError(.invalidRequest, "the body needs signed_transactions, a receipt, or both")
-        }
         var receipt: (text: String, verified: VerifiedReceipt)?
         if let text = body.receipt { receipt = (text, try await checker.receipt(text)) }
         var results: [RestoreResponse.Item] = []
