@@ -2,6 +2,7 @@ import Foundation
 public import TallyCore
 public import TallyVerify
 
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension SimulatedAppStore {
     /// A StoreKit 1 payment, as an app adds an `SKMutablePayment` to the payment queue.
     public struct StoreKit1Payment: Sendable, Hashable {
