@@ -63,14 +63,14 @@ public struct TestReceiptAuthority: Sendable {
     public struct Profile: Sendable {
         /// The moment the chain is minted; validity periods are counted from it.
         public var issuedAt: Date
-        /// How long before ``issuedAt`` each certificate's validity starts.
-        public var backdate: Duration
-        /// The root's validity period.
-        public var rootValidity: Duration
-        /// The intermediate's validity period.
-        public var intermediateValidity: Duration
-        /// The leaf's validity period.
-        public var leafValidity: Duration
+        /// How long before ``issuedAt`` each certificate's validity starts, in seconds.
+        public var backdate: TimeInterval
+        /// The root's validity period, in seconds.
+        public var rootValidity: TimeInterval
+        /// The intermediate's validity period, in seconds.
+        public var intermediateValidity: TimeInterval
+        /// The leaf's validity period, in seconds.
+        public var leafValidity: TimeInterval
         /// The OID put on the intermediate; `nil` for none.
         public var intermediateOID: ASN1ObjectIdentifier?
         /// The OID put on the leaf; `nil` for none.
@@ -85,10 +85,10 @@ public struct TestReceiptAuthority: Sendable {
         /// `issuedAt`, signed with SHA-256.
         public init(issuedAt: Date) {
             self.issuedAt = issuedAt
-            self.backdate = .seconds(86_400)
-            self.rootValidity = .seconds(20 * 365 * 86_400)
-            self.intermediateValidity = .seconds(10 * 365 * 86_400)
-            self.leafValidity = .seconds(2 * 365 * 86_400)
+            self.backdate = 86_400
+            self.rootValidity = 20 * 365 * 86_400
+            self.intermediateValidity = 10 * 365 * 86_400
+            self.leafValidity = 2 * 365 * 86_400
             self.intermediateOID = AppleOIDs.intermediateMarker
             self.leafOID = AppleOIDs.receiptSigningMarker
             self.certificateDigest = .sha256
@@ -133,7 +133,7 @@ public struct TestReceiptAuthority: Sendable {
     /// - Throws: when a key cannot be generated or swift-certificates cannot build a certificate.
     public init(profile: Profile, keys: Keys? = nil) throws {
         let keys = try keys ?? Keys.generate()
-        let start = profile.issuedAt.addingTimeInterval(-Self.seconds(profile.backdate))
+        let start = profile.issuedAt.addingTimeInterval(-profile.backdate)
         let algorithm: Certificate.SignatureAlgorithm = profile.certificateDigest == .sha1 ? .sha1WithRSAEncryption : .sha256WithRSAEncryption
         let rootName = try Self.name(
             common: "\(profile.organization) Root CA", unit: "\(profile.organization) Certification Authority", organization: profile.organization)
@@ -148,7 +148,7 @@ public struct TestReceiptAuthority: Sendable {
 
         let root = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: rootPublic,
-            notValidBefore: start, notValidAfter: start.addingTimeInterval(Self.seconds(profile.rootValidity)),
+            notValidBefore: start, notValidAfter: start.addingTimeInterval(profile.rootValidity),
             issuer: rootName, subject: rootName, signatureAlgorithm: algorithm,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
@@ -168,7 +168,7 @@ public struct TestReceiptAuthority: Sendable {
         }
         let intermediate = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: intermediatePublic,
-            notValidBefore: start, notValidAfter: start.addingTimeInterval(Self.seconds(profile.intermediateValidity)),
+            notValidBefore: start, notValidAfter: start.addingTimeInterval(profile.intermediateValidity),
             issuer: rootName, subject: intermediateName, signatureAlgorithm: algorithm,
             extensions: intermediateExtensions, issuerPrivateKey: .init(keys.root))
 
@@ -183,7 +183,7 @@ public struct TestReceiptAuthority: Sendable {
         }
         let leaf = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: leafPublic,
-            notValidBefore: start, notValidAfter: start.addingTimeInterval(Self.seconds(profile.leafValidity)),
+            notValidBefore: start, notValidAfter: start.addingTimeInterval(profile.leafValidity),
             issuer: intermediateName, subject: leafName, signatureAlgorithm: algorithm,
             extensions: leafExtensions, issuerPrivateKey: .init(keys.intermediate))
 
@@ -327,9 +327,5 @@ public struct TestReceiptAuthority: Sendable {
             OrganizationName(organization)
             CountryName("US")
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
     }
 }

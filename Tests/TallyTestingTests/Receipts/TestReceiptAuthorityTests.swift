@@ -52,7 +52,7 @@ import X509
         profile.intermediateOID = nil
         profile.leafOID = nil
         profile.certificateDigest = .sha1
-        profile.leafValidity = .seconds(86_400)
+        profile.leafValidity = 86_400
         let authority = try TestReceiptAuthority(profile: profile, keys: Self.keys)
         #expect(authority.intermediate?.extensions[oid: AppleOIDs.intermediateMarker] == nil)
         #expect(authority.signer.extensions[oid: AppleOIDs.receiptSigningMarker] == nil)

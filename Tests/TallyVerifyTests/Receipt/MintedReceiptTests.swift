@@ -121,7 +121,7 @@ import X509
     // MARK: - Time
 
     @Test func receiptCreatedAfterTheLeafExpiredFails() async throws {
-        let authority = try ReceiptFixtures.authority { $0.leafValidity = .seconds(30 * 86_400) }
+        let authority = try ReceiptFixtures.authority { $0.leafValidity = 30 * 86_400 }
         let receipt = ReceiptFixtures.receipt(created: authority.signer.notValidAfter.addingTimeInterval(1))
         let failure = await ReceiptFixtures.verifier(roots: [authority.root]).verify(try authority.sign(receipt)).failure
         #expect(failure?.code == .certificateExpired)
@@ -129,7 +129,7 @@ import X509
     }
 
     @Test func receiptCreatedAtTheLeafsLastSecondVerifies() async throws {
-        let authority = try ReceiptFixtures.authority { $0.leafValidity = .seconds(30 * 86_400) }
+        let authority = try ReceiptFixtures.authority { $0.leafValidity = 30 * 86_400 }
         let receipt = ReceiptFixtures.receipt(created: authority.signer.notValidAfter)
         #expect(await ReceiptFixtures.verifier(roots: [authority.root]).verify(try authority.sign(receipt)).value != nil)
     }
@@ -143,9 +143,9 @@ import X509
     @Test func receiptFromAnExpiredChainVerifiesAtItsCreationDate() async throws {
         // Every certificate expired long before "now"; the receipt was created while they were valid.
         let authority = try ReceiptFixtures.authority {
-            $0.rootValidity = .seconds(90 * 86_400)
-            $0.intermediateValidity = .seconds(60 * 86_400)
-            $0.leafValidity = .seconds(30 * 86_400)
+            $0.rootValidity = 90 * 86_400
+            $0.intermediateValidity = 60 * 86_400
+            $0.leafValidity = 30 * 86_400
         }
         let bytes = try authority.sign(ReceiptFixtures.receipt())
         let atCreation = await ReceiptFixtures.verifier(roots: [authority.root], now: ReceiptFixtures.farFuture).verify(bytes)
