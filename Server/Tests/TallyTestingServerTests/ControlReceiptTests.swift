@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import TallyCore
+import TallyTestSupport
 import TallyTesting
 import TallyTestingServer
 import TallyVerify
