@@ -54,6 +54,28 @@ if [ ! -x "$venv/bin/schemathesis" ] || [ "$("$venv/bin/schemathesis" --version 
   echo "Installing schemathesis $schemathesis_version into $venv" >&2
   "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$schemathesis_version"
 fi
+# Hypothesis names a lambda by parsing its source file; on Python 3.11 that parse can fail with
+# "SystemError: AST constructor recursion depth mismatch" when it runs deep in a stack, and
+# schemathesis then reports a runtime error of its own, not of the server. The name is only a
+# description: where the parse fails, the lambda is described as unknown, as Hypothesis does
+# when it cannot find the source.
+site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+cat >"$site/tally_probe_lambda_names.py" <<'PY'
+import hypothesis.internal.lambda_sources as sources
+
+_describe = sources._lambda_description
+
+
+def _described(f, *args, **kwargs):
+    try:
+        return _describe(f, *args, **kwargs)
+    except SystemError:
+        return "lambda: <unknown>"
+
+
+sources._lambda_description = _described
+PY
+echo "import tally_probe_lambda_names" >"$site/tally_probe_lambda_names.pth"
 
 # --- a real server -----------------------------------------------------------------------------
 
