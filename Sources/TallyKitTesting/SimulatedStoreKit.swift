@@ -1,7 +1,8 @@
-import Foundation
+public import Foundation
 import TallyCore
 public import TallyKit
 public import TallyTesting
+public import TallyVerify
 
 /// A ``TallyKit/Store`` over TallyTesting's `SimulatedAppStore`: real signed transactions,
 /// subscriptions on a controllable clock, Ask to Buy, refunds, on Linux and in tests.
@@ -11,6 +12,12 @@ public import TallyTesting
 /// let store = SimulatedStoreKit(appStore, locale: "uk_UA")
 /// await store.nextPurchase(.userCancelled)        // what the customer does with the next sheet
 /// ```
+///
+/// With ``API/storeKit1(device:)`` it behaves as StoreKit 1 on that device: purchases carry
+/// the device's app receipt instead of a JWS (a transaction the receipt does not list yet gets
+/// the receipt refreshed, as `SKReceiptRefreshRequest`), what the customer owns and has
+/// bought is read from the receipt, refunds are not announced (StoreKit 1 has no such
+/// callback; a refreshed receipt shows them), and a restore refreshes the receipt.
 @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 public actor SimulatedStoreKit: Store {
     /// The simulated App Store behind it.
@@ -20,13 +27,29 @@ public actor SimulatedStoreKit: Store {
     private var outcomes: [SimulatedAppStore.Outcome] = []
     private var reachable = true
     private var subscribers: [UUID: AsyncStream<StoreTransaction>.Continuation] = [:]
+    /// Which StoreKit it behaves as.
+    public nonisolated let api: API
+    /// The time that StoreKit 1 judges subscription expiries in the receipt at.
+    private nonisolated let deviceTime: (@Sendable () -> Date)?
+
+    /// The StoreKit an app uses.
+    public enum API: Sendable, Hashable {
+        /// StoreKit 2: a JWS per transaction (iOS 15 and later).
+        case storeKit2
+        /// StoreKit 1 on a device: the app receipt proves transactions.
+        case storeKit1(device: DeviceIdentifier)
+    }
 
     /// - Parameters:
     ///   - appStore: the simulated App Store.
     ///   - locale: the customer's locale (`en_US`, `uk_UA`).
-    public init(_ appStore: SimulatedAppStore, locale: String = "en_US") {
+    ///   - api: StoreKit 2 (the default) or StoreKit 1 on a device.
+    ///   - now: the device's time, for expiries read from a receipt; the simulated store's by default.
+    public init(_ appStore: SimulatedAppStore, locale: String = "en_US", api: API = .storeKit2, now: (@Sendable () -> Date)? = nil) {
         self.appStore = appStore
         self.locale = locale
+        self.api = api
+        self.deviceTime = now
     }
 
     /// What the customer (or the store) does with the next payment sheets, in order; after
@@ -59,18 +82,58 @@ public actor SimulatedStoreKit: Store {
         let outcome = outcomes.isEmpty ? SimulatedAppStore.Outcome.automatic : outcomes.removeFirst()
         let result: SimulatedAppStore.PurchaseResult
         do {
-            result = try await appStore.purchase(
-                productID,
-                options: SimulatedAppStore.PurchaseOptions(
-                    appAccountToken: options.appAccountToken, quantity: options.quantity,
-                    promotionalOfferID: options.promotionalOffer?.offerID, outcome: outcome))
+            result = try await buy(productID, options: options, outcome: outcome)
         } catch {
             throw Self.error(error)
         }
         switch result {
-        case .success(let signed): return .success(try StoreTransaction(jws: signed.jws))
+        case .success(let signed): return .success(try await transaction(signed))
         case .userCancelled: return .userCancelled
         case .pending: return .pending
+        }
+    }
+
+    private func buy(_ productID: String, options: StorePurchaseOptions, outcome: SimulatedAppStore.Outcome) async throws -> SimulatedAppStore.PurchaseResult {
+        switch api {
+        case .storeKit2:
+            return try await appStore.purchase(
+                productID,
+                options: SimulatedAppStore.PurchaseOptions(
+                    appAccountToken: options.appAccountToken, quantity: options.quantity,
+                    promotionalOfferID: options.promotionalOffer?.offerID, outcome: outcome))
+        case .storeKit1(let device):
+            // StoreKit 1 carries the app account token as `applicationUsername`.
+            let payment = SimulatedAppStore.StoreKit1Payment(
+                productID: productID, quantity: options.quantity, applicationUsername: options.appAccountToken?.uuidString, outcome: outcome)
+            return try await appStore.purchase(payment, on: device)
+        }
+    }
+
+    /// The transaction as the app sees it: its JWS, or the device's app receipt that lists it.
+    private func transaction(_ signed: SimulatedAppStore.SignedTransaction) async throws(TallyError) -> StoreTransaction {
+        guard case .storeKit1(let device) = api else { return try StoreTransaction(jws: signed.jws) }
+        do {
+            let receipt = try await appStore.appReceipt(for: device)
+            if receipt.transactionIDs.contains(signed.transactionID) { return try StoreTransaction(receipt: receipt.base64, transactionID: signed.transactionID) }
+            return try StoreTransaction(receipt: try await appStore.refreshAppReceipt(for: device).base64, transactionID: signed.transactionID)
+        } catch let error as TallyError {
+            throw error
+        } catch {
+            throw Self.error(error)
+        }
+    }
+
+    private func deviceNow() async -> Date {
+        if let deviceTime { return deviceTime() }
+        return await appStore.now
+    }
+
+    /// The device's app receipt, standard base64.
+    private func receipt(_ device: DeviceIdentifier) async throws(TallyError) -> String {
+        do {
+            return try await appStore.appReceipt(for: device).base64
+        } catch {
+            throw Self.error(error)
         }
     }
 
@@ -81,7 +144,9 @@ public actor SimulatedStoreKit: Store {
         subscribers[id] = continuation
         let task = Task {
             for await signed in source {
-                if let transaction = try? StoreTransaction(jws: signed.jws) { continuation.yield(transaction) }
+                // StoreKit 1's payment queue announces purchases and renewals, never refunds.
+                if case .storeKit1 = self.api, signed.payload.revocationDate != nil { continue }
+                if let transaction = try? await self.transaction(signed) { continuation.yield(transaction) }
             }
             continuation.finish()
         }
@@ -104,14 +169,16 @@ public actor SimulatedStoreKit: Store {
         } catch {
             throw Self.error(error)
         }
-        let transaction = try StoreTransaction(jws: signed.jws)
+        let transaction = try await transaction(signed)
         for continuation in subscribers.values { continuation.yield(transaction) }
     }
 
     public func unfinishedTransactions() async throws(TallyError) -> [StoreTransaction] {
         try checkReachable()
         do {
-            return try await appStore.unfinishedTransactions().map { signed throws(TallyError) in try StoreTransaction(jws: signed.jws) }
+            var result: [StoreTransaction] = []
+            for signed in try await appStore.unfinishedTransactions() { result.append(try await transaction(signed)) }
+            return result
         } catch let error as TallyError {
             throw error
         } catch {
@@ -122,6 +189,7 @@ public actor SimulatedStoreKit: Store {
     public func currentEntitlements() async throws(TallyError) -> [StoreTransaction] {
         try checkReachable()
         do {
+            if case .storeKit1(let device) = api { return try StoreTransaction.entitlements(inReceipt: try await receipt(device), at: await deviceNow()) }
             return try await appStore.currentEntitlements().map { signed throws(TallyError) in try StoreTransaction(jws: signed.jws) }
         } catch let error as TallyError {
             throw error
@@ -135,6 +203,7 @@ public actor SimulatedStoreKit: Store {
     public func transactionHistory() async throws(TallyError) -> [StoreTransaction] {
         try checkReachable()
         do {
+            if case .storeKit1(let device) = api { return try StoreTransaction.all(inReceipt: try await receipt(device)) }
             return try await appStore.history().map { signed throws(TallyError) in try StoreTransaction(jws: signed.jws) }
         } catch let error as TallyError {
             throw error
@@ -152,8 +221,15 @@ public actor SimulatedStoreKit: Store {
         }
     }
 
+    /// Brings the device up to date: with StoreKit 1 the app receipt is issued again.
     public func sync() async throws(TallyError) {
         try checkReachable()
+        guard case .storeKit1(let device) = api else { return }
+        do {
+            try await appStore.refreshAppReceipt(for: device)
+        } catch {
+            throw Self.error(error)
+        }
     }
 
     // MARK: - Mapping

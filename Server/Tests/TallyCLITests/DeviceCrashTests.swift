@@ -2,23 +2,34 @@ import Foundation
 import Testing
 
 /// The crash matrix, with real processes: `tally device purchase --crash-at STEP` dies by
-/// SIGKILL at each step of a purchase, on the device and against a `tally serve` process;
-/// the next launch delivers the credit, and it arrives exactly once.
+/// SIGKILL at each step of a purchase, on the device and against a `tally serve` process,
+/// with StoreKit 2 (a JWS) and StoreKit 1 (the app receipt); the next launch delivers the
+/// credit, and it arrives exactly once.
 @Suite(.timeLimit(.minutes(3))) struct DeviceCrashTests {
     /// Every step of `PurchaseStep`, in order; `stepsAreEveryStepOfAPurchase` keeps the list whole.
     static let steps = ["paid", "journaled", "delivered", "recorded", "finished"]
 
     enum Mode: String, CaseIterable, Sendable { case onDevice = "on-device", server }
 
+    /// Where the credit is delivered, and which StoreKit proves the purchase.
+    struct Setup: Sendable, CustomTestStringConvertible {
+        var mode: Mode
+        var storeKit: Int
+        var testDescription: String { "\(mode.rawValue), StoreKit \(storeKit)" }
+        static let all = [1, 2].flatMap { storeKit in Mode.allCases.map { Setup(mode: $0, storeKit: storeKit) } }
+    }
+
     /// One phone: its folder and the simulated App Store's certificate authority.
     struct Phone {
         var folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-device-\(UUID().uuidString)")
         var server: String?
+        var storeKit = 2
         var caDir: String { folder.appendingPathComponent("ca").path }
 
         func run(_ subcommand: String, _ extra: [String] = []) throws -> CommandLine.Run {
             var arguments = ["device", subcommand, "--ca-dir", caDir, "--state", folder.appendingPathComponent("state").path]
             if let server { arguments += ["--server", server] }
+            if storeKit != 2 { arguments += ["--storekit", "\(storeKit)"] }
             return try CommandLine.run(arguments + extra)
         }
 
@@ -40,6 +51,9 @@ import Testing
         // The authority's folder must exist before the server is told to trust it.
         let created = try CommandLine.run(["appstore", "purchase", "--ca-dir", phone.caDir, "--product", "com.tally.photo.credits.10"])
         #expect(created.status == 0, "\(created.stderr)")
+        // So is its receipt chain, for StoreKit 1 devices (minted at the first receipt).
+        let receipt = try CommandLine.run(["appstore", "receipt", "--ca-dir", phone.caDir, "--device-id", UUID().uuidString])
+        #expect(receipt.status == 0, "\(receipt.stderr)")
         let database = phone.folder.appendingPathComponent("server.sqlite").path
         let (server, port) = try ServeCommandTests.serve(["serve", "--dev", "--trust-ca-dir", phone.caDir, "--database", database])
         defer {
@@ -50,9 +64,10 @@ import Testing
         try body(phone)
     }
 
-    @Test(arguments: Mode.allCases, steps)
-    func aCrashAtEveryStepDeliversTheCreditExactlyOnce(mode: Mode, step: String) throws {
-        var phone = Phone()
+    @Test(arguments: Setup.all, steps)
+    func aCrashAtEveryStepDeliversTheCreditExactlyOnce(setup: Setup, step: String) throws {
+        let mode = setup.mode
+        var phone = Phone(storeKit: setup.storeKit)
         defer { try? FileManager.default.removeItem(at: phone.folder) }
         let check = { (phone: Phone) throws in
             let (product, currency, balance) = Self.product(mode)

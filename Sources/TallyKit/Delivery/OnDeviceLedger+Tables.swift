@@ -6,19 +6,19 @@ import TallySQL
 extension OnDeviceLedger {
     /// Records a purchase; `true` when it is new.
     @discardableResult
-    static func record(_ executor: any SQLExecutor, payload: TransactionPayload, jws: String, time: Int64) async throws -> Bool {
+    static func record(_ executor: any SQLExecutor, payload: TransactionPayload, evidence: StoreTransaction.Evidence, time: Int64) async throws -> Bool {
         let transactionID = payload.transactionID ?? ""
         return try await executor.execute(
             """
             INSERT INTO ledger_purchases (transaction_id, original_transaction_id, product_id, quantity, purchase_date, expires_date,
-                price, currency, environment, jws, recorded_at, revoked_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (transaction_id) DO NOTHING
+                price, currency, environment, evidence_kind, evidence, recorded_at, revoked_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (transaction_id) DO NOTHING
             """,
             [
                 .text(transactionID), .text(payload.originalTransactionID ?? transactionID), .text(payload.productID ?? ""),
                 .int(Int64(min(10, max(1, payload.quantity ?? 1)))), .optional(payload.purchaseDate.map(JournalTime.millis)),
                 .optional(payload.expiresDate.map(JournalTime.millis)), .optional(payload.price), .optional(payload.currency),
-                .optional(payload.environment?.rawValue), .text(jws), .int(time),
+                .optional(payload.environment?.rawValue), .text(evidence.kind), .text(evidence.text), .int(time),
                 .optional(payload.revocationDate.map(JournalTime.millis)),
             ]) == 1
     }
@@ -57,11 +57,11 @@ extension OnDeviceLedger {
 
     /// Revokes a refunded purchase once: the unspent part of its lots is removed, the spent
     /// part becomes debt. `true` when this call revoked it.
-    static func revoke(_ executor: any SQLExecutor, payload: TransactionPayload, jws: String, time: Int64) async throws -> Bool {
+    static func revoke(_ executor: any SQLExecutor, payload: TransactionPayload, evidence: StoreTransaction.Evidence, time: Int64) async throws -> Bool {
         let transactionID = payload.transactionID ?? ""
         let revokedAt = payload.revocationDate.map(JournalTime.millis) ?? time
         // A refund of a purchase never delivered here: recorded as revoked, nothing to take back.
-        if try await record(executor, payload: payload, jws: jws, time: time) { return true }
+        if try await record(executor, payload: payload, evidence: evidence, time: time) { return true }
         let revoked = try await executor.execute(
             "UPDATE ledger_purchases SET revoked_at = ? WHERE transaction_id = ? AND revoked_at IS NULL",
             [.int(revokedAt), .text(transactionID)])

@@ -28,11 +28,18 @@ public import TallyVerify
 ///                                        environments: [.production, .sandbox]), now: { Date() }),
 ///     now: { Date() })
 /// ```
+///
+/// StoreKit 1 proves purchases with the app receipt: give a ``ReceiptVerifier`` (Apple Root
+/// CA, the RSA root, by default) and the device's identifier (`identifierForVendor` on iOS),
+/// and a receipt-backed transaction is credited only when the receipt verifies, was issued to
+/// this device, and lists it.
 public struct OnDeviceLedger: Delivery {
     /// What the app sells.
     public let catalog: OnDeviceCatalog
     let database: LocalDatabase
     let verifier: SignedDataVerifier
+    let receiptVerifier: ReceiptVerifier?
+    let deviceIdentifier: DeviceIdentifier?
     let now: @Sendable () -> Date
     /// The device's trusted time, shared with the entitlements cache: expiries and holds are
     /// judged on it, so moving the device's clock neither ends a subscription nor extends one.
@@ -42,7 +49,11 @@ public struct OnDeviceLedger: Delivery {
     /// - Parameters:
     ///   - database: the device's database.
     ///   - catalog: what each product grants and unlocks.
-    ///   - verifier: checks every transaction before it is credited.
+    ///   - verifier: checks every transaction's JWS before it is credited.
+    ///   - receiptVerifier: checks app receipts (StoreKit 1); without one, a receipt-backed
+    ///     transaction is refused with `verification_failed`.
+    ///   - deviceIdentifier: the identifier the App Store binds this device's receipts to
+    ///     (`identifierForVendor` on iOS); when given, a receipt issued to another device is refused.
     ///   - now: the device's clock.
     ///   - uptime: seconds since the device started. Subscription expiries, holds and the
     ///     ledger's times are judged on the device's trusted time, which advances with uptime
@@ -50,13 +61,16 @@ public struct OnDeviceLedger: Delivery {
     ///     clock neither ends a paid subscription nor extends one.
     /// - Throws: ``TallyError`` `invalid_request` for a catalog with a problem, `storage_failed`.
     public init(
-        database: LocalDatabase, catalog: OnDeviceCatalog, verifier: SignedDataVerifier, now: @escaping @Sendable () -> Date,
+        database: LocalDatabase, catalog: OnDeviceCatalog, verifier: SignedDataVerifier, receiptVerifier: ReceiptVerifier? = nil,
+        deviceIdentifier: DeviceIdentifier? = nil, now: @escaping @Sendable () -> Date,
         uptime: @escaping @Sendable () -> TimeInterval = PurchaseManager.timeSinceBoot
     ) async throws(TallyError) {
         if let problem = catalog.problem { throw TallyError(.invalidRequest, "the on-device catalog is wrong: \(problem)") }
         self.database = database
         self.catalog = catalog
         self.verifier = verifier
+        self.receiptVerifier = receiptVerifier
+        self.deviceIdentifier = deviceIdentifier
         self.now = now
         self.clock = TrustedClock(uptime: uptime)
     }
@@ -77,7 +91,7 @@ public struct OnDeviceLedger: Delivery {
     public func abandon(_ ticket: PurchaseTicket, reason: String) async throws(TallyError) {}
 
     public func deliver(_ transaction: StoreTransaction, ticket: PurchaseTicket?) async throws(TallyError) -> DeliveryReceipt {
-        let payload = try await verified(transaction.jws)
+        let payload = try await verified(transaction)
         guard let product = catalog.product(payload.productID ?? "") else {
             // Not finished, so the store keeps it until an app version that knows the product delivers it.
             throw TallyError(.productNotFound, "\(payload.productID ?? "?") is not in the on-device catalog")
@@ -89,9 +103,9 @@ public struct OnDeviceLedger: Delivery {
             var granted: [Amount] = []
             var replayed: Bool
             if payload.revocationDate != nil {
-                replayed = try await !Self.revoke(executor, payload: payload, jws: transaction.jws, time: time)
+                replayed = try await !Self.revoke(executor, payload: payload, evidence: transaction.evidence, time: time)
             } else {
-                replayed = try await !Self.record(executor, payload: payload, jws: transaction.jws, time: time)
+                replayed = try await !Self.record(executor, payload: payload, evidence: transaction.evidence, time: time)
                 if !replayed {
                     granted = try await Self.grant(executor, product: product, payload: payload, time: time)
                 } else {
@@ -106,11 +120,11 @@ public struct OnDeviceLedger: Delivery {
     }
 
     public func account(storeEntitlements: [StoreTransaction]) async throws(TallyError) -> AccountSnapshot {
-        var payloads: [(TransactionPayload, String)] = []
+        var payloads: [(TransactionPayload, StoreTransaction.Evidence)] = []
         for transaction in storeEntitlements {
             // What does not verify is left out: it unlocks nothing.
-            if let payload = try? await verified(transaction.jws), catalog.product(payload.productID ?? "") != nil {
-                payloads.append((payload, transaction.jws))
+            if let payload = try? await verified(transaction), catalog.product(payload.productID ?? "") != nil {
+                payloads.append((payload, transaction.evidence))
             }
         }
         let recorded = payloads
@@ -118,8 +132,8 @@ public struct OnDeviceLedger: Delivery {
         return try await database.write { executor in
             let time = try await clock.millis(in: executor, wall: wall)
             try await Self.expireReservations(executor, now: time)
-            for (payload, jws) in recorded where payload.revocationDate == nil && payload.type != .consumable {
-                try await Self.record(executor, payload: payload, jws: jws, time: time)
+            for (payload, evidence) in recorded where payload.revocationDate == nil && payload.type != .consumable {
+                try await Self.record(executor, payload: payload, evidence: evidence, time: time)
             }
             return AccountSnapshot(
                 balances: try await Self.balances(executor), entitlements: try await Self.entitlements(executor, catalog: catalog, now: time))
@@ -322,8 +336,25 @@ public struct OnDeviceLedger: Delivery {
 
     // MARK: - Verification
 
-    private func verified(_ jws: String) async throws(TallyError) -> TransactionPayload {
-        switch await verifier.verifyTransaction(jws) {
+    /// The transaction as its verified evidence describes it.
+    private func verified(_ transaction: StoreTransaction) async throws(TallyError) -> TransactionPayload {
+        switch transaction.evidence {
+        case .jws(let jws):
+            return try Self.payload(of: await verifier.verifyTransaction(jws))
+        case .receipt(let receipt):
+            guard let receiptVerifier else {
+                throw TallyError(.verificationFailed, "an app receipt arrived and the ledger has no receipt verifier")
+            }
+            let verified = try Self.payload(of: await receiptVerifier.verify(base64: receipt, deviceIdentifier: deviceIdentifier))
+            guard let purchase = verified.inAppPurchases.last(where: { $0.transactionID == transaction.id }) else {
+                throw TallyError(.verificationFailed, "the verified app receipt does not list transaction \(transaction.id)")
+            }
+            return TransactionPayload(purchase, of: verified)
+        }
+    }
+
+    private static func payload<Payload>(of result: VerificationResult<Verified<Payload>>) throws(TallyError) -> Payload {
+        switch result {
         case .valid(let verified):
             return verified.payload
         case .invalid(let failure) where failure.isRetryable:

@@ -93,8 +93,12 @@ public struct ServerDelivery: Delivery {
     }
 
     public func deliver(_ transaction: StoreTransaction, ticket: PurchaseTicket?) async throws(TallyError) -> DeliveryReceipt {
-        let response: PurchaseResponse = try await client.call(
-            "POST", "/v1/me/purchases", body: PurchaseRequest(signedTransaction: transaction.jws, orderID: ticket?.orderID))
+        let request =
+            switch transaction.evidence {
+            case .jws(let jws): PurchaseRequest(signedTransaction: jws, orderID: ticket?.orderID)
+            case .receipt(let receipt): PurchaseRequest(receipt: receipt, transactionID: transaction.id, orderID: ticket?.orderID)
+            }
+        let response: PurchaseResponse = try await client.call("POST", "/v1/me/purchases", body: request)
         // Only an answer that names this transaction proves it was credited.
         guard response.transactionID == transaction.id else {
             throw TallyError(.serverUnavailable, "the server answered for \(response.transactionID), not \(transaction.id)")

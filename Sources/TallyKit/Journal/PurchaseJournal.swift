@@ -58,12 +58,12 @@ public struct PurchaseJournal: Sendable {
         return try await database.write { executor in
             try await executor.execute(
                 """
-                INSERT INTO journal (event_id, transaction_id, product_id, jws, order_id, state, received_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, 'received', ?, ?) ON CONFLICT (event_id) DO NOTHING
+                INSERT INTO journal (event_id, transaction_id, product_id, evidence_kind, evidence, order_id, state, received_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?) ON CONFLICT (event_id) DO NOTHING
                 """,
                 [
-                    .text(eventID), .text(transaction.id), .text(transaction.productID), .text(transaction.jws), .optional(orderID),
-                    .int(time), .int(time),
+                    .text(eventID), .text(transaction.id), .text(transaction.productID), .text(transaction.evidence.kind),
+                    .text(transaction.evidence.text), .optional(orderID), .int(time), .int(time),
                 ])
             guard let row = try await executor.query("SELECT * FROM journal WHERE event_id = ?", [.text(eventID)]).first else {
                 throw TallyError(.storageFailed, "the journal lost \(eventID)")
@@ -267,7 +267,8 @@ public struct PurchaseJournal: Sendable {
     private static func entry(_ row: SQLRow) throws -> Entry {
         let receipt = try row.optionalText("receipt_json").map { try TallyAPI.decoder().decode(DeliveryReceipt.self, from: Data($0.utf8)) }
         return Entry(
-            eventID: try row.text("event_id"), transaction: try StoreTransaction(jws: try row.text("jws")),
+            eventID: try row.text("event_id"), transaction: try StoreTransaction(
+                kind: try row.text("evidence_kind"), text: try row.text("evidence"), transactionID: try row.text("transaction_id")),
             orderID: row.optionalText("order_id"), state: State(rawValue: try row.text("state")) ?? .received,
             attempts: Int(try row.int("attempts")), lastError: row.optionalText("last_error"), receipt: receipt)
     }

@@ -22,7 +22,8 @@ extension LocalDatabase {
             event_id TEXT PRIMARY KEY,
             transaction_id TEXT NOT NULL,
             product_id TEXT NOT NULL,
-            jws TEXT NOT NULL,
+            evidence_kind TEXT NOT NULL CHECK (evidence_kind IN ('jws', 'receipt')),
+            evidence TEXT NOT NULL,
             order_id TEXT,
             state TEXT NOT NULL CHECK (state IN ('received', 'delivered', 'finished', 'rejected')),
             attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
@@ -101,7 +102,8 @@ extension LocalDatabase {
                 price INTEGER,
                 currency TEXT,
                 environment TEXT,
-                jws TEXT NOT NULL,
+                evidence_kind TEXT NOT NULL CHECK (evidence_kind IN ('jws', 'receipt')),
+                evidence TEXT NOT NULL,
                 recorded_at INTEGER NOT NULL,
                 revoked_at INTEGER
             )

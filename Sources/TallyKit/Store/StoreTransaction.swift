@@ -1,15 +1,42 @@
 public import Foundation
 public import TallyCore
+import TallyVerify
 
-/// A transaction as the store hands it out: its JWS, and the payload read from it.
+/// A transaction as the store hands it out: the signed evidence of it, and the payload read
+/// from that evidence.
 ///
-/// The payload is read without verifying the signature: it routes the transaction (which
-/// product, which quantity). What credits it is decided on verified data only, by
-/// ``OnDeviceLedger`` or by the Tally server.
+/// StoreKit 2 signs each transaction (a JWS); StoreKit 1 proves transactions with the app
+/// receipt, which lists them all. Either way the payload is read without verifying the
+/// signature: it routes the transaction (which product, which quantity). What credits it is
+/// decided on verified data only, by ``OnDeviceLedger`` or by the Tally server.
 public struct StoreTransaction: Sendable, Hashable, Identifiable {
-    /// The compact JWS (`VerificationResult.jwsRepresentation` in StoreKit).
-    public let jws: String
-    /// The payload inside ``jws``, not verified.
+    /// What proves a transaction.
+    public enum Evidence: Sendable, Hashable {
+        /// The compact JWS of the transaction (`VerificationResult.jwsRepresentation` in StoreKit 2).
+        case jws(String)
+        /// The app receipt in standard base64 (StoreKit 1's `appStoreReceiptURL`), which lists
+        /// the transaction among the app's purchases.
+        case receipt(String)
+
+        /// `jws` or `receipt`, as the journal stores it.
+        public var kind: String {
+            switch self {
+            case .jws: "jws"
+            case .receipt: "receipt"
+            }
+        }
+
+        /// The JWS or the receipt's base64.
+        public var text: String {
+            switch self {
+            case .jws(let text), .receipt(let text): text
+            }
+        }
+    }
+
+    /// The signed evidence.
+    public let evidence: Evidence
+    /// The transaction as read from ``evidence``, not verified.
     public let payload: TransactionPayload
 
     /// Reads the payload of a JWS.
@@ -20,15 +47,50 @@ public struct StoreTransaction: Sendable, Hashable, Identifiable {
         guard segments.count == 3, let bytes = Base64.decode(segments[1].utf8, alphabet: .url) else {
             throw TallyError(.verificationFailed, "the store's transaction is not a compact JWS")
         }
+        let payload: TransactionPayload
         do {
             payload = try AppStoreJSON.decode(TransactionPayload.self, from: bytes)
         } catch {
             throw TallyError(.verificationFailed, "the store's transaction payload does not decode: \(error)")
         }
+        try self.init(evidence: .jws(jws), payload: payload)
+    }
+
+    /// Finds a transaction in an app receipt.
+    /// - Parameters:
+    ///   - receipt: the app receipt, standard base64.
+    ///   - transactionID: the transaction (`SKPaymentTransaction.transactionIdentifier`).
+    /// - Throws: ``TallyError`` `verification_failed` when the receipt cannot be read or does
+    ///   not list the transaction (StoreKit 1 may update the receipt late: refresh it and try again).
+    public init(receipt: String, transactionID: String) throws(TallyError) {
+        guard let appReceipt = ReceiptVerifier.unverifiedReceipt(base64: receipt) else {
+            throw TallyError(.verificationFailed, "the app receipt is not a readable PKCS#7 receipt")
+        }
+        guard let purchase = appReceipt.inAppPurchases.last(where: { $0.transactionID == transactionID }) else {
+            throw TallyError(.verificationFailed, "the app receipt does not list transaction \(transactionID)")
+        }
+        try self.init(evidence: .receipt(receipt), payload: TransactionPayload(purchase, of: appReceipt))
+    }
+
+    /// Reads a transaction back as the journal stored it.
+    /// - Parameters:
+    ///   - kind: ``Evidence/kind``.
+    ///   - text: ``Evidence/text``.
+    ///   - transactionID: the transaction, which a receipt needs to be told.
+    init(kind: String, text: String, transactionID: String) throws(TallyError) {
+        switch kind {
+        case "jws": try self.init(jws: text)
+        case "receipt": try self.init(receipt: text, transactionID: transactionID)
+        default: throw TallyError(.storageFailed, "the journal holds evidence of an unknown kind '\(kind)'")
+        }
+    }
+
+    init(evidence: Evidence, payload: TransactionPayload) throws(TallyError) {
         guard payload.transactionID?.isEmpty == false, payload.productID?.isEmpty == false else {
             throw TallyError(.verificationFailed, "the store's transaction has no transaction or product id")
         }
-        self.jws = jws
+        self.evidence = evidence
+        self.payload = payload
     }
 
     /// The transaction identifier.
@@ -41,9 +103,13 @@ public struct StoreTransaction: Sendable, Hashable, Identifiable {
     public var quantity: Int { max(1, payload.quantity ?? 1) }
     /// Whether the App Store refunded or revoked it.
     public var isRevoked: Bool { payload.revocationDate != nil }
-    /// The app account token the purchase carried.
+    /// The app account token the purchase carried (StoreKit 2; receipts do not carry it).
     public var appAccountToken: UUID? { payload.appAccountTokenUUID }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.jws == rhs.jws }
-    public func hash(into hasher: inout Hasher) { hasher.combine(jws) }
+    // One receipt proves many transactions: the identifier tells them apart.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.evidence == rhs.evidence && lhs.id == rhs.id }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(evidence)
+        hasher.combine(id)
+    }
 }

@@ -37,6 +37,9 @@ extension ReceiptVerifier {
         /// per in-app purchase; 2 MiB holds several thousand.
         public var maximumLength: Int
 
+        /// The default of ``maximumLength``: 2 MiB.
+        public static let defaultMaximumLength = 2 * 1024 * 1024
+
         /// - Parameters:
         ///   - bundleID: the bundle identifier receipts must name, or `.any` to not check it.
         ///   - appVersion: the app version, or `.any` (the default) to not check it.
@@ -55,7 +58,7 @@ extension ReceiptVerifier {
             self.acceptsMissingEnvironment = false
             self.validationTime = .signedDate
             self.chainCacheCapacity = 16
-            self.maximumLength = 2 * 1024 * 1024
+            self.maximumLength = Self.defaultMaximumLength
         }
     }
 }

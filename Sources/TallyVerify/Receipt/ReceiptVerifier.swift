@@ -98,8 +98,7 @@ public struct ReceiptVerifier: Sendable {
                 VerificationFailure(
                     .inputTooLarge, "receipt text is \(receipt.utf8.count) bytes; the limit is \(configuration.maximumLength) bytes decoded"))
         }
-        let text = receipt.utf8.filter { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
-        guard !text.isEmpty, let bytes = Base64.decode(text, alphabet: .standard) else {
+        guard let bytes = Self.bytes(base64: receipt) else {
             return .invalid(VerificationFailure(.malformedReceipt, "receipt is not standard base64"))
         }
         return await verify(bytes, deviceIdentifier: deviceIdentifier)

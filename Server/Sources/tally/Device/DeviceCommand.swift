@@ -24,6 +24,11 @@ struct DeviceCommand: AsyncParsableCommand {
             account on that server (account.json). Credits are delivered on the device
             (OnDeviceLedger) or, with --server, by a Tally server (ServerDelivery).
 
+            `--storekit 1` makes the device buy as StoreKit 1 does (iOS 13 and 14): the app
+            receipt proves each purchase, verified on the device against the simulator's receipt
+            chain (<ca-dir>/receipt-*.pem) or sent to the server as {receipt, transaction_id}.
+            The device's identifier (identifierForVendor) is kept in device-id in --state.
+
             `--crash-at STEP` kills the process with SIGKILL at that step of the purchase, as a
             crash would; `tally device launch` afterwards shows that the credit arrives once.
             """,
@@ -43,7 +48,11 @@ struct DeviceOptions: ParsableArguments {
     @Option(help: "A Tally server's URL: credits are delivered by the server instead of on the device.")
     var server: String?
 
+    @Option(name: .customLong("storekit"), help: "The StoreKit the app uses: 2 (JWS per transaction) or 1 (app receipts).")
+    var storeKit: Int = 2
+
     func validate() throws {
+        guard [1, 2].contains(storeKit) else { throw ValidationError("--storekit must be 1 or 2, not \(storeKit)") }
         if let server, URL(string: server)?.host == nil || !["http", "https"].contains(URL(string: server)?.scheme ?? "") {
             throw ValidationError("--server must be an http(s) URL such as http://127.0.0.1:8080, not '\(server)'")
         }
@@ -62,8 +71,11 @@ struct DeviceOptions: ParsableArguments {
         let authority = try store.authority()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         configuration.stateFile = folder.appendingPathComponent("appstore.json")
-        let appStore = try SimulatedAppStore(configuration: configuration, authority: authority, time: .system(now: { Date() }))
-        let simulated = SimulatedStoreKit(appStore)
+        let receiptAuthority = try store.receiptAuthority()
+        let appStore = try SimulatedAppStore(
+            configuration: configuration, authority: authority, time: .system(now: { Date() }), receiptAuthority: receiptAuthority)
+        let deviceID = try deviceIdentifier()
+        let simulated = SimulatedStoreKit(appStore, api: storeKit == 1 ? .storeKit1(device: deviceID) : .storeKit2)
         let database = try await LocalDatabase(path: folder.appendingPathComponent("device.sqlite").path)
 
         let delivery: any Delivery
@@ -76,7 +88,14 @@ struct DeviceOptions: ParsableArguments {
                     bundleID: .equals(configuration.bundleID), appAppleID: .any,
                     environments: [.sandbox, .xcode, .production], rootCertificates: [authority.root]),
                 now: { Date() })
-            delivery = try await OnDeviceLedger(database: database, catalog: catalog, verifier: verifier, now: { Date() })
+            let receiptVerifier = ReceiptVerifier(
+                .init(
+                    bundleID: .equals(configuration.bundleID), environments: [.sandbox, .xcode, .production],
+                    rootCertificates: [receiptAuthority.root]),
+                now: { Date() })
+            delivery = try await OnDeviceLedger(
+                database: database, catalog: catalog, verifier: verifier, receiptVerifier: receiptVerifier, deviceIdentifier: deviceID,
+                now: { Date() })
         }
 
         var settings = PurchaseManager.Configuration(productIDs: catalog.products.map(\.id))
@@ -97,6 +116,17 @@ struct DeviceOptions: ParsableArguments {
         // A launch here reports what the device knows once leftovers were taken up.
         await manager.waitUntilCaughtUp()
         return (manager, simulated)
+    }
+
+    /// The device's identifier (`identifierForVendor`): made once, then read from device-id.
+    private func deviceIdentifier() throws -> DeviceIdentifier {
+        let file = folder.appendingPathComponent("device-id")
+        if let text = try? String(contentsOf: file, encoding: .utf8), let identifier = DeviceIdentifier(hex: text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            return identifier
+        }
+        let made = UUID()
+        try Data(made.uuidString.utf8).write(to: file, options: .atomic)
+        return DeviceIdentifier(uuid: made)
     }
 
     /// The device's account on the server: registered once, then read from account.json.
