@@ -1,6 +1,7 @@
 public import Foundation
 public import TallyKit
 public import TallyTesting
+public import TallyVerify
 
 /// One customer's phone, for tests of an app's purchase flows: the App Store account (which
 /// outlives the app), the app's folder (whose database survives launches and is lost on
@@ -27,6 +28,9 @@ public final class SimulatedDevice: @unchecked Sendable {
     public let appStore: SimulatedAppStore
     /// TallyKit's store over it.
     public let store: SimulatedStoreKit
+    /// The phone's identifier for the app's vendor (`identifierForVendor`), which its app
+    /// receipts are bound to.
+    public let identifier: DeviceIdentifier
     /// The clock of the app's sleeps (backoff, refresh): it moves only when the test advances it.
     public let clock = ManualClock()
     /// Whether the phone is online.
@@ -42,10 +46,13 @@ public final class SimulatedDevice: @unchecked Sendable {
     ///   - appStore: the customer's simulated App Store.
     ///   - time: the shared real time.
     ///   - locale: the customer's locale (`en_US`, `uk_UA`), for product names and prices.
-    public init(appStore: SimulatedAppStore, time: ManualDate, locale: String = "en_US") {
+    ///   - storeKit1: the app buys with StoreKit 1, as below iOS 15: app receipts prove purchases.
+    public init(appStore: SimulatedAppStore, time: ManualDate, locale: String = "en_US", storeKit1: Bool = false) {
         self.time = time
         self.appStore = appStore
-        self.store = SimulatedStoreKit(appStore, locale: locale)
+        let identifier = DeviceIdentifier(uuid: UUID())
+        self.identifier = identifier
+        self.store = SimulatedStoreKit(appStore, locale: locale, api: storeKit1 ? .storeKit1(device: identifier) : .storeKit2, now: { time.now })
         self.booted = time.now.addingTimeInterval(-100)
         self.appFolder = Self.newFolder()
     }

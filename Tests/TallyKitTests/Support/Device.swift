@@ -39,14 +39,14 @@ typealias Device = SimulatedDevice
 extension SimulatedDevice {
     /// A phone whose App Store sells the example catalog, on `time`.
     convenience init(
-        time: ManualDate = ManualDate(Kit.start), locale: String = "en_US",
+        time: ManualDate = ManualDate(Kit.start), locale: String = "en_US", storeKit1: Bool = false,
         settings: (@Sendable (inout SimulatedAppStore.Settings) -> Void)? = nil
     ) async throws {
         var configuration = SimulatedAppStore.Configuration(catalog: Kit.storeCatalog, bundleID: Kit.bundleID, appAppleID: Kit.appAppleID)
         configuration.firstTransactionNumber = 2_000_000_700_000_000 + Int64.random(in: 0..<1_000_000) * 100
         let appStore = try SimulatedAppStore(configuration: configuration, authority: Kit.authority, time: .manual(start: time.now))
         if let settings { try await appStore.updateSettings(settings) }
-        self.init(appStore: appStore, time: time, locale: locale)
+        self.init(appStore: appStore, time: time, locale: locale, storeKit1: storeKit1)
     }
 
     /// Lets `days` of real time pass.
@@ -89,11 +89,16 @@ extension SimulatedDevice {
 @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension SimulatedDevice {
     /// The ledger reads the phone's clock, as an app's does; its trusted time runs on uptime.
-    func onDeviceLedger(_ database: LocalDatabase) async throws -> OnDeviceLedger {
+    /// It verifies app receipts against the simulated store's receipt chain, issued to
+    /// `receiptDevice` (this phone by default).
+    func onDeviceLedger(_ database: LocalDatabase, receiptDevice: DeviceIdentifier? = nil) async throws -> OnDeviceLedger {
         let time = self.time
+        let receiptVerifier = ReceiptVerifier(
+            .init(bundleID: .equals(Kit.bundleID), environments: [.sandbox, .production], rootCertificates: [try await appStore.receiptAuthority().root]),
+            now: { time.now })
         return try await OnDeviceLedger(
-            database: database, catalog: Kit.onDeviceCatalog, verifier: Kit.verifier { time.now }, now: { [self] in now },
-            uptime: { [self] in uptime })
+            database: database, catalog: Kit.onDeviceCatalog, verifier: Kit.verifier { time.now }, receiptVerifier: receiptVerifier,
+            deviceIdentifier: receiptDevice ?? identifier, now: { [self] in now }, uptime: { [self] in uptime })
     }
 
     /// The app launched with on-device delivery.
