@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of both packages (the client at the root, the server in Server/) on a fresh
 # Linux machine: installs and starts what the tests need, checks the format (swift format lint),
-# then `swift test` in each package,
+# then `swift test` in each package (and the Apple-only sources typechecked against stand-ins,
+# scripts/check_apple_sources.sh),
 # then builds the release `tally` and runs a short smoke of it, then the crash check
 # `scripts/chaos.sh --quick`. Safe to run again. Arguments go to both `swift test` runs
 # (e.g. `--filter NAME`).
@@ -193,6 +194,8 @@ if [ "$only" != server ]; then
   swift test "${checks[@]}" "$@" || status=$?
   [ $status -eq 0 ] || exit $status
   echo "client package: swift test passed in $((SECONDS - run_start)) s" >&2
+  # The Apple-only sources, typechecked against stand-ins of StoreKit (about 45 s).
+  scripts/check_apple_sources.sh .build/debug || exit $?
 fi
 if [ "$only" != client ]; then
   server_start=$SECONDS

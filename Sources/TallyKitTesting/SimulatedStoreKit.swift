@@ -114,7 +114,9 @@ public actor SimulatedStoreKit: Store {
         guard case .storeKit1(let device) = api else { return try StoreTransaction(jws: signed.jws) }
         do {
             let receipt = try await appStore.appReceipt(for: device)
-            if receipt.transactionIDs.contains(signed.transactionID) { return try StoreTransaction(receipt: receipt.base64, transactionID: signed.transactionID) }
+            if receipt.transactionIDs.contains(signed.transactionID) {
+                return try StoreTransaction(receipt: receipt.base64, transactionID: signed.transactionID)
+            }
             return try StoreTransaction(receipt: try await appStore.refreshAppReceipt(for: device).base64, transactionID: signed.transactionID)
         } catch let error as TallyError {
             throw error

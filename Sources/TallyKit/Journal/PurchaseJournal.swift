@@ -267,7 +267,8 @@ public struct PurchaseJournal: Sendable {
     private static func entry(_ row: SQLRow) throws -> Entry {
         let receipt = try row.optionalText("receipt_json").map { try TallyAPI.decoder().decode(DeliveryReceipt.self, from: Data($0.utf8)) }
         return Entry(
-            eventID: try row.text("event_id"), transaction: try StoreTransaction(
+            eventID: try row.text("event_id"),
+            transaction: try StoreTransaction(
                 kind: try row.text("evidence_kind"), text: try row.text("evidence"), transactionID: try row.text("transaction_id")),
             orderID: row.optionalText("order_id"), state: State(rawValue: try row.text("state")) ?? .received,
             attempts: Int(try row.int("attempts")), lastError: row.optionalText("last_error"), receipt: receipt)

@@ -3,6 +3,7 @@
 #if canImport(StoreKit)
 import Foundation
 import StoreKit
+import TallyCore
 
 /// A ``Store`` over StoreKit 1 (`SKPaymentQueue`): the App Store on iOS 13 and 14, and on any
 /// system where an app prefers it. ``AppStoreKit/automatic(productKinds:)`` picks it below iOS 15.

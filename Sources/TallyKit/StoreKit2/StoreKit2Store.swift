@@ -3,6 +3,7 @@
 #if canImport(StoreKit) && !os(visionOS)
 import Foundation
 import StoreKit
+import TallyCore
 
 /// A ``Store`` over StoreKit 2: the App Store on iPhone, iPad, Mac, Apple TV and Apple Watch.
 ///

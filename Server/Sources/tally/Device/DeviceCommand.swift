@@ -121,7 +121,9 @@ struct DeviceOptions: ParsableArguments {
     /// The device's identifier (`identifierForVendor`): made once, then read from device-id.
     private func deviceIdentifier() throws -> DeviceIdentifier {
         let file = folder.appendingPathComponent("device-id")
-        if let text = try? String(contentsOf: file, encoding: .utf8), let identifier = DeviceIdentifier(hex: text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+        if let text = try? String(contentsOf: file, encoding: .utf8),
+            let identifier = DeviceIdentifier(hex: text.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
             return identifier
         }
         let made = UUID()

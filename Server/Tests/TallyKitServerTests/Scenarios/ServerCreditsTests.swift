@@ -47,6 +47,26 @@ import Testing
         }
     }
 
+    @Test func aStoreKit1PurchaseIsCreditedFromTheReceiptAndItsJWSLaterIsAReplay() async throws {
+        let device = try await Device(storeKit1: true)
+        let authority = try await device.appStore.receiptAuthority()
+        try await LiveServer.run(time: device.time, receiptAuthority: authority) { server in
+            let (manager, delivery) = try await Self.signedUp(device, server)
+            let first = try await manager.buy("com.tally.photo.credits.10")
+            #expect(first.granted == [Amount(currency: "credits", amount: 10)])
+            #expect(!first.replayed)
+            #expect(await device.appStore.isFinished(transactionID: first.transactionID))
+            let journaled = try #require(try await manager.journal.all().first)
+            #expect(journaled.transaction.evidence.kind == "receipt")
+
+            // The person updates to iOS 15: StoreKit 2 hands out the same transaction as a JWS.
+            let signed = try await device.appStore.transaction(first.transactionID)
+            let second = try await delivery.deliver(try StoreTransaction(jws: signed.jws), ticket: nil)
+            #expect(second.replayed)
+            #expect(try await manager.available("credits") == 12)
+        }
+    }
+
     @Test func insufficientCreditsIsATypedErrorAPaywallCanActOn() async throws {
         let device = try await Device()
         try await LiveServer.run(time: device.time) { server in

@@ -45,14 +45,14 @@ typealias Device = SimulatedDevice
 extension SimulatedDevice {
     /// A phone whose App Store sells the example catalog, on `time`.
     convenience init(
-        time: ManualDate = ManualDate(Kit.start), locale: String = "en_US",
+        time: ManualDate = ManualDate(Kit.start), locale: String = "en_US", storeKit1: Bool = false,
         settings: (@Sendable (inout SimulatedAppStore.Settings) -> Void)? = nil
     ) async throws {
         var configuration = SimulatedAppStore.Configuration(catalog: Kit.storeCatalog, bundleID: Kit.bundleID, appAppleID: Kit.appAppleID)
         configuration.firstTransactionNumber = 2_000_000_700_000_000 + Int64.random(in: 0..<1_000_000) * 100
         let appStore = try SimulatedAppStore(configuration: configuration, authority: Kit.authority, time: .manual(start: time.now))
         if let settings { try await appStore.updateSettings(settings) }
-        self.init(appStore: appStore, time: time, locale: locale)
+        self.init(appStore: appStore, time: time, locale: locale, storeKit1: storeKit1)
     }
 
     /// Lets `days` of real time pass.
@@ -100,7 +100,8 @@ struct LiveServer: Sendable {
 
     static let catalog: TallyCatalog = try! TallyCatalog.load(contentsOf: Kit.catalogFile)
 
-    static func run(time: ManualDate, _ body: @Sendable (LiveServer) async throws -> Void) async throws {
+    /// Runs a server on loopback; it verifies app receipts signed by `receiptAuthority`.
+    static func run(time: ManualDate, receiptAuthority: TestReceiptAuthority? = nil, _ body: @Sendable (LiveServer) async throws -> Void) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-kit-server-\(UUID().uuidString).sqlite").path
         let database = try SQLiteDatabase(path: path)
         try await database.migrate(Migrations.all)
@@ -113,6 +114,11 @@ struct LiveServer: Sendable {
         var configuration = ServerConfiguration(database: .opened(database), catalog: catalog)
         configuration.now = { time.now }
         configuration.verifier = verifier
+        if let receiptAuthority {
+            configuration.receiptVerifier = ReceiptVerifier(
+                .init(bundleID: .equals(Kit.bundleID), environments: [.sandbox, .production], rootCertificates: [receiptAuthority.root]),
+                now: { time.now })
+        }
         configuration.secretKey = "kit-secret"
         configuration.reservationSweepInterval = nil
         configuration.logger.logLevel = .warning

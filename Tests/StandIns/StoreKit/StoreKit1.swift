@@ -1,0 +1,171 @@
+// Stand-in declarations of the StoreKit 1 API that TallyKit uses, with Apple's names, labels
+// and types, so that the Apple-only sources typecheck on Linux (scripts/check_apple_sources.sh).
+// Nothing here runs. Requirements that Apple's Objective-C protocols mark optional are
+// required here (Linux has no Objective-C runtime): a misspelt observer method fails the check
+// instead of compiling to a method StoreKit never calls.
+import Foundation
+
+open class SKPaymentQueue: NSObject {
+    open class func `default`() -> SKPaymentQueue { fatalError("stand-in") }
+    open class func canMakePayments() -> Bool { fatalError("stand-in") }
+    open var transactions: [SKPaymentTransaction] { fatalError("stand-in") }
+    open func add(_ payment: SKPayment) {}
+    open func restoreCompletedTransactions() {}
+    open func restoreCompletedTransactions(withApplicationUsername username: String?) {}
+    open func finishTransaction(_ transaction: SKPaymentTransaction) {}
+    open func add(_ observer: any SKPaymentTransactionObserver) {}
+    open func remove(_ observer: any SKPaymentTransactionObserver) {}
+}
+
+public protocol SKPaymentTransactionObserver: NSObjectProtocol {
+    func paymentQueue(_ queue: SKPaymentQueue, updatedTransactions transactions: [SKPaymentTransaction])
+    // Optional on Apple's platforms.
+    func paymentQueue(_ queue: SKPaymentQueue, restoreCompletedTransactionsFailedWithError error: any Error)
+    // Optional on Apple's platforms.
+    func paymentQueueRestoreCompletedTransactionsFinished(_ queue: SKPaymentQueue)
+}
+
+public enum SKPaymentTransactionState: Int, @unchecked Sendable {
+    case purchasing = 0
+    case purchased = 1
+    case failed = 2
+    case restored = 3
+    case deferred = 4
+}
+
+open class SKPaymentTransaction: NSObject {
+    open var error: (any Error)? { fatalError("stand-in") }
+    open var original: SKPaymentTransaction? { fatalError("stand-in") }
+    open var payment: SKPayment { fatalError("stand-in") }
+    open var transactionDate: Date? { fatalError("stand-in") }
+    open var transactionIdentifier: String? { fatalError("stand-in") }
+    open var transactionState: SKPaymentTransactionState { fatalError("stand-in") }
+}
+
+open class SKPayment: NSObject {
+    public init(product: SKProduct) {}
+    open var productIdentifier: String { fatalError("stand-in") }
+    open var requestData: Data? { fatalError("stand-in") }
+    open var quantity: Int { fatalError("stand-in") }
+    open var applicationUsername: String? { fatalError("stand-in") }
+    open var simulatesAskToBuyInSandbox: Bool { fatalError("stand-in") }
+    open var paymentDiscount: SKPaymentDiscount? { fatalError("stand-in") }
+}
+
+open class SKMutablePayment: SKPayment {
+    open override var productIdentifier: String {
+        get { fatalError("stand-in") }
+        set {}
+    }
+    open override var requestData: Data? {
+        get { fatalError("stand-in") }
+        set {}
+    }
+    open override var quantity: Int {
+        get { fatalError("stand-in") }
+        set {}
+    }
+    open override var applicationUsername: String? {
+        get { fatalError("stand-in") }
+        set {}
+    }
+    open override var simulatesAskToBuyInSandbox: Bool {
+        get { fatalError("stand-in") }
+        set {}
+    }
+    open override var paymentDiscount: SKPaymentDiscount? {
+        get { fatalError("stand-in") }
+        set {}
+    }
+}
+
+open class SKPaymentDiscount: NSObject {
+    public init(identifier: String, keyIdentifier: String, nonce: UUID, signature: String, timestamp: NSNumber) {}
+    open var identifier: String { fatalError("stand-in") }
+    open var keyIdentifier: String { fatalError("stand-in") }
+    open var nonce: UUID { fatalError("stand-in") }
+    open var signature: String { fatalError("stand-in") }
+    open var timestamp: NSNumber { fatalError("stand-in") }
+}
+
+open class SKProduct: NSObject {
+    public enum PeriodUnit: UInt, @unchecked Sendable {
+        case day = 0
+        case week = 1
+        case month = 2
+        case year = 3
+    }
+
+    open var localizedDescription: String { fatalError("stand-in") }
+    open var localizedTitle: String { fatalError("stand-in") }
+    open var price: NSDecimalNumber { fatalError("stand-in") }
+    open var priceLocale: Locale { fatalError("stand-in") }
+    open var productIdentifier: String { fatalError("stand-in") }
+    open var subscriptionPeriod: SKProductSubscriptionPeriod? { fatalError("stand-in") }
+    open var subscriptionGroupIdentifier: String? { fatalError("stand-in") }
+}
+
+open class SKProductSubscriptionPeriod: NSObject {
+    open var numberOfUnits: Int { fatalError("stand-in") }
+    open var unit: SKProduct.PeriodUnit { fatalError("stand-in") }
+}
+
+open class SKRequest: NSObject {
+    // `SKProductsRequest` narrows it to `SKProductsRequestDelegate` on Apple's platforms;
+    // Swift cannot redeclare it, so both assignments typecheck against this one.
+    open weak var delegate: (any SKRequestDelegate)?
+    open func cancel() {}
+    open func start() {}
+}
+
+public protocol SKRequestDelegate: NSObjectProtocol {
+    // Optional on Apple's platforms.
+    func requestDidFinish(_ request: SKRequest)
+    // Optional on Apple's platforms.
+    func request(_ request: SKRequest, didFailWithError error: any Error)
+}
+
+open class SKProductsRequest: SKRequest {
+    public init(productIdentifiers: Set<String>) {}
+}
+
+public protocol SKProductsRequestDelegate: SKRequestDelegate {
+    func productsRequest(_ request: SKProductsRequest, didReceive response: SKProductsResponse)
+}
+
+open class SKProductsResponse: NSObject {
+    open var products: [SKProduct] { fatalError("stand-in") }
+    open var invalidProductIdentifiers: [String] { fatalError("stand-in") }
+}
+
+open class SKReceiptRefreshRequest: SKRequest {
+    public init(receiptProperties properties: [String: Any]? = nil) {}
+}
+
+public struct SKError: Error, Hashable, Sendable {
+    public enum Code: Int, Sendable {
+        case unknown = 0
+        case clientInvalid = 1
+        case paymentCancelled = 2
+        case paymentInvalid = 3
+        case paymentNotAllowed = 4
+        case storeProductNotAvailable = 5
+        case cloudServicePermissionDenied = 6
+        case cloudServiceNetworkConnectionFailed = 7
+        case cloudServiceRevoked = 8
+        case privacyAcknowledgementRequired = 9
+        case unauthorizedRequestData = 10
+        case invalidOfferIdentifier = 11
+        case invalidSignature = 12
+        case missingOfferParams = 13
+        case invalidOfferPrice = 14
+        case overlayCancelled = 15
+        case overlayInvalidConfiguration = 16
+        case overlayTimeout = 17
+        case ineligibleForOffer = 18
+        case unsupportedPlatform = 19
+        case overlayPresentedInBackgroundScene = 20
+    }
+
+    public var code: Code { fatalError("stand-in") }
+}
