@@ -78,6 +78,12 @@ public struct OnDeviceCatalog: Sendable, Hashable {
     /// The product with this identifier.
     public func product(_ id: String) -> Product? { products.first { $0.id == id } }
 
+    /// The kind of each product, by identifier: what StoreKit 1 does not report
+    /// (``StoreKit1Store/init(productKinds:productRequestTimeout:productRequestAttempts:now:queue:)``).
+    public var kinds: [String: ProductKind] {
+        Dictionary(products.map { ($0.id, $0.kind) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// What the catalog says is wrong with it, or `nil`: duplicate identifiers, grants that are
     /// not positive, grants on products that are not consumables, a product without English texts.
     public var problem: String? {

@@ -21,8 +21,8 @@ import TallyCore
 /// ``finish(_:)`` has something to finish. Each change to that map happens between
 /// suspensions; two finishes of one transaction at once both call StoreKit, which is harmless.
 ///
-/// StoreKit 2 needs iOS 15, macOS 12, tvOS 15 and watchOS 8; below those an app brings its own
-/// ``Store``.
+/// StoreKit 2 needs iOS 15, macOS 12, tvOS 15 and watchOS 8; below those ``StoreKit1Store``
+/// does the same with StoreKit 1 (``DeviceStore/automatic(productKinds:)`` chooses).
 @available(iOS 15, macOS 12, tvOS 15, watchOS 8, *)
 public actor StoreKit2Store: Store {
     /// The StoreKit transactions handed out, by transaction id, until they are finished.
