@@ -46,6 +46,8 @@ extension TallyError {
         case .productNotFound: "error.product_not_found"
         case .paymentDeclined: "error.payment_declined"
         case .paymentNotAllowed: "error.payment_not_allowed"
+        case .storeUnavailable: "error.store_unavailable"
+        case .offerNotEligible: "error.offer_not_eligible"
         case .restoreFailed: "error.restore_failed"
         case .insufficientCredits: "error.insufficient_credits"
         case .purchaseInProgress: "error.purchase_in_progress"
@@ -60,7 +62,7 @@ extension TallyError {
         // For verification_failed "Try Again" delivers the paid transaction again
         // (PaywallModel.tryAgain), it never buys again.
         case .networkUnavailable, .networkError, .serverUnavailable, .rateLimited, .verificationUnavailable,
-            .verificationFailed, .restoreFailed, .orderFailed, .storageFailed:
+            .verificationFailed, .restoreFailed, .orderFailed, .storageFailed, .storeUnavailable:
             .tryAgain
         default:
             .ok

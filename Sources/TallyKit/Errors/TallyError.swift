@@ -57,7 +57,7 @@ public struct TallyError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Whether doing the same again later may succeed without anything else changing: the
     /// network, a server fault, a busy server. The purchase pipeline retries these by itself.
     public var isTransient: Bool {
-        [.networkUnavailable, .networkError, .serverUnavailable, .rateLimited, .verificationUnavailable].contains(code)
+        [.networkUnavailable, .networkError, .serverUnavailable, .rateLimited, .verificationUnavailable, .storeUnavailable].contains(code)
     }
 
     /// A stable error code. Codes never change meaning and are never reused.
@@ -82,6 +82,12 @@ public struct TallyError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let productNotFound = Self(rawValue: "product_not_found")
         /// The store refused the payment.
         public static let paymentDeclined = Self(rawValue: "payment_declined")
+        /// The App Store failed for a reason of its own (an unknown or system error); nothing
+        /// was charged, and it may work a moment later.
+        public static let storeUnavailable = Self(rawValue: "store_unavailable")
+        /// The customer is not eligible for the offer (an introductory or promotional offer
+        /// already used, say): a normal state, not a bug; offer the regular price.
+        public static let offerNotEligible = Self(rawValue: "offer_not_eligible")
         /// The account may not make payments (Screen Time, parental controls).
         public static let paymentNotAllowed = Self(rawValue: "payment_not_allowed")
         /// Restoring purchases failed.

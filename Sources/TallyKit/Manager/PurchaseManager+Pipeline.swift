@@ -140,6 +140,7 @@ extension PurchaseManager {
         for transaction in (try? await store.unfinishedTransactions()) ?? [] {
             _ = await deliverOrSchedule(transaction, attempts: 1)
         }
+        await takeBackRefundsMadeWhileClosed()
         await retryPendingSpends()
         // Prepared purchases that no transaction paid: the payment never happened. An Ask to
         // Buy request lapses after a day; a payment that still comes fulfils the closed order.
@@ -160,6 +161,17 @@ extension PurchaseManager {
             kept = await keptPurchasesFromHistory()
         }
         _ = try? await refresh(including: kept)
+    }
+
+    /// Refunds and revocations made while the app was not running: the store's updates do not
+    /// replay them at launch, but its history keeps them (refunded consumables included), so
+    /// each one the journal has not finished is delivered as a revocation, once.
+    private func takeBackRefundsMadeWhileClosed() async {
+        for transaction in (try? await store.transactionHistory()) ?? [] where transaction.isRevoked {
+            let known = try? await journal.entry(PurchaseJournal.eventID(transaction))
+            if known?.state == .finished || known?.state == .rejected { continue }
+            _ = await deliverOrSchedule(transaction, attempts: 1)
+        }
     }
 
     /// How long a pending purchase is waited for before its order is closed: two days.

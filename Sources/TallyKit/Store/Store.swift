@@ -17,8 +17,9 @@ public protocol Store: Sendable {
     /// The latest transaction of each non-consumable and active subscription the customer owns.
     func currentEntitlements() async throws(TallyError) -> [StoreTransaction]
     /// Every transaction the store keeps for the customer, finished and expired ones included,
-    /// oldest first (StoreKit 2's `Transaction.all`, which leaves out finished consumables); what
-    /// tells a lapsed subscriber on a new install from someone who never paid.
+    /// oldest first (StoreKit 2's `Transaction.all`, which leaves out finished consumables unless
+    /// they were refunded; StoreKit 1's app receipt); what tells a lapsed subscriber on a new
+    /// install from someone who never paid, and what shows refunds made while the app was closed.
     func transactionHistory() async throws(TallyError) -> [StoreTransaction]
     /// Tells the store the transaction's content was delivered, so it stops handing it out.
     func finish(_ transaction: StoreTransaction) async throws(TallyError)

@@ -380,7 +380,7 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
     }
 
     /// StoreKit 1's errors as ``TallyError`` codes.
-    static func error(_ error: (any Error)?, otherwise: TallyError.Code = .paymentDeclined) -> TallyError {
+    static func error(_ error: (any Error)?, otherwise: TallyError.Code = .storeUnavailable) -> TallyError {
         guard let error else { return TallyError(otherwise, "StoreKit failed without saying why") }
         if let error = error as? TallyError { return error }
         let code: TallyError.Code
@@ -389,9 +389,10 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
             case .paymentNotAllowed, .cloudServicePermissionDenied: code = .paymentNotAllowed
             case .storeProductNotAvailable: code = .productNotFound
             case .cloudServiceNetworkConnectionFailed: code = .networkError
+            case .ineligibleForOffer: code = .offerNotEligible
             case .invalidOfferIdentifier, .invalidSignature, .missingOfferParams, .invalidOfferPrice, .paymentInvalid: code = .invalidRequest
             // Unknown and system errors are not the customer's card being declined.
-            case .unknown, .clientInvalid: code = .storageFailed
+            case .unknown, .clientInvalid: code = .storeUnavailable
             default: code = otherwise
             }
         } else if error is URLError {

@@ -27,9 +27,16 @@ import TallyCore
 public actor StoreKit2Store: Store {
     /// The StoreKit transactions handed out, by transaction id, until they are finished.
     private var seen: [UInt64: StoreKit.Transaction] = [:]
+    /// Who listens to the updates, and what arrived while nobody did.
+    private var subscribers: [UUID: AsyncStream<StoreTransaction>.Continuation] = [:]
+    private var early: [StoreTransaction] = []
 
-    /// Creates a store over the App Store of the device's account.
-    public init() {}
+    /// Creates a store over the App Store of the device's account and starts listening to
+    /// `Transaction.updates` at once, as Apple advises: make it at launch. What arrives before
+    /// ``transactionUpdates()`` is called is kept and handed to its first caller.
+    public init() {
+        Task { await self.listen() }
+    }
 
     /// The products with these identifiers that the App Store sells in the customer's
     /// storefront; identifiers it does not know are left out.
@@ -60,7 +67,8 @@ public actor StoreKit2Store: Store {
         do {
             outcome = try await Self.buy(productID, options: options)
         } catch {
-            throw Self.error(error, otherwise: .paymentDeclined)
+            // What StoreKit does not explain was not the customer's payment being declined.
+            throw Self.error(error, otherwise: .storeUnavailable)
         }
         switch outcome {
         case .paid(let signed):
@@ -78,20 +86,31 @@ public actor StoreKit2Store: Store {
     /// - Returns: a stream of the transactions; it stops listening when the caller does.
     public func transactionUpdates() async -> AsyncStream<StoreTransaction> {
         let (stream, continuation) = AsyncStream<StoreTransaction>.makeStream()
-        // Detached: StoreKit's sequence is iterated off the actor, which is entered only to remember.
-        let listener = Task.detached { [weak self] in
-            for await result in StoreKit.Transaction.updates {
-                let signed = Signed(result)
-                await self?.remember(signed.transaction)
-                // An unreadable JWS is skipped: it stays unfinished and StoreKit offers it again.
-                if let transaction = try? StoreTransaction(jws: signed.jws) {
-                    continuation.yield(transaction)
-                }
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in listener.cancel() }
+        let id = UUID()
+        subscribers[id] = continuation
+        for transaction in early { continuation.yield(transaction) }
+        early = []
+        continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
         return stream
+    }
+
+    private func unsubscribe(_ id: UUID) {
+        subscribers[id] = nil
+    }
+
+    /// Iterates `Transaction.updates` for the store's life: one listener, whoever subscribes.
+    private func listen() async {
+        for await result in StoreKit.Transaction.updates {
+            let signed = Signed(result)
+            seen[signed.transaction.id] = signed.transaction
+            // An unreadable JWS is skipped: it stays unfinished and StoreKit offers it again.
+            guard let transaction = try? StoreTransaction(jws: signed.jws) else { continue }
+            if subscribers.isEmpty {
+                early.append(transaction)
+            } else {
+                for subscriber in subscribers.values { subscriber.yield(transaction) }
+            }
+        }
     }
 
     /// Paid transactions not finished yet, oldest first.
@@ -112,7 +131,7 @@ public actor StoreKit2Store: Store {
     }
 
     /// Every transaction StoreKit keeps for the customer (`Transaction.all`), oldest first:
-    /// finished and expired ones included, finished consumables left out.
+    /// finished and expired ones included, finished consumables left out unless refunded.
     /// - Returns: the transactions whose JWS reads.
     /// - Throws: never; the signature matches ``Store``.
     public func transactionHistory() async throws(TallyError) -> [StoreTransaction] {
@@ -170,10 +189,6 @@ public actor StoreKit2Store: Store {
         case paid(Signed)
         case cancelled
         case pending
-    }
-
-    private func remember(_ transaction: StoreKit.Transaction) {
-        seen[transaction.id] = transaction
     }
 
     private func handOut(_ signed: [Signed]) -> [StoreTransaction] {
@@ -261,6 +276,7 @@ public actor StoreKit2Store: Store {
             switch error {
             case .purchaseNotAllowed: code = .paymentNotAllowed
             case .productUnavailable: code = .productNotFound
+            case .ineligibleForOffer: code = .offerNotEligible
             // A quantity or an offer StoreKit refused: the request itself was wrong.
             default: code = .invalidRequest
             }
@@ -268,6 +284,7 @@ public actor StoreKit2Store: Store {
             switch error {
             case .networkError: code = .networkError
             case .notAvailableInStorefront: code = .productNotFound
+            case .unknown, .systemError: code = .storeUnavailable
             default: code = isNotEntitled(error) ? .invalidRequest : otherwise
             }
         case is URLError:

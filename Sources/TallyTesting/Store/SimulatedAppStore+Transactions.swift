@@ -52,11 +52,13 @@ extension SimulatedAppStore {
     }
 
     /// Every transaction, signed now, oldest first, as `Transaction.all`; finished consumables
-    /// are left out unless asked for, as StoreKit does.
+    /// are left out unless asked for or refunded (revoked), as StoreKit does.
     public func history(includingFinishedConsumables: Bool = false) throws(SimulatedAppStoreError) -> [SimulatedAppStore.SignedTransaction] {
         var result: [SimulatedAppStore.SignedTransaction] = []
         for record in state.transactions {
-            if record.payload.type == .consumable, record.finished, !includingFinishedConsumables { continue }
+            if record.payload.type == .consumable, record.finished, record.payload.revocationDate == nil, !includingFinishedConsumables {
+                continue
+            }
             result.append(try signed(record))
         }
         return result

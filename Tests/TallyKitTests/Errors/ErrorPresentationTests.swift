@@ -15,6 +15,8 @@ import Testing
         (.restoreFailed, "restore", "відновити", .tryAgain),
         (.insufficientCredits, "credits", "кредит", .ok),
         (.purchaseInProgress, "purchase", "покупка", .ok),
+        (.storeUnavailable, "nothing was charged", "не списано", .tryAgain),
+        (.offerNotEligible, "regular price", "звичайною ціною", .ok),
     ]
 
     @Test(arguments: named.indices)
@@ -45,7 +47,7 @@ import Testing
             .networkUnavailable, .networkError, .serverUnavailable, .rateLimited, .verificationFailed, .verificationUnavailable,
             .productNotFound, .paymentDeclined, .paymentNotAllowed, .restoreFailed, .insufficientCredits, .purchaseInProgress,
             .unusedCreditExists, .transactionBelongsToAnotherUser, .orderFailed, .reservationClosed, .invalidRequest,
-            .unauthorized, .storageFailed, .notStarted,
+            .unauthorized, .storageFailed, .notStarted, .storeUnavailable, .offerNotEligible,
         ]
         for code in codes {
             for language in TallyLanguage.all {

@@ -489,6 +489,26 @@ import Testing
     }
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    @Test func aRefundMadeWhileTheAppWasClosedIsTakenBackAtTheNextLaunchOnce() async throws {
+        let device = try await Device()
+        let (manager, ledger) = try await device.launchOnDevice()
+        _ = try await manager.buy(Kit.report("career"))
+        let refunded = try await manager.buy(Kit.report("career"))
+        await manager.stop()
+
+        // Refunded while the app is not running: no updates stream hears of it.
+        _ = try await device.appStore.refund(transactionID: refunded.transactionID)
+        let (again, _) = try await device.launchOnDevice()
+        #expect(try await again.available("report.career") == 1)
+        #expect(try await ledger.balancesMatchEntries())
+        // The launch after that finds it taken back already.
+        await again.stop()
+        let (third, _) = try await device.launchOnDevice()
+        #expect(try await third.available("report.career") == 1)
+        #expect(try await third.journal.all().filter { $0.eventID.hasSuffix(":revoked") }.count == 1)
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func aCreditRefundedWhileItsReportIsGeneratingIsGoneWhetherTheReportFailsOrNot() async throws {
         for reportSucceeds in [false, true] {
             let device = try await Device()
