@@ -24,6 +24,9 @@ public struct OnDeviceCatalog: Sendable, Hashable {
         public var entitlements: [String]
         /// The paywall's texts by language; English is the fallback.
         public var paywall: [TallyLanguage: PaywallText]
+        /// For a non-renewing subscription: how many days it lasts from its purchase (the App
+        /// Store does not say; the app decides).
+        public var durationDays: Int?
 
         /// - Parameters:
         ///   - id: the product identifier.
@@ -31,12 +34,17 @@ public struct OnDeviceCatalog: Sendable, Hashable {
         ///   - grants: what one unit grants.
         ///   - entitlements: what it unlocks.
         ///   - paywall: texts by language.
-        public init(id: String, kind: ProductKind, grants: [Amount] = [], entitlements: [String] = [], paywall: [TallyLanguage: PaywallText]) {
+        ///   - durationDays: a non-renewing subscription's length in days.
+        public init(
+            id: String, kind: ProductKind, grants: [Amount] = [], entitlements: [String] = [], paywall: [TallyLanguage: PaywallText],
+            durationDays: Int? = nil
+        ) {
             self.id = id
             self.kind = kind
             self.grants = grants
             self.entitlements = entitlements
             self.paywall = paywall
+            self.durationDays = durationDays
         }
     }
 
@@ -71,7 +79,9 @@ public struct OnDeviceCatalog: Sendable, Hashable {
             products: file.products.map { product in
                 var texts: [TallyLanguage: PaywallText] = [:]
                 for (code, text) in product.paywall { texts[TallyLanguage(identifier: code)] = text }
-                return Product(id: product.productID, kind: product.kind, grants: product.grants, entitlements: product.entitlements, paywall: texts)
+                return Product(
+                    id: product.productID, kind: product.kind, grants: product.grants, entitlements: product.entitlements, paywall: texts,
+                    durationDays: product.durationDays)
             })
     }
 
@@ -85,7 +95,8 @@ public struct OnDeviceCatalog: Sendable, Hashable {
     }
 
     /// What the catalog says is wrong with it, or `nil`: duplicate identifiers, grants that are
-    /// not positive, grants on products that are not consumables, a product without English texts.
+    /// not positive, grants on products that are not consumables, a non-renewing subscription
+    /// that unlocks something without a duration, a product without English texts.
     public var problem: String? {
         var seen = Set<String>()
         for product in products {
@@ -95,6 +106,9 @@ public struct OnDeviceCatalog: Sendable, Hashable {
             }
             if !product.grants.isEmpty, product.kind != .consumable {
                 return "product \(product.id) grants currency but is not a consumable"
+            }
+            if product.kind == .nonRenewing, !product.entitlements.isEmpty, !(1...36_500).contains(product.durationDays ?? 0) {
+                return "product \(product.id) is a non-renewing subscription and needs a duration of 1 to 36500 days"
             }
             if product.paywall[.english] == nil { return "product \(product.id) has no English paywall text" }
         }

@@ -196,25 +196,31 @@ extension OnDeviceLedger {
             balance: try await balance(executor, currency), replayed: replayed)
     }
 
-    /// Entitlements from the purchases recorded here: non-consumables and non-renewing
-    /// subscriptions while not revoked, auto-renewables until their latest expiry.
+    /// Entitlements from the purchases recorded here: non-consumables while not revoked,
+    /// non-renewing subscriptions for their catalog duration from the latest purchase,
+    /// auto-renewables until their latest expiry.
     static func entitlements(_ executor: any SQLExecutor, catalog: OnDeviceCatalog, now: Int64) async throws -> [Entitlement] {
         var result: [String: Entitlement] = [:]
         for product in catalog.products where !product.entitlements.isEmpty {
             guard
                 let row = try await executor.query(
                     """
-                    SELECT COUNT(*) AS owned, MAX(expires_date) AS expires, COUNT(expires_date) AS dated
+                    SELECT COUNT(*) AS owned, MAX(expires_date) AS expires, MAX(purchase_date) AS latest
                     FROM ledger_purchases WHERE product_id = ? AND revoked_at IS NULL
                     """, [.text(product.id)]
                 ).first, try row.int("owned") > 0
             else { continue }
-            let expires = row.optionalInt("expires")
-            let active = product.kind == .autoRenewable ? (expires ?? 0) > now : true
+            let expires: Int64?
+            switch product.kind {
+            case .autoRenewable: expires = row.optionalInt("expires")
+            // The App Store gives a non-renewing subscription no expiry: the catalog does.
+            case .nonRenewing: expires = (row.optionalInt("latest") ?? 0) + Int64(product.durationDays ?? 0) * 86_400_000
+            default: expires = nil
+            }
+            let active = product.kind == .autoRenewable || product.kind == .nonRenewing ? (expires ?? 0) > now : true
             for id in product.entitlements {
                 let candidate = Entitlement(
-                    id: id, active: active, productID: product.id,
-                    expiresAt: product.kind == .autoRenewable ? expires.map(JournalTime.date) : nil, inGracePeriod: false)
+                    id: id, active: active, productID: product.id, expiresAt: expires.map(JournalTime.date), inGracePeriod: false)
                 if let existing = result[id], existing.active, !active || (existing.expiresAt ?? .distantFuture) >= (candidate.expiresAt ?? .distantFuture) {
                     continue
                 }

@@ -25,6 +25,25 @@ import Testing
     }
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    @Test func aNonRenewingSeasonPassEndsAfterItsDurationInTheCatalog() async throws {
+        let device = try await Device()
+        let database = try await device.database()
+        let ledger = try await device.onDeviceLedger(database)
+        let manager = try await device.launch(delivery: ledger, database: database, productIDs: ["com.tally.echo.season"])
+        let bought = try await manager.buy("com.tally.echo.season")
+        let pass = try #require(bought.entitlements.first { $0.id == "echo.season" })
+        #expect(pass.active)
+        // Examples/tally.json gives the season pass 90 days.
+        let purchased = try #require(try await device.appStore.transaction(bought.transactionID).payload.purchaseDate)
+        #expect(pass.expiresAt == purchased.addingTimeInterval(90 * 86_400))
+
+        try await device.advance(days: 89)
+        #expect(try await manager.account(.fetchCurrent).isActive("echo.season"))
+        try await device.advance(days: 2)
+        #expect(try await !manager.account(.fetchCurrent).isActive("echo.season"))
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func movingTheClockForwardADayBeforeTheRenewalKeepsThePaidSubscription() async throws {
         let device = try await Device()
         let (manager, _) = try await Self.launch(device)
