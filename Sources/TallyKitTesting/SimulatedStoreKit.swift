@@ -214,6 +214,17 @@ public actor SimulatedStoreKit: Store {
         }
     }
 
+    /// The renewal info of each subscription of the customer, signed now; none with StoreKit 1.
+    public func subscriptionRenewals() async throws(TallyError) -> [String] {
+        try checkReachable()
+        guard case .storeKit2 = api else { return [] }
+        do {
+            return try await appStore.subscriptionStatuses().map(\.renewalInfo)
+        } catch {
+            throw Self.error(error)
+        }
+    }
+
     public func finish(_ transaction: StoreTransaction) async throws(TallyError) {
         try checkReachable()
         do {

@@ -19,7 +19,11 @@ public protocol Delivery: Sendable {
     /// Balances and entitlements now. `storeEntitlements` are transactions the store lists for
     /// kept products: its current entitlements, and on a restore the latest transaction of each
     /// lapsed subscription from its history (the device records them; a server knows them already).
-    func account(storeEntitlements: [StoreTransaction]) async throws(TallyError) -> AccountSnapshot
+    ///
+    /// `renewals` are the store's renewal infos (JWS) of the customer's subscriptions: the device
+    /// verifies and records them, so a subscription in a billing grace period stays active and
+    /// says whether it will renew; a server has its own from App Store notifications.
+    func account(storeEntitlements: [StoreTransaction], renewals: [String]) async throws(TallyError) -> AccountSnapshot
     /// Balances and entitlements as the device itself knows them, without the network: the
     /// on-device ledger's, which is the source of truth there; `nil` for a destination elsewhere
     /// (a server), whose last answer the manager caches instead.
@@ -152,5 +156,13 @@ public struct ReservationOrder: Sendable, Hashable, Codable {
         self.ttlSeconds = ttlSeconds
         self.idempotencyKey = idempotencyKey
         self.reference = reference
+    }
+}
+
+extension Delivery {
+    /// Balances and entitlements now, with no renewal infos.
+    /// - Parameter storeEntitlements: the store's transactions of kept products.
+    public func account(storeEntitlements: [StoreTransaction]) async throws(TallyError) -> AccountSnapshot {
+        try await account(storeEntitlements: storeEntitlements, renewals: [])
     }
 }

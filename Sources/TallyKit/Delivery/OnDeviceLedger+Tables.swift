@@ -196,9 +196,28 @@ extension OnDeviceLedger {
             balance: try await balance(executor, currency), replayed: replayed)
     }
 
+    /// Keeps a subscription's latest verified renewal info: whether it will renew and when its
+    /// billing grace period ends. An older one than what is kept changes nothing.
+    static func recordRenewal(_ executor: any SQLExecutor, _ renewal: RenewalInfoPayload) async throws {
+        guard let original = renewal.originalTransactionID, let product = renewal.productID, let signed = renewal.signedDate else { return }
+        try await executor.execute(
+            """
+            INSERT INTO ledger_renewals (original_transaction_id, product_id, will_renew, grace_expires, signed_at)
+            VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (original_transaction_id) DO UPDATE SET product_id = excluded.product_id, will_renew = excluded.will_renew,
+                grace_expires = excluded.grace_expires, signed_at = excluded.signed_at
+            WHERE excluded.signed_at >= ledger_renewals.signed_at
+            """,
+            [
+                .text(original), .text(product), .int(renewal.autoRenewStatus == .on ? 1 : 0),
+                .optional(renewal.gracePeriodExpiresDate.map(JournalTime.millis)), .int(JournalTime.millis(signed)),
+            ])
+    }
+
     /// Entitlements from the purchases recorded here: non-consumables while not revoked,
     /// non-renewing subscriptions for their catalog duration from the latest purchase,
-    /// auto-renewables until their latest expiry.
+    /// auto-renewables until their latest expiry, or the end of a billing grace period the
+    /// store's renewal info gives.
     static func entitlements(_ executor: any SQLExecutor, catalog: OnDeviceCatalog, now: Int64) async throws -> [Entitlement] {
         var result: [String: Entitlement] = [:]
         for product in catalog.products where !product.entitlements.isEmpty {
@@ -210,17 +229,35 @@ extension OnDeviceLedger {
                     """, [.text(product.id)]
                 ).first, try row.int("owned") > 0
             else { continue }
-            let expires: Int64?
+            var expires: Int64?
             switch product.kind {
             case .autoRenewable: expires = row.optionalInt("expires")
             // The App Store gives a non-renewing subscription no expiry: the catalog does.
             case .nonRenewing: expires = (row.optionalInt("latest") ?? 0) + Int64(product.durationDays ?? 0) * 86_400_000
             default: expires = nil
             }
-            let active = product.kind == .autoRenewable || product.kind == .nonRenewing ? (expires ?? 0) > now : true
+            var active = product.kind == .autoRenewable || product.kind == .nonRenewing ? (expires ?? 0) > now : true
+            var inGracePeriod = false
+            var willRenew: Bool?
+            if product.kind == .autoRenewable,
+                let renewal = try await executor.query(
+                    "SELECT MAX(will_renew) AS will_renew, MAX(grace_expires) AS grace FROM ledger_renewals WHERE product_id = ? HAVING COUNT(*) > 0",
+                    [.text(product.id)]
+                ).first
+            {
+                willRenew = renewal.optionalInt("will_renew").map { $0 == 1 }
+                // Apple keeps full service through a billing grace period; until its end, as the
+                // server reports it too.
+                if !active, let grace = renewal.optionalInt("grace"), grace > now {
+                    active = true
+                    inGracePeriod = true
+                    expires = grace
+                }
+            }
             for id in product.entitlements {
                 let candidate = Entitlement(
-                    id: id, active: active, productID: product.id, expiresAt: expires.map(JournalTime.date), inGracePeriod: false)
+                    id: id, active: active, productID: product.id, expiresAt: expires.map(JournalTime.date), inGracePeriod: inGracePeriod,
+                    willRenew: willRenew)
                 if let existing = result[id], existing.active, !active || (existing.expiresAt ?? .distantFuture) >= (candidate.expiresAt ?? .distantFuture) {
                     continue
                 }

@@ -15,10 +15,10 @@ public import TallyVerify
 ///
 /// Subscriptions: entitlements come from the transactions recorded here (a purchase, the
 /// store's current entitlements at each refresh, the history at a restore), active until the
-/// latest known expiry on the device's trusted time. Their `willRenew` is always `nil` and
-/// `inGracePeriod` always `false`: the device does not read the store's renewal information yet,
-/// so a subscription in a billing grace period reads expired at its expiry date. A Tally server
-/// reports both.
+/// latest known expiry on the device's trusted time, or while a billing grace period lasts, as
+/// the store's verified renewal info says (``Store/subscriptionRenewals()``), which also gives
+/// `willRenew`. StoreKit 1 has no renewal info: there a subscription ends at its expiry date.
+/// Non-renewing subscriptions last the catalog's `duration_days` from their latest purchase.
 ///
 /// ```swift
 /// let database = try await LocalDatabase.standard()
@@ -119,7 +119,13 @@ public struct OnDeviceLedger: Delivery {
         }
     }
 
-    public func account(storeEntitlements: [StoreTransaction]) async throws(TallyError) -> AccountSnapshot {
+    public func account(storeEntitlements: [StoreTransaction], renewals: [String]) async throws(TallyError) -> AccountSnapshot {
+        var renewalInfos: [RenewalInfoPayload] = []
+        for jws in renewals {
+            // What does not verify is left out: it extends nothing.
+            if case .valid(let verified) = await verifier.verifyRenewalInfo(jws) { renewalInfos.append(verified.payload) }
+        }
+        let verifiedRenewals = renewalInfos
         var payloads: [(TransactionPayload, StoreTransaction.Evidence)] = []
         for transaction in storeEntitlements {
             // What does not verify is left out: it unlocks nothing.
@@ -135,6 +141,7 @@ public struct OnDeviceLedger: Delivery {
             for (payload, evidence) in recorded where payload.revocationDate == nil && payload.type != .consumable {
                 try await Self.record(executor, payload: payload, evidence: evidence, time: time)
             }
+            for renewal in verifiedRenewals { try await Self.recordRenewal(executor, renewal) }
             return AccountSnapshot(
                 balances: try await Self.balances(executor), entitlements: try await Self.entitlements(executor, catalog: catalog, now: time))
         }

@@ -115,7 +115,9 @@ public struct ServerDelivery: Delivery {
         }
     }
 
-    public func account(storeEntitlements: [StoreTransaction]) async throws(TallyError) -> AccountSnapshot {
+    /// The server's account (`GET /v1/me`); the store's transactions and renewal infos are not
+    /// sent, because the server learns them from the App Store itself.
+    public func account(storeEntitlements: [StoreTransaction], renewals: [String]) async throws(TallyError) -> AccountSnapshot {
         let account: AccountResponse = try await client.call("GET", "/v1/me")
         return AccountSnapshot(balances: account.balances, entitlements: account.entitlements)
     }

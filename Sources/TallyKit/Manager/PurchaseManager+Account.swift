@@ -69,7 +69,8 @@ extension PurchaseManager {
     func refresh(including history: [StoreTransaction]) async throws(TallyError) -> AccountState {
         let current = (try? await store.currentEntitlements()) ?? []
         let lapsed = history.filter { old in !current.contains { $0.id == old.id } }
-        let snapshot = try await delivery.account(storeEntitlements: current + lapsed)
+        let renewals = (try? await store.subscriptionRenewals()) ?? []
+        let snapshot = try await delivery.account(storeEntitlements: current + lapsed, renewals: renewals)
         await applyAccount(.snapshot(snapshot)).value
         let state: AccountState
         if let published = accountBroadcast.value {

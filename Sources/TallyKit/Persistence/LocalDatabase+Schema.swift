@@ -109,6 +109,15 @@ extension LocalDatabase {
             )
             """,
             """
+            CREATE TABLE ledger_renewals (
+                original_transaction_id TEXT PRIMARY KEY,
+                product_id TEXT NOT NULL,
+                will_renew INTEGER NOT NULL CHECK (will_renew IN (0, 1)),
+                grace_expires INTEGER,
+                signed_at INTEGER NOT NULL
+            )
+            """,
+            """
             CREATE TABLE ledger_lots (
                 id INTEGER PRIMARY KEY AUTOINCREMENT,
                 transaction_id TEXT NOT NULL REFERENCES ledger_purchases (transaction_id),

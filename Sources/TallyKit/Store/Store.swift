@@ -21,6 +21,10 @@ public protocol Store: Sendable {
     /// they were refunded; StoreKit 1's app receipt); what tells a lapsed subscriber on a new
     /// install from someone who never paid, and what shows refunds made while the app was closed.
     func transactionHistory() async throws(TallyError) -> [StoreTransaction]
+    /// The renewal info of each of the customer's auto-renewable subscriptions, as JWS (StoreKit
+    /// 2's `Product.SubscriptionInfo.Status.renewalInfo`): whether it will renew, and until when a
+    /// billing grace period keeps it. StoreKit 1 has none and returns nothing.
+    func subscriptionRenewals() async throws(TallyError) -> [String]
     /// Tells the store the transaction's content was delivered, so it stops handing it out.
     func finish(_ transaction: StoreTransaction) async throws(TallyError)
     /// Asks the store to bring the device's transactions up to date (restore); may ask the customer to sign in.

@@ -175,6 +175,9 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
         return try StoreTransaction.all(inReceipt: receipt)
     }
 
+    /// Nothing: StoreKit 1 has no renewal info.
+    public func subscriptionRenewals() async throws(TallyError) -> [String] { [] }
+
     /// Finishes the transaction in the payment queue; one no longer there was finished already.
     public func finish(_ transaction: StoreTransaction) async throws(TallyError) {
         for queued in queue.transactions where queued.transactionIdentifier == transaction.id {

@@ -140,6 +140,23 @@ public actor StoreKit2Store: Store {
             .compactMap { try? StoreTransaction(jws: $0.jws) }
     }
 
+    /// The renewal info of each subscription group the customer has subscribed to
+    /// (`Product.SubscriptionInfo.status(for:)`), as JWS whatever StoreKit's own verdict: the
+    /// device verifies it.
+    /// - Throws: never; a group whose status cannot be read is left out.
+    public nonisolated func subscriptionRenewals() async throws(TallyError) -> [String] {
+        var groups = Set<String>()
+        for await result in StoreKit.Transaction.all {
+            if let group = result.unsafePayloadValue.subscriptionGroupID { groups.insert(group) }
+        }
+        var renewals: [String] = []
+        for group in groups.sorted() {
+            guard let statuses = try? await StoreKit.Product.SubscriptionInfo.status(for: group) else { continue }
+            renewals += statuses.map(\.renewalInfo.jwsRepresentation)
+        }
+        return renewals
+    }
+
     /// Tells the App Store the transaction's content was delivered.
     ///
     /// A transaction handed out before this launch is looked up among StoreKit's unfinished

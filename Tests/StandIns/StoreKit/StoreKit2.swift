@@ -21,8 +21,32 @@ public struct Product: Identifiable, Hashable, Sendable {
     }
 
     public struct SubscriptionInfo: Hashable, Sendable {
+        public struct RenewalState: RawRepresentable, Hashable, Sendable {
+            public var rawValue: Int
+            public init(rawValue: Int) { self.rawValue = rawValue }
+            public static let subscribed = RenewalState(rawValue: 1)
+            public static let expired = RenewalState(rawValue: 2)
+            public static let inBillingRetryPeriod = RenewalState(rawValue: 3)
+            public static let inGracePeriod = RenewalState(rawValue: 4)
+            public static let revoked = RenewalState(rawValue: 5)
+        }
+
+        public struct RenewalInfo: Hashable, Sendable {
+            public let originalTransactionID: UInt64
+            public let willAutoRenew: Bool
+            public let gracePeriodExpirationDate: Date?
+        }
+
+        public struct Status: Sendable {
+            public let state: RenewalState
+            public let transaction: VerificationResult<Transaction>
+            public let renewalInfo: VerificationResult<RenewalInfo>
+        }
+
         public let subscriptionPeriod: SubscriptionPeriod
         public let subscriptionGroupID: String
+
+        public static func status(for groupID: String) async throws -> [Status] { fatalError("stand-in") }
     }
 
     public struct PurchaseOption: Hashable, Sendable {
@@ -76,6 +100,7 @@ public struct Transaction: Identifiable, Hashable, Sendable {
     public let revocationDate: Date?
     public let expirationDate: Date?
     public let appAccountToken: UUID?
+    public let subscriptionGroupID: String?
 
     public func finish() async {}
 

@@ -44,6 +44,47 @@ import Testing
     }
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    @Test func aSubscriberInABillingGracePeriodKeepsAccessUntilItEnds() async throws {
+        let device = try await Device { $0.billingGracePeriodEnabled = true }
+        let (manager, _) = try await Self.launch(device)
+        let receipt = try await manager.buy("com.tally.pro.monthly")
+        let original = try #require(try await device.appStore.transaction(receipt.transactionID).payload.originalTransactionID)
+        let expiry = try #require(receipt.entitlements.first { $0.id == "pro" }?.expiresAt)
+
+        // The card fails at the renewal: Apple keeps full service through the grace period.
+        try await device.appStore.failNextRenewal(originalTransactionID: original)
+        try await device.advance(seconds: Int(expiry.timeIntervalSince(device.time.now)) + 86_400)
+        let state = try await manager.refresh()
+        let pro = try #require(state.snapshot.entitlements.first { $0.id == "pro" })
+        #expect(pro.active, "\(pro)")
+        #expect(pro.inGracePeriod)
+        #expect(pro.willRenew == true)
+        // Until the grace period's end, as a server reports it.
+        #expect((pro.expiresAt ?? .distantPast) > device.time.now)
+        #expect(await manager.destination(policy: .fetchCurrent) == .main)
+
+        // The grace period ends (16 days at most for a month) without a payment: access ends.
+        try await device.advance(days: 20)
+        _ = try await manager.refresh()
+        let after = try await manager.account(.fetchCurrent)
+        #expect(!after.isActive("pro"), "\(after.snapshot.entitlements)")
+        #expect(after.snapshot.entitlements.first { $0.id == "pro" }?.inGracePeriod == false)
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    @Test func turningAutoRenewOffIsShownAsNotRenewing() async throws {
+        let device = try await Device()
+        let (manager, _) = try await Self.launch(device)
+        let receipt = try await manager.buy("com.tally.pro.monthly")
+        let original = try #require(try await device.appStore.transaction(receipt.transactionID).payload.originalTransactionID)
+        try await device.appStore.setAutoRenew(originalTransactionID: original, enabled: false)
+        let state = try await manager.refresh()
+        let pro = try #require(state.snapshot.entitlements.first { $0.id == "pro" })
+        #expect(pro.active)
+        #expect(pro.willRenew == false)
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func movingTheClockForwardADayBeforeTheRenewalKeepsThePaidSubscription() async throws {
         let device = try await Device()
         let (manager, _) = try await Self.launch(device)
