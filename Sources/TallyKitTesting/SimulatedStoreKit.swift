@@ -27,6 +27,8 @@ public actor SimulatedStoreKit: Store {
     private var outcomes: [SimulatedAppStore.Outcome] = []
     private var reachable = true
     private var subscribers: [UUID: AsyncStream<StoreTransaction>.Continuation] = [:]
+    private var intentSubscribers: [UUID: AsyncStream<StorePurchaseIntent>.Continuation] = [:]
+    private var earlyIntents: [StorePurchaseIntent] = []
     /// Which StoreKit it behaves as.
     public nonisolated let api: API
     /// The time that StoreKit 1 judges subscription expiries in the receipt at.
@@ -160,6 +162,34 @@ public actor SimulatedStoreKit: Store {
     }
 
     private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
+
+    public func purchaseIntents() async -> AsyncStream<StorePurchaseIntent> {
+        let (stream, continuation) = AsyncStream<StorePurchaseIntent>.makeStream()
+        let id = UUID()
+        intentSubscribers[id] = continuation
+        for intent in earlyIntents { continuation.yield(intent) }
+        earlyIntents = []
+        continuation.onTermination = { _ in Task { await self.unsubscribeIntents(id) } }
+        return stream
+    }
+
+    private func unsubscribeIntents(_ id: UUID) { intentSubscribers[id] = nil }
+
+    /// The customer taps a product promoted on the App Store (or a win-back offer there): the
+    /// app is opened with a purchase intent; before anyone listens it is kept, as StoreKit does.
+    /// The simulated store does not model win-back offers: their identifier is passed along only.
+    /// - Throws: ``TallyKit/TallyError`` `product_not_found` for a product the store does not sell.
+    public func promote(_ productID: String, winBackOfferID: String? = nil) async throws(TallyError) {
+        guard await appStore.product(productID) != nil else {
+            throw TallyError(.productNotFound, "the simulated App Store does not sell \(productID)")
+        }
+        let intent = StorePurchaseIntent(productID: productID, winBackOfferID: winBackOfferID)
+        if intentSubscribers.isEmpty {
+            earlyIntents.append(intent)
+        } else {
+            for subscriber in intentSubscribers.values { subscriber.yield(intent) }
+        }
+    }
 
     /// Sends a transaction again on every updates stream, as StoreKit re-delivers transactions
     /// that were not finished.

@@ -31,6 +31,7 @@ extension PurchaseManager {
     ///   - productID: the product.
     ///   - quantity: units of a consumable, 1 to 10.
     ///   - promotionalOffer: a signed promotional offer of a subscription.
+    ///   - winBackOfferID: a win-back offer of a subscription (StoreKit 2, iOS 18 and later).
     /// - Returns: `.purchased` with what was credited, `.cancelled`, `.pending` (waiting for
     ///   approval), or `.deliveryPending` when it was paid but its credit could not be delivered
     ///   yet (it is retried in the background and at every start).
@@ -40,7 +41,9 @@ extension PurchaseManager {
     ///   paid transaction the destination refuses for good (`verification_failed`,
     ///   `transaction_belongs_to_another_user`).
     @discardableResult
-    public func purchase(_ productID: String, quantity: Int = 1, promotionalOffer: PromotionalOffer? = nil) async throws(TallyError) -> PurchaseOutcome {
+    public func purchase(
+        _ productID: String, quantity: Int = 1, promotionalOffer: PromotionalOffer? = nil, winBackOfferID: String? = nil
+    ) async throws(TallyError) -> PurchaseOutcome {
         guard started else { throw TallyError(.notStarted, "call start() before purchase()") }
         guard (1...10).contains(quantity) else { throw TallyError(.invalidRequest, "quantity must be 1 to 10, not \(quantity)") }
         guard !purchasesInFlight.contains(productID) else {
@@ -72,7 +75,8 @@ extension PurchaseManager {
             result = try await store.purchase(
                 productID,
                 options: StorePurchaseOptions(
-                    appAccountToken: ticket.appAccountToken, quantity: quantity, promotionalOffer: promotionalOffer))
+                    appAccountToken: ticket.appAccountToken, quantity: quantity, promotionalOffer: promotionalOffer,
+                    winBackOfferID: winBackOfferID))
         } catch {
             await close(intentID, ticket: ticket, reason: error.code.rawValue)
             await record(.failed, productID: productID, error: error)
@@ -186,5 +190,33 @@ extension PurchaseManager {
             account = try await self.account(.fromCacheOnly)
         }
         return RestoreResult(receipts: receipts, account: account)
+    }
+}
+
+// MARK: - Purchases started on the App Store
+
+extension PurchaseManager {
+    /// Purchases the customer started on the App Store (a promoted product, a win-back offer),
+    /// from now on. With ``Configuration/completesPurchaseIntents`` (the default) the manager
+    /// buys each one at once and this stream only tells; otherwise the app buys when ready.
+    public func purchaseIntents() -> AsyncStream<StorePurchaseIntent> {
+        let (stream, continuation) = AsyncStream<StorePurchaseIntent>.makeStream()
+        let id = UUID()
+        intentSubscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeIntentSubscriber(id) } }
+        return stream
+    }
+
+    private func removeIntentSubscriber(_ id: UUID) {
+        intentSubscribers[id] = nil
+    }
+
+    /// One purchase started on the App Store: told to listeners and, when configured, bought
+    /// through the same pipeline as a tap in the app (order, journal, delivery, finish).
+    func handle(_ intent: StorePurchaseIntent) async {
+        for subscriber in intentSubscribers.values { subscriber.yield(intent) }
+        guard configuration.completesPurchaseIntents else { return }
+        // Errors are recorded in analytics by purchase(); a failure leaves nothing to undo.
+        _ = try? await purchase(intent.productID, winBackOfferID: intent.winBackOfferID)
     }
 }

@@ -55,6 +55,11 @@ public actor PurchaseManager {
         public var scope: String
         /// The entitlement that completes onboarding when a confirmed payment unlocks it.
         public var onboardingEntitlement: String?
+        /// Whether a purchase the customer started on the App Store (a promoted product, a
+        /// win-back offer) is completed at once through ``PurchaseManager/purchase(_:quantity:promotionalOffer:winBackOfferID:)``;
+        /// `true` by default. When `false` the app takes them from
+        /// ``PurchaseManager/purchaseIntents()`` and buys when it is ready (after onboarding, say).
+        public var completesPurchaseIntents: Bool
         /// Called at each step of a delivery with the transaction id; for logs and failure drills.
         public var checkpoint: (@Sendable (PurchaseStep, String) async -> Void)?
 
@@ -73,6 +78,7 @@ public actor PurchaseManager {
             self.consumeHoldSeconds = 3600
             self.scope = "device"
             self.onboardingEntitlement = nil
+            self.completesPurchaseIntents = true
             self.checkpoint = nil
         }
     }
@@ -156,6 +162,8 @@ public actor PurchaseManager {
     /// The last queued change of the account state (see `applyAccount`).
     var accountTail: Task<Void, Never>?
     var listener: Task<Void, Never>?
+    var intentListener: Task<Void, Never>?
+    var intentSubscribers: [UUID: AsyncStream<StorePurchaseIntent>.Continuation] = [:]
     var refresher: Task<Void, Never>?
     /// The network work of the latest ``start()``, and which start it belongs to.
     var catchUp: Task<Void, Never>?
@@ -287,6 +295,13 @@ public actor PurchaseManager {
                 await self.handleUpdate(transaction)
             }
         }
+        let intents = await store.purchaseIntents()
+        intentListener = Task { [weak self] in
+            for await intent in intents {
+                guard let self else { return }
+                await self.handle(intent)
+            }
+        }
         // Streams start from the last known state at once, even before (or without) a fetch.
         if accountBroadcast.value == nil, let known = try? await account(.fromCacheOnly), known.source != .none {
             accountBroadcast.publish(known)
@@ -334,6 +349,8 @@ public actor PurchaseManager {
         started = false
         listener?.cancel()
         listener = nil
+        intentListener?.cancel()
+        intentListener = nil
         refresher?.cancel()
         refresher = nil
         for task in retries.values { task.cancel() }

@@ -12,6 +12,10 @@ public protocol Store: Sendable {
     func purchase(_ productID: String, options: StorePurchaseOptions) async throws(TallyError) -> StorePurchaseResult
     /// Transactions that change outside a purchase call: renewals, Ask to Buy approvals, refunds.
     func transactionUpdates() async -> AsyncStream<StoreTransaction>
+    /// Purchases the customer started outside the app, on the App Store: a promoted in-app
+    /// purchase or a win-back offer (StoreKit 2's `PurchaseIntent`, StoreKit 1's promoted
+    /// payments). Those that arrive before anyone listens are kept for the first listener.
+    func purchaseIntents() async -> AsyncStream<StorePurchaseIntent>
     /// Paid transactions not finished yet, oldest first.
     func unfinishedTransactions() async throws(TallyError) -> [StoreTransaction]
     /// The latest transaction of each non-consumable and active subscription the customer owns.
@@ -39,15 +43,36 @@ public struct StorePurchaseOptions: Sendable, Hashable {
     public var quantity: Int
     /// A signed promotional offer for a subscription.
     public var promotionalOffer: PromotionalOffer?
+    /// A win-back offer of a subscription, by its identifier in App Store Connect (StoreKit 2,
+    /// iOS 18 and later).
+    public var winBackOfferID: String?
 
     /// - Parameters:
     ///   - appAccountToken: the app's UUID for its user.
     ///   - quantity: units of a consumable.
     ///   - promotionalOffer: a signed promotional offer.
-    public init(appAccountToken: UUID? = nil, quantity: Int = 1, promotionalOffer: PromotionalOffer? = nil) {
+    ///   - winBackOfferID: a win-back offer.
+    public init(appAccountToken: UUID? = nil, quantity: Int = 1, promotionalOffer: PromotionalOffer? = nil, winBackOfferID: String? = nil) {
         self.appAccountToken = appAccountToken
         self.quantity = quantity
         self.promotionalOffer = promotionalOffer
+        self.winBackOfferID = winBackOfferID
+    }
+}
+
+/// A purchase the customer started on the App Store rather than in the app.
+public struct StorePurchaseIntent: Sendable, Hashable {
+    /// The product.
+    public var productID: String
+    /// The win-back offer the customer chose, if any.
+    public var winBackOfferID: String?
+
+    /// - Parameters:
+    ///   - productID: the product.
+    ///   - winBackOfferID: the win-back offer, if any.
+    public init(productID: String, winBackOfferID: String? = nil) {
+        self.productID = productID
+        self.winBackOfferID = winBackOfferID
     }
 }
 

@@ -43,6 +43,8 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
     private var purchases: [String: CheckedContinuation<Update?, Never>] = [:]
     private var subscribers: [UUID: AsyncStream<Update>.Continuation] = [:]
     private var early: [Update] = []
+    private var intentSubscribers: [UUID: AsyncStream<StorePurchaseIntent>.Continuation] = [:]
+    private var earlyIntents: [StorePurchaseIntent] = []
     private var restore: CheckedContinuation<(any Error)?, Never>?
     private var requests: [ObjectIdentifier: RequestDelegate] = [:]
 
@@ -150,6 +152,21 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
         return stream
     }
 
+    /// Products the customer tapped on the App Store (promoted in-app purchases), kept for the
+    /// first listener when they arrive before it.
+    public func purchaseIntents() async -> AsyncStream<StorePurchaseIntent> {
+        let (stream, continuation) = AsyncStream<StorePurchaseIntent>.makeStream()
+        let id = UUID()
+        let buffered = lock.withLock { () -> [StorePurchaseIntent] in
+            intentSubscribers[id] = continuation
+            defer { earlyIntents = [] }
+            return earlyIntents
+        }
+        for intent in buffered { continuation.yield(intent) }
+        continuation.onTermination = { [weak self] _ in self?.lock.withLock { _ = self?.intentSubscribers.removeValue(forKey: id) } }
+        return stream
+    }
+
     /// Paid transactions still in the payment queue, oldest first.
     public func unfinishedTransactions() async throws(TallyError) -> [StoreTransaction] {
         let paid = queue.transactions
@@ -231,6 +248,20 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
             }
             for listener in listeners { listener.yield(update) }
         }
+    }
+
+    /// A promoted in-app purchase tapped on the App Store: not added to the queue here; the
+    /// manager buys it through the usual pipeline (an order first, on a server), so it is
+    /// handed over as a purchase intent.
+    public func paymentQueue(_ queue: SKPaymentQueue, shouldAddStorePayment payment: SKPayment, for product: SKProduct) -> Bool {
+        let intent = StorePurchaseIntent(productID: product.productIdentifier)
+        let listeners = lock.withLock { () -> [AsyncStream<StorePurchaseIntent>.Continuation] in
+            products[product.productIdentifier] = product
+            if intentSubscribers.isEmpty { earlyIntents.append(intent) }
+            return Array(intentSubscribers.values)
+        }
+        for listener in listeners { listener.yield(intent) }
+        return false
     }
 
     /// The end of a restore.

@@ -30,12 +30,18 @@ public actor StoreKit2Store: Store {
     /// Who listens to the updates, and what arrived while nobody did.
     private var subscribers: [UUID: AsyncStream<StoreTransaction>.Continuation] = [:]
     private var early: [StoreTransaction] = []
+    /// The same for purchases started on the App Store.
+    private var intentSubscribers: [UUID: AsyncStream<StorePurchaseIntent>.Continuation] = [:]
+    private var earlyIntents: [StorePurchaseIntent] = []
 
     /// Creates a store over the App Store of the device's account and starts listening to
     /// `Transaction.updates` at once, as Apple advises: make it at launch. What arrives before
     /// ``transactionUpdates()`` is called is kept and handed to its first caller.
     public init() {
         Task { await self.listen() }
+        #if !os(tvOS) && !os(watchOS)
+        if #available(iOS 16.4, macOS 14.4, *) { Task { await self.listenForIntents() } }
+        #endif
     }
 
     /// The products with these identifiers that the App Store sells in the customer's
@@ -97,6 +103,38 @@ public actor StoreKit2Store: Store {
     private func unsubscribe(_ id: UUID) {
         subscribers[id] = nil
     }
+
+    /// Purchases started on the App Store (`PurchaseIntent`, iOS 16.4 and macOS 14.4; none on
+    /// tvOS and watchOS), kept for the first listener when they arrive before it.
+    public func purchaseIntents() async -> AsyncStream<StorePurchaseIntent> {
+        let (stream, continuation) = AsyncStream<StorePurchaseIntent>.makeStream()
+        let id = UUID()
+        intentSubscribers[id] = continuation
+        for intent in earlyIntents { continuation.yield(intent) }
+        earlyIntents = []
+        continuation.onTermination = { _ in Task { await self.unsubscribeIntents(id) } }
+        return stream
+    }
+
+    private func unsubscribeIntents(_ id: UUID) {
+        intentSubscribers[id] = nil
+    }
+
+    #if !os(tvOS) && !os(watchOS)
+    @available(iOS 16.4, macOS 14.4, *)
+    private func listenForIntents() async {
+        for await intent in PurchaseIntent.intents {
+            var offerID: String?
+            if #available(iOS 18, macOS 15, *) { offerID = intent.offer?.id }
+            let request = StorePurchaseIntent(productID: intent.product.id, winBackOfferID: offerID)
+            if intentSubscribers.isEmpty {
+                earlyIntents.append(request)
+            } else {
+                for subscriber in intentSubscribers.values { subscriber.yield(request) }
+            }
+        }
+    }
+    #endif
 
     /// Iterates `Transaction.updates` for the store's life: one listener, whoever subscribes.
     private func listen() async {
@@ -231,6 +269,14 @@ public actor StoreKit2Store: Store {
         }
         if options.quantity != 1 {
             purchaseOptions.insert(.quantity(options.quantity))
+        }
+        if let offerID = options.winBackOfferID {
+            guard #available(iOS 18, macOS 15, tvOS 18, watchOS 11, *),
+                let offer = product.subscription?.winBackOffers.first(where: { $0.id == offerID })
+            else {
+                throw TallyError(.offerNotEligible, "\(productID) has no win-back offer \(offerID) for this customer")
+            }
+            purchaseOptions.insert(.winBackOffer(offer))
         }
         if let offer = options.promotionalOffer {
             purchaseOptions.insert(

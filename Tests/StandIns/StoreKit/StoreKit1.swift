@@ -23,6 +23,8 @@ public protocol SKPaymentTransactionObserver: NSObjectProtocol {
     func paymentQueue(_ queue: SKPaymentQueue, restoreCompletedTransactionsFailedWithError error: any Error)
     // Optional on Apple's platforms.
     func paymentQueueRestoreCompletedTransactionsFinished(_ queue: SKPaymentQueue)
+    // Optional on Apple's platforms (iOS 11, macOS 11; not tvOS or watchOS).
+    func paymentQueue(_ queue: SKPaymentQueue, shouldAddStorePayment payment: SKPayment, for product: SKProduct) -> Bool
 }
 
 public enum SKPaymentTransactionState: Int, @unchecked Sendable {

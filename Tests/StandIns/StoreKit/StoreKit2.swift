@@ -45,11 +45,19 @@ public struct Product: Identifiable, Hashable, Sendable {
 
         public let subscriptionPeriod: SubscriptionPeriod
         public let subscriptionGroupID: String
+        public let winBackOffers: [SubscriptionOffer]
 
         public static func status(for groupID: String) async throws -> [Status] { fatalError("stand-in") }
     }
 
+    public struct SubscriptionOffer: Hashable, Sendable {
+        public let id: String?
+        public let displayPrice: String
+        public let price: Decimal
+    }
+
     public struct PurchaseOption: Hashable, Sendable {
+        public static func winBackOffer(_ offer: SubscriptionOffer) -> PurchaseOption { fatalError("stand-in") }
         public static func appAccountToken(_ token: UUID) -> PurchaseOption { fatalError("stand-in") }
         public static func quantity(_ quantity: Int) -> PurchaseOption { fatalError("stand-in") }
         public static func promotionalOffer(offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int) -> PurchaseOption {
@@ -133,4 +141,12 @@ public enum StoreKitError: Error, Sendable {
     case notAvailableInStorefront
     case notEntitled
     case unsupported
+}
+
+public struct PurchaseIntent: Identifiable, Hashable, Sendable {
+    public typealias PurchaseIntents = AsyncStream<PurchaseIntent>
+    public let id: String
+    public let product: Product
+    public let offer: Product.SubscriptionOffer?
+    public static var intents: PurchaseIntents { fatalError("stand-in") }
 }

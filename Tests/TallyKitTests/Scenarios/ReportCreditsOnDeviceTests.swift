@@ -633,6 +633,40 @@ import Testing
     }
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    @Test func aReportPromotedOnTheAppStoreIsBoughtThroughTheAppsPipelineAtLaunch() async throws {
+        let device = try await Device()
+        // The person taps the promoted report on the App Store; the app opens with the intent.
+        try await device.store.promote(Kit.report("relationship"))
+        let (manager, _) = try await device.launchOnDevice()
+        var updates = manager.accountUpdates().makeAsyncIterator()
+        while let state = await updates.next(), state.balance("report.relationship").available != 1 {}
+        #expect(try await manager.available("report.relationship") == 1)
+        let journal = try await manager.journal.all()
+        #expect(journal.count == 1 && journal.allSatisfy { $0.state == .finished })
+        #expect(try await device.appStore.unfinishedTransactions().isEmpty)
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    @Test func anAppThatDefersPurchaseIntentsGetsThemAndNothingIsBought() async throws {
+        let device = try await Device()
+        let (manager, _) = try await device.launchOnDevice { $0.completesPurchaseIntents = false }
+        var intents = await manager.purchaseIntents().makeAsyncIterator()
+        try await device.store.promote(Kit.report("career"))
+        let intent = await intents.next()
+        #expect(intent?.productID == Kit.report("career"))
+        #expect(try await device.appStore.history(includingFinishedConsumables: true).isEmpty)
+        // The app buys when it is ready.
+        _ = try await manager.buy(Kit.report("career"))
+        #expect(try await manager.available("report.career") == 1)
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    @Test func anUnknownProductCannotBePromoted() async throws {
+        let device = try await Device()
+        await #expect(throws: TallyError.self) { try await device.store.promote("com.tally.zorya.report.unknown") }
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func theLifetimeUnlockIsAnEntitlementFromTheStore() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()
