@@ -11,7 +11,9 @@ import TallyCore
 /// It maps StoreKit and decides nothing. A paid transaction is handed over with the app
 /// receipt that lists it (``StoreTransaction/Evidence/receipt(_:)``): TallyKit verifies the
 /// receipt itself (``OnDeviceLedger`` with a ``ReceiptVerifier``, or the Tally server). When
-/// the receipt does not list a transaction yet, it is refreshed once (`SKReceiptRefreshRequest`).
+/// the receipt does not list a transaction yet, it is refreshed once (`SKReceiptRefreshRequest`,
+/// which may ask the customer to sign in). A restored transaction is listed in the receipt,
+/// and handed over, under its original's identifier.
 ///
 /// - The payment queue observer is added when the store is made: make it at launch, so that
 ///   transactions StoreKit delivers before the manager is ready are kept until it listens.
@@ -172,7 +174,7 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
         let paid = queue.transactions
             .filter { $0.transactionState == .purchased || $0.transactionState == .restored }
             .sorted { ($0.transactionDate ?? .distantPast) < ($1.transactionDate ?? .distantPast) }
-            .compactMap(\.transactionIdentifier)
+            .compactMap(Self.receiptID)
         var result: [StoreTransaction] = []
         for transactionID in paid {
             if let mapped = try? await storeTransaction(transactionID) { result.append(mapped) }
@@ -195,9 +197,10 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
     /// Nothing: StoreKit 1 has no renewal info.
     public func subscriptionRenewals() async throws(TallyError) -> [String] { [] }
 
-    /// Finishes the transaction in the payment queue; one no longer there was finished already.
+    /// Finishes the transaction in the payment queue (a restored one by its original's
+    /// identifier, which is what the receipt lists); one no longer there was finished already.
     public func finish(_ transaction: StoreTransaction) async throws(TallyError) {
-        for queued in queue.transactions where queued.transactionIdentifier == transaction.id {
+        for queued in queue.transactions where Self.receiptID(queued) == transaction.id {
             queue.finishTransaction(queued)
         }
     }
@@ -211,8 +214,17 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
         } catch {
             throw TallyError(.restoreFailed, "the app receipt could not be refreshed: \(error.reason)")
         }
+        let queue = self.queue
         let failure: (any Error)? = await withCheckedContinuation { continuation in
-            lock.withLock { restore = continuation }
+            let first = lock.withLock { () -> Bool in
+                guard restore == nil else { return false }
+                restore = continuation
+                return true
+            }
+            guard first else {
+                continuation.resume(returning: TallyError(.restoreFailed, "a restore is already under way"))
+                return
+            }
             queue.restoreCompletedTransactions()
         }
         if let failure, (failure as? SKError)?.code != .paymentCancelled {
@@ -281,6 +293,13 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
     }
 
     // MARK: - Receipts
+
+    /// The identifier the app receipt lists a queued transaction under: its own, or for a
+    /// restored one (which StoreKit gives a new identifier) its original's.
+    private static func receiptID(_ transaction: SKPaymentTransaction) -> String? {
+        if transaction.transactionState == .restored, let original = transaction.original?.transactionIdentifier { return original }
+        return transaction.transactionIdentifier
+    }
 
     /// The app receipt, standard base64, or `nil` when the device has none.
     private static func receipt() -> String? {
@@ -363,7 +382,7 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
             productID = transaction.payment.productIdentifier
             switch transaction.transactionState {
             case .purchased, .restored:
-                guard let id = transaction.transactionIdentifier else { return nil }
+                guard let id = StoreKit1Store.receiptID(transaction) else { return nil }
                 outcome = .paid(transactionID: id)
             case .deferred:
                 outcome = .deferred
