@@ -5,7 +5,8 @@
 # make `canImport` true and the whole TallyKit module is typechecked with them, in Swift 6
 # mode, so a wrong name, label or type, or a Sendable problem, fails the run.
 #
-# What it cannot see: availability (Linux does not check it), Apple's own behaviour, and
+# What it cannot see: availability (Linux does not check it), code under `#if os(...)` for an
+# Apple system (false on Linux: the visionOS-only branch of StoreKit2Store), Apple's own behaviour, and
 # declarations the stand-ins get wrong. A self-test then breaks the sources in ways the check
 # must catch (a misspelt method, a misspelt observer callback, a wrong label), so that a
 # stand-in that accepts anything fails too.
@@ -34,10 +35,10 @@ PY
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-for framework in Tests/StandIns/*/; do
-  name="$(basename "$framework")"
-  swiftc -emit-module -swift-version 6 -enable-library-evolution -parse-as-library -suppress-warnings \
-    -module-name "$name" -emit-module-path "$work/$name.swiftmodule" "$framework"*.swift
+# UIKit first: the StoreKit stand-in declares `purchase(confirmIn: some UIScene)`.
+for name in UIKit StoreKit; do
+  swiftc -emit-module -swift-version 6 -enable-library-evolution -parse-as-library -suppress-warnings -I "$work" \
+    -module-name "$name" -emit-module-path "$work/$name.swiftmodule" Tests/StandIns/"$name"/*.swift
 done
 
 # Typechecks a copy of TallyKit's sources in $1; prints the compiler's errors.
@@ -55,8 +56,8 @@ if [ -n "$errors" ]; then
   echo "$errors" >&2
   exit 1
 fi
-checked="$(grep -l "canImport(StoreKit)" -r Sources/TallyKit | sort | tr '\n' ' ')"
-echo "check_apple_sources: TallyKit typechecks with the StoreKit stand-ins ($checked)" >&2
+checked="$(grep -l -E "canImport\((StoreKit|UIKit)\)" -r Sources/TallyKit | sort | tr '\n' ' ')"
+echo "check_apple_sources: TallyKit typechecks with the StoreKit and UIKit stand-ins ($checked)" >&2
 
 # The self-test: each mistake must fail the check.
 mistakes=(
@@ -64,6 +65,7 @@ mistakes=(
   "StoreKit1/StoreKit1Store.swift|func paymentQueueRestoreCompletedTransactionsFinished|func paymentQueueRestoreCompletedTransactionsDidFinish"
   "StoreKit1/StoreKit1Store.swift|didFailWithError error|didFail error"
   "StoreKit2/StoreKit2Store.swift|offerID: offer.offerID, keyID: offer.keyID|offerID: offer.offerID, keyIdentifier: offer.keyID"
+  "StoreKit2/StoreKit2Store.swift|product.purchase(confirmIn: scene, options: options)|product.purchase(in: scene, options: options)"
 )
 for mistake in "${mistakes[@]}"; do
   IFS='|' read -r file from to <<<"$mistake"

@@ -1,9 +1,12 @@
-// StoreKit exists on Apple platforms only. visionOS has no `purchase(options:)` (it takes a
-// scene there), so it is left out as well rather than failing to compile.
-#if canImport(StoreKit) && !os(visionOS)
+// StoreKit exists on Apple platforms only (checked on Linux by scripts/check_apple_sources.sh).
+#if canImport(StoreKit)
 import Foundation
 import StoreKit
 import TallyCore
+
+#if canImport(UIKit) && !os(watchOS)
+import UIKit
+#endif
 
 /// A ``Store`` over StoreKit 2: the App Store on iPhone, iPad, Mac, Apple TV and Apple Watch.
 ///
@@ -286,7 +289,7 @@ public actor StoreKit2Store: Store {
         }
         let result: StoreKit.Product.PurchaseResult
         do {
-            result = try await product.purchase(options: purchaseOptions)
+            result = try await purchase(product, options: purchaseOptions)
         } catch StoreKitError.userCancelled {
             return .cancelled
         }
@@ -301,6 +304,29 @@ public actor StoreKit2Store: Store {
             // Pending keeps the order open: if a transaction comes of it, the updates bring it.
             return .pending
         }
+    }
+
+    /// Shows the payment sheet in the scene in front (`purchase(confirmIn:)`, iOS 17, tvOS 17 and
+    /// visionOS), so a multi-scene app gets it in the window the customer looks at; visionOS
+    /// has no other way. Elsewhere, and with no scene in front, `purchase(options:)`.
+    @MainActor
+    private static func purchase(
+        _ product: StoreKit.Product, options: Set<StoreKit.Product.PurchaseOption>
+    ) async throws
+        -> StoreKit.Product.PurchaseResult
+    {
+        #if canImport(UIKit) && !os(watchOS)
+        if #available(iOS 17, tvOS 17, visionOS 1, *),
+            let scene = UIApplication.shared.connectedScenes.first(where: { $0.activationState == .foregroundActive })
+        {
+            return try await product.purchase(confirmIn: scene, options: options)
+        }
+        #endif
+        #if os(visionOS)
+        throw TallyError(.storeUnavailable, "no scene is in front to show the payment sheet in")
+        #else
+        return try await product.purchase(options: options)
+        #endif
     }
 
     private static func unfinished() async -> [Signed] {

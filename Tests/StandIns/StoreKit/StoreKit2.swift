@@ -1,6 +1,7 @@
 // Stand-in declarations of the StoreKit 2 API that TallyKit uses, with Apple's names, labels
 // and types (see StoreKit1.swift). Availability is not declared: Linux does not check it.
 import Foundation
+import UIKit
 
 public struct Product: Identifiable, Hashable, Sendable {
     public struct ProductType: RawRepresentable, Hashable, Sendable {
@@ -96,6 +97,11 @@ public struct Product: Identifiable, Hashable, Sendable {
 
     @MainActor
     public func purchase(options: Set<PurchaseOption> = []) async throws -> PurchaseResult { fatalError("stand-in") }
+
+    @MainActor
+    public func purchase(confirmIn scene: some UIScene, options: Set<PurchaseOption> = []) async throws -> PurchaseResult {
+        fatalError("stand-in")
+    }
 }
 
 public struct Transaction: Identifiable, Hashable, Sendable {
