@@ -95,4 +95,19 @@ import Testing
         #expect(!error.localizedDescription.isEmpty)
         #expect(!error.localizedDescription.contains("card declined"))
     }
+
+    @Test func anInsufficientCreditsAlertOffersToBuyInBothLanguages() throws {
+        let error = TallyError(.insufficientCredits, "needs 3", currency: "credits", available: 2)
+        let english = try #require(InsufficientCreditsAlert(error, language: .english))
+        #expect(english.title == "Not enough credits")
+        #expect(english.message.contains("2 credits"), "\(english.message)")
+        #expect(english.buyTitle == "Buy Credits" && english.cancelTitle == "Not Now")
+        #expect(english.currency == "credits")
+        let ukrainian = try #require(InsufficientCreditsAlert(error, language: .ukrainian))
+        #expect(ukrainian.message.contains("2 кредити"), "\(ukrainian.message)")
+        #expect(ukrainian.buyTitle == "Купити кредити" && ukrainian.cancelTitle == "Не зараз")
+        let seconds = try #require(InsufficientCreditsAlert(TallyError(.insufficientCredits, "", currency: "seconds", available: 30), language: .english))
+        #expect(seconds.buyTitle == "Buy More Time")
+        #expect(InsufficientCreditsAlert(TallyError(.networkError, ""), language: .english) == nil, "only for insufficient_credits")
+    }
 }
