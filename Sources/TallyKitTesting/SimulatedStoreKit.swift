@@ -74,7 +74,11 @@ public actor SimulatedStoreKit: Store {
         var result: [ProductDetails] = []
         for id in ids {
             guard let product = await appStore.product(id) else { continue }
-            result.append(Self.details(product, locale: locale, currency: appStore.configuration.catalog.settings.currency))
+            var details = Self.details(product, locale: locale, currency: appStore.configuration.catalog.settings.currency)
+            if let group = details.subscription?.groupID {
+                details.subscription?.isEligibleForIntroductoryOffer = await appStore.isEligibleForIntroductoryOffer(groupID: group)
+            }
+            result.append(details)
         }
         return result
     }
@@ -301,19 +305,34 @@ public actor SimulatedStoreKit: Store {
             default: .autoRenewable
             }
         let terms = product.subscription.map { info in
-            let unit: SubscriptionTerms.Period.Unit =
-                switch info.period.unit {
-                case .day: .day
-                case .week: .week
-                case .month: .month
-                default: .year
-                }
-            return SubscriptionTerms(period: .init(value: info.period.value, unit: unit), groupID: info.groupID)
+            let introductory = info.introductoryOffer.map { offer in
+                let mode: SubscriptionTerms.IntroductoryOffer.PaymentMode =
+                    switch offer.paymentMode {
+                    case .freeTrial: .freeTrial
+                    case .payUpFront: .payUpFront
+                    default: .payAsYouGo
+                    }
+                return SubscriptionTerms.IntroductoryOffer(
+                    paymentMode: mode, period: period(offer.period), periodCount: offer.numberOfPeriods,
+                    displayPrice: formatted(price: offer.price, currency: currency, locale: locale))
+            }
+            return SubscriptionTerms(period: period(info.period), groupID: info.groupID, introductoryOffer: introductory)
         }
         return ProductDetails(
             id: product.id, kind: kind, displayName: localization?.displayName ?? product.referenceName,
             description: localization?.description ?? "", displayPrice: formatted(price: product.price, currency: currency, locale: locale),
             price: product.price, currencyCode: currency, subscription: terms)
+    }
+
+    static func period(_ period: SubscriptionPeriod) -> SubscriptionTerms.Period {
+        let unit: SubscriptionTerms.Period.Unit =
+            switch period.unit {
+            case .day: .day
+            case .week: .week
+            case .month: .month
+            default: .year
+            }
+        return SubscriptionTerms.Period(value: period.value, unit: unit)
     }
 
     /// The price as the store shows it in the customer's locale: "$4.99", "4,99 $".

@@ -94,6 +94,10 @@ extension PurchaseManager {
             return .pending
         case .success(let transaction):
             await checkpoint(.paid, transaction.id)
+            // A subscription bought ends the group's introductory offer: its products are described again.
+            if let group = productDetails[productID]?.subscription?.groupID {
+                productDetails = productDetails.filter { $0.value.subscription?.groupID != group }
+            }
             try? await journal.setIntent(intentID, state: "paid", transactionID: transaction.id, now: now())
             switch await deliverOrSchedule(transaction, orderID: ticket.orderID, matchIntent: false, attempts: configuration.attemptsDuringPurchase) {
             case .success(let receipt):

@@ -46,6 +46,9 @@ public final class PaywallModel {
         public let aiExplanation: String?
         /// The store's localized price; `nil` when the store did not describe the product.
         public let displayPrice: String?
+        /// The introductory offer in words ("1 week free, then $4.99 / month"), shown only when
+        /// the store says this customer may still take it; `nil` otherwise.
+        public let introductoryOffer: String?
         /// The purchase button's state.
         public var button: ButtonState
         /// The purchase button's label ("Buy for $4.99", "Purchasing…", "1 unused credit").
@@ -127,6 +130,7 @@ public final class PaywallModel {
                 id: id, title: grant?.paywall.title ?? product?.displayName ?? id,
                 description: grant?.paywall.description ?? product?.description ?? "", benefits: grant?.paywall.benefits ?? [],
                 aiExplanation: grant?.paywall.aiExplanation, displayPrice: price,
+                introductoryOffer: product.flatMap { Self.introductoryOffer($0, language: language) },
                 button: price == nil || owned ? .disabled : .idle,
                 buttonTitle: owned
                     ? strings["paywall.button.owned"]
@@ -136,6 +140,28 @@ public final class PaywallModel {
             return item
         }
         changed()
+    }
+
+    /// A subscription's introductory offer in words, when the customer is eligible for it.
+    static func introductoryOffer(_ product: ProductDetails, language: TallyLanguage) -> String? {
+        guard let terms = product.subscription, terms.isEligibleForIntroductoryOffer, let offer = terms.introductoryOffer else { return nil }
+        let strings = LocalizedStrings.table(for: language)
+        let unit = { (period: SubscriptionTerms.Period) in
+            period.value == 1 ? strings["period.\(period.unit.rawValue)"] : strings.counted("period.\(period.unit.rawValue)", count: Int64(period.value))
+        }
+        let total = SubscriptionTerms.Period(value: offer.period.value * max(1, offer.periodCount), unit: offer.period.unit)
+        let key =
+            switch offer.paymentMode {
+            case .freeTrial: "paywall.offer.free"
+            case .payAsYouGo: "paywall.offer.pay_as_you_go"
+            case .payUpFront: "paywall.offer.pay_up_front"
+            }
+        return strings[key]
+            .replacingOccurrences(of: "{duration}", with: strings.counted("period.\(total.unit.rawValue)", count: Int64(total.value)))
+            .replacingOccurrences(of: "{offer_price}", with: offer.displayPrice)
+            .replacingOccurrences(of: "{offer_unit}", with: unit(offer.period))
+            .replacingOccurrences(of: "{price}", with: product.displayPrice)
+            .replacingOccurrences(of: "{unit}", with: unit(terms.period))
     }
 
     /// When the manager refuses to buy while a credit is unused, shows that on the button

@@ -54,13 +54,56 @@ public struct SubscriptionTerms: Sendable, Hashable {
     public var period: Period
     /// The subscription group.
     public var groupID: String
+    /// The introductory offer (a free trial, say), if the product has one.
+    public var introductoryOffer: IntroductoryOffer?
+    /// Whether this customer may still take the introductory offer: the store says no once
+    /// they have had one in the group.
+    public var isEligibleForIntroductoryOffer: Bool
 
     /// - Parameters:
     ///   - period: one period.
     ///   - groupID: the group.
-    public init(period: Period, groupID: String) {
+    ///   - introductoryOffer: the introductory offer, if any.
+    ///   - isEligibleForIntroductoryOffer: whether this customer may take it.
+    public init(period: Period, groupID: String, introductoryOffer: IntroductoryOffer? = nil, isEligibleForIntroductoryOffer: Bool = false) {
         self.period = period
         self.groupID = groupID
+        self.introductoryOffer = introductoryOffer
+        self.isEligibleForIntroductoryOffer = isEligibleForIntroductoryOffer
+    }
+
+    /// An introductory offer, as the store describes it.
+    public struct IntroductoryOffer: Sendable, Hashable {
+        /// How the customer pays during it.
+        public enum PaymentMode: String, Sendable, Hashable {
+            /// Nothing: a free trial.
+            case freeTrial
+            /// A lower price each period of the offer.
+            case payAsYouGo
+            /// One price for the whole offer, at its start.
+            case payUpFront
+        }
+
+        /// How the customer pays.
+        public var paymentMode: PaymentMode
+        /// One period of the offer.
+        public var period: Period
+        /// How many periods it lasts.
+        public var periodCount: Int
+        /// The offer's price as the store formats it ("$0.00" for a trial).
+        public var displayPrice: String
+
+        /// - Parameters:
+        ///   - paymentMode: how the customer pays.
+        ///   - period: one period.
+        ///   - periodCount: how many periods.
+        ///   - displayPrice: the price as text.
+        public init(paymentMode: PaymentMode, period: Period, periodCount: Int, displayPrice: String) {
+            self.paymentMode = paymentMode
+            self.period = period
+            self.periodCount = periodCount
+            self.displayPrice = displayPrice
+        }
     }
 
     /// A subscription period: `value` × `unit`.

@@ -4,6 +4,7 @@
 import Foundation
 import StoreKit
 import TallyCore
+import TallyVerify
 
 /// A ``Store`` over StoreKit 1 (`SKPaymentQueue`): the App Store on iOS 13 and 14, and on any
 /// system where an app prefers it. ``AppStoreKit/automatic(productKinds:)`` picks it below iOS 15.
@@ -79,7 +80,25 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
     /// The products with these identifiers that the App Store sells; unknown ones are left out.
     /// - Throws: ``TallyError`` `network_error` when every attempt failed or timed out.
     public func products(for ids: [String]) async throws(TallyError) -> [ProductDetails] {
-        try await fetch(ids).map(details)
+        let fetched = try await fetch(ids)
+        let used = introductoryOffersTaken()
+        return fetched.map { product in
+            var details = details(product)
+            if let group = product.subscriptionGroupIdentifier { details.subscription?.isEligibleForIntroductoryOffer = !used.contains(group) }
+            return details
+        }
+    }
+
+    /// The subscription groups the app receipt shows an introductory offer or free trial was
+    /// taken in (StoreKit 1 has no eligibility call): groups of products this store has loaded.
+    private func introductoryOffersTaken() -> Set<String> {
+        guard let text = Self.receipt(), let receipt = ReceiptVerifier.unverifiedReceipt(base64: text) else { return [] }
+        let groups = lock.withLock { products.mapValues { $0.subscriptionGroupIdentifier } }
+        var used = Set<String>()
+        for purchase in receipt.inAppPurchases where purchase.isTrialPeriod == true || purchase.isInIntroOfferPeriod == true {
+            if let product = purchase.productID, let group = groups[product] ?? nil { used.insert(group) }
+        }
+        return used
     }
 
     /// Adds a payment to the queue and waits for StoreKit's answer.
@@ -404,7 +423,20 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
         formatter.locale = product.priceLocale
         let kind = productKinds[product.productIdentifier] ?? (product.subscriptionPeriod != nil ? .autoRenewable : .consumable)
         let terms = product.subscriptionPeriod.map { period in
-            SubscriptionTerms(period: Self.period(period), groupID: product.subscriptionGroupIdentifier ?? "")
+            SubscriptionTerms(
+                period: Self.period(period), groupID: product.subscriptionGroupIdentifier ?? "",
+                introductoryOffer: product.introductoryPrice.map { offer in
+                    let mode: SubscriptionTerms.IntroductoryOffer.PaymentMode =
+                        switch offer.paymentMode {
+                        case .freeTrial: .freeTrial
+                        case .payUpFront: .payUpFront
+                        default: .payAsYouGo
+                        }
+                    formatter.locale = offer.priceLocale
+                    return SubscriptionTerms.IntroductoryOffer(
+                        paymentMode: mode, period: Self.period(offer.subscriptionPeriod), periodCount: offer.numberOfPeriods,
+                        displayPrice: formatter.string(from: offer.price) ?? offer.price.stringValue)
+                })
         }
         return ProductDetails(
             id: product.productIdentifier, kind: kind, displayName: product.localizedTitle, description: product.localizedDescription,

@@ -56,7 +56,13 @@ public actor StoreKit2Store: Store {
     public nonisolated func products(for ids: [String]) async throws(TallyError) -> [ProductDetails] {
         do {
             // Mapped here, so StoreKit's products never cross to another isolation domain.
-            return try await StoreKit.Product.products(for: ids).map(Self.details)
+            var result: [ProductDetails] = []
+            for product in try await StoreKit.Product.products(for: ids) {
+                var details = Self.details(product)
+                if let info = product.subscription { details.subscription?.isEligibleForIntroductoryOffer = await info.isEligibleForIntroOffer }
+                result.append(details)
+            }
+            return result
         } catch {
             throw Self.error(error, otherwise: .productNotFound)
         }
@@ -397,8 +403,21 @@ public actor StoreKit2Store: Store {
             description: product.description, displayPrice: product.displayPrice,
             price: thousandths(product.price), currencyCode: product.priceFormatStyle.currencyCode,
             subscription: product.subscription.map { info in
-                SubscriptionTerms(period: Self.period(info.subscriptionPeriod), groupID: info.subscriptionGroupID)
+                SubscriptionTerms(
+                    period: Self.period(info.subscriptionPeriod), groupID: info.subscriptionGroupID,
+                    introductoryOffer: info.introductoryOffer.map(Self.introductoryOffer))
             })
+    }
+
+    static func introductoryOffer(_ offer: StoreKit.Product.SubscriptionOffer) -> SubscriptionTerms.IntroductoryOffer {
+        let mode: SubscriptionTerms.IntroductoryOffer.PaymentMode =
+            switch offer.paymentMode {
+            case .freeTrial: .freeTrial
+            case .payUpFront: .payUpFront
+            default: .payAsYouGo
+            }
+        return SubscriptionTerms.IntroductoryOffer(
+            paymentMode: mode, period: period(offer.period), periodCount: offer.periodCount, displayPrice: offer.displayPrice)
     }
 
     static func kind(_ type: StoreKit.Product.ProductType) -> ProductKind {

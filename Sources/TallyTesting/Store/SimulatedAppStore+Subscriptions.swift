@@ -433,6 +433,12 @@ extension SimulatedAppStore {
 
     // MARK: - Renewal info and status
 
+    /// Whether the customer may still take a group's introductory offer, as
+    /// `Product.SubscriptionInfo.isEligibleForIntroOffer`: only if they never subscribed in it.
+    public func isEligibleForIntroductoryOffer(groupID: String) -> Bool {
+        !state.subscriptions.contains { $0.groupID == groupID }
+    }
+
     /// The subscription's renewal info, signed now.
     /// - Throws: ``SimulatedAppStoreError`` `notFound` for an unknown subscription.
     public func renewalInfo(originalTransactionID: String) throws(SimulatedAppStoreError) -> String {

@@ -105,6 +105,22 @@ open class SKProduct: NSObject {
     open var productIdentifier: String { fatalError("stand-in") }
     open var subscriptionPeriod: SKProductSubscriptionPeriod? { fatalError("stand-in") }
     open var subscriptionGroupIdentifier: String? { fatalError("stand-in") }
+    open var introductoryPrice: SKProductDiscount? { fatalError("stand-in") }
+}
+
+open class SKProductDiscount: NSObject {
+    public enum PaymentMode: UInt, @unchecked Sendable {
+        case payAsYouGo = 0
+        case payUpFront = 1
+        case freeTrial = 2
+    }
+
+    open var price: NSDecimalNumber { fatalError("stand-in") }
+    open var priceLocale: Locale { fatalError("stand-in") }
+    open var identifier: String? { fatalError("stand-in") }
+    open var subscriptionPeriod: SKProductSubscriptionPeriod { fatalError("stand-in") }
+    open var numberOfPeriods: Int { fatalError("stand-in") }
+    open var paymentMode: SKProductDiscount.PaymentMode { fatalError("stand-in") }
 }
 
 open class SKProductSubscriptionPeriod: NSObject {

@@ -47,14 +47,26 @@ public struct Product: Identifiable, Hashable, Sendable {
         public let subscriptionPeriod: SubscriptionPeriod
         public let subscriptionGroupID: String
         public let winBackOffers: [SubscriptionOffer]
+        public let introductoryOffer: SubscriptionOffer?
+        public var isEligibleForIntroOffer: Bool { get async { fatalError("stand-in") } }
 
         public static func status(for groupID: String) async throws -> [Status] { fatalError("stand-in") }
     }
 
     public struct SubscriptionOffer: Hashable, Sendable {
+        public struct PaymentMode: RawRepresentable, Hashable, Sendable {
+            public var rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+            public static let freeTrial = PaymentMode(rawValue: "FREE_TRIAL")
+            public static let payAsYouGo = PaymentMode(rawValue: "PAY_AS_YOU_GO")
+            public static let payUpFront = PaymentMode(rawValue: "PAY_UP_FRONT")
+        }
         public let id: String?
         public let displayPrice: String
         public let price: Decimal
+        public let paymentMode: PaymentMode
+        public let period: SubscriptionPeriod
+        public let periodCount: Int
     }
 
     public struct PurchaseOption: Hashable, Sendable {

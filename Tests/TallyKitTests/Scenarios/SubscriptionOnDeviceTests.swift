@@ -84,6 +84,44 @@ import Testing
         #expect(pro.willRenew == false)
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func thePaywallOffersTheFreeTrialOnlyToThoseWhoNeverHadIt() async throws {
+        let device = try await Device()
+        let (manager, _) = try await Self.launch(device)
+        let paywall = await PaywallModel(manager: manager, productIDs: ["com.tally.pro.monthly"], language: .english)
+        await paywall.load()
+        #expect(await paywall.items.first?.introductoryOffer == "1 week free, then $4.99 / month")
+        let ukrainian = await PaywallModel(manager: manager, productIDs: ["com.tally.pro.monthly"], language: .ukrainian)
+        await ukrainian.load()
+        #expect(await ukrainian.items.first?.introductoryOffer?.hasPrefix("1 тиждень безкоштовно, далі ") == true)
+
+        // Subscribed once: the store says no more trial in this group, and the paywall shows none.
+        _ = try await manager.buy("com.tally.pro.monthly")
+        await paywall.load()
+        #expect(await paywall.items.first?.introductoryOffer == nil)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func introductoryOffersReadWellInBothLanguages() async throws {
+        let monthly = SubscriptionTerms.Period(value: 1, unit: .month)
+        func product(_ offer: SubscriptionTerms.IntroductoryOffer) -> ProductDetails {
+            ProductDetails(
+                id: "p", kind: .autoRenewable, displayName: "Pro", description: "", displayPrice: "$4.99", price: 4_990, currencyCode: "USD",
+                subscription: SubscriptionTerms(period: monthly, groupID: "g", introductoryOffer: offer, isEligibleForIntroductoryOffer: true))
+        }
+        let payAsYouGo = product(.init(paymentMode: .payAsYouGo, period: monthly, periodCount: 3, displayPrice: "$0.99"))
+        #expect(await PaywallModel.introductoryOffer(payAsYouGo, language: .english) == "$0.99 / month for 3 months, then $4.99 / month")
+        #expect(await PaywallModel.introductoryOffer(payAsYouGo, language: .ukrainian) == "$0.99 / місяць на 3 місяці, далі $4.99 / місяць")
+        let upFront = product(.init(paymentMode: .payUpFront, period: .init(value: 6, unit: .month), periodCount: 1, displayPrice: "$9.99"))
+        #expect(await PaywallModel.introductoryOffer(upFront, language: .english) == "$9.99 for 6 months, then $4.99 / month")
+        #expect(await PaywallModel.introductoryOffer(upFront, language: .ukrainian) == "$9.99 за 6 місяців, далі $4.99 / місяць")
+        let trial = product(.init(paymentMode: .freeTrial, period: .init(value: 3, unit: .day), periodCount: 1, displayPrice: "$0.00"))
+        #expect(await PaywallModel.introductoryOffer(trial, language: .ukrainian) == "3 дні безкоштовно, далі $4.99 / місяць")
+        var ineligible = trial
+        ineligible.subscription?.isEligibleForIntroductoryOffer = false
+        #expect(await PaywallModel.introductoryOffer(ineligible, language: .english) == nil)
+    }
+
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func movingTheClockForwardADayBeforeTheRenewalKeepsThePaidSubscription() async throws {
         let device = try await Device()
