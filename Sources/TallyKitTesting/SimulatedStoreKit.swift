@@ -27,8 +27,7 @@ public actor SimulatedStoreKit: Store {
     private var outcomes: [SimulatedAppStore.Outcome] = []
     private var reachable = true
     private var subscribers: [UUID: AsyncStream<StoreTransaction>.Continuation] = [:]
-    private var intentSubscribers: [UUID: AsyncStream<StorePurchaseIntent>.Continuation] = [:]
-    private var earlyIntents: [StorePurchaseIntent] = []
+    private nonisolated let intents = StoreFeed<StorePurchaseIntent>()
     /// Which StoreKit it behaves as.
     public nonisolated let api: API
     /// The time that StoreKit 1 judges subscription expiries in the receipt at.
@@ -168,16 +167,8 @@ public actor SimulatedStoreKit: Store {
     private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
 
     public func purchaseIntents() async -> AsyncStream<StorePurchaseIntent> {
-        let (stream, continuation) = AsyncStream<StorePurchaseIntent>.makeStream()
-        let id = UUID()
-        intentSubscribers[id] = continuation
-        for intent in earlyIntents { continuation.yield(intent) }
-        earlyIntents = []
-        continuation.onTermination = { _ in Task { await self.unsubscribeIntents(id) } }
-        return stream
+        intents.stream()
     }
-
-    private func unsubscribeIntents(_ id: UUID) { intentSubscribers[id] = nil }
 
     /// The customer taps a product promoted on the App Store (or a win-back offer there): the
     /// app is opened with a purchase intent; before anyone listens it is kept, as StoreKit does.
@@ -187,12 +178,7 @@ public actor SimulatedStoreKit: Store {
         guard await appStore.product(productID) != nil else {
             throw TallyError(.productNotFound, "the simulated App Store does not sell \(productID)")
         }
-        let intent = StorePurchaseIntent(productID: productID, winBackOfferID: winBackOfferID)
-        if intentSubscribers.isEmpty {
-            earlyIntents.append(intent)
-        } else {
-            for subscriber in intentSubscribers.values { subscriber.yield(intent) }
-        }
+        intents.send(StorePurchaseIntent(productID: productID, winBackOfferID: winBackOfferID))
     }
 
     /// Sends a transaction again on every updates stream, as StoreKit re-delivers transactions

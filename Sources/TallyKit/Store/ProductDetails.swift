@@ -46,6 +46,14 @@ public struct ProductDetails: Sendable, Hashable, Identifiable {
         self.currencyCode = currencyCode
         self.subscription = subscription
     }
+
+    /// A store's decimal price in thousandths of the currency unit (4.99 is 4990), rounded.
+    static func thousandths(_ price: Decimal) -> Int64 {
+        var scaled = price * 1000
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &scaled, 0, .plain)
+        return NSDecimalNumber(decimal: rounded).int64Value
+    }
 }
 
 /// The terms of an auto-renewable subscription.

@@ -42,12 +42,10 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
 
     // Everything below is guarded by `lock`: StoreKit calls the observer on its own thread.
     private let lock = NSLock()
+    private let updates = StoreFeed<Update>()
+    private let intents = StoreFeed<StorePurchaseIntent>()
     private var products: [String: SKProduct] = [:]
     private var purchases: [String: CheckedContinuation<Update?, Never>] = [:]
-    private var subscribers: [UUID: AsyncStream<Update>.Continuation] = [:]
-    private var early: [Update] = []
-    private var intentSubscribers: [UUID: AsyncStream<StorePurchaseIntent>.Continuation] = [:]
-    private var earlyIntents: [StorePurchaseIntent] = []
     private var restore: CheckedContinuation<(any Error)?, Never>?
     private var requests: [ObjectIdentifier: RequestDelegate] = [:]
 
@@ -148,14 +146,7 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
     /// Transactions StoreKit delivers outside a purchase call: renewals, Ask to Buy approvals,
     /// restored and unfinished ones; those delivered before anyone listened come first.
     public func transactionUpdates() async -> AsyncStream<StoreTransaction> {
-        let (raw, rawContinuation) = AsyncStream<Update>.makeStream()
-        let id = UUID()
-        let buffered = lock.withLock { () -> [Update] in
-            subscribers[id] = rawContinuation
-            defer { early = [] }
-            return early
-        }
-        for transaction in buffered { rawContinuation.yield(transaction) }
+        let raw = updates.stream()
         let (stream, continuation) = AsyncStream<StoreTransaction>.makeStream()
         let listener = Task { [weak self] in
             for await update in raw {
@@ -165,27 +156,14 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
             }
             continuation.finish()
         }
-        continuation.onTermination = { [weak self] _ in
-            listener.cancel()
-            self?.lock.withLock { _ = self?.subscribers.removeValue(forKey: id) }
-            rawContinuation.finish()
-        }
+        continuation.onTermination = { _ in listener.cancel() }
         return stream
     }
 
     /// Products the customer tapped on the App Store (promoted in-app purchases), kept for the
     /// first listener when they arrive before it.
     public func purchaseIntents() async -> AsyncStream<StorePurchaseIntent> {
-        let (stream, continuation) = AsyncStream<StorePurchaseIntent>.makeStream()
-        let id = UUID()
-        let buffered = lock.withLock { () -> [StorePurchaseIntent] in
-            intentSubscribers[id] = continuation
-            defer { earlyIntents = [] }
-            return earlyIntents
-        }
-        for intent in buffered { continuation.yield(intent) }
-        continuation.onTermination = { [weak self] _ in self?.lock.withLock { _ = self?.intentSubscribers.removeValue(forKey: id) } }
-        return stream
+        intents.stream()
     }
 
     /// Paid transactions still in the payment queue, oldest first.
@@ -273,11 +251,7 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
                 continue
             }
             guard case .paid = update.outcome else { continue }
-            let listeners = lock.withLock { () -> [AsyncStream<Update>.Continuation] in
-                if subscribers.isEmpty { early.append(update) }
-                return Array(subscribers.values)
-            }
-            for listener in listeners { listener.yield(update) }
+            updates.send(update)
         }
     }
 
@@ -285,13 +259,8 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
     /// manager buys it through the usual pipeline (an order first, on a server), so it is
     /// handed over as a purchase intent.
     public func paymentQueue(_ queue: SKPaymentQueue, shouldAddStorePayment payment: SKPayment, for product: SKProduct) -> Bool {
-        let intent = StorePurchaseIntent(productID: product.productIdentifier)
-        let listeners = lock.withLock { () -> [AsyncStream<StorePurchaseIntent>.Continuation] in
-            products[product.productIdentifier] = product
-            if intentSubscribers.isEmpty { earlyIntents.append(intent) }
-            return Array(intentSubscribers.values)
-        }
-        for listener in listeners { listener.yield(intent) }
+        lock.withLock { products[product.productIdentifier] = product }
+        intents.send(StorePurchaseIntent(productID: product.productIdentifier))
         return false
     }
 
@@ -441,7 +410,7 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
         return ProductDetails(
             id: product.productIdentifier, kind: kind, displayName: product.localizedTitle, description: product.localizedDescription,
             displayPrice: formatter.string(from: product.price) ?? product.price.stringValue,
-            price: Self.thousandths(product.price.decimalValue), currencyCode: product.priceLocale.currencyCode ?? "",
+            price: ProductDetails.thousandths(product.price.decimalValue), currencyCode: product.priceLocale.currencyCode ?? "",
             subscription: terms)
     }
 
@@ -454,14 +423,6 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
             default: .year
             }
         return SubscriptionTerms.Period(value: period.numberOfUnits, unit: unit)
-    }
-
-    /// The price in thousandths of the currency unit (4.99 is 4990), as ``ProductDetails`` keeps it.
-    static func thousandths(_ price: Decimal) -> Int64 {
-        var scaled = price * 1000
-        var rounded = Decimal()
-        NSDecimalRound(&rounded, &scaled, 0, .plain)
-        return NSDecimalNumber(decimal: rounded).int64Value
     }
 
     /// StoreKit 1's errors as ``TallyError`` codes.

@@ -30,12 +30,9 @@ import UIKit
 public actor StoreKit2Store: Store {
     /// The StoreKit transactions handed out, by transaction id, until they are finished.
     private var seen: [UInt64: StoreKit.Transaction] = [:]
-    /// Who listens to the updates, and what arrived while nobody did.
-    private var subscribers: [UUID: AsyncStream<StoreTransaction>.Continuation] = [:]
-    private var early: [StoreTransaction] = []
-    /// The same for purchases started on the App Store.
-    private var intentSubscribers: [UUID: AsyncStream<StorePurchaseIntent>.Continuation] = [:]
-    private var earlyIntents: [StorePurchaseIntent] = []
+    /// The updates and the purchases started on the App Store, kept until someone listens.
+    private nonisolated let updates = StoreFeed<StoreTransaction>()
+    private nonisolated let intents = StoreFeed<StorePurchaseIntent>()
 
     /// Creates a store over the App Store of the device's account and starts listening to
     /// `Transaction.updates` at once, as Apple advises: make it at launch. What arrives before
@@ -100,33 +97,13 @@ public actor StoreKit2Store: Store {
     /// approvals, purchases on other devices, refunds; right after launch also the unfinished ones.
     /// - Returns: a stream of the transactions; it stops listening when the caller does.
     public func transactionUpdates() async -> AsyncStream<StoreTransaction> {
-        let (stream, continuation) = AsyncStream<StoreTransaction>.makeStream()
-        let id = UUID()
-        subscribers[id] = continuation
-        for transaction in early { continuation.yield(transaction) }
-        early = []
-        continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
-        return stream
-    }
-
-    private func unsubscribe(_ id: UUID) {
-        subscribers[id] = nil
+        updates.stream()
     }
 
     /// Purchases started on the App Store (`PurchaseIntent`, iOS 16.4 and macOS 14.4; none on
     /// tvOS and watchOS), kept for the first listener when they arrive before it.
     public func purchaseIntents() async -> AsyncStream<StorePurchaseIntent> {
-        let (stream, continuation) = AsyncStream<StorePurchaseIntent>.makeStream()
-        let id = UUID()
-        intentSubscribers[id] = continuation
-        for intent in earlyIntents { continuation.yield(intent) }
-        earlyIntents = []
-        continuation.onTermination = { _ in Task { await self.unsubscribeIntents(id) } }
-        return stream
-    }
-
-    private func unsubscribeIntents(_ id: UUID) {
-        intentSubscribers[id] = nil
+        intents.stream()
     }
 
     #if !os(tvOS) && !os(watchOS)
@@ -135,12 +112,7 @@ public actor StoreKit2Store: Store {
         for await intent in PurchaseIntent.intents {
             var offerID: String?
             if #available(iOS 18, macOS 15, *) { offerID = intent.offer?.id }
-            let request = StorePurchaseIntent(productID: intent.product.id, winBackOfferID: offerID)
-            if intentSubscribers.isEmpty {
-                earlyIntents.append(request)
-            } else {
-                for subscriber in intentSubscribers.values { subscriber.yield(request) }
-            }
+            intents.send(StorePurchaseIntent(productID: intent.product.id, winBackOfferID: offerID))
         }
     }
     #endif
@@ -152,11 +124,7 @@ public actor StoreKit2Store: Store {
             seen[signed.transaction.id] = signed.transaction
             // An unreadable JWS is skipped: it stays unfinished and StoreKit offers it again.
             guard let transaction = try? StoreTransaction(jws: signed.jws) else { continue }
-            if subscribers.isEmpty {
-                early.append(transaction)
-            } else {
-                for subscriber in subscribers.values { subscriber.yield(transaction) }
-            }
+            updates.send(transaction)
         }
     }
 
@@ -401,7 +369,7 @@ public actor StoreKit2Store: Store {
         ProductDetails(
             id: product.id, kind: kind(product.type), displayName: product.displayName,
             description: product.description, displayPrice: product.displayPrice,
-            price: thousandths(product.price), currencyCode: product.priceFormatStyle.currencyCode,
+            price: ProductDetails.thousandths(product.price), currencyCode: product.priceFormatStyle.currencyCode,
             subscription: product.subscription.map { info in
                 SubscriptionTerms(
                     period: Self.period(info.subscriptionPeriod), groupID: info.subscriptionGroupID,
@@ -440,12 +408,5 @@ public actor StoreKit2Store: Store {
         return SubscriptionTerms.Period(value: period.value, unit: unit)
     }
 
-    /// The price in thousandths of the currency unit (4.99 is 4990), as ``ProductDetails`` keeps it.
-    static func thousandths(_ price: Decimal) -> Int64 {
-        var scaled = price * 1000
-        var rounded = Decimal()
-        NSDecimalRound(&rounded, &scaled, 0, .plain)
-        return NSDecimalNumber(decimal: rounded).int64Value
-    }
 }
 #endif
