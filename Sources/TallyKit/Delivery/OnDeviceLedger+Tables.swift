@@ -6,7 +6,7 @@ import TallySQL
 extension OnDeviceLedger {
     /// Records a purchase; `true` when it is new.
     @discardableResult
-    static func record(_ executor: any SQLExecutor, payload: TransactionPayload, evidence: StoreTransaction.Evidence, time: Int64) async throws -> Bool {
+    static func record(_ executor: any SQLExecutor, payload: TransactionPayload, evidence: TransactionEvidence, time: Int64) async throws -> Bool {
         let transactionID = payload.transactionID ?? ""
         return try await executor.execute(
             """
@@ -57,7 +57,7 @@ extension OnDeviceLedger {
 
     /// Revokes a refunded purchase once: the unspent part of its lots is removed, the spent
     /// part becomes debt. `true` when this call revoked it.
-    static func revoke(_ executor: any SQLExecutor, payload: TransactionPayload, evidence: StoreTransaction.Evidence, time: Int64) async throws -> Bool {
+    static func revoke(_ executor: any SQLExecutor, payload: TransactionPayload, evidence: TransactionEvidence, time: Int64) async throws -> Bool {
         let transactionID = payload.transactionID ?? ""
         let revokedAt = payload.revocationDate.map(JournalTime.millis) ?? time
         // A refund of a purchase never delivered here: recorded as revoked, nothing to take back.

@@ -126,7 +126,7 @@ public struct OnDeviceLedger: Delivery {
             if case .valid(let verified) = await verifier.verifyRenewalInfo(jws) { renewalInfos.append(verified.payload) }
         }
         let verifiedRenewals = renewalInfos
-        var payloads: [(TransactionPayload, StoreTransaction.Evidence)] = []
+        var payloads: [(TransactionPayload, TransactionEvidence)] = []
         for transaction in storeEntitlements {
             // What does not verify is left out: it unlocks nothing.
             if let payload = try? await verified(transaction), catalog.product(payload.productID ?? "") != nil {

@@ -10,32 +10,8 @@ import TallyVerify
 /// signature: it routes the transaction (which product, which quantity). What credits it is
 /// decided on verified data only, by ``OnDeviceLedger`` or by the Tally server.
 public struct StoreTransaction: Sendable, Hashable, Identifiable {
-    /// What proves a transaction.
-    public enum Evidence: Sendable, Hashable {
-        /// The compact JWS of the transaction (`VerificationResult.jwsRepresentation` in StoreKit 2).
-        case jws(String)
-        /// The app receipt in standard base64 (StoreKit 1's `appStoreReceiptURL`), which lists
-        /// the transaction among the app's purchases.
-        case receipt(String)
-
-        /// `jws` or `receipt`, as the journal stores it.
-        public var kind: String {
-            switch self {
-            case .jws: "jws"
-            case .receipt: "receipt"
-            }
-        }
-
-        /// The JWS or the receipt's base64.
-        public var text: String {
-            switch self {
-            case .jws(let text), .receipt(let text): text
-            }
-        }
-    }
-
     /// The signed evidence.
-    public let evidence: Evidence
+    public let evidence: TransactionEvidence
     /// The transaction as read from ``evidence``, not verified.
     public let payload: TransactionPayload
 
@@ -74,8 +50,8 @@ public struct StoreTransaction: Sendable, Hashable, Identifiable {
 
     /// Reads a transaction back as the journal stored it.
     /// - Parameters:
-    ///   - kind: ``Evidence/kind``.
-    ///   - text: ``Evidence/text``.
+    ///   - kind: `TransactionEvidence.kind`.
+    ///   - text: `TransactionEvidence.text`.
     ///   - transactionID: the transaction, which a receipt needs to be told.
     init(kind: String, text: String, transactionID: String) throws(TallyError) {
         switch kind {
@@ -85,7 +61,7 @@ public struct StoreTransaction: Sendable, Hashable, Identifiable {
         }
     }
 
-    init(evidence: Evidence, payload: TransactionPayload) throws(TallyError) {
+    init(evidence: TransactionEvidence, payload: TransactionPayload) throws(TallyError) {
         guard payload.transactionID?.isEmpty == false, payload.productID?.isEmpty == false else {
             throw TallyError(.verificationFailed, "the store's transaction has no transaction or product id")
         }

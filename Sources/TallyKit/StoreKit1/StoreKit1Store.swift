@@ -10,7 +10,7 @@ import TallyVerify
 /// system where an app prefers it. ``AppStoreKit/automatic(productKinds:)`` picks it below iOS 15.
 ///
 /// It maps StoreKit and decides nothing. A paid transaction is handed over with the app
-/// receipt that lists it (``StoreTransaction/Evidence/receipt(_:)``): TallyKit verifies the
+/// receipt that lists it (`TransactionEvidence.receipt`): TallyKit verifies the
 /// receipt itself (``OnDeviceLedger`` with a ``ReceiptVerifier``, or the Tally server). When
 /// the receipt does not list a transaction yet, it is refreshed once (`SKReceiptRefreshRequest`,
 /// which may ask the customer to sign in). A restored transaction is listed in the receipt,

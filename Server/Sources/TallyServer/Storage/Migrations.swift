@@ -94,7 +94,8 @@ public enum Migrations {
                 revocation_reason BIGINT,
                 grants_json TEXT,
                 response_json TEXT,
-                jws TEXT NOT NULL,
+                evidence_kind TEXT NOT NULL CHECK (evidence_kind IN ('jws', 'receipt')),
+                evidence TEXT NOT NULL,
                 received_at BIGINT NOT NULL
             )
             """,

@@ -37,7 +37,7 @@ extension SQLStorage {
                 let before = try await executor.query(
                     "SELECT granted FROM store_transactions WHERE transaction_id = ?", [.text(transaction.payload.transactionID!)]
                 ).first
-                let recorded = try await record(executor, time: time, payload: transaction.payload, jws: signed, presenter: nil)
+                let recorded = try await record(executor, time: time, payload: transaction.payload, evidence: .jws(signed), presenter: nil)
                 let id = transaction.payload.transactionID!
                 if before == nil { outcome = .applied }
                 if recorded.userID == nil { detail = "no user known for this transaction yet: recorded, granted when a user presents it" }

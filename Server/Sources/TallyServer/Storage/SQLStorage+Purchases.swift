@@ -6,14 +6,14 @@ public import TallyVerify
 extension SQLStorage {
     /// Records a verified transaction and grants it, once.
     public func deliver(_ transaction: Verified<TransactionPayload>, jws: String, presenter: User, orderID: String?) async throws -> PurchaseResponse {
-        try await deliver(transaction.payload, evidence: jws, presenter: presenter, orderID: orderID)
+        try await deliver(transaction.payload, evidence: .jws(jws), presenter: presenter, orderID: orderID)
     }
 
     /// Records a transaction read from verified data and grants it, once, under its transaction
     /// id, whichever form it came in.
-    /// - Parameter evidence: what it was verified from (a JWS, or an app receipt in base64),
-    ///   kept with the transaction the first time it is recorded.
-    func deliver(_ payload: TransactionPayload, evidence: String, presenter: User, orderID: String?) async throws -> PurchaseResponse {
+    /// - Parameter evidence: what it was verified from (a JWS, or an app receipt), kept with the
+    ///   transaction the first time it is recorded.
+    func deliver(_ payload: TransactionPayload, evidence: TransactionEvidence, presenter: User, orderID: String?) async throws -> PurchaseResponse {
         guard let transactionID = payload.transactionID, let productID = payload.productID else {
             throw TallyAPIError(.invalidRequest, "the transaction has no transactionId or productId")
         }
@@ -22,7 +22,7 @@ extension SQLStorage {
         }
         try Self.checkQuantity(payload)
         return try await write { executor, time in
-            let recorded = try await record(executor, time: time, payload: payload, jws: evidence, presenter: presenter)
+            let recorded = try await record(executor, time: time, payload: payload, evidence: evidence, presenter: presenter)
             if let orderID {
                 try await fulfil(executor, orderID: orderID, user: presenter, productID: productID, transactionID: transactionID, time: time)
             }
@@ -75,7 +75,7 @@ extension SQLStorage {
     /// Owner: the user whose app account token it carries; else the owner of its original
     /// transaction; else the first user who presents it (recorded as such). A transaction that
     /// arrives revoked is recorded and grants nothing.
-    func record(_ executor: any SQLExecutor, time: Int64, payload: TransactionPayload, jws: String, presenter: User?) async throws -> Recorded {
+    func record(_ executor: any SQLExecutor, time: Int64, payload: TransactionPayload, evidence: TransactionEvidence, presenter: User?) async throws -> Recorded {
         let transactionID = payload.transactionID ?? ""
         let original = payload.originalTransactionID ?? transactionID
         let token = payload.appAccountToken?.lowercased()
@@ -125,8 +125,8 @@ extension SQLStorage {
             """
             INSERT INTO store_transactions (transaction_id, original_transaction_id, user_id, binding, product_id, product_kind,
                 environment, app_account_token, quantity, purchase_date, expires_date, signed_date, revoked, revocation_event_at,
-                revocation_reason, jws, received_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                revocation_reason, evidence_kind, evidence, received_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(transactionID), .text(original), .optional(owner), .optional(binding), .text(payload.productID ?? ""),
@@ -134,7 +134,8 @@ extension SQLStorage {
                 .optional(token), .int(Int64(max(1, payload.quantity ?? 1))), .optional(payload.purchaseDate.map(Self.millis)),
                 .optional(payload.expiresDate.map(Self.millis)), .optional(payload.signedDate.map(Self.millis)),
                 .int(revoked ? 1 : 0), .optional(revoked ? payload.revocationDate.map(Self.millis) : nil),
-                .optional(payload.revocationReason.map { Int64($0.rawValue) }), .text(jws), .int(time),
+                .optional(payload.revocationReason.map { Int64($0.rawValue) }), .text(evidence.kind), .text(evidence.text),
+                .int(time),
             ])
         guard let owner, !revoked, let product else {
             return Recorded(granted: [], firstDelivery: presenter != nil, userID: owner)

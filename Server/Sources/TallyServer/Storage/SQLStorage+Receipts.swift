@@ -8,6 +8,6 @@ extension SQLStorage {
     public func deliver(
         _ purchase: InAppPurchaseReceipt, from receipt: VerifiedReceipt, receiptText: String, presenter: User, orderID: String?
     ) async throws -> PurchaseResponse {
-        try await deliver(TransactionPayload(purchase, of: receipt.payload), evidence: receiptText, presenter: presenter, orderID: orderID)
+        try await deliver(TransactionPayload(purchase, of: receipt.payload), evidence: .receipt(receiptText), presenter: presenter, orderID: orderID)
     }
 }
