@@ -75,7 +75,8 @@ extension SQLStorage {
     /// Owner: the user whose app account token it carries; else the owner of its original
     /// transaction; else the first user who presents it (recorded as such). A transaction that
     /// arrives revoked is recorded and grants nothing.
-    func record(_ executor: any SQLExecutor, time: Int64, payload: TransactionPayload, evidence: TransactionEvidence, presenter: User?) async throws -> Recorded {
+    func record(_ executor: any SQLExecutor, time: Int64, payload: TransactionPayload, evidence: TransactionEvidence, presenter: User?) async throws -> Recorded
+    {
         let transactionID = payload.transactionID ?? ""
         let original = payload.originalTransactionID ?? transactionID
         let token = payload.appAccountToken?.lowercased()
