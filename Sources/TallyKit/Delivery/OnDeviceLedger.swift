@@ -127,9 +127,11 @@ public struct OnDeviceLedger: Delivery {
         }
         let verifiedRenewals = renewalInfos
         var payloads: [(TransactionPayload, TransactionEvidence)] = []
+        // StoreKit 1's entitlements all carry the same app receipt: it is verified once.
+        var receipts: [String: AppReceipt] = [:]
         for transaction in storeEntitlements {
             // What does not verify is left out: it unlocks nothing.
-            if let payload = try? await verified(transaction), catalog.product(payload.productID ?? "") != nil {
+            if let payload = try? await verified(transaction, receipts: &receipts), catalog.product(payload.productID ?? "") != nil {
                 payloads.append((payload, transaction.evidence))
             }
         }
@@ -345,6 +347,12 @@ public struct OnDeviceLedger: Delivery {
 
     /// The transaction as its verified evidence describes it.
     private func verified(_ transaction: StoreTransaction) async throws(TallyError) -> TransactionPayload {
+        var receipts: [String: AppReceipt] = [:]
+        return try await verified(transaction, receipts: &receipts)
+    }
+
+    /// The same, reusing receipts verified earlier in `receipts` and adding the one verified now.
+    private func verified(_ transaction: StoreTransaction, receipts: inout [String: AppReceipt]) async throws(TallyError) -> TransactionPayload {
         switch transaction.evidence {
         case .jws(let jws):
             return try Self.payload(of: await verifier.verifyTransaction(jws))
@@ -352,7 +360,13 @@ public struct OnDeviceLedger: Delivery {
             guard let receiptVerifier else {
                 throw TallyError(.verificationFailed, "an app receipt arrived and the ledger has no receipt verifier")
             }
-            let verified = try Self.payload(of: await receiptVerifier.verify(base64: receipt, deviceIdentifier: deviceIdentifier))
+            let verified: AppReceipt
+            if let known = receipts[receipt] {
+                verified = known
+            } else {
+                verified = try Self.payload(of: await receiptVerifier.verify(base64: receipt, deviceIdentifier: deviceIdentifier))
+                receipts[receipt] = verified
+            }
             guard let purchase = verified.inAppPurchases.last(where: { $0.transactionID == transaction.id }) else {
                 throw TallyError(.verificationFailed, "the verified app receipt does not list transaction \(transaction.id)")
             }

@@ -107,9 +107,20 @@ import Testing
         #expect(try await manager.available("report.career") == 1)
     }
 
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func aReceiptThatCannotBeReadOrDoesNotListTheTransactionIsRefused() async throws {
         #expect(throws: TallyError.self) { try StoreTransaction(receipt: "not base64 at all", transactionID: "1") }
         #expect(throws: TallyError.self) { try StoreTransaction(receipt: Data("hello".utf8).base64EncodedString(), transactionID: "1") }
         #expect(throws: TallyError.self) { try StoreTransaction.all(inReceipt: "") }
+
+        // A real receipt, asked for a transaction it does not list.
+        let device = try await Device(storeKit1: true)
+        let (manager, _) = try await device.launchOnDevice()
+        let bought = try await manager.buy(Kit.report("career"))
+        let receipt = try await device.appStore.appReceipt(for: device.identifier).base64
+        #expect(try StoreTransaction(receipt: receipt, transactionID: bought.transactionID).productID == Kit.report("career"))
+        let error = #expect(throws: TallyError.self) { try StoreTransaction(receipt: receipt, transactionID: bought.transactionID + "9") }
+        #expect(error?.code == .verificationFailed)
+        #expect(error?.reason.contains("does not list") == true, "\(String(describing: error))")
     }
 }
