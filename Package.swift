@@ -17,6 +17,9 @@ let package = Package(
         .library(name: "TallyCore", targets: ["TallyCore"]),
         .library(name: "TallyVerify", targets: ["TallyVerify"]),
         .library(name: "TallyKit", targets: ["TallyKit"]),
+        // SwiftUI views and UIKit view controllers over TallyKit's models; apps that draw their
+        // own screens do not link it.
+        .library(name: "TallyUI", targets: ["TallyUI"]),
         .library(name: "TallyTesting", targets: ["TallyTesting"]),
         .library(name: "TallyKitTesting", targets: ["TallyKitTesting"]),
         .library(name: "TallySQL", targets: ["TallySQL"]),
@@ -67,6 +70,7 @@ let package = Package(
             resources: [.process("Resources")],
             swiftSettings: strict
         ),
+        .target(name: "TallyUI", dependencies: ["TallyKit"], swiftSettings: strict),
         .target(
             name: "TallyKitTesting",
             dependencies: ["TallyCore", "TallyVerify", "TallyKit", "TallyTesting"],

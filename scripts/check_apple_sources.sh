@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Typechecks TallyKit's Apple-only sources (StoreKit 1 and 2 adapters) on Linux, against
-# stand-in declarations of the Apple API they use (Tests/StandIns/<Framework>/). Linux has no
-# StoreKit, so `swift build` skips those files (`#if canImport(StoreKit)`); here the stand-ins
-# make `canImport` true and the whole TallyKit module is typechecked with them, in Swift 6
-# mode, so a wrong name, label or type, or a Sendable problem, fails the run.
+# Typechecks the Apple-only sources on Linux against stand-in declarations of the Apple API they
+# use (Tests/StandIns/<Framework>/: UIKit, Combine, StoreKit, SwiftUI): TallyKit (the StoreKit 1
+# and 2 adapters, the models' ObservableObject conformance), TallyUI (SwiftUI views, UIKit view
+# controllers) and the example apps in Examples/. Linux has no such frameworks, so `swift build`
+# skips those files (`#if canImport(...)`); here the stand-ins make `canImport` true and each
+# module is typechecked with them, in Swift 6 mode, so a wrong name, label or type, or a
+# Sendable problem, fails the run.
 #
 # What it cannot see: availability (Linux does not check it), code under `#if os(...)` for an
 # Apple system (false on Linux: the visionOS-only branch of StoreKit2Store), Apple's own behaviour, and
@@ -35,50 +37,96 @@ PY
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-# UIKit first: the StoreKit stand-in declares `purchase(confirmIn: some UIScene)`.
-for name in UIKit StoreKit; do
+# In dependency order: StoreKit and SwiftUI use UIKit's types, SwiftUI Combine's.
+for name in UIKit Combine StoreKit SwiftUI; do
   swiftc -emit-module -swift-version 6 -enable-library-evolution -parse-as-library -suppress-warnings -I "$work" \
     -module-name "$name" -emit-module-path "$work/$name.swiftmodule" Tests/StandIns/"$name"/*.swift
 done
 
-# Typechecks a copy of TallyKit's sources in $1; prints the compiler's errors.
+# Typechecks a copy of TallyKit's sources in $1; prints the compiler's errors. With a second
+# argument, emits the module there instead, for TallyUI and the examples to typecheck against.
 typecheck() {
-  local sources=()
+  local sources=() mode=(-typecheck)
+  [ -z "${2:-}" ] || mode=(-emit-module -emit-module-path "$2/TallyKit.swiftmodule")
   while IFS= read -r file; do sources+=("$file"); done < <(find "$1" -name '*.swift' | sort)
-  swiftc -typecheck -swift-version 6 -package-name "$package_name" -module-name TallyKit \
+  swiftc "${mode[@]}" -swift-version 6 -package-name "$package_name" -module-name TallyKit \
     -I "$work" -I "$build/Modules" -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap \
     "${sources[@]}" "$build"/TallyKit.build/DerivedSources/*.swift 2>&1 | grep -E "error:" || true
 }
 
-errors="$(typecheck Sources/TallyKit)"
+# Typechecks the module $1 made of the sources in $2, against the stand-ins and the TallyKit
+# emitted with them (in $work, found before the Linux build's); prints the compiler's errors.
+typecheck_user() {
+  local module="$1" sources=()
+  while IFS= read -r file; do sources+=("$file"); done < <(find "$2" -name '*.swift' | sort)
+  swiftc -typecheck -swift-version 6 -module-name "$module" \
+    -I "$work" -I "$build/Modules" -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap \
+    "${sources[@]}" 2>&1 | grep -E "error:" || true
+}
+
+errors="$(typecheck Sources/TallyKit "$work")"
 if [ -n "$errors" ]; then
   echo "check_apple_sources: TallyKit does not typecheck against the Apple stand-ins:" >&2
   echo "$errors" >&2
   exit 1
 fi
-checked="$(grep -l -E "canImport\((StoreKit|UIKit)\)" -r Sources/TallyKit | sort | tr '\n' ' ')"
-echo "check_apple_sources: TallyKit typechecks with the StoreKit and UIKit stand-ins ($checked)" >&2
+checked="$(grep -l -E "canImport\((StoreKit|UIKit|Combine)\)" -r Sources/TallyKit | sort | tr '\n' ' ')"
+echo "check_apple_sources: TallyKit typechecks with the StoreKit, UIKit and Combine stand-ins ($checked)" >&2
 
-# The self-test: each mistake must fail the check.
+# TallyUI, then each example app's sources (Examples/<App>/Sources/<Module>/), which import
+# TallyUI: emitted too, from the same sources.
+errors="$(typecheck_user TallyUI Sources/TallyUI)"
+if [ -n "$errors" ]; then
+  echo "check_apple_sources: TallyUI does not typecheck against the Apple stand-ins:" >&2
+  echo "$errors" >&2
+  exit 1
+fi
+tallyui_sources=()
+while IFS= read -r file; do tallyui_sources+=("$file"); done < <(find Sources/TallyUI -name '*.swift' | sort)
+swiftc -emit-module -swift-version 6 -module-name TallyUI -emit-module-path "$work/TallyUI.swiftmodule" \
+  -I "$work" -I "$build/Modules" -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap "${tallyui_sources[@]}" >/dev/null 2>&1
+echo "check_apple_sources: TallyUI typechecks with the SwiftUI, UIKit, StoreKit and Combine stand-ins" >&2
+examples=0
+for module in Examples/*/Sources/*/; do
+  [ -d "$module" ] || continue
+  name="$(basename "$module")"
+  errors="$(typecheck_user "$name" "$module")"
+  if [ -n "$errors" ]; then
+    echo "check_apple_sources: the example $module does not typecheck against the Apple stand-ins:" >&2
+    echo "$errors" >&2
+    exit 1
+  fi
+  examples=$((examples + 1))
+done
+echo "check_apple_sources: $examples example app modules typecheck with the stand-ins" >&2
+
+# The self-test: each mistake must fail the check. "module|file|from|to": the module is
+# TallyKit or TallyUI.
 mistakes=(
-  "StoreKit1/StoreKit1Store.swift|queue.finishTransaction(queued)|queue.finish(queued)"
-  "StoreKit1/StoreKit1Store.swift|func paymentQueueRestoreCompletedTransactionsFinished|func paymentQueueRestoreCompletedTransactionsDidFinish"
-  "StoreKit1/StoreKit1Store.swift|didFailWithError error|didFail error"
-  "StoreKit2/StoreKit2Store.swift|offerID: offer.offerID, keyID: offer.keyID|offerID: offer.offerID, keyIdentifier: offer.keyID"
-  "StoreKit2/StoreKit2Store.swift|product.purchase(confirmIn: scene, options: options)|product.purchase(in: scene, options: options)"
+  "TallyKit|StoreKit1/StoreKit1Store.swift|queue.finishTransaction(queued)|queue.finish(queued)"
+  "TallyKit|StoreKit1/StoreKit1Store.swift|func paymentQueueRestoreCompletedTransactionsFinished|func paymentQueueRestoreCompletedTransactionsDidFinish"
+  "TallyKit|StoreKit1/StoreKit1Store.swift|didFailWithError error|didFail error"
+  "TallyKit|StoreKit2/StoreKit2Store.swift|offerID: offer.offerID, keyID: offer.keyID|offerID: offer.offerID, keyIdentifier: offer.keyID"
+  "TallyKit|StoreKit2/StoreKit2Store.swift|product.purchase(confirmIn: scene, options: options)|product.purchase(in: scene, options: options)"
+  "TallyKit|Models/PaywallModel.swift|@Published private var storage|@Published private let storage"
+  "TallyUI|PaywallView.swift|Link(model.termsTitle, destination: links.terms)|Link(model.termsTitle, url: links.terms)"
+  "TallyUI|ManageSubscriptions.swift|AppStore.showManageSubscriptions(in: scene)|AppStore.showManageSubscriptions(scene)"
+  "TallyUI|InsufficientCreditsAlert+Views.swift|UIAlertController(title: title, message: message, preferredStyle: .alert)|UIAlertController(title: title, message: message, style: .alert)"
+  "TallyUI|SubscriptionProfileView.swift|@ObservedObject private var model: SubscriptionProfileModel|@ObservedObject private var model: SubscriptionProfileModel.Plan"
 )
 for mistake in "${mistakes[@]}"; do
-  IFS='|' read -r file from to <<<"$mistake"
-  rm -rf "$work/copy" && cp -R Sources/TallyKit "$work/copy"
-  grep -qF "$from" "$work/copy/$file" || { echo "check_apple_sources: self-test: '$from' is no longer in $file" >&2; exit 1; }
+  IFS='|' read -r module file from to <<<"$mistake"
+  rm -rf "$work/copy" && cp -R "Sources/$module" "$work/copy"
+  grep -qF "$from" "$work/copy/$file" || { echo "check_apple_sources: self-test: '$from' is no longer in $module/$file" >&2; exit 1; }
   python3 - "$work/copy/$file" "$from" "$to" <<'PY'
 import sys
 path, old, new = sys.argv[1:]
 text = open(path).read()
 open(path, "w").write(text.replace(old, new, 1))
 PY
-  if [ -z "$(typecheck "$work/copy")" ]; then
-    echo "check_apple_sources: self-test: '$to' in $file was not caught; the stand-ins are too lax" >&2
+  if [ "$module" = TallyKit ]; then found="$(typecheck "$work/copy")"; else found="$(typecheck_user "$module" "$work/copy")"; fi
+  if [ -z "$found" ]; then
+    echo "check_apple_sources: self-test: '$to' in $module/$file was not caught; the stand-ins are too lax" >&2
     exit 1
   fi
 done

@@ -1,7 +1,10 @@
 public import Observation
+#if canImport(Combine)
+public import Combine
+#endif
 
-/// Where a subscription-gated app sends its user, for SwiftUI (it is `@Observable`) and
-/// UIKit (``onChange``): onboarding for a new user, the paywall for a returning user whose
+/// Where a subscription-gated app sends its user, for SwiftUI (Observation from iOS 17,
+/// `ObservableObject` from iOS 13) and UIKit (``onChange``): onboarding for a new user, the paywall for a returning user whose
 /// subscription lapsed, the app for a subscriber. Onboarding counts as done only after a
 /// confirmed payment.
 ///
@@ -10,15 +13,31 @@ public import Observation
 /// await access.update()          // at launch, from the cache at once
 /// switch access.destination { case .onboarding: … case .paywall: … case .main: … }
 /// ```
-// Observation needs these systems; the package itself supports older ones.
-@available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
 @MainActor
-@Observable
 public final class AccessModel {
+    /// What the model shows; see ``ModelObservation``.
+    private struct State {
+        var destination: PurchaseManager.AccessDestination?
+        var account: AccountState?
+    }
+    #if canImport(Combine)
+    @Published private var storage = State()
+    #else
+    private var storage = State()
+    #endif
+    private let observation = ModelObservation()
+    private var state: State {
+        get {
+            observation.access(self, \.state)
+            return storage
+        }
+        set { observation.withMutation(of: self, \.state) { storage = newValue } }
+    }
+
     /// Where to go now; `nil` until the first ``update(policy:)``.
-    public private(set) var destination: PurchaseManager.AccessDestination?
+    public var destination: PurchaseManager.AccessDestination? { state.destination }
     /// The account state it was decided on.
-    public private(set) var account: AccountState?
+    public var account: AccountState? { state.account }
     /// Called after every change, for UIKit screens that do not observe.
     public var onChange: (@MainActor (AccessModel) -> Void)?
 
@@ -37,16 +56,16 @@ public final class AccessModel {
     /// Decides where to go, and from then on follows account changes (a purchase, a refresh).
     /// - Parameter policy: how fresh the state must be; the cache first by default.
     public func update(policy: FetchPolicy = .cachedOrFetched) async {
-        destination = await manager.destination(for: entitlement, policy: policy)
-        account = try? await manager.account(.fromCacheOnly)
+        state.destination = await manager.destination(for: entitlement, policy: policy)
+        state.account = try? await manager.account(.fromCacheOnly)
         onChange?(self)
         guard following == nil else { return }
         let updates = manager.accountUpdates()
         following = Task { [weak self] in
             for await state in updates {
                 guard let self else { return }
-                self.account = state
-                self.destination = await self.manager.destination(for: self.entitlement, policy: .fromCacheOnly)
+                self.state.account = state
+                self.state.destination = await self.manager.destination(for: self.entitlement, policy: .fromCacheOnly)
                 self.onChange?(self)
             }
         }
@@ -58,3 +77,10 @@ public final class AccessModel {
         following = nil
     }
 }
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+extension AccessModel: Observable {}
+
+#if canImport(Combine)
+extension AccessModel: ObservableObject {}
+#endif

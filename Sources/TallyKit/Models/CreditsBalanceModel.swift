@@ -1,8 +1,12 @@
 public import Foundation
 public import Observation
 public import TallyCore
+#if canImport(Combine)
+public import Combine
+#endif
 
-/// A balance for a credits header, for SwiftUI (it is `@Observable`) and UIKit (``onChange``):
+/// A balance for a credits header, for SwiftUI (Observation from iOS 17, `ObservableObject` from
+/// iOS 13) and UIKit (``onChange``):
 /// when the balance changes (a purchase, a spend, a refund) the shown number counts to the new
 /// one in a few steps instead of jumping, and a change during the count goes on from where the
 /// number is.
@@ -12,17 +16,45 @@ public import TallyCore
 /// await credits.update()
 /// Text("\(credits.displayed)")      // 2, 11, 19, … 52 after a pack of 50
 /// ```
-// Observation needs these systems; the package itself supports older ones.
-@available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
 @MainActor
-@Observable
 public final class CreditsBalanceModel {
+    /// What the model shows; see ``ModelObservation``.
+    private struct State {
+        var displayed: Int64 = 0
+        var balance: Int64 = 0
+        var isAnimating = false
+    }
+    #if canImport(Combine)
+    @Published private var storage = State()
+    #else
+    private var storage = State()
+    #endif
+    private let observation = ModelObservation()
+    private var state: State {
+        get {
+            observation.access(self, \.state)
+            return storage
+        }
+        set { observation.withMutation(of: self, \.state) { storage = newValue } }
+    }
+
     /// The number to show now.
-    public private(set) var displayed: Int64 = 0
+    public var displayed: Int64 { state.displayed }
     /// The balance the number is counting to: the available balance as last known.
-    public private(set) var balance: Int64 = 0
+    public var balance: Int64 { state.balance }
     /// Whether the number is counting.
-    public private(set) var isAnimating = false
+    public var isAnimating: Bool { state.isAnimating }
+    /// The shown number with its unit, in the language asked for ("52 credits", "52 кредити"); the
+    /// number alone for a currency without texts.
+    public func displayedText(in language: TallyLanguage) -> String {
+        Self.text(state.displayed, currency: currency, language: language)
+    }
+
+    /// `amount` of `currency` in words, the number alone for a currency without texts.
+    nonisolated static func text(_ amount: Int64, currency: String, language: TallyLanguage) -> String {
+        let text = LocalizedStrings.table(for: language).counted("balance.\(currency)", count: amount)
+        return text.hasPrefix("balance.") ? String(amount) : text
+    }
     /// Called after every change of the shown number, for UIKit screens that do not observe.
     public var onChange: (@MainActor (CreditsBalanceModel) -> Void)?
 
@@ -88,25 +120,32 @@ public final class CreditsBalanceModel {
     private func show(_ available: Int64) {
         guard loaded else {
             loaded = true
-            balance = available
-            displayed = available
+            state.balance = available
+            state.displayed = available
             onChange?(self)
             return
         }
         guard available != balance else { return }
-        balance = available
+        state.balance = available
         counting?.cancel()
         let frames = Self.frames(from: displayed, to: available, steps: steps)
         let pause = duration / Double(frames.count)
-        isAnimating = true
+        state.isAnimating = true
         counting = Task { [weak self, sleep] in
             for frame in frames {
                 do { try await sleep(pause) } catch { return }
                 guard let self, !Task.isCancelled else { return }
-                self.displayed = frame
+                self.state.displayed = frame
                 self.onChange?(self)
             }
-            self?.isAnimating = false
+            self?.state.isAnimating = false
         }
     }
 }
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+extension CreditsBalanceModel: Observable {}
+
+#if canImport(Combine)
+extension CreditsBalanceModel: ObservableObject {}
+#endif

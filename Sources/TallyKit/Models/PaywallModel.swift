@@ -1,9 +1,12 @@
 import Foundation
 public import Observation
 public import TallyCore
+#if canImport(Combine)
+public import Combine
+#endif
 
-/// The state of a paywall, for SwiftUI (it is `@Observable`) and UIKit (``onChange``):
-/// one item per product with its texts, the store's localized price and the state of its
+/// The state of a paywall, for SwiftUI (Observation from iOS 17, `ObservableObject` from iOS 13)
+/// and UIKit (``onChange``): one item per product with its texts, the store's localized price and the state of its
 /// purchase button; the error to show, if any.
 ///
 /// Two taps from the paywall to the payment confirmation: the purchase button, then the
@@ -15,10 +18,7 @@ public import TallyCore
 /// Button(paywall.items[0].buttonTitle) { Task { await paywall.purchase(paywall.items[0].id) } }
 ///     .disabled(paywall.items[0].button != .idle)
 /// ```
-// Observation needs these systems; the package itself supports older ones.
-@available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
 @MainActor
-@Observable
 public final class PaywallModel {
     /// The state of a purchase button.
     public enum ButtonState: String, Sendable, Hashable {
@@ -58,28 +58,59 @@ public final class PaywallModel {
         public var disabledReason: String?
     }
 
+    /// What the paywall shows; see ``ModelObservation``.
+    private struct State {
+        var items: [Item] = []
+        var error: ErrorPresentation?
+        var errorCode: TallyError.Code?
+        var lastPurchase: DeliveryReceipt?
+        var isPending = false
+        var isProcessing = false
+        var sellsKeptProducts = false
+        var sellsSubscriptions = false
+    }
+    #if canImport(Combine)
+    @Published private var storage = State()
+    #else
+    private var storage = State()
+    #endif
+    private let observation = ModelObservation()
+    private var state: State {
+        get {
+            observation.access(self, \.state)
+            return storage
+        }
+        set { observation.withMutation(of: self, \.state) { storage = newValue } }
+    }
+
     /// The products, in the order asked for.
-    public private(set) var items: [Item] = []
+    public var items: [Item] { state.items }
     /// The error to show; `nil` when there is none (a cancelled purchase is not an error).
-    public private(set) var error: ErrorPresentation?
+    public var error: ErrorPresentation? { state.error }
     /// The code of ``error``, for code that reacts to it.
-    public private(set) var errorCode: TallyError.Code?
+    public var errorCode: TallyError.Code? { state.errorCode }
     /// The last purchase that completed, for navigating on (to the report generation screen, say).
-    public private(set) var lastPurchase: DeliveryReceipt?
+    public var lastPurchase: DeliveryReceipt? { state.lastPurchase }
     /// Whether a purchase waits for approval (Ask to Buy).
-    public private(set) var isPending = false
+    public var isPending: Bool { state.isPending }
     /// The message to show while a purchase waits for approval.
     public var pendingMessage: String { LocalizedStrings.table(for: language)["paywall.pending"] }
     /// Whether the last purchase was paid and its credit is still on its way (see ``processingMessage``).
-    public private(set) var isProcessing = false
+    public var isProcessing: Bool { state.isProcessing }
     /// What to show while a paid purchase is being delivered.
     public var processingMessage: String { LocalizedStrings.table(for: language)["paywall.processing"] }
     /// The restore button's label.
     public var restoreTitle: String {
-        LocalizedStrings.table(for: language)[sellsKeptProducts ? "paywall.restore.subscriptions" : "paywall.restore"]
+        LocalizedStrings.table(for: language)[state.sellsKeptProducts ? "paywall.restore.subscriptions" : "paywall.restore"]
     }
-    /// Whether any product shown is kept (a subscription or a lifetime unlock), which "Restore Purchases" brings back.
-    private var sellsKeptProducts = false
+    /// Whether any product shown is an auto-renewable subscription: show the manage-subscriptions link.
+    public var sellsSubscriptions: Bool { state.sellsSubscriptions }
+    /// The manage-subscriptions link's label.
+    public var manageTitle: String { LocalizedStrings.table(for: language)["profile.manage"] }
+    /// The terms of use link's label.
+    public var termsTitle: String { LocalizedStrings.table(for: language)["paywall.terms"] }
+    /// The privacy policy link's label.
+    public var privacyTitle: String { LocalizedStrings.table(for: language)["paywall.privacy"] }
     /// The products shown that are kept once bought (subscriptions, lifetime unlocks).
     private var keptProducts: Set<String> = []
     /// What each product shown grants, as last loaded.
@@ -117,8 +148,9 @@ public final class PaywallModel {
         let account = try? await manager.account(.fromCacheOnly)
         self.grants = grants
         keptProducts = Set(grants.filter { ids.contains($0.id) && $0.kind != .consumable }.map(\.id))
-        sellsKeptProducts = !keptProducts.isEmpty
-        items = ids.compactMap { id in
+        state.sellsKeptProducts = !keptProducts.isEmpty
+        state.sellsSubscriptions = grants.contains { ids.contains($0.id) && $0.kind == .autoRenewable }
+        state.items = ids.compactMap { id in
             let grant = grants.first { $0.id == id }
             let product = details.first { $0.id == id }
             guard grant != nil || product != nil else { return nil }
@@ -183,24 +215,24 @@ public final class PaywallModel {
     /// - Returns: the outcome, or `nil` when it failed (``error`` says why).
     @discardableResult
     public func purchase(_ productID: String) async -> PurchaseManager.PurchaseOutcome? {
-        guard let index = items.firstIndex(where: { $0.id == productID }), items[index].button == .idle else { return nil }
+        guard let index = items.firstIndex(where: { $0.id == productID }), state.items[index].button == .idle else { return nil }
         var idle = items[index]
-        items[index].button = .purchasing
-        items[index].buttonTitle = LocalizedStrings.table(for: language)["paywall.button.purchasing"]
-        error = nil
-        errorCode = nil
+        state.items[index].button = .purchasing
+        state.items[index].buttonTitle = LocalizedStrings.table(for: language)["paywall.button.purchasing"]
+        state.error = nil
+        state.errorCode = nil
         changed()
         defer {
-            if let index = items.firstIndex(where: { $0.id == productID }) { items[index] = idle }
+            if let index = items.firstIndex(where: { $0.id == productID }) { state.items[index] = idle }
             changed()
         }
         do {
             let outcome = try await manager.purchase(productID)
             switch outcome {
             case .purchased(let receipt):
-                lastPurchase = receipt
-                isPending = false
-                isProcessing = false
+                state.lastPurchase = receipt
+                state.isPending = false
+                state.isProcessing = false
                 // A kept product, once bought, is owned: its button does not come back as Buy.
                 if keptProducts.contains(productID), !receipt.entitlements.filter(\.active).isEmpty {
                     idle.button = .disabled
@@ -208,8 +240,8 @@ public final class PaywallModel {
                 }
                 // A credit bought while buying is blocked until it is used: the button says so.
                 blockIfUnused(&idle, grant: grants.first { $0.id == productID }, balances: receipt.balances)
-            case .pending: isPending = true
-            case .deliveryPending: isProcessing = true
+            case .pending: state.isPending = true
+            case .deliveryPending: state.isProcessing = true
             case .cancelled: break
             }
             return outcome
@@ -239,8 +271,8 @@ public final class PaywallModel {
         else { return }
         do {
             if let receipt = try await manager.retryUndelivered().last {
-                lastPurchase = receipt
-                isProcessing = false
+                state.lastPurchase = receipt
+                state.isProcessing = false
             }
         } catch {
             show(error)
@@ -250,15 +282,22 @@ public final class PaywallModel {
 
     /// Hides the error.
     public func dismissError() {
-        error = nil
-        errorCode = nil
+        state.error = nil
+        state.errorCode = nil
         changed()
     }
 
     private func show(_ failure: TallyError) {
-        error = failure.presentation(in: language)
-        errorCode = failure.code
+        state.error = failure.presentation(in: language)
+        state.errorCode = failure.code
     }
 
     private func changed() { onChange?(self) }
 }
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+extension PaywallModel: Observable {}
+
+#if canImport(Combine)
+extension PaywallModel: ObservableObject {}
+#endif

@@ -1,9 +1,12 @@
 public import Foundation
 public import Observation
 public import TallyCore
+#if canImport(Combine)
+public import Combine
+#endif
 
-/// The subscription section of a profile screen, for SwiftUI (it is `@Observable`) and UIKit
-/// (``onChange``): the plan and its price, a Pro badge while it gives access, the renewal or end
+/// The subscription section of a profile screen, for SwiftUI (Observation from iOS 17,
+/// `ObservableObject` from iOS 13) and UIKit (``onChange``): the plan and its price, a Pro badge while it gives access, the renewal or end
 /// date in words, and where to manage it.
 ///
 /// ```swift
@@ -13,10 +16,7 @@ public import TallyCore
 /// if profile.isPro { Text(profile.badgeTitle) }
 /// Link(profile.manageTitle, destination: SubscriptionProfileModel.manageSubscriptionsURL)
 /// ```
-// Observation needs these systems; the package itself supports older ones.
-@available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
 @MainActor
-@Observable
 public final class SubscriptionProfileModel {
     /// Where a subscription stands.
     public enum Status: Sendable, Hashable {
@@ -50,10 +50,29 @@ public final class SubscriptionProfileModel {
     /// StoreKit's `showManageSubscriptions(in:)` shows it inside the app.
     public static let manageSubscriptionsURL = URL(string: "https://apps.apple.com/account/subscriptions")!
 
+    /// What the model shows; see ``ModelObservation``.
+    private struct State {
+        var plan: Plan?
+        var isPro = false
+    }
+    #if canImport(Combine)
+    @Published private var storage = State()
+    #else
+    private var storage = State()
+    #endif
+    private let observation = ModelObservation()
+    private var state: State {
+        get {
+            observation.access(self, \.state)
+            return storage
+        }
+        set { observation.withMutation(of: self, \.state) { storage = newValue } }
+    }
+
     /// The plan that gives the entitlement, or the last one that did; `nil` when there was none.
-    public private(set) var plan: Plan?
+    public var plan: Plan? { state.plan }
     /// Whether the entitlement is active now: show the badge.
-    public private(set) var isPro = false
+    public var isPro: Bool { state.isPro }
     /// Called after every change, for UIKit screens that do not observe.
     public var onChange: (@MainActor (SubscriptionProfileModel) -> Void)?
 
@@ -75,6 +94,8 @@ public final class SubscriptionProfileModel {
 
     /// The badge's text.
     public var badgeTitle: String { LocalizedStrings.table(for: language)["profile.badge"] }
+    /// What to show as the plan when there is none ("Free plan").
+    public var freeTitle: String { LocalizedStrings.table(for: language)["profile.free"] }
     /// The manage link's text.
     public var manageTitle: String { LocalizedStrings.table(for: language)["profile.manage"] }
 
@@ -106,8 +127,8 @@ public final class SubscriptionProfileModel {
                 (lhs.active ? 1 : 0, lhs.expiresAt ?? .distantFuture) < (rhs.active ? 1 : 0, rhs.expiresAt ?? .distantFuture)
             })
         else {
-            plan = nil
-            isPro = false
+            self.state.plan = nil
+            self.state.isPro = false
             onChange?(self)
             return
         }
@@ -124,10 +145,10 @@ public final class SubscriptionProfileModel {
         }
         let details = (try? await manager.products())?.first { $0.id == current.productID }
         let grant = (try? await manager.catalog(language: language))?.first { $0.id == current.productID }
-        plan = Plan(
+        self.state.plan = Plan(
             productID: current.productID, title: details?.displayName ?? grant?.paywall.title ?? current.productID,
             displayPrice: details?.displayPrice, status: status, statusText: Self.text(status, language: language))
-        isPro = active
+        self.state.isPro = active
         onChange?(self)
     }
 
@@ -149,3 +170,10 @@ public final class SubscriptionProfileModel {
         }
     }
 }
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+extension SubscriptionProfileModel: Observable {}
+
+#if canImport(Combine)
+extension SubscriptionProfileModel: ObservableObject {}
+#endif

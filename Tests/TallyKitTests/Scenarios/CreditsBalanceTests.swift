@@ -20,7 +20,7 @@ import Testing
         }
     }
 
-    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @MainActor
     @Test func aPackOfFiftyCountsUpInStepsAndASpendCountsDown() async throws {
         let device = try await Device()
@@ -49,7 +49,7 @@ import Testing
         #expect(credits.balance == 47)
     }
 
-    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @MainActor
     @Test func framesLandOnTheBalanceWhateverTheDistance() {
         #expect(CreditsBalanceModel.frames(from: 2, to: 52, steps: 12).last == 52)

@@ -84,7 +84,7 @@ import Testing
         #expect(pro.willRenew == false)
     }
 
-    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func thePaywallOffersTheFreeTrialOnlyToThoseWhoNeverHadIt() async throws {
         let device = try await Device()
         let (manager, _) = try await Self.launch(device)
@@ -101,7 +101,7 @@ import Testing
         #expect(await paywall.items.first?.introductoryOffer == nil)
     }
 
-    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func introductoryOffersReadWellInBothLanguages() async throws {
         let monthly = SubscriptionTerms.Period(value: 1, unit: .month)
         func product(_ offer: SubscriptionTerms.IntroductoryOffer) -> ProductDetails {

@@ -9,7 +9,7 @@ import Testing
 /// The profile screen of a subscription app on the device: plan, price, Pro badge, the renewal
 /// or end date in words, in English and Ukrainian, following the subscription as it changes.
 @Suite(.timeLimit(.minutes(2))) struct SubscriptionProfileTests {
-    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @MainActor
     static func profile(_ device: Device, language: TallyLanguage = .english) async throws -> (SubscriptionProfileModel, PurchaseManager) {
         let (manager, _) = try await SubscriptionOnDeviceTests.launch(device)
@@ -18,7 +18,7 @@ import Testing
         return (profile, manager)
     }
 
-    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @MainActor
     @Test func aSubscriberSeesThePlanTheBadgeAndTheRenewalDate() async throws {
         let device = try await Device()
@@ -41,7 +41,7 @@ import Testing
         #expect(SubscriptionProfileModel.manageSubscriptionsURL.host == "apps.apple.com")
     }
 
-    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @MainActor
     @Test func turningRenewalOffThenTheEndShowAsTheySpeakInUkrainian() async throws {
         let device = try await Device()
@@ -69,7 +69,7 @@ import Testing
         #expect(profile.plan?.statusText.hasPrefix("Закінчилася") == true)
     }
 
-    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @MainActor
     @Test func aFailedPaymentInTheGracePeriodSaysSoAndKeepsTheBadge() async throws {
         let device = try await Device { $0.billingGracePeriodEnabled = true }
@@ -89,7 +89,7 @@ import Testing
         #expect(profile.plan?.statusText.hasPrefix("Payment problem") == true)
     }
 
-    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @MainActor
     @Test func everyStatusHasTextInBothLanguagesWithoutRawKeys() {
         let date = Date(timeIntervalSince1970: 1_775_000_000)

@@ -1,0 +1,118 @@
+// SwiftUI exists on Apple platforms only (checked on Linux by scripts/check_apple_sources.sh).
+#if canImport(SwiftUI)
+public import Foundation
+public import SwiftUI
+public import TallyKit
+
+/// The links a paywall must show beside its products (App Review guideline 3.1.2).
+public struct PaywallLinks: Sendable, Hashable {
+    /// The terms of use (Apple's standard EULA or the app's own).
+    public let terms: URL
+    /// The privacy policy.
+    public let privacy: URL
+
+    /// - Parameters:
+    ///   - terms: the terms of use.
+    ///   - privacy: the privacy policy.
+    public init(terms: URL, privacy: URL) {
+        self.terms = terms
+        self.privacy = privacy
+    }
+}
+
+/// A paywall over a ``TallyKit/PaywallModel``: each product with its texts, benefits,
+/// introductory offer and store price, a purchase button two taps from the payment sheet,
+/// restore, the manage-subscriptions link when a subscription is sold, the terms and privacy
+/// links, and the model's error as an alert.
+///
+/// ```swift
+/// @StateObject var paywall = PaywallModel(manager: manager)
+/// PaywallView(model: paywall, links: PaywallLinks(terms: terms, privacy: privacy))
+/// ```
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, *)
+@MainActor
+public struct PaywallView: View {
+    @ObservedObject private var model: PaywallModel
+    private let links: PaywallLinks
+    @Environment(\.openURL) private var openURL
+
+    /// - Parameters:
+    ///   - model: the paywall; the view loads it when it appears.
+    ///   - links: the terms of use and privacy policy.
+    public init(model: PaywallModel, links: PaywallLinks) {
+        self.model = model
+        self.links = links
+    }
+
+    public var body: some View {
+        ScrollView {
+            VStack(alignment: .leading, spacing: 16) {
+                ForEach(model.items) { item in
+                    PaywallItemView(item: item) { Task { await model.purchase(item.id) } }
+                }
+                if model.isPending { Text(model.pendingMessage).font(.footnote) }
+                if model.isProcessing { Text(model.processingMessage).font(.footnote) }
+                Button(model.restoreTitle) { Task { await model.restore() } }
+                if model.sellsSubscriptions {
+                    Button(model.manageTitle) { Task { await ManageSubscriptions.show(openURL: { openURL($0) }) } }
+                }
+                HStack(spacing: 16) {
+                    Link(model.termsTitle, destination: links.terms)
+                    Link(model.privacyTitle, destination: links.privacy)
+                }
+                .font(.footnote)
+            }
+            .padding()
+        }
+        .onAppear { Task { await model.load() } }
+        .alert(isPresented: Binding(get: { model.error != nil }, set: { if !$0 { model.dismissError() } })) {
+            errorAlert(model.error) { Task { await model.tryAgain() } }
+        }
+    }
+}
+
+/// One product on the paywall.
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, *)
+@MainActor
+struct PaywallItemView: View {
+    let item: PaywallModel.Item
+    let buy: () -> Void
+
+    var body: some View {
+        VStack(alignment: .leading, spacing: 8) {
+            Text(item.title).font(.headline)
+            if !item.description.isEmpty { Text(item.description) }
+            ForEach(item.benefits, id: \.self) { benefit in Text(verbatim: "• " + benefit) }
+            if let explanation = item.aiExplanation { Text(explanation).font(.footnote).foregroundColor(.secondary) }
+            if let offer = item.introductoryOffer { Text(offer).font(.subheadline).foregroundColor(.accentColor) }
+            Button(action: buy) {
+                HStack(spacing: 8) {
+                    if item.button == .purchasing { ProgressView() }
+                    Text(item.buttonTitle).font(.headline)
+                }
+                .frame(maxWidth: .infinity)
+                .padding()
+            }
+            .disabled(item.button != .idle)
+            if let reason = item.disabledReason { Text(reason).font(.footnote).foregroundColor(.secondary) }
+        }
+    }
+}
+
+/// The alert of an ``TallyKit/ErrorPresentation``: its action button runs `retry` when the action
+/// is "Try Again"; "OK" only closes the alert.
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, *)
+@MainActor
+func errorAlert(_ presentation: ErrorPresentation?, retry: @escaping () -> Void) -> Alert {
+    guard let presentation else { return Alert(title: Text(verbatim: "")) }
+    switch presentation.action {
+    case .tryAgain:
+        return Alert(
+            title: Text(presentation.title), message: Text(presentation.message),
+            primaryButton: .default(Text(presentation.actionTitle), action: retry), secondaryButton: .cancel())
+    case .ok:
+        return Alert(
+            title: Text(presentation.title), message: Text(presentation.message), dismissButton: .default(Text(presentation.actionTitle)))
+    }
+}
+#endif

@@ -1,0 +1,340 @@
+// Stand-in declarations of the SwiftUI API that TallyUI and the example apps use, with Apple's
+// names, labels and types, so that they typecheck on Linux (scripts/check_apple_sources.sh).
+// Modifiers return concrete types where Apple's return `some View`; callers cannot tell. Nothing
+// here runs. Availability is not declared: Linux does not check it.
+import Combine
+import Foundation
+import UIKit
+
+// MARK: Views and their builder
+
+@MainActor @preconcurrency
+public protocol View {
+    associatedtype Body: View
+    @ViewBuilder @MainActor var body: Body { get }
+}
+
+extension Never: View {
+    public typealias Body = Never
+    public var body: Never { fatalError("stand-in") }
+}
+
+@resultBuilder
+public struct ViewBuilder {
+    public static func buildBlock() -> EmptyView { EmptyView() }
+    public static func buildBlock<Content: View>(_ content: Content) -> Content { content }
+    public static func buildBlock<each Content: View>(_ content: repeat each Content) -> TupleView<(repeat each Content)> {
+        fatalError("stand-in")
+    }
+    public static func buildExpression<Content: View>(_ content: Content) -> Content { content }
+    public static func buildIf<Content: View>(_ content: Content?) -> Content? { content }
+    public static func buildEither<TrueContent: View, FalseContent: View>(first: TrueContent) -> _ConditionalContent<TrueContent, FalseContent> {
+        fatalError("stand-in")
+    }
+    public static func buildEither<TrueContent: View, FalseContent: View>(second: FalseContent) -> _ConditionalContent<TrueContent, FalseContent> {
+        fatalError("stand-in")
+    }
+}
+
+public struct EmptyView: View {
+    public init() {}
+    public var body: Never { fatalError("stand-in") }
+}
+
+public struct TupleView<T>: View {
+    public var body: Never { fatalError("stand-in") }
+}
+
+public struct _ConditionalContent<TrueContent: View, FalseContent: View>: View {
+    public var body: Never { fatalError("stand-in") }
+}
+
+extension Optional: View where Wrapped: View {
+    public var body: Never { fatalError("stand-in") }
+}
+
+/// What a modifier returns here; Apple's return `some View` or a `ModifiedContent`.
+public struct ModifiedContent<Content, Modifier>: View {
+    public var body: Never { fatalError("stand-in") }
+}
+
+public struct _StandInModifier {}
+
+// MARK: Values
+
+public enum HorizontalAlignment: Sendable { case leading, center, trailing }
+public enum VerticalAlignment: Sendable { case top, center, bottom }
+public struct Alignment: Sendable {
+    public static let center = Alignment()
+    public static let leading = Alignment()
+}
+
+public enum Edge: Sendable {
+    public struct Set: OptionSet, Sendable {
+        public let rawValue: Int8
+        public init(rawValue: Int8) { self.rawValue = rawValue }
+        public static let horizontal = Set(rawValue: 1)
+        public static let vertical = Set(rawValue: 2)
+        public static let all = Set(rawValue: 3)
+    }
+}
+
+public enum Axis: Sendable {
+    public struct Set: OptionSet, Sendable {
+        public let rawValue: Int8
+        public init(rawValue: Int8) { self.rawValue = rawValue }
+        public static let horizontal = Set(rawValue: 1)
+        public static let vertical = Set(rawValue: 2)
+    }
+}
+
+public struct Font: Hashable, Sendable {
+    public static let largeTitle = Font()
+    public static let title = Font()
+    public static let headline = Font()
+    public static let subheadline = Font()
+    public static let body = Font()
+    public static let footnote = Font()
+    public static let caption = Font()
+}
+
+public protocol ShapeStyle {}
+
+public struct Color: View, ShapeStyle, Hashable, Sendable {
+    public static let accentColor = Color()
+    public static let white = Color()
+    public static let secondary = Color()
+    public static let red = Color()
+    public var body: Never { fatalError("stand-in") }
+}
+
+public struct LocalizedStringKey: ExpressibleByStringInterpolation, Sendable {
+    public init(_ value: String) {}
+    public init(stringLiteral value: String) {}
+}
+
+// MARK: Views
+
+public struct Text: View, Sendable {
+    public init<S: StringProtocol>(_ content: S) {}
+    public init(verbatim content: String) {}
+    public init(_ key: LocalizedStringKey) {}
+    public var body: Never { fatalError("stand-in") }
+}
+
+public struct VStack<Content: View>: View {
+    public init(alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) {}
+    public var body: Never { fatalError("stand-in") }
+}
+
+public struct HStack<Content: View>: View {
+    public init(alignment: VerticalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) {}
+    public var body: Never { fatalError("stand-in") }
+}
+
+public struct ScrollView<Content: View>: View {
+    public init(_ axes: Axis.Set = .vertical, showsIndicators: Bool = true, @ViewBuilder content: () -> Content) {}
+    public var body: Never { fatalError("stand-in") }
+}
+
+public struct List<SelectionValue: Hashable, Content: View>: View {
+    public init(@ViewBuilder content: () -> Content) where SelectionValue == Never {}
+    public var body: Never { fatalError("stand-in") }
+}
+
+public struct Section<Parent, Content, Footer>: View {
+    public var body: Never { fatalError("stand-in") }
+}
+
+extension Section where Parent: View, Content: View, Footer == EmptyView {
+    public init(header: Parent, @ViewBuilder content: () -> Content) {}
+}
+
+public struct NavigationView<Content: View>: View {
+    public init(@ViewBuilder content: () -> Content) {}
+    public var body: Never { fatalError("stand-in") }
+}
+
+public struct ForEach<Data: RandomAccessCollection, ID: Hashable, Content>: View {
+    public var body: Never { fatalError("stand-in") }
+}
+
+extension ForEach where Content: View {
+    public init(_ data: Data, @ViewBuilder content: @escaping (Data.Element) -> Content) where ID == Data.Element.ID, Data.Element: Identifiable {}
+    public init(_ data: Data, id: KeyPath<Data.Element, ID>, @ViewBuilder content: @escaping (Data.Element) -> Content) {}
+}
+
+public struct Button<Label: View>: View {
+    public init(action: @escaping @MainActor () -> Void, @ViewBuilder label: () -> Label) {}
+    public var body: Never { fatalError("stand-in") }
+}
+
+extension Button where Label == Text {
+    public init<S: StringProtocol>(_ title: S, action: @escaping @MainActor () -> Void) {}
+}
+
+public struct Link<Label: View>: View {
+    public var body: Never { fatalError("stand-in") }
+}
+
+extension Link where Label == Text {
+    public init<S: StringProtocol>(_ title: S, destination: URL) {}
+}
+
+public struct ProgressView<Label: View, CurrentValueLabel: View>: View {
+    public var body: Never { fatalError("stand-in") }
+}
+
+extension ProgressView where Label == EmptyView, CurrentValueLabel == EmptyView {
+    public init() {}
+}
+
+public struct Spacer: View {
+    public init(minLength: CGFloat? = nil) {}
+    public var body: Never { fatalError("stand-in") }
+}
+
+public protocol Shape: View {}
+
+public struct Capsule: Shape {
+    public init() {}
+    public var body: Never { fatalError("stand-in") }
+}
+
+extension Shape {
+    public func fill<S: ShapeStyle>(_ content: S) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
+}
+
+// MARK: Alerts
+
+public struct Alert {
+    public struct Button {
+        public static func `default`(_ label: Text, action: (() -> Void)? = {}) -> Alert.Button { fatalError("stand-in") }
+        public static func cancel(_ label: Text, action: (() -> Void)? = {}) -> Alert.Button { fatalError("stand-in") }
+        public static func cancel(_ action: (() -> Void)? = {}) -> Alert.Button { fatalError("stand-in") }
+    }
+    public init(title: Text, message: Text? = nil, dismissButton: Alert.Button? = nil) {}
+    public init(title: Text, message: Text? = nil, primaryButton: Alert.Button, secondaryButton: Alert.Button) {}
+}
+
+// MARK: Modifiers
+
+extension View {
+    public func font(_ font: Font?) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
+    public func foregroundColor(_ color: Color?) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
+    public func padding(_ length: CGFloat) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
+    public func padding(_ edges: Edge.Set = .all, _ length: CGFloat? = nil) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
+    public func frame(
+        minWidth: CGFloat? = nil, idealWidth: CGFloat? = nil, maxWidth: CGFloat? = nil, minHeight: CGFloat? = nil,
+        idealHeight: CGFloat? = nil, maxHeight: CGFloat? = nil, alignment: Alignment = .center
+    ) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
+    public func disabled(_ disabled: Bool) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
+    public func background<Background: View>(_ background: Background, alignment: Alignment = .center) -> ModifiedContent<Self, _StandInModifier> {
+        fatalError("stand-in")
+    }
+    public func onAppear(perform action: (() -> Void)? = nil) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
+    public func onDisappear(perform action: (() -> Void)? = nil) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
+    public func alert(isPresented: Binding<Bool>, content: () -> Alert) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
+    public func sheet<Content: View>(isPresented: Binding<Bool>, onDismiss: (() -> Void)? = nil, @ViewBuilder content: @escaping () -> Content)
+        -> ModifiedContent<Self, _StandInModifier>
+    { fatalError("stand-in") }
+    public func navigationTitle<S: StringProtocol>(_ title: S) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
+    public func environmentObject<T: ObservableObject>(_ object: T) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
+}
+
+// MARK: State and the environment
+
+@propertyWrapper @dynamicMemberLookup
+public struct Binding<Value> {
+    public init(get: @escaping () -> Value, set: @escaping (Value) -> Void) {}
+    public var wrappedValue: Value {
+        get { fatalError("stand-in") }
+        nonmutating set {}
+    }
+    public var projectedValue: Binding<Value> { self }
+    public subscript<Subject>(dynamicMember keyPath: WritableKeyPath<Value, Subject>) -> Binding<Subject> { fatalError("stand-in") }
+}
+
+@propertyWrapper
+public struct State<Value> {
+    public init(wrappedValue value: Value) {}
+    public var wrappedValue: Value {
+        get { fatalError("stand-in") }
+        nonmutating set {}
+    }
+    public var projectedValue: Binding<Value> { fatalError("stand-in") }
+}
+
+@MainActor @preconcurrency @propertyWrapper
+public struct ObservedObject<ObjectType: ObservableObject> {
+    public init(wrappedValue: ObjectType) {}
+    public var wrappedValue: ObjectType {
+        get { fatalError("stand-in") }
+        set {}
+    }
+}
+
+@MainActor @preconcurrency @propertyWrapper
+public struct StateObject<ObjectType: ObservableObject> {
+    public init(wrappedValue thunk: @autoclosure @escaping () -> ObjectType) {}
+    public var wrappedValue: ObjectType { fatalError("stand-in") }
+}
+
+@MainActor @preconcurrency @propertyWrapper
+public struct EnvironmentObject<ObjectType: ObservableObject> {
+    public init() {}
+    public var wrappedValue: ObjectType { fatalError("stand-in") }
+}
+
+public struct OpenURLAction {
+    public func callAsFunction(_ url: URL) {}
+}
+
+public struct EnvironmentValues {
+    public var openURL: OpenURLAction { fatalError("stand-in") }
+}
+
+@propertyWrapper
+public struct Environment<Value> {
+    public init(_ keyPath: KeyPath<EnvironmentValues, Value>) {}
+    public var wrappedValue: Value { fatalError("stand-in") }
+}
+
+// MARK: Apps
+
+@MainActor @preconcurrency
+public protocol App {
+    associatedtype Body: Scene
+    @SceneBuilder @MainActor var body: Body { get }
+    init()
+}
+
+@MainActor @preconcurrency
+public protocol Scene {}
+
+@resultBuilder
+public struct SceneBuilder {
+    public static func buildBlock<Content: Scene>(_ content: Content) -> Content { content }
+}
+
+public struct WindowGroup<Content: View>: Scene {
+    public init(@ViewBuilder content: () -> Content) {}
+}
+
+@MainActor @preconcurrency
+public protocol PreviewProvider {
+    associatedtype Previews: View
+    @ViewBuilder @MainActor static var previews: Previews { get }
+}
+
+// MARK: UIKit
+
+@MainActor @preconcurrency
+open class UIHostingController<Content: View>: UIViewController {
+    public init(rootView: Content) { super.init(nibName: nil, bundle: nil) }
+    public required init?(coder aDecoder: NSCoder) { fatalError("stand-in") }
+    public var rootView: Content {
+        get { fatalError("stand-in") }
+        set {}
+    }
+}
