@@ -16,7 +16,9 @@ public enum ManageSubscriptions {
     /// - Parameter openURL: opens a web page: SwiftUI's `openURL`, or `UIApplication.shared.open`.
     public static func show(openURL: (URL) -> Void) async {
         #if canImport(StoreKit) && canImport(UIKit) && !os(tvOS) && !os(watchOS)
-        if #available(iOS 15, visionOS 1, *), let scene = UIApplication.shared.connectedScenes.first(where: { $0.activationState == .foregroundActive }) as? UIWindowScene {
+        if #available(iOS 15, visionOS 1, *),
+            let scene = UIApplication.shared.connectedScenes.first(where: { $0.activationState == .foregroundActive }) as? UIWindowScene
+        {
             do {
                 try await AppStore.showManageSubscriptions(in: scene)
                 return

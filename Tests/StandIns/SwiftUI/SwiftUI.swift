@@ -235,7 +235,9 @@ extension View {
     public func onAppear(perform action: (() -> Void)? = nil) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
     public func onDisappear(perform action: (() -> Void)? = nil) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
     public func alert(isPresented: Binding<Bool>, content: () -> Alert) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
-    public func sheet<Content: View>(isPresented: Binding<Bool>, onDismiss: (() -> Void)? = nil, @ViewBuilder content: @escaping () -> Content)
+    public func sheet<Content: View>(
+        isPresented: Binding<Bool>, onDismiss: (() -> Void)? = nil, @ViewBuilder content: @escaping () -> Content
+    )
         -> ModifiedContent<Self, _StandInModifier>
     { fatalError("stand-in") }
     public func navigationTitle<S: StringProtocol>(_ title: S) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }

@@ -43,7 +43,10 @@ open class UIViewController: UIResponder {
     public init(nibName nibNameOrNil: String?, bundle nibBundleOrNil: Bundle?) { super.init() }
     public required init?(coder: NSCoder) { fatalError("stand-in") }
     open func viewDidLoad() {}
-    open var view: UIView! { get { fatalError("stand-in") } set {} }
+    open var view: UIView! {
+        get { fatalError("stand-in") }
+        set {}
+    }
     open var title: String?
     open func present(_ viewControllerToPresent: UIViewController, animated flag: Bool, completion: (() -> Void)? = nil) {}
     open func dismiss(animated flag: Bool, completion: (() -> Void)? = nil) {}
