@@ -18,6 +18,8 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "Tally", path: ".."),
+        // The example apps, whose logic TallyKitServerTests runs against this server.
+        .package(name: "TallyExamples", path: "../Examples"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -138,6 +140,8 @@ let package = Package(
                 .product(name: "TallySQL", package: "Tally"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PhotoCredits", package: "TallyExamples"),
+                .product(name: "AstrologyReports", package: "TallyExamples"),
             ],
             swiftSettings: strict
         ),

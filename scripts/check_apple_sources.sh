@@ -96,12 +96,28 @@ for module in Examples/*/Sources/*/; do
     echo "$errors" >&2
     exit 1
   fi
+  # The app target's own file (App/), which imports the example's module.
+  app="$(dirname "$(dirname "$module")")/App"
+  if [ -d "$app" ]; then
+    example_sources=()
+    while IFS= read -r file; do example_sources+=("$file"); done < <(find "$module" -name '*.swift' | sort)
+    swiftc -emit-module -swift-version 6 -module-name "$name" -emit-module-path "$work/$name.swiftmodule" \
+      -I "$work" -I "$build/Modules" -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap "${example_sources[@]}" >/dev/null 2>&1
+    errors="$(swiftc -typecheck -swift-version 6 -parse-as-library -module-name "${name}App" -I "$work" -I "$build/Modules" \
+      -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap "$app"/*.swift 2>&1 | grep -E "error:" || true)"
+    if [ -n "$errors" ]; then
+      echo "check_apple_sources: the example app $app does not typecheck against the Apple stand-ins:" >&2
+      echo "$errors" >&2
+      exit 1
+    fi
+  fi
   examples=$((examples + 1))
 done
-echo "check_apple_sources: $examples example app modules typecheck with the stand-ins" >&2
+[ "$examples" -ge 2 ] || { echo "check_apple_sources: expected the two example apps in Examples/, found $examples" >&2; exit 1; }
+echo "check_apple_sources: the $examples example apps (their modules and app targets) typecheck with the stand-ins" >&2
 
 # The self-test: each mistake must fail the check. "module|file|from|to": the module is
-# TallyKit or TallyUI.
+# TallyKit, TallyUI or an example app's.
 mistakes=(
   "TallyKit|StoreKit1/StoreKit1Store.swift|queue.finishTransaction(queued)|queue.finish(queued)"
   "TallyKit|StoreKit1/StoreKit1Store.swift|func paymentQueueRestoreCompletedTransactionsFinished|func paymentQueueRestoreCompletedTransactionsDidFinish"
@@ -113,10 +129,14 @@ mistakes=(
   "TallyUI|ManageSubscriptions.swift|AppStore.showManageSubscriptions(in: scene)|AppStore.showManageSubscriptions(scene)"
   "TallyUI|InsufficientCreditsAlert+Views.swift|UIAlertController(title: title, message: message, preferredStyle: .alert)|UIAlertController(title: title, message: message, style: .alert)"
   "TallyUI|SubscriptionProfileView.swift|@ObservedObject private var model: SubscriptionProfileModel|@ObservedObject private var model: SubscriptionProfileModel.Plan"
+  "AstrologyReports|ReportsViewController.swift|UIButton(type: .system)|UIButton(style: .system)"
+  "PhotoCredits|PhotoCreditsApp.swift|.sheet(isPresented: \$studio.isShowingPaywall)|.sheet(presented: \$studio.isShowingPaywall)"
 )
 for mistake in "${mistakes[@]}"; do
   IFS='|' read -r module file from to <<<"$mistake"
-  rm -rf "$work/copy" && cp -R "Sources/$module" "$work/copy"
+  folder="Sources/$module"
+  [ -d "$folder" ] || folder="$(echo Examples/*/Sources/"$module")"
+  rm -rf "$work/copy" && cp -R "$folder" "$work/copy"
   grep -qF "$from" "$work/copy/$file" || { echo "check_apple_sources: self-test: '$from' is no longer in $module/$file" >&2; exit 1; }
   python3 - "$work/copy/$file" "$from" "$to" <<'PY'
 import sys

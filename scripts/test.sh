@@ -174,7 +174,7 @@ fi
 # fixes it.
 if swift format --version >/dev/null 2>&1; then
   format_start=$SECONDS
-  swift format lint --strict --recursive Package.swift Sources Tests Server/Package.swift Server/Sources Server/Tests
+  swift format lint --strict --recursive Package.swift Sources Tests Server/Package.swift Server/Sources Server/Tests Examples
   echo "format: swift format lint passed in $((SECONDS - format_start)) s" >&2
 else
   echo "format: this toolchain has no swift-format; the format check is skipped" >&2

@@ -4,6 +4,7 @@
 // here runs. Availability is not declared: Linux does not check it.
 import Combine
 import Foundation
+import Observation
 import UIKit
 
 // MARK: Views and their builder
@@ -302,6 +303,27 @@ public struct Environment<Value> {
     public var wrappedValue: Value { fatalError("stand-in") }
 }
 
+@propertyWrapper @dynamicMemberLookup
+public struct Bindable<Value> {
+    public init(wrappedValue: Value) where Value: AnyObject, Value: Observable {}
+    public var wrappedValue: Value {
+        get { fatalError("stand-in") }
+        set {}
+    }
+    public var projectedValue: Bindable<Value> { self }
+    public subscript<Subject>(dynamicMember keyPath: ReferenceWritableKeyPath<Value, Subject>) -> Binding<Subject> where Value: AnyObject {
+        fatalError("stand-in")
+    }
+}
+
+public struct TextField<Label: View>: View {
+    public var body: Never { fatalError("stand-in") }
+}
+
+extension TextField where Label == Text {
+    public init<S: StringProtocol>(_ title: S, text: Binding<String>) {}
+}
+
 // MARK: Apps
 
 @MainActor @preconcurrency
@@ -309,6 +331,10 @@ public protocol App {
     associatedtype Body: Scene
     @SceneBuilder @MainActor var body: Body { get }
     init()
+}
+
+extension App {
+    @MainActor public static func main() {}
 }
 
 @MainActor @preconcurrency

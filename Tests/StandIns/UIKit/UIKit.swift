@@ -83,4 +83,122 @@ open class UIAlertAction: NSObject {
 }
 
 @MainActor
-open class UIView: UIResponder {}
+open class UIView: UIResponder {
+    public struct AutoresizingMask: OptionSet, Sendable {
+        public let rawValue: UInt
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        public static let flexibleWidth = AutoresizingMask(rawValue: 1 << 1)
+        public static let flexibleHeight = AutoresizingMask(rawValue: 1 << 4)
+    }
+    public override init() { super.init() }
+    public init(frame: CGRect) { super.init() }
+    open var frame: CGRect {
+        get { fatalError("stand-in") }
+        set {}
+    }
+    open var bounds: CGRect {
+        get { fatalError("stand-in") }
+        set {}
+    }
+    open var autoresizingMask: UIView.AutoresizingMask {
+        get { fatalError("stand-in") }
+        set {}
+    }
+    open func addSubview(_ view: UIView) {}
+    open func removeFromSuperview() {}
+}
+
+@MainActor
+open class UIStackView: UIView {
+    open var axis: NSLayoutConstraint.Axis {
+        get { fatalError("stand-in") }
+        set {}
+    }
+    open var spacing: CGFloat {
+        get { fatalError("stand-in") }
+        set {}
+    }
+    open var arrangedSubviews: [UIView] { fatalError("stand-in") }
+    open func addArrangedSubview(_ view: UIView) {}
+}
+
+@MainActor
+open class NSLayoutConstraint: NSObject {
+    public enum Axis: Int, Sendable {
+        case horizontal = 0
+        case vertical = 1
+    }
+}
+
+@MainActor
+open class UIControl: UIView {
+    public struct State: OptionSet, Sendable {
+        public let rawValue: UInt
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        public static let normal = State([])
+    }
+    public struct Event: OptionSet, Sendable {
+        public let rawValue: UInt
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        public static let touchUpInside = Event(rawValue: 1 << 6)
+    }
+    open func addAction(_ action: UIAction, for controlEvents: UIControl.Event) {}
+}
+
+@MainActor
+open class UIButton: UIControl {
+    public enum ButtonType: Int, Sendable {
+        case custom = 0
+        case system = 1
+    }
+    public convenience init(type buttonType: UIButton.ButtonType) { self.init(frame: .zero) }
+    open func setTitle(_ title: String?, for state: UIControl.State) {}
+}
+
+public typealias UIActionHandler = @MainActor (UIAction) -> Void
+
+@MainActor
+open class UIMenuElement: NSObject {}
+
+@MainActor
+open class UIAction: UIMenuElement {
+    public convenience init(title: String = "", handler: @escaping UIActionHandler) { self.init() }
+}
+
+@MainActor
+open class UIDevice: NSObject {
+    open class var current: UIDevice { fatalError("stand-in") }
+    open var identifierForVendor: UUID? { fatalError("stand-in") }
+}
+
+@MainActor
+open class UIScreen: NSObject {
+    open class var main: UIScreen { fatalError("stand-in") }
+    open var bounds: CGRect { fatalError("stand-in") }
+}
+
+@MainActor
+open class UIWindow: UIView {
+    open var rootViewController: UIViewController? {
+        get { fatalError("stand-in") }
+        set {}
+    }
+    open func makeKeyAndVisible() {}
+}
+
+extension UIApplication {
+    public struct LaunchOptionsKey: Hashable, RawRepresentable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+    }
+}
+
+@MainActor
+public protocol UIApplicationDelegate: NSObjectProtocol {
+    func application(_ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool
+}
+
+extension UIApplicationDelegate {
+    /// What `@main` on an application delegate calls.
+    @MainActor public static func main() {}
+}
