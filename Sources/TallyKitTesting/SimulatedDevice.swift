@@ -31,6 +31,9 @@ public final class SimulatedDevice: @unchecked Sendable {
     /// The phone's identifier for the app's vendor (`identifierForVendor`), which its app
     /// receipts are bound to.
     public let identifier: DeviceIdentifier
+    /// The phone's `AppStore.deviceVerificationID`, which StoreKit 2 binds the JWS it hands the
+    /// app to (``SimulatedStoreKit/deviceVerificationID``); an on-device ledger checks it.
+    public let deviceVerificationID: UUID
     /// The clock of the app's sleeps (backoff, refresh): it moves only when the test advances it.
     public let clock = ManualClock()
     /// Whether the phone is online.
@@ -50,9 +53,12 @@ public final class SimulatedDevice: @unchecked Sendable {
     public init(appStore: SimulatedAppStore, time: ManualDate, locale: String = "en_US", storeKit1: Bool = false) {
         self.time = time
         self.appStore = appStore
-        let identifier = DeviceIdentifier(uuid: UUID())
+        let vendorID = UUID()
+        let identifier = DeviceIdentifier(uuid: vendorID)
         self.identifier = identifier
-        self.store = SimulatedStoreKit(appStore, locale: locale, api: storeKit1 ? .storeKit1(device: identifier) : .storeKit2, now: { time.now })
+        self.deviceVerificationID = vendorID
+        self.store = SimulatedStoreKit(
+            appStore, locale: locale, api: storeKit1 ? .storeKit1(device: identifier) : .storeKit2, now: { time.now }, deviceVerificationID: vendorID)
         self.booted = time.now.addingTimeInterval(-100)
         self.appFolder = Self.newFolder()
     }

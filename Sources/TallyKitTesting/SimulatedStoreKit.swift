@@ -32,6 +32,8 @@ public actor SimulatedStoreKit: Store {
     public nonisolated let api: API
     /// The time that StoreKit 1 judges subscription expiries in the receipt at.
     private nonisolated let deviceTime: (@Sendable () -> Date)?
+    /// The device's `AppStore.deviceVerificationID`: StoreKit 2's JWS are bound to it.
+    public nonisolated let deviceVerificationID: UUID?
 
     /// The StoreKit an app uses.
     public enum API: Sendable, Hashable {
@@ -46,11 +48,18 @@ public actor SimulatedStoreKit: Store {
     ///   - locale: the customer's locale (`en_US`, `uk_UA`).
     ///   - api: StoreKit 2 (the default) or StoreKit 1 on a device.
     ///   - now: the device's time, for expiries read from a receipt; the simulated store's by default.
-    public init(_ appStore: SimulatedAppStore, locale: String = "en_US", api: API = .storeKit2, now: (@Sendable () -> Date)? = nil) {
+    ///   - deviceVerificationID: the device's `AppStore.deviceVerificationID`: with one, each
+    ///     StoreKit 2 transaction and renewal info is handed out bound to it (`deviceVerification`),
+    ///     as StoreKit does; without one, as signed by the store.
+    public init(
+        _ appStore: SimulatedAppStore, locale: String = "en_US", api: API = .storeKit2, now: (@Sendable () -> Date)? = nil,
+        deviceVerificationID: UUID? = nil
+    ) {
         self.appStore = appStore
         self.locale = locale
         self.api = api
         self.deviceTime = now
+        self.deviceVerificationID = deviceVerificationID
     }
 
     /// What the customer (or the store) does with the next payment sheets, in order; after
@@ -116,7 +125,14 @@ public actor SimulatedStoreKit: Store {
 
     /// The transaction as the app sees it: its JWS, or the device's app receipt that lists it.
     private func transaction(_ signed: SimulatedAppStore.SignedTransaction) async throws(TallyError) -> StoreTransaction {
-        guard case .storeKit1(let device) = api else { return try StoreTransaction(jws: signed.jws) }
+        guard case .storeKit1(let device) = api else {
+            guard let deviceVerificationID else { return try StoreTransaction(jws: signed.jws) }
+            do {
+                return try StoreTransaction(jws: try await appStore.transaction(signed, boundTo: deviceVerificationID).jws)
+            } catch {
+                throw Self.error(error)
+            }
+        }
         do {
             let receipt = try await appStore.appReceipt(for: device)
             if receipt.transactionIDs.contains(signed.transactionID) {
@@ -212,7 +228,9 @@ public actor SimulatedStoreKit: Store {
         try checkReachable()
         do {
             if case .storeKit1(let device) = api { return try StoreTransaction.entitlements(inReceipt: try await receipt(device), at: await deviceNow()) }
-            return try await appStore.currentEntitlements().map { signed throws(TallyError) in try StoreTransaction(jws: signed.jws) }
+            var result: [StoreTransaction] = []
+            for signed in try await appStore.currentEntitlements() { result.append(try await transaction(signed)) }
+            return result
         } catch let error as TallyError {
             throw error
         } catch {
@@ -226,7 +244,9 @@ public actor SimulatedStoreKit: Store {
         try checkReachable()
         do {
             if case .storeKit1(let device) = api { return try StoreTransaction.all(inReceipt: try await receipt(device)) }
-            return try await appStore.history().map { signed throws(TallyError) in try StoreTransaction(jws: signed.jws) }
+            var result: [StoreTransaction] = []
+            for signed in try await appStore.history() { result.append(try await transaction(signed)) }
+            return result
         } catch let error as TallyError {
             throw error
         } catch {
@@ -239,7 +259,7 @@ public actor SimulatedStoreKit: Store {
         try checkReachable()
         guard case .storeKit2 = api else { return [] }
         do {
-            return try await appStore.subscriptionStatuses().map(\.renewalInfo)
+            return try await appStore.subscriptionStatuses(boundTo: deviceVerificationID).map(\.renewalInfo)
         } catch {
             throw Self.error(error)
         }

@@ -40,6 +40,7 @@ public struct OnDeviceLedger: Delivery {
     let verifier: SignedDataVerifier
     let receiptVerifier: ReceiptVerifier?
     let deviceIdentifier: DeviceIdentifier?
+    let deviceVerificationID: UUID?
     let now: @Sendable () -> Date
     /// The device's trusted time, shared with the entitlements cache: expiries and holds are
     /// judged on it, so moving the device's clock neither ends a subscription nor extends one.
@@ -54,6 +55,9 @@ public struct OnDeviceLedger: Delivery {
     ///     transaction is refused with `verification_failed`.
     ///   - deviceIdentifier: the identifier the App Store binds this device's receipts to
     ///     (`identifierForVendor` on iOS); when given, a receipt issued to another device is refused.
+    ///   - deviceVerificationID: the identifier StoreKit 2 binds this device's signed
+    ///     transactions and renewal info to (``DeviceStore/deviceVerificationID``); when given, a
+    ///     JWS signed for another device (``DeviceVerification``) is refused.
     ///   - now: the device's clock.
     ///   - uptime: seconds since the device started. Subscription expiries, holds and the
     ///     ledger's times are judged on the device's trusted time, which advances with uptime
@@ -62,7 +66,7 @@ public struct OnDeviceLedger: Delivery {
     /// - Throws: ``TallyError`` `invalid_request` for a catalog with a problem, `storage_failed`.
     public init(
         database: LocalDatabase, catalog: OnDeviceCatalog, verifier: SignedDataVerifier, receiptVerifier: ReceiptVerifier? = nil,
-        deviceIdentifier: DeviceIdentifier? = nil, now: @escaping @Sendable () -> Date,
+        deviceIdentifier: DeviceIdentifier? = nil, deviceVerificationID: UUID? = nil, now: @escaping @Sendable () -> Date,
         uptime: @escaping @Sendable () -> TimeInterval = PurchaseManager.timeSinceBoot
     ) async throws(TallyError) {
         if let problem = catalog.problem { throw TallyError(.invalidRequest, "the on-device catalog is wrong: \(problem)") }
@@ -71,6 +75,7 @@ public struct OnDeviceLedger: Delivery {
         self.verifier = verifier
         self.receiptVerifier = receiptVerifier
         self.deviceIdentifier = deviceIdentifier
+        self.deviceVerificationID = deviceVerificationID
         self.now = now
         self.clock = TrustedClock(uptime: uptime)
     }
@@ -122,8 +127,15 @@ public struct OnDeviceLedger: Delivery {
     public func account(storeEntitlements: [StoreTransaction], renewals: [String]) async throws(TallyError) -> AccountSnapshot {
         var renewalInfos: [RenewalInfoPayload] = []
         for jws in renewals {
-            // What does not verify is left out: it extends nothing.
-            if case .valid(let verified) = await verifier.verifyRenewalInfo(jws) { renewalInfos.append(verified.payload) }
+            // What does not verify, or was signed for another device, is left out: it extends nothing.
+            guard case .valid(let verified) = await verifier.verifyRenewalInfo(jws) else { continue }
+            if let deviceVerificationID,
+                !DeviceVerification.matches(
+                    verified.payload.deviceVerification, nonce: verified.payload.deviceVerificationNonce, deviceVerificationID: deviceVerificationID)
+            {
+                continue
+            }
+            renewalInfos.append(verified.payload)
         }
         let verifiedRenewals = renewalInfos
         var payloads: [(TransactionPayload, TransactionEvidence)] = []
@@ -355,7 +367,13 @@ public struct OnDeviceLedger: Delivery {
     private func verified(_ transaction: StoreTransaction, receipts: inout [String: AppReceipt]) async throws(TallyError) -> TransactionPayload {
         switch transaction.evidence {
         case .jws(let jws):
-            return try Self.payload(of: await verifier.verifyTransaction(jws))
+            let payload = try Self.payload(of: await verifier.verifyTransaction(jws))
+            if let deviceVerificationID,
+                !DeviceVerification.matches(payload.deviceVerification, nonce: payload.deviceVerificationNonce, deviceVerificationID: deviceVerificationID)
+            {
+                throw TallyError(.verificationFailed, "transaction \(transaction.id) was signed for another device (its deviceVerification does not match)")
+            }
+            return payload
         case .receipt(let receipt):
             guard let receiptVerifier else {
                 throw TallyError(.verificationFailed, "an app receipt arrived and the ledger has no receipt verifier")

@@ -1,5 +1,7 @@
 // StoreKit exists on Apple platforms only (checked on Linux by scripts/check_apple_sources.sh).
 #if canImport(StoreKit)
+public import Foundation
+import StoreKit
 import TallyCore
 
 /// The App Store adapter for the system the app runs on.
@@ -17,6 +19,15 @@ public enum DeviceStore {
     public static func automatic(productKinds: [String: ProductKind] = [:]) -> any Store {
         if #available(iOS 15, macOS 12, tvOS 15, watchOS 8, *) { return StoreKit2Store() }
         return StoreKit1Store(productKinds: productKinds)
+    }
+
+    /// The device's `AppStore.deviceVerificationID` (iOS 15, macOS 12, tvOS 15, watchOS 8),
+    /// which StoreKit 2 binds the transactions and renewal info it hands this app to; give it to
+    /// ``OnDeviceLedger`` so that a JWS copied from another device is refused. `nil` below those
+    /// systems, where StoreKit 1's app receipt is bound to `identifierForVendor` instead.
+    public static var deviceVerificationID: UUID? {
+        if #available(iOS 15, macOS 12, tvOS 15, watchOS 8, *) { return AppStore.deviceVerificationID }
+        return nil
     }
 }
 #endif

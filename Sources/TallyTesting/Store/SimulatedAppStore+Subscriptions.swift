@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import TallyCore
 
 @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
@@ -473,16 +473,25 @@ extension SimulatedAppStore {
     }
 
     /// The status of every subscription of the customer: status, latest transaction and renewal info, signed now.
-    public func subscriptionStatuses() throws(SimulatedAppStoreError) -> [(
+    ///
+    /// - Parameter deviceVerificationID: the device that asks, as StoreKit 2's
+    ///   `AppStore.deviceVerificationID`: its transactions and renewal info then carry that
+    ///   device's `deviceVerification`, as StoreKit hands them to an app; `nil` for none, as the
+    ///   App Store Server API answers.
+    public func subscriptionStatuses(
+        boundTo deviceVerificationID: UUID? = nil
+    ) throws(SimulatedAppStoreError) -> [(
         groupID: String, status: SubscriptionStatus, transaction: SimulatedAppStore.SignedTransaction, renewalInfo: String
     )] {
         var result: [(String, SubscriptionStatus, SimulatedAppStore.SignedTransaction, String)] = []
         for subscription in state.subscriptions {
-            result.append(
-                (
-                    subscription.groupID, subscription.status, try signedTransaction(subscription.latestTransactionID),
-                    try sign(renewalPayload(subscription))
-                ))
+            var renewal = renewalPayload(subscription)
+            var transaction = try signedTransaction(subscription.latestTransactionID)
+            if let deviceVerificationID {
+                Self.bind(&renewal.deviceVerification, &renewal.deviceVerificationNonce, to: deviceVerificationID)
+                transaction = try self.transaction(transaction, boundTo: deviceVerificationID)
+            }
+            result.append((subscription.groupID, subscription.status, transaction, try sign(renewal)))
         }
         return result
     }

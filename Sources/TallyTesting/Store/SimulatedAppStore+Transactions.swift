@@ -1,5 +1,7 @@
-import Foundation
+import Crypto
+public import Foundation
 import TallyCore
+import TallyVerify
 
 @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension SimulatedAppStore {
@@ -68,6 +70,38 @@ extension SimulatedAppStore {
     /// - Throws: ``SimulatedAppStoreError`` `notFound` for an unknown transaction.
     public func transaction(_ id: String) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
         try signedTransaction(id)
+    }
+
+    /// The transaction as StoreKit 2 hands it to one device: signed again with a fresh
+    /// `deviceVerificationNonce` and the `deviceVerification` of that device (see
+    /// `DeviceVerification`), so a JWS copied to another device does not match it.
+    /// - Parameters:
+    ///   - transaction: a transaction of this store.
+    ///   - deviceVerificationID: the device's `AppStore.deviceVerificationID`.
+    public func transaction(
+        _ transaction: SimulatedAppStore.SignedTransaction, boundTo deviceVerificationID: UUID
+    ) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedTransaction {
+        var payload = transaction.payload
+        Self.bind(&payload.deviceVerification, &payload.deviceVerificationNonce, to: deviceVerificationID)
+        let bound = SimulatedAppStore.SignedTransaction(jws: try sign(payload), payload: payload)
+        // One that did not verify (the `.unverified` outcome) still does not.
+        return isSignedByThisStore(transaction.jws) ? bound : try unverifiable(bound)
+    }
+
+    /// Whether `jws` carries this store's signature.
+    func isSignedByThisStore(_ jws: String) -> Bool {
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let raw = Base64.decode(parts[2].utf8, alphabet: .url),
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw)
+        else { return false }
+        return authority.leafKey.publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8))
+    }
+
+    /// Sets a payload's device verification for `deviceVerificationID`, with a fresh nonce.
+    static func bind(_ verification: inout String?, _ nonce: inout String?, to deviceVerificationID: UUID) {
+        let fresh = UUID().uuidString.lowercased()
+        nonce = fresh
+        verification = DeviceVerification.value(nonce: fresh, deviceVerificationID: deviceVerificationID)
     }
 
     /// Whether the transaction was finished.

@@ -149,6 +149,7 @@ public enum VerificationResult<SignedType: Sendable>: Sendable {
 
 public enum AppStore {
     public static func sync() async throws {}
+    public static var deviceVerificationID: UUID? { fatalError("stand-in") }
     @MainActor public static func showManageSubscriptions(in scene: UIWindowScene) async throws {}
 }
 

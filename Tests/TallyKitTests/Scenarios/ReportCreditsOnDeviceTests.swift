@@ -388,6 +388,21 @@ import Testing
     }
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    @Test func aTransactionSignedForAnotherDeviceIsNotCreditedNorFinished() async throws {
+        let device = try await Device()
+        // The ledger knows this phone by another deviceVerificationID than the one StoreKit binds
+        // its JWS to: what StoreKit hands over reads as copied from another device.
+        let database = try await device.database()
+        let ledger = try await device.onDeviceLedger(database, verificationDevice: UUID())
+        let manager = try await device.launch(delivery: ledger, database: database, productIDs: [Kit.report("career")])
+        let error = await #expect(throws: TallyError.self) { try await manager.purchase(Kit.report("career")) }
+        #expect(error?.code == .verificationFailed)
+        #expect(error?.reason.contains("signed for another device") == true, "\(String(describing: error))")
+        #expect(try await manager.available("report.career") == 0)
+        #expect(try await device.appStore.unfinishedTransactions().count == 1, "left for StoreKit to offer again")
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func tryAgainAfterAFailedVerificationDeliversAgainAndNeverChargesAgain() async throws {
         let device = try await Device()
         let (manager, _) = try await device.launchOnDevice()

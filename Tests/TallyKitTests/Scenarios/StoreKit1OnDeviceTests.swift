@@ -99,8 +99,9 @@ import Testing
         let (manager, ledger) = try await device.launchOnDevice()
         let first = try await manager.buy(Kit.report("career"))
 
-        // The person updates to iOS 15: StoreKit 2 hands out the same transaction as a JWS.
-        let signed = try await device.appStore.transaction(first.transactionID)
+        // The person updates to iOS 15: StoreKit 2 hands out the same transaction as a JWS, bound to the phone.
+        let signed = try await device.appStore.transaction(
+            try await device.appStore.transaction(first.transactionID), boundTo: device.deviceVerificationID)
         let second = try await ledger.deliver(try StoreTransaction(jws: signed.jws), ticket: nil)
         #expect(second.replayed)
         #expect(second.granted == first.granted)

@@ -74,8 +74,9 @@ struct DeviceOptions: ParsableArguments {
         let receiptAuthority = try store.receiptAuthority()
         let appStore = try SimulatedAppStore(
             configuration: configuration, authority: authority, time: .system(now: { Date() }), receiptAuthority: receiptAuthority)
-        let deviceID = try deviceIdentifier()
-        let simulated = SimulatedStoreKit(appStore, api: storeKit == 1 ? .storeKit1(device: deviceID) : .storeKit2)
+        let vendorID = try vendorIdentifier()
+        let deviceID = DeviceIdentifier(uuid: vendorID)
+        let simulated = SimulatedStoreKit(appStore, api: storeKit == 1 ? .storeKit1(device: deviceID) : .storeKit2, deviceVerificationID: vendorID)
         let database = try await LocalDatabase(path: folder.appendingPathComponent("device.sqlite").path)
 
         let delivery: any Delivery
@@ -95,7 +96,7 @@ struct DeviceOptions: ParsableArguments {
                 now: { Date() })
             delivery = try await OnDeviceLedger(
                 database: database, catalog: catalog, verifier: verifier, receiptVerifier: receiptVerifier, deviceIdentifier: deviceID,
-                now: { Date() })
+                deviceVerificationID: vendorID, now: { Date() })
         }
 
         var settings = PurchaseManager.Configuration(productIDs: catalog.products.map(\.id))
@@ -119,16 +120,16 @@ struct DeviceOptions: ParsableArguments {
     }
 
     /// The device's identifier (`identifierForVendor`): made once, then read from device-id.
-    private func deviceIdentifier() throws -> DeviceIdentifier {
+    /// The phone's `identifierForVendor`, which is also its `AppStore.deviceVerificationID` here:
+    /// made once, then read from device-id.
+    private func vendorIdentifier() throws -> UUID {
         let file = folder.appendingPathComponent("device-id")
-        if let text = try? String(contentsOf: file, encoding: .utf8),
-            let identifier = DeviceIdentifier(hex: text.trimmingCharacters(in: .whitespacesAndNewlines))
-        {
+        if let text = try? String(contentsOf: file, encoding: .utf8), let identifier = UUID(uuidString: text.trimmingCharacters(in: .whitespacesAndNewlines)) {
             return identifier
         }
         let made = UUID()
         try Data(made.uuidString.utf8).write(to: file, options: .atomic)
-        return DeviceIdentifier(uuid: made)
+        return made
     }
 
     /// The device's account on the server: registered once, then read from account.json.

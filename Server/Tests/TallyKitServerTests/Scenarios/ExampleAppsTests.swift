@@ -104,7 +104,8 @@ import Testing
     {
         let database = try await device.database()
         let ledger = try await OnDeviceLedger(
-            database: database, catalog: Kit.onDeviceCatalog, verifier: Kit.verifier(now: { device.now }), now: { device.now },
+            database: database, catalog: Kit.onDeviceCatalog, verifier: Kit.verifier(now: { device.now }),
+            deviceVerificationID: device.deviceVerificationID, now: { device.now },
             uptime: { device.uptime })
         let manager = try await device.launch(delivery: ledger, database: database, configuration: ReportShelf.configuration(language: .english))
         let shelf = ReportShelf(manager: manager, language: .english, writer: writer)
