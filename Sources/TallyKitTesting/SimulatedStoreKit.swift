@@ -1,5 +1,5 @@
 public import Foundation
-import TallyCore
+public import TallyCore
 public import TallyKit
 public import TallyTesting
 public import TallyVerify
@@ -260,6 +260,18 @@ public actor SimulatedStoreKit: Store {
         guard case .storeKit2 = api else { return [] }
         do {
             return try await appStore.subscriptionStatuses(boundTo: deviceVerificationID).map(\.renewalInfo)
+        } catch {
+            throw Self.error(error)
+        }
+    }
+
+    /// The app's own purchase: an `AppTransaction` bound to the phone under StoreKit 2, the app
+    /// receipt under StoreKit 1.
+    public func appTransaction() async throws(TallyError) -> TransactionEvidence {
+        try checkReachable()
+        if case .storeKit1(let device) = api { return .receipt(try await receipt(device)) }
+        do {
+            return .jws(try await appStore.appTransaction(boundTo: deviceVerificationID))
         } catch {
             throw Self.error(error)
         }

@@ -39,6 +39,8 @@ public protocol Delivery: Sendable {
     func commit(reservationID: String, used: Int64) async throws(TallyError) -> Reservation
     /// Returns a whole reservation.
     func release(reservationID: String) async throws(TallyError) -> Reservation
+    /// Verifies the App Store's evidence of the app's own purchase (``Store/appTransaction()``).
+    func appPurchase(_ evidence: TransactionEvidence) async throws(TallyError) -> AppPurchase
 }
 
 /// What the app knows about a product before it is bought: what it grants, what it unlocks,
@@ -164,5 +166,12 @@ extension Delivery {
     /// - Parameter storeEntitlements: the store's transactions of kept products.
     public func account(storeEntitlements: [StoreTransaction]) async throws(TallyError) -> AccountSnapshot {
         try await account(storeEntitlements: storeEntitlements, renewals: [])
+    }
+}
+
+extension Delivery {
+    /// A delivery that does not verify the app's own purchase: `invalid_request`.
+    public func appPurchase(_ evidence: TransactionEvidence) async throws(TallyError) -> AppPurchase {
+        throw TallyError(.invalidRequest, "this delivery does not verify the app's own purchase")
     }
 }

@@ -357,6 +357,29 @@ public struct OnDeviceLedger: Delivery {
 
     // MARK: - Verification
 
+    /// Verifies the app's own purchase as the ledger verifies transactions: the JWS against its
+    /// verifier and, when it knows the device, StoreKit 2's device binding; the app receipt
+    /// against its receipt verifier and the device's identifier.
+    /// - Throws: ``TallyError`` `verification_failed` (or `verification_unavailable` when a check
+    ///   could not be made, and may be retried).
+    public func appPurchase(_ evidence: TransactionEvidence) async throws(TallyError) -> AppPurchase {
+        switch evidence {
+        case .jws(let jws):
+            let payload = try Self.payload(of: await verifier.verifyAppTransaction(jws))
+            if let deviceVerificationID,
+                !DeviceVerification.matches(payload.deviceVerification, nonce: payload.deviceVerificationNonce, deviceVerificationID: deviceVerificationID)
+            {
+                throw TallyError(.verificationFailed, "the app transaction was signed for another device (its deviceVerification does not match)")
+            }
+            return AppPurchase(payload)
+        case .receipt(let receipt):
+            guard let receiptVerifier else {
+                throw TallyError(.verificationFailed, "an app receipt arrived and the ledger has no receipt verifier")
+            }
+            return AppPurchase(try Self.payload(of: await receiptVerifier.verify(base64: receipt, deviceIdentifier: deviceIdentifier)))
+        }
+    }
+
     /// The transaction as its verified evidence describes it.
     private func verified(_ transaction: StoreTransaction) async throws(TallyError) -> TransactionPayload {
         var receipts: [String: AppReceipt] = [:]

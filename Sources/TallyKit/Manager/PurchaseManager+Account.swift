@@ -2,6 +2,16 @@ import Foundation
 public import TallyCore
 
 extension PurchaseManager {
+    /// The customer's purchase of the app itself (``AppPurchase``): which version they first
+    /// got and when, read from the store (StoreKit 2's `AppTransaction`, or the app receipt) and
+    /// verified by the delivery. On the device (``OnDeviceLedger``) the device verifies it; a
+    /// ``ServerDelivery`` does not verify it yet (`invalid_request`).
+    /// - Throws: ``TallyError`` `store_unavailable` when the store cannot provide it,
+    ///   `verification_failed`, `invalid_request`.
+    public func appPurchase() async throws(TallyError) -> AppPurchase {
+        try await delivery.appPurchase(try await store.appTransaction())
+    }
+
     /// Balances and entitlements, fresh or cached as `policy` says.
     ///
     /// The cache is kept on the device per ``Configuration/scope``: fresh for

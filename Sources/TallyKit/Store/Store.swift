@@ -1,4 +1,5 @@
 public import Foundation
+public import TallyCore
 
 /// Where purchases are made: the App Store through StoreKit 2 (``StoreKit2Store``), or the
 /// simulated App Store in tests and on Linux (`SimulatedStoreKit` in TallyKitTesting).
@@ -33,6 +34,17 @@ public protocol Store: Sendable {
     func finish(_ transaction: StoreTransaction) async throws(TallyError)
     /// Asks the store to bring the device's transactions up to date (restore); may ask the customer to sign in.
     func sync() async throws(TallyError)
+    /// The App Store's evidence of the customer's purchase of the app itself: StoreKit 2's
+    /// `AppTransaction` as a JWS (iOS 16 and later), or the app receipt; verified by
+    /// ``Delivery/appPurchase(_:)``.
+    func appTransaction() async throws(TallyError) -> TransactionEvidence
+}
+
+extension Store {
+    /// A store that cannot prove the app's purchase: `store_unavailable`.
+    public func appTransaction() async throws(TallyError) -> TransactionEvidence {
+        throw TallyError(.storeUnavailable, "this store does not provide the app's own purchase")
+    }
 }
 
 /// How a purchase is asked for.

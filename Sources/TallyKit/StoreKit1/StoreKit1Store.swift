@@ -282,6 +282,15 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
 
     // MARK: - Receipts
 
+    /// The app's own purchase: the app receipt, refreshed once when the device has none.
+    /// - Throws: ``TallyError`` when the receipt cannot be refreshed.
+    public func appTransaction() async throws(TallyError) -> TransactionEvidence {
+        if let receipt = Self.receipt() { return .receipt(receipt) }
+        try await refreshReceipt()
+        guard let receipt = Self.receipt() else { throw TallyError(.storeUnavailable, "the device has no app receipt after a refresh") }
+        return .receipt(receipt)
+    }
+
     /// The identifier the app receipt lists a queued transaction under: its own, or for a
     /// restored one (which StoreKit gives a new identifier) its original's.
     private static func receiptID(_ transaction: SKPaymentTransaction) -> String? {

@@ -203,6 +203,24 @@ public actor StoreKit2Store: Store {
         }
     }
 
+    /// The app's own purchase: `AppTransaction.shared` as a JWS from iOS 16 and macOS 13 (the
+    /// device verifies it, whatever StoreKit's verdict), the app receipt below.
+    /// - Throws: ``TallyError`` `store_unavailable` when StoreKit cannot provide it, or the device
+    ///   has no receipt.
+    public nonisolated func appTransaction() async throws(TallyError) -> TransactionEvidence {
+        if #available(iOS 16, macOS 13, tvOS 16, watchOS 9, *) {
+            do {
+                return .jws(try await AppTransaction.shared.jwsRepresentation)
+            } catch {
+                throw Self.error(error, otherwise: .storeUnavailable)
+            }
+        }
+        guard let url = Bundle.main.appStoreReceiptURL, let data = try? Data(contentsOf: url), !data.isEmpty else {
+            throw TallyError(.storeUnavailable, "the device has no app receipt")
+        }
+        return .receipt(data.base64EncodedString())
+    }
+
     // MARK: - StoreKit
 
     /// A StoreKit transaction and its JWS, whatever StoreKit's own verdict on it.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import TallyCore
 public import TallyVerify
 
@@ -129,6 +129,30 @@ extension SimulatedAppStore {
         state.receipts = receipts
         try save()
         return record
+    }
+
+    /// The customer's purchase of the app as StoreKit 2's `AppTransaction.shared` hands it over,
+    /// signed now: the same first version and date as the app receipt.
+    /// - Parameter deviceVerificationID: the device that asks (its `deviceVerification`), or `nil`.
+    public func appTransaction(boundTo deviceVerificationID: UUID? = nil) throws(SimulatedAppStoreError) -> String {
+        if state.appPurchaseDate == nil {
+            state.appPurchaseDate = min(now, state.transactions.compactMap(\.payload.purchaseDate).map(Self.wholeSeconds).min() ?? now)
+            try save()
+        }
+        var payload = AppTransactionPayload()
+        payload.receiptType = configuration.environment
+        payload.appAppleID = configuration.appAppleID
+        payload.bundleID = configuration.bundleID
+        payload.applicationVersion = configuration.bundleVersion
+        payload.receiptCreationDate = now
+        payload.requestDate = now
+        payload.originalPurchaseDate = state.appPurchaseDate
+        // The sandbox writes 1.0 whatever the app's version, as in the receipt.
+        payload.originalApplicationVersion = configuration.environment == .production ? configuration.bundleVersion : "1.0"
+        payload.appTransactionID = state.appTransactionID
+        payload.originalPlatform = .iOS
+        if let deviceVerificationID { Self.bind(&payload.deviceVerification, &payload.deviceVerificationNonce, to: deviceVerificationID) }
+        return try sign(payload)
     }
 
     func signedReceipt(_ record: DeviceReceiptRecord, device: DeviceIdentifier) throws(SimulatedAppStoreError) -> SimulatedAppStore.SignedReceipt {

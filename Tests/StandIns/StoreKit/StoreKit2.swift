@@ -147,6 +147,12 @@ public enum VerificationResult<SignedType: Sendable>: Sendable {
     public var jwsRepresentation: String { fatalError("stand-in") }
 }
 
+public struct AppTransaction: Sendable {
+    public static var shared: VerificationResult<AppTransaction> {
+        get async throws { fatalError("stand-in") }
+    }
+}
+
 public enum AppStore {
     public static func sync() async throws {}
     public static var deviceVerificationID: UUID? { fatalError("stand-in") }
