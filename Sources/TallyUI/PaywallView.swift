@@ -54,7 +54,7 @@ public struct PaywallView: View {
                 if model.isProcessing { Text(model.processingMessage).font(.footnote) }
                 Button(model.restoreTitle) { Task { await model.restore() } }
                 if model.sellsSubscriptions {
-                    Button(model.manageTitle) { Task { await ManageSubscriptions.show(openURL: { openURL($0) }) } }
+                    Button(model.manageTitle) { Task { await AppStoreSheets.manageSubscriptions(openURL: { openURL($0) }) } }
                 }
                 HStack(spacing: 16) {
                     Link(model.termsTitle, destination: links.terms)

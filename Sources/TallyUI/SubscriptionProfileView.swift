@@ -36,7 +36,7 @@ public struct SubscriptionProfileView: View {
             if let plan = model.plan {
                 if let price = plan.displayPrice { Text(price).foregroundColor(.secondary) }
                 Text(plan.statusText).font(.subheadline)
-                Button(model.manageTitle) { Task { await ManageSubscriptions.show(openURL: { openURL($0) }) } }
+                Button(model.manageTitle) { Task { await AppStoreSheets.manageSubscriptions(openURL: { openURL($0) }) } }
             }
         }
         .onAppear { Task { await model.update() } }

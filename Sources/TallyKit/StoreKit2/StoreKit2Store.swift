@@ -54,7 +54,9 @@ public actor StoreKit2Store: Store {
         do {
             // Mapped here, so StoreKit's products never cross to another isolation domain.
             var result: [ProductDetails] = []
-            for product in try await StoreKit.Product.products(for: ids) {
+            let products = try await StoreKit.Product.products(for: ids)
+            await Self.remember(products)
+            for product in products {
                 var details = Self.details(product)
                 if let info = product.subscription { details.subscription?.isEligibleForIntroductoryOffer = await info.isEligibleForIntroOffer }
                 result.append(details)
@@ -141,8 +143,9 @@ public actor StoreKit2Store: Store {
     /// - Returns: the transactions whose JWS reads.
     /// - Throws: never; the signature matches ``Store``.
     public func currentEntitlements() async throws(TallyError) -> [StoreTransaction] {
-        let signed = await Self.entitlements()
-        return handOut(signed)
+        // Not remembered for finish(): entitlements are finished already, or taken up as
+        // unfinished ones, and remembering every refresh's would grow without end.
+        await Self.entitlements().compactMap { try? StoreTransaction(jws: $0.jws) }
     }
 
     /// Every transaction StoreKit keeps for the customer (`Transaction.all`), oldest first:
@@ -241,6 +244,15 @@ public actor StoreKit2Store: Store {
         case pending
     }
 
+    /// The products loaded so far, so that a purchase does not load its product again (one
+    /// round trip and one failure less before the payment sheet).
+    @MainActor private static var loaded: [String: StoreKit.Product] = [:]
+
+    @MainActor
+    private static func remember(_ products: [StoreKit.Product]) {
+        for product in products { loaded[product.id] = product }
+    }
+
     private func handOut(_ signed: [Signed]) -> [StoreTransaction] {
         var transactions: [StoreTransaction] = []
         for item in signed {
@@ -255,7 +267,8 @@ public actor StoreKit2Store: Store {
     /// and StoreKit declares `purchase(options:)` there; only Sendable values leave it.
     @MainActor
     private static func buy(_ productID: String, options: StorePurchaseOptions) async throws -> Outcome {
-        guard let product = try await StoreKit.Product.products(for: [productID]).first else {
+        if loaded[productID] == nil { remember(try await StoreKit.Product.products(for: [productID])) }
+        guard let product = loaded[productID] else {
             throw TallyError(.productNotFound, "the App Store does not sell \(productID) in this storefront")
         }
         var purchaseOptions: Set<StoreKit.Product.PurchaseOption> = []
@@ -411,7 +424,9 @@ public actor StoreKit2Store: Store {
         case .consumable: .consumable
         case .nonConsumable: .nonConsumable
         case .nonRenewable: .nonRenewing
-        default: .autoRenewable
+        case .autoRenewable: .autoRenewable
+        // A kind StoreKit adds later: kept, not consumed, until the catalog says otherwise.
+        default: .nonConsumable
         }
     }
 

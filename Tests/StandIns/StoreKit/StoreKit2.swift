@@ -119,6 +119,14 @@ public struct Product: Identifiable, Hashable, Sendable {
 public struct Transaction: Identifiable, Hashable, Sendable {
     public typealias Transactions = AsyncStream<VerificationResult<Transaction>>
 
+    public enum RefundRequestStatus: Sendable {
+        case userCancelled
+        case success
+    }
+    @MainActor public static func beginRefundRequest(for transactionID: UInt64, in scene: UIWindowScene) async throws -> RefundRequestStatus {
+        fatalError("stand-in")
+    }
+
     public let id: UInt64
     public let originalID: UInt64
     public let productID: String
@@ -147,6 +155,12 @@ public enum VerificationResult<SignedType: Sendable>: Sendable {
     public var jwsRepresentation: String { fatalError("stand-in") }
 }
 
+public struct Message: Sendable {
+    public typealias Messages = AsyncStream<Message>
+    public static var messages: Messages { fatalError("stand-in") }
+    @MainActor public func display(in scene: UIWindowScene) throws {}
+}
+
 public struct AppTransaction: Sendable {
     public static var shared: VerificationResult<AppTransaction> {
         get async throws { fatalError("stand-in") }
@@ -157,6 +171,7 @@ public enum AppStore {
     public static func sync() async throws {}
     public static var deviceVerificationID: UUID? { fatalError("stand-in") }
     @MainActor public static func showManageSubscriptions(in scene: UIWindowScene) async throws {}
+    @MainActor public static func presentOfferCodeRedeemSheet(in scene: UIWindowScene) async throws {}
 }
 
 public enum StoreKitError: Error, Sendable {
