@@ -390,7 +390,13 @@ public struct OnDeviceLedger: Delivery {
     private func verified(_ transaction: StoreTransaction, receipts: inout [String: AppReceipt]) async throws(TallyError) -> TransactionPayload {
         switch transaction.evidence {
         case .jws(let jws):
-            let payload = try Self.payload(of: await verifier.verifyTransaction(jws))
+            let payload: TransactionPayload
+            do {
+                payload = try Self.payload(of: await verifier.verifyTransaction(jws))
+            } catch {
+                // The transaction's id, for support: the customer paid and it was refused.
+                throw TallyError(error.code, "transaction \(transaction.id): \(error.reason)")
+            }
             if let deviceVerificationID,
                 !DeviceVerification.matches(payload.deviceVerification, nonce: payload.deviceVerificationNonce, deviceVerificationID: deviceVerificationID)
             {

@@ -381,6 +381,8 @@ import Testing
         await device.store.nextPurchase(.unverified)
         let error = await #expect(throws: TallyError.self) { try await manager.purchase(Kit.report("career")) }
         #expect(error?.code == .verificationFailed)
+        let transactionID = try #require(try await device.appStore.unfinishedTransactions().first?.transactionID)
+        #expect(error?.reason.hasPrefix("transaction \(transactionID): ") == true, "support can find the payment: \(String(describing: error))")
         #expect(error?.presentation(in: .english).action == .tryAgain)
         #expect(try await manager.available("report.career") == 0)
         #expect(try await device.appStore.unfinishedTransactions().count == 1)
