@@ -124,7 +124,7 @@ mistakes=(
   "TallyKit|StoreKit1/StoreKit1Store.swift|didFailWithError error|didFail error"
   "TallyKit|StoreKit2/StoreKit2Store.swift|offerID: offer.offerID, keyID: offer.keyID|offerID: offer.offerID, keyIdentifier: offer.keyID"
   "TallyKit|StoreKit2/StoreKit2Store.swift|product.purchase(confirmIn: scene, options: options)|product.purchase(in: scene, options: options)"
-  "TallyKit|Models/PaywallModel.swift|@Published private var storage|@Published private let storage"
+  "TallyKit|Models/PaywallModel.swift|@Published var storage|@Published let storage"
   "TallyUI|PaywallView.swift|Link(model.termsTitle, destination: links.terms)|Link(model.termsTitle, url: links.terms)"
   "TallyUI|AppStoreSheets.swift|AppStore.showManageSubscriptions(in: scene)|AppStore.showManageSubscriptions(scene)"
   "TallyUI|AppStoreSheets.swift|beginRefundRequest(for: id, in: scene)|beginRefundRequest(id, in: scene)"

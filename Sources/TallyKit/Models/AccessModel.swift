@@ -14,25 +14,18 @@ public import Combine
 /// switch access.destination { case .onboarding: … case .paywall: … case .main: … }
 /// ```
 @MainActor
-public final class AccessModel {
+public final class AccessModel: ObservedModel {
     /// What the model shows; see ``ModelObservation``.
-    private struct State {
+    struct State {
         var destination: PurchaseManager.AccessDestination?
         var account: AccountState?
     }
     #if canImport(Combine)
-    @Published private var storage = State()
+    @Published var storage = State()
     #else
-    private var storage = State()
+    var storage = State()
     #endif
-    private let observation = ModelObservation()
-    private var state: State {
-        get {
-            observation.access(self, \.state)
-            return storage
-        }
-        set { observation.withMutation(of: self, \.state) { storage = newValue } }
-    }
+    let observation = ModelObservation()
 
     /// Where to go now; `nil` until the first ``update(policy:)``.
     public var destination: PurchaseManager.AccessDestination? { state.destination }

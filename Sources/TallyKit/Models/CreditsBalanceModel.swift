@@ -17,26 +17,19 @@ public import Combine
 /// Text("\(credits.displayed)")      // 2, 11, 19, … 52 after a pack of 50
 /// ```
 @MainActor
-public final class CreditsBalanceModel {
+public final class CreditsBalanceModel: ObservedModel {
     /// What the model shows; see ``ModelObservation``.
-    private struct State {
+    struct State {
         var displayed: Int64 = 0
         var balance: Int64 = 0
         var isAnimating = false
     }
     #if canImport(Combine)
-    @Published private var storage = State()
+    @Published var storage = State()
     #else
-    private var storage = State()
+    var storage = State()
     #endif
-    private let observation = ModelObservation()
-    private var state: State {
-        get {
-            observation.access(self, \.state)
-            return storage
-        }
-        set { observation.withMutation(of: self, \.state) { storage = newValue } }
-    }
+    let observation = ModelObservation()
 
     /// The number to show now.
     public var displayed: Int64 { state.displayed }

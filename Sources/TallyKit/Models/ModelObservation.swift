@@ -2,8 +2,9 @@ import Observation
 
 /// How a model tells whoever shows it that it changed, on every system the package supports.
 ///
-/// Each model keeps what it shows in one `State` value behind a computed property whose getter
-/// reports an access and whose setter reports a mutation here, so that:
+/// Each model (``ObservedModel``) keeps what it shows in one `State` value, read and written
+/// through `state`, whose getter reports an access and whose setter reports a mutation here,
+/// so that:
 /// - with Observation (macOS 14, iOS 17 and later, and Linux) a SwiftUI view that reads the model
 ///   is redrawn, as with `@Observable`, which cannot be used below iOS 17;
 /// - with Combine (iOS 13 and later) the model is an `ObservableObject` whose `@Published` storage
@@ -44,5 +45,28 @@ struct ModelObservation: Sendable {
             registrar.withMutation(of: subject, keyPath: keyPath, mutation)
         }
         report(observable)
+    }
+}
+
+/// A model whose shown state is observed through ``ModelObservation``: it declares its
+/// `storage` (`@Published` where Combine exists) and its `observation`, and reads and writes
+/// `state`.
+@MainActor
+protocol ObservedModel: AnyObject {
+    associatedtype State
+    /// What the model shows; only `state` touches it.
+    var storage: State { get set }
+    /// The model's registrar.
+    var observation: ModelObservation { get }
+}
+
+extension ObservedModel {
+    /// ``storage``, reported to Observation as it is read and written.
+    var state: State {
+        get {
+            observation.access(self, \Self.storage)
+            return storage
+        }
+        set { observation.withMutation(of: self, \Self.storage) { storage = newValue } }
     }
 }

@@ -19,7 +19,7 @@ public import Combine
 ///     .disabled(paywall.items[0].button != .idle)
 /// ```
 @MainActor
-public final class PaywallModel {
+public final class PaywallModel: ObservedModel {
     /// The state of a purchase button.
     public enum ButtonState: String, Sendable, Hashable {
         /// Ready to buy.
@@ -59,7 +59,7 @@ public final class PaywallModel {
     }
 
     /// What the paywall shows; see ``ModelObservation``.
-    private struct State {
+    struct State {
         var items: [Item] = []
         var error: ErrorPresentation?
         var errorCode: TallyError.Code?
@@ -70,18 +70,11 @@ public final class PaywallModel {
         var sellsSubscriptions = false
     }
     #if canImport(Combine)
-    @Published private var storage = State()
+    @Published var storage = State()
     #else
-    private var storage = State()
+    var storage = State()
     #endif
-    private let observation = ModelObservation()
-    private var state: State {
-        get {
-            observation.access(self, \.state)
-            return storage
-        }
-        set { observation.withMutation(of: self, \.state) { storage = newValue } }
-    }
+    let observation = ModelObservation()
 
     /// The products, in the order asked for.
     public var items: [Item] { state.items }

@@ -17,7 +17,7 @@ public import Combine
 /// Link(profile.manageTitle, destination: SubscriptionProfileModel.manageSubscriptionsURL)
 /// ```
 @MainActor
-public final class SubscriptionProfileModel {
+public final class SubscriptionProfileModel: ObservedModel {
     /// Where a subscription stands.
     public enum Status: Sendable, Hashable {
         /// Active, and renews on the date.
@@ -51,23 +51,16 @@ public final class SubscriptionProfileModel {
     public static let manageSubscriptionsURL = URL(string: "https://apps.apple.com/account/subscriptions")!
 
     /// What the model shows; see ``ModelObservation``.
-    private struct State {
+    struct State {
         var plan: Plan?
         var isPro = false
     }
     #if canImport(Combine)
-    @Published private var storage = State()
+    @Published var storage = State()
     #else
-    private var storage = State()
+    var storage = State()
     #endif
-    private let observation = ModelObservation()
-    private var state: State {
-        get {
-            observation.access(self, \.state)
-            return storage
-        }
-        set { observation.withMutation(of: self, \.state) { storage = newValue } }
-    }
+    let observation = ModelObservation()
 
     /// The plan that gives the entitlement, or the last one that did; `nil` when there was none.
     public var plan: Plan? { state.plan }
