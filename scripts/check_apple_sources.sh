@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Typechecks the Apple-only sources on Linux against stand-in declarations of the Apple API they
-# use (Tests/StandIns/<Framework>/: UIKit, Combine, StoreKit, SwiftUI): TallyKit (the StoreKit 1
-# and 2 adapters, the models' ObservableObject conformance), TallyUI (SwiftUI views, UIKit view
+# use (Tests/StandIns/<Framework>/: UIKit, Combine, Network, StoreKit, SwiftUI): TallyKit (the
+# StoreKit 1 and 2 adapters, the models' ObservableObject conformance, the network monitor), TallyUI (SwiftUI views, UIKit view
 # controllers) and the example apps in Examples/. Linux has no such frameworks, so `swift build`
 # skips those files (`#if canImport(...)`); here the stand-ins make `canImport` true and each
 # module is typechecked with them, in Swift 6 mode, so a wrong name, label or type, or a
@@ -35,10 +35,14 @@ PY
 )"
 [ -n "$package_name" ] || { echo "check_apple_sources: no TallyKit compile command in $yaml" >&2; exit 2; }
 
+# The upcoming features Package.swift turns on for TallyKit and TallyUI (`strict`): with
+# InternalImportsByDefault a public declaration may use only what its file imports publicly.
+features=(-enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault)
+
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # In dependency order: StoreKit and SwiftUI use UIKit's types, SwiftUI Combine's.
-for name in UIKit Combine StoreKit SwiftUI; do
+for name in UIKit Combine Network StoreKit SwiftUI; do
   swiftc -emit-module -swift-version 6 -enable-library-evolution -parse-as-library -suppress-warnings -I "$work" \
     -module-name "$name" -emit-module-path "$work/$name.swiftmodule" Tests/StandIns/"$name"/*.swift
 done
@@ -49,19 +53,21 @@ typecheck() {
   local sources=() mode=(-typecheck)
   [ -z "${2:-}" ] || mode=(-emit-module -emit-module-path "$2/TallyKit.swiftmodule")
   while IFS= read -r file; do sources+=("$file"); done < <(find "$1" -name '*.swift' | sort)
-  swiftc "${mode[@]}" -swift-version 6 -package-name "$package_name" -module-name TallyKit \
+  swiftc "${mode[@]}" -swift-version 6 "${features[@]}" -package-name "$package_name" -module-name TallyKit \
     -I "$work" -I "$build/Modules" -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap \
-    "${sources[@]}" "$build"/TallyKit.build/DerivedSources/*.swift 2>&1 | grep -E "error:" || true
+    "${sources[@]}" "$build"/TallyKit.build/DerivedSources/*.swift 2>&1 | grep -E ": error: " || true
 }
 
 # Typechecks the module $1 made of the sources in $2, against the stand-ins and the TallyKit
 # emitted with them (in $work, found before the Linux build's); prints the compiler's errors.
+# TallyUI gets the package's upcoming features; the examples, whose package sets none, do not.
 typecheck_user() {
-  local module="$1" sources=()
+  local module="$1" sources=() flags=()
+  [ "$module" != TallyUI ] || flags=("${features[@]}")
   while IFS= read -r file; do sources+=("$file"); done < <(find "$2" -name '*.swift' | sort)
-  swiftc -typecheck -swift-version 6 -module-name "$module" \
+  swiftc -typecheck -swift-version 6 ${flags[@]+"${flags[@]}"} -module-name "$module" \
     -I "$work" -I "$build/Modules" -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap \
-    "${sources[@]}" 2>&1 | grep -E "error:" || true
+    "${sources[@]}" 2>&1 | grep -E ": error: " || true
 }
 
 errors="$(typecheck Sources/TallyKit "$work")"
@@ -70,8 +76,8 @@ if [ -n "$errors" ]; then
   echo "$errors" >&2
   exit 1
 fi
-checked="$(grep -l -E "canImport\((StoreKit|UIKit|Combine)\)" -r Sources/TallyKit | sort | tr '\n' ' ')"
-echo "check_apple_sources: TallyKit typechecks with the StoreKit, UIKit and Combine stand-ins ($checked)" >&2
+checked="$(grep -l -E "canImport\((StoreKit|UIKit|Combine|Network)\)" -r Sources/TallyKit | sort | tr '\n' ' ')"
+echo "check_apple_sources: TallyKit typechecks with the StoreKit, UIKit, Combine and Network stand-ins ($checked)" >&2
 
 # TallyUI, then each example app's sources (Examples/<App>/Sources/<Module>/), which import
 # TallyUI: emitted too, from the same sources.
@@ -83,7 +89,7 @@ if [ -n "$errors" ]; then
 fi
 tallyui_sources=()
 while IFS= read -r file; do tallyui_sources+=("$file"); done < <(find Sources/TallyUI -name '*.swift' | sort)
-swiftc -emit-module -swift-version 6 -module-name TallyUI -emit-module-path "$work/TallyUI.swiftmodule" \
+swiftc -emit-module -swift-version 6 "${features[@]}" -module-name TallyUI -emit-module-path "$work/TallyUI.swiftmodule" \
   -I "$work" -I "$build/Modules" -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap "${tallyui_sources[@]}" >/dev/null 2>&1
 echo "check_apple_sources: TallyUI typechecks with the SwiftUI, UIKit, StoreKit and Combine stand-ins" >&2
 examples=0
@@ -96,15 +102,16 @@ for module in Examples/*/Sources/*/; do
     echo "$errors" >&2
     exit 1
   fi
-  # The app target's own file (App/), which imports the example's module.
+  # The app target's own file (App/main.swift, top-level code), which imports the example's module.
   app="$(dirname "$(dirname "$module")")/App"
+  [ -f "$app/main.swift" ] || { echo "check_apple_sources: $app/main.swift, the app target's file, is missing" >&2; exit 1; }
   if [ -d "$app" ]; then
     example_sources=()
     while IFS= read -r file; do example_sources+=("$file"); done < <(find "$module" -name '*.swift' | sort)
     swiftc -emit-module -swift-version 6 -module-name "$name" -emit-module-path "$work/$name.swiftmodule" \
       -I "$work" -I "$build/Modules" -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap "${example_sources[@]}" >/dev/null 2>&1
-    errors="$(swiftc -typecheck -swift-version 6 -parse-as-library -module-name "${name}App" -I "$work" -I "$build/Modules" \
-      -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap "$app"/*.swift 2>&1 | grep -E "error:" || true)"
+    errors="$(swiftc -typecheck -swift-version 6 -module-name "${name}App" -I "$work" -I "$build/Modules" \
+      -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap "$app"/*.swift 2>&1 | grep -E ": error: " || true)"
     if [ -n "$errors" ]; then
       echo "check_apple_sources: the example app $app does not typecheck against the Apple stand-ins:" >&2
       echo "$errors" >&2
@@ -125,6 +132,8 @@ mistakes=(
   "TallyKit|StoreKit2/StoreKit2Store.swift|offerID: offer.offerID, keyID: offer.keyID|offerID: offer.offerID, keyIdentifier: offer.keyID"
   "TallyKit|StoreKit2/StoreKit2Store.swift|product.purchase(confirmIn: scene, options: options)|product.purchase(in: scene, options: options)"
   "TallyKit|Models/PaywallModel.swift|@Published var storage|@Published let storage"
+  "TallyKit|StoreKit1/StoreKit1Store.swift|public import StoreKit|import StoreKit"
+  "TallyKit|Connectivity/NetworkPathConnectivity.swift|monitor.start(queue:|monitor.begin(queue:"
   "TallyUI|PaywallView.swift|Link(model.termsTitle, destination: links.terms)|Link(model.termsTitle, url: links.terms)"
   "TallyUI|AppStoreSheets.swift|AppStore.showManageSubscriptions(in: scene)|AppStore.showManageSubscriptions(scene)"
   "TallyUI|AppStoreSheets.swift|beginRefundRequest(for: id, in: scene)|beginRefundRequest(id, in: scene)"

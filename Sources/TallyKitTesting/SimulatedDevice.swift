@@ -53,12 +53,14 @@ public final class SimulatedDevice: @unchecked Sendable {
     public init(appStore: SimulatedAppStore, time: ManualDate, locale: String = "en_US", storeKit1: Bool = false) {
         self.time = time
         self.appStore = appStore
-        let vendorID = UUID()
-        let identifier = DeviceIdentifier(uuid: vendorID)
+        let identifier = DeviceIdentifier(uuid: UUID())
         self.identifier = identifier
-        self.deviceVerificationID = vendorID
+        // Not the vendor identifier: a test that passed one for the other would fail.
+        let verificationID = UUID()
+        self.deviceVerificationID = verificationID
         self.store = SimulatedStoreKit(
-            appStore, locale: locale, api: storeKit1 ? .storeKit1(device: identifier) : .storeKit2, now: { time.now }, deviceVerificationID: vendorID)
+            appStore, locale: locale, api: storeKit1 ? .storeKit1(device: identifier) : .storeKit2, now: { time.now },
+            deviceVerificationID: verificationID)
         self.booted = time.now.addingTimeInterval(-100)
         self.appFolder = Self.newFolder()
     }

@@ -1,6 +1,6 @@
 #if canImport(SwiftUI) || canImport(UIKit)
 public import Foundation
-public import TallyKit
+import TallyKit
 
 #if canImport(StoreKit) && canImport(UIKit) && !os(tvOS) && !os(watchOS)
 import StoreKit

@@ -65,7 +65,7 @@ public struct PaywallView: View {
             .padding()
         }
         .onAppear { Task { await model.load() } }
-        .alert(isPresented: Binding(get: { model.error != nil }, set: { if !$0 { model.dismissError() } })) {
+        .alert(isPresented: Binding(get: { @MainActor in model.error != nil }, set: { @MainActor in if !$0 { model.dismissError() } })) {
             errorAlert(model.error) { Task { await model.tryAgain() } }
         }
     }
@@ -76,7 +76,7 @@ public struct PaywallView: View {
 @MainActor
 struct PaywallItemView: View {
     let item: PaywallModel.Item
-    let buy: () -> Void
+    let buy: @MainActor () -> Void
 
     var body: some View {
         VStack(alignment: .leading, spacing: 8) {

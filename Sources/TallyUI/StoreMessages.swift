@@ -7,7 +7,8 @@ import UIKit
 ///
 /// Once an app listens to StoreKit's `Message.messages` the system no longer shows them itself:
 /// make one at launch and keep it; it shows each message in the scene in front as it comes,
-/// except while ``isDeferred``, when it keeps them and shows them once deferring ends.
+/// except while ``isDeferred``, when it keeps them and shows them once deferring ends. One that
+/// comes while no scene is in front (at launch) waits for the next scene to become active.
 ///
 /// ```swift
 /// let messages = StoreMessages()       // at launch
@@ -35,6 +36,13 @@ public final class StoreMessages {
                 guard let self else { return }
                 self.waiting.append(message)
                 if !self.isDeferred { self.showWaiting() }
+            }
+        }
+        // Made once at launch and kept: the observer is not removed, and holds the messages weakly.
+        NotificationCenter.default.addObserver(forName: UIScene.didActivateNotification, object: nil, queue: nil) { [weak self] _ in
+            Task { @MainActor in
+                guard let self, !self.isDeferred else { return }
+                self.showWaiting()
             }
         }
     }

@@ -1,7 +1,7 @@
 #if canImport(UIKit) && canImport(SwiftUI) && !os(watchOS)
 public import SwiftUI
 public import TallyKit
-public import UIKit
+import UIKit
 
 /// The paywall for UIKit apps: ``PaywallView`` in a view controller. Push or present it; follow
 /// the purchase through the model's `onChange` (use `[weak self]`) or its `lastPurchase`.

@@ -1,13 +1,15 @@
-/// `POST /v1/me/purchases`: a purchase in one of two forms, told apart by which member the
+/// `POST /v1/me/purchases`: a purchase in one of three forms, told apart by which members the
 /// body has. StoreKit 2 sends ``signedTransaction``; StoreKit 1 sends the app ``receipt`` and
-/// the ``transactionID`` of the purchase in it to deliver. A body with both forms, or neither,
-/// is refused.
+/// the ``transactionID`` of the purchase in it to deliver; a ``transactionID`` alone asks a
+/// server with the App Store Server API to fetch the signed transaction from Apple. A body with
+/// both a signed transaction and a receipt, or none of the three, is refused.
 public struct PurchaseRequest: Codable, Hashable, Sendable {
     /// The transaction's JWS, as StoreKit 2 gives it (`Transaction.jwsRepresentation`).
     public var signedTransaction: String?
     /// The app receipt in base64 (the contents of `Bundle.main.appStoreReceiptURL`), StoreKit 1.
     public var receipt: String?
-    /// With ``receipt``: the transaction to deliver (`SKPaymentTransaction.transactionIdentifier`).
+    /// With ``receipt``: the transaction to deliver (`SKPaymentTransaction.transactionIdentifier`);
+    /// alone: the transaction the server fetches from Apple (`Transaction.id`).
     public var transactionID: String?
     /// The order the purchase pays, if one was created.
     public var orderID: String?
@@ -21,6 +23,12 @@ public struct PurchaseRequest: Codable, Hashable, Sendable {
     /// A StoreKit 1 purchase: the app receipt and the transaction in it.
     public init(receipt: String, transactionID: String, orderID: String? = nil) {
         self.receipt = receipt
+        self.transactionID = transactionID
+        self.orderID = orderID
+    }
+
+    /// A transaction by its id alone: the server asks Apple for it.
+    public init(transactionID: String, orderID: String? = nil) {
         self.transactionID = transactionID
         self.orderID = orderID
     }

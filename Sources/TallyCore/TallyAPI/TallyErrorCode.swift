@@ -41,6 +41,12 @@ public struct TallyErrorCode: RawRepresentable, Hashable, Sendable, Codable, Cus
     public static let verificationUnavailable = Self(rawValue: "verification_unavailable")
     /// 422: the app receipt verified, but lists no in-app purchase with the transaction id given.
     public static let transactionNotInReceipt = Self(rawValue: "transaction_not_in_receipt")
+    /// 404: the App Store has no transaction with the id given.
+    public static let transactionNotFound = Self(rawValue: "transaction_not_found")
+    /// 422: a bare transaction id needs the App Store Server API, which this server is not set up for.
+    public static let appleNotConfigured = Self(rawValue: "apple_not_configured")
+    /// 503: the App Store Server API did not answer, or not as it should; retry later.
+    public static let appleUnavailable = Self(rawValue: "apple_unavailable")
     /// 413: the request body is larger than the server accepts.
     public static let payloadTooLarge = Self(rawValue: "payload_too_large")
     /// 429: too many requests; retry after the `Retry-After` header.

@@ -6,7 +6,8 @@ import Observation
 /// through `state`, whose getter reports an access and whose setter reports a mutation here,
 /// so that:
 /// - with Observation (macOS 14, iOS 17 and later, and Linux) a SwiftUI view that reads the model
-///   is redrawn, as with `@Observable`, which cannot be used below iOS 17;
+///   is redrawn when it changes (`@Observable` cannot be used below iOS 17); there is one key
+///   path per model, so any change redraws every view that read the model, as with Combine;
 /// - with Combine (iOS 13 and later) the model is an `ObservableObject` whose `@Published` storage
 ///   sends `objectWillChange`, for `@ObservedObject` and `@StateObject`;
 /// - UIKit screens get the model's `onChange` callback.

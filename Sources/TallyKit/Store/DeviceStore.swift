@@ -2,7 +2,7 @@
 #if canImport(StoreKit)
 public import Foundation
 import StoreKit
-import TallyCore
+public import TallyCore
 
 /// The App Store adapter for the system the app runs on.
 ///

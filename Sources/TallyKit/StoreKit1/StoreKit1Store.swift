@@ -1,9 +1,9 @@
 // StoreKit exists on Apple platforms only; on Linux this file is checked against stand-in
 // declarations of the StoreKit API it uses (scripts/check_apple_sources.sh).
 #if canImport(StoreKit)
-import Foundation
-import StoreKit
-import TallyCore
+public import Foundation
+public import StoreKit
+public import TallyCore
 import TallyVerify
 
 /// A ``Store`` over StoreKit 1 (`SKPaymentQueue`): the App Store on iOS 13 and 14, and on any

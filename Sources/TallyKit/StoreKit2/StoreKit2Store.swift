@@ -2,7 +2,7 @@
 #if canImport(StoreKit)
 import Foundation
 import StoreKit
-import TallyCore
+public import TallyCore
 
 #if canImport(UIKit) && !os(watchOS)
 import UIKit

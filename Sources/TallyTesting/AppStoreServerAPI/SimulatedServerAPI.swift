@@ -34,6 +34,31 @@ public struct ServerAPIResponse: Sendable {
     public var body: Data
     /// The body's content type.
     public var contentType: String
+    /// Other headers (`Retry-After`).
+    public var headers: [String: String] = [:]
+}
+
+/// An answer the fake App Store Server API gives instead of the real one, as Apple's servers
+/// sometimes do: 429 with `Retry-After`, or a 5xx; for tests of a client's retries.
+public struct ServerAPIFault: Sendable, Hashable {
+    /// 429, 500 or 503.
+    public var status: Int
+    /// The `Retry-After` header's seconds, for a 429.
+    public var retryAfter: Int?
+
+    /// - Parameters:
+    ///   - status: the HTTP status.
+    ///   - retryAfter: seconds for `Retry-After`.
+    public init(status: Int, retryAfter: Int? = nil) {
+        self.status = status
+        self.retryAfter = retryAfter
+    }
+
+    var response: ServerAPIResponse {
+        let code: APIErrorCode = status == 429 ? .rateLimitExceeded : .generalInternalRetryable
+        let body = (try? AppStoreJSON.encoder().encode(APIErrorResponse(code: code, message: status == 429 ? "Rate limit exceeded." : "An unknown error occurred. Please try again."))) ?? Data()
+        return ServerAPIResponse(status: status, body: body, contentType: "application/json", headers: retryAfter.map { ["Retry-After": String($0)] } ?? [:])
+    }
 }
 
 /// Who may call the fake App Store Server API: the team's issuer ID and its In-App Purchase
@@ -56,6 +81,14 @@ extension SimulatedAppStore {
     /// The page size of history, refund and notification history answers, as Apple's.
     static let pageSize = 20
 
+    /// The next requests to the App Store Server API get these answers, in order, whatever they ask.
+    public func failServerAPI(_ faults: [ServerAPIFault]) {
+        serverAPIFaults += faults
+    }
+
+    /// How many requests the App Store Server API answered, faults included.
+    public var serverAPIRequestCount: Int { serverAPIRequests }
+
     /// Answers a request to the App Store Server API the way Apple's servers do: the same
     /// paths, JSON shapes and error codes, and 401 for a missing or wrong bearer token.
     ///
@@ -63,6 +96,8 @@ extension SimulatedAppStore {
     /// Get Refund History (v2), Send Consumption Information (v1), Get Notification History,
     /// Request a Test Notification, Get Test Notification Status, Set App Account Token.
     public func handleServerAPI(_ request: ServerAPIRequest, credentials: ServerAPICredentials) -> ServerAPIResponse {
+        serverAPIRequests += 1
+        if !serverAPIFaults.isEmpty { return serverAPIFaults.removeFirst().response }
         guard let header = request.authorization, header.hasPrefix("Bearer "),
             case .success = ServerAPIToken.verify(
                 String(header.dropFirst("Bearer ".count)), issuerID: credentials.issuerID,

@@ -102,6 +102,10 @@ public actor SimulatedAppStore {
     var delivering = false
     /// Delivery attempts made by this process, so a pass that attempted nothing is noticed.
     var attemptsMade = 0
+    /// Answers the App Store Server API gives before any real one (`failServerAPI`).
+    var serverAPIFaults: [ServerAPIFault] = []
+    /// Requests the App Store Server API answered.
+    var serverAPIRequests = 0
 
     /// Opens the store, continuing from ``Configuration/stateFile`` when it exists.
     /// - Parameters:

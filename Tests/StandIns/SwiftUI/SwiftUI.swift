@@ -249,7 +249,7 @@ extension View {
 
 @propertyWrapper @dynamicMemberLookup
 public struct Binding<Value> {
-    public init(get: @escaping () -> Value, set: @escaping (Value) -> Void) {}
+    @preconcurrency public init(get: @escaping @isolated(any) @Sendable () -> Value, set: @escaping @isolated(any) @Sendable (Value) -> Void) {}
     public var wrappedValue: Value {
         get { fatalError("stand-in") }
         nonmutating set {}
@@ -257,6 +257,9 @@ public struct Binding<Value> {
     public var projectedValue: Binding<Value> { self }
     public subscript<Subject>(dynamicMember keyPath: WritableKeyPath<Value, Subject>) -> Binding<Subject> { fatalError("stand-in") }
 }
+
+/// Sendable when its value is, as Apple's.
+extension Binding: Sendable where Value: Sendable {}
 
 @propertyWrapper
 public struct State<Value> {

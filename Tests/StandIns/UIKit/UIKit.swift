@@ -13,6 +13,7 @@ open class UIScene: NSObject {
     }
 
     open var activationState: UIScene.ActivationState { fatalError("stand-in") }
+    public nonisolated static let didActivateNotification = NSNotification.Name("UISceneDidActivateNotification")
 }
 
 @MainActor
@@ -201,4 +202,11 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
 extension UIApplicationDelegate {
     /// What `@main` on an application delegate calls.
     @MainActor public static func main() {}
+}
+
+@MainActor
+public func UIApplicationMain(
+    _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, _ principalClassName: String?, _ delegateClassName: String?
+) -> Int32 {
+    fatalError("stand-in")
 }

@@ -402,6 +402,15 @@ import Testing
         #expect(error?.reason.contains("signed for another device") == true, "\(String(describing: error))")
         #expect(try await manager.available("report.career") == 0)
         #expect(try await device.appStore.unfinishedTransactions().count == 1, "left for StoreKit to offer again")
+
+        // The app's data moved to this phone from another (a backup restored): the journal holds a
+        // JWS bound to the other phone. At the next launch StoreKit hands the unfinished
+        // transaction out again, bound to this one, and it is credited, once.
+        let relaunched = try await device.launch(
+            delivery: try await device.onDeviceLedger(database), database: database, productIDs: [Kit.report("career")])
+        _ = try? await relaunched.retryUndelivered()
+        #expect(try await relaunched.available("report.career") == 1)
+        #expect(try await device.appStore.unfinishedTransactions().isEmpty)
     }
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)

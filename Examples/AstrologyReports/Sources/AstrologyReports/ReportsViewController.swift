@@ -2,6 +2,7 @@
 public import TallyKit
 import TallyUI
 import TallyVerify
+import TallyCore
 public import UIKit
 
 /// The reports screen: a button per report, 🔒 without a credit. A tap writes the report or
@@ -48,9 +49,11 @@ public final class ReportsViewController: UIViewController {
                 .init(bundleID: .equals(Self.bundleID), appAppleID: .equals(Self.appAppleID), environments: [.production, .sandbox]),
                 now: { Date() })
             let receipts = ReceiptVerifier(.init(bundleID: .equals(Self.bundleID), environments: [.production, .sandbox]), now: { Date() })
+            // Bound to this phone: a receipt by identifierForVendor, a StoreKit 2 JWS by its deviceVerificationID.
             let ledger = try await OnDeviceLedger(
                 database: database, catalog: catalog, verifier: verifier, receiptVerifier: receipts,
-                deviceIdentifier: UIDevice.current.identifierForVendor.map(DeviceIdentifier.init(uuid:)), now: { Date() })
+                deviceIdentifier: UIDevice.current.identifierForVendor.map(DeviceIdentifier.init(uuid:)),
+                deviceVerificationID: DeviceStore.deviceVerificationID, now: { Date() })
             let manager = try await PurchaseManager(
                 store: store, delivery: ledger, database: database, configuration: ReportShelf.configuration(language: language))
             await manager.start()
@@ -101,6 +104,24 @@ public final class ReportsViewController: UIViewController {
         let alert = UIAlertController(title: title, message: message, preferredStyle: .alert)
         alert.addAction(UIAlertAction(title: "OK", style: .default))
         present(alert, animated: true)
+    }
+}
+
+/// The app's delegate: makes the store at launch (so StoreKit's early transactions are kept)
+/// and shows the reports.
+@available(iOS 14, *)
+public final class ReportsAppDelegate: UIResponder, UIApplicationDelegate {
+    public var window: UIWindow?
+
+    public func application(
+        _ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
+    ) -> Bool {
+        let kinds = Dictionary(uniqueKeysWithValues: ReportShelf.Kind.allCases.map { ($0.productID, ProductKind.consumable) })
+        let window = UIWindow(frame: UIScreen.main.bounds)
+        window.rootViewController = UINavigationController(rootViewController: ReportsViewController(store: DeviceStore.automatic(productKinds: kinds)))
+        window.makeKeyAndVisible()
+        self.window = window
+        return true
     }
 }
 

@@ -49,6 +49,7 @@ public struct PhotoCreditsApp: App {
 }
 
 /// The app's AI backend (not part of Tally).
+@available(iOS 17, macOS 14, *)
 enum PhotoBackend {
     static func generate(_ prompt: String) async throws -> Data {
         var request = URLRequest(url: PhotoCreditsApp.server.appendingPathComponent("photos"))
