@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // The App Store Server API client.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -44,6 +46,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: strict
@@ -103,7 +107,7 @@ let package = Package(
         .testTarget(
             name: "TallyServerTests",
             dependencies: [
-                "TallyServer", .product(name: "TallyTestSupport", package: "Tally"),
+                "TallyServer", "TallyTestingServer", .product(name: "TallyTestSupport", package: "Tally"),
                 .product(name: "TallyCore", package: "Tally"),
                 .product(name: "TallySQL", package: "Tally"),
                 .product(name: "TallyVerify", package: "Tally"),

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 public import Hummingbird
 import TallyCore
 public import TallyTesting
@@ -27,10 +28,11 @@ public enum AppStoreSimulatorRouter {
                     method: method.rawValue, path: request.uri.path, query: query,
                     authorization: request.headers[.authorization], body: Data(buffer: body))
                 let response = await store.handleServerAPI(apiRequest, credentials: credentials)
-                return Response(
-                    status: .init(code: response.status),
-                    headers: [.contentType: response.contentType],
-                    body: .init(byteBuffer: ByteBuffer(bytes: response.body)))
+                var headers: HTTPFields = [.contentType: response.contentType]
+                for (name, value) in response.headers {
+                    if let field = HTTPField.Name(name) { headers[field] = value }
+                }
+                return Response(status: .init(code: response.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: response.body)))
             }
         }
         ControlAPI(store: store).register(on: router)

@@ -56,7 +56,9 @@ public struct ServerAPIFault: Sendable, Hashable {
 
     var response: ServerAPIResponse {
         let code: APIErrorCode = status == 429 ? .rateLimitExceeded : .generalInternalRetryable
-        let body = (try? AppStoreJSON.encoder().encode(APIErrorResponse(code: code, message: status == 429 ? "Rate limit exceeded." : "An unknown error occurred. Please try again."))) ?? Data()
+        let body =
+            (try? AppStoreJSON.encoder().encode(
+                APIErrorResponse(code: code, message: status == 429 ? "Rate limit exceeded." : "An unknown error occurred. Please try again."))) ?? Data()
         return ServerAPIResponse(status: status, body: body, contentType: "application/json", headers: retryAfter.map { ["Retry-After": String($0)] } ?? [:])
     }
 }

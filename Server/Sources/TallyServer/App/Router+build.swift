@@ -45,7 +45,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
     me.addRoutes(spending.releaseEndpoints)
     me.group()
         .add(middleware: RateLimitMiddleware<UserRequestContext>(limits, .userAndAddress))
-        .addRoutes(PurchaseController(storage: storage, checker: checker, metrics: metrics).endpoints)
+        .addRoutes(PurchaseController(storage: storage, checker: checker, metrics: metrics, apple: dependencies.apple).endpoints)
         .addRoutes(spending.endpoints)
 
     // The app's team, with the secret key.

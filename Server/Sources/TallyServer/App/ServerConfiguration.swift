@@ -54,6 +54,9 @@ public struct ServerConfiguration: Sendable {
     /// from ``development``, ``testRoots`` and ``now`` (see
     /// `TallyCatalog.receiptVerifier(development:testRoots:now:)`).
     public var receiptVerifier: ReceiptVerifier?
+    /// The App Store Server API, when the server may ask Apple: `POST /v1/me/purchases` then
+    /// takes a bare `transaction_id`. `nil` by default: the server only listens.
+    public var appStoreServerAPI: AppStoreServerAPIConfiguration?
     /// The secret key of server-to-server and admin calls; nil (or empty) refuses them all.
     public var secretKey: String?
     /// The reverse proxies whose `X-Forwarded-For` and `Forwarded` name the client; none by default.

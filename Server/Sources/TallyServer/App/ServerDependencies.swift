@@ -25,6 +25,8 @@ struct ServerDependencies: Sendable {
     let healthCheck: @Sendable () async -> Bool
     /// The reverse proxies whose `X-Forwarded-For` and `Forwarded` name the client.
     let trustedProxies: TrustedProxies
+    /// The App Store Server API client, when one is configured.
+    let apple: AppStoreServerClient?
 
     /// Builds the dependencies over `database`.
     /// - Parameters:
@@ -46,5 +48,7 @@ struct ServerDependencies: Sendable {
         now = configuration.now
         healthCheck = { (try? await database.read { executor in try await executor.query("SELECT 1 AS ok", []).count }) == 1 }
         trustedProxies = configuration.trustedProxies
+        let verifier = verifier
+        apple = configuration.appStoreServerAPI.map { AppStoreServerClient(configuration: $0, verifier: verifier, now: configuration.now) }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Crypto
 import Foundation
 import Logging
 import TallyCore
@@ -17,6 +18,11 @@ struct ServeCommand: AsyncParsableCommand {
             catalog's secret_key. Behind a reverse proxy, name it with --trusted-proxy (or TALLY_TRUSTED_PROXIES,
             comma separated) so that rate limits and logs see each client's address (docs/rate-limits.md).
             SIGTERM finishes requests in flight, then stops.
+
+            To ask Apple (POST /v1/me/purchases with a bare transaction_id), give the App Store Server API key:
+            --apple-key (the .p8 file), --apple-key-id and --apple-issuer-id, or TALLY_APPLE_KEY_FILE,
+            TALLY_APPLE_KEY_ID and TALLY_APPLE_ISSUER_ID. --apple-api-url (TALLY_APPLE_API_URL) points it at another
+            server, such as `tally appstore serve`, instead of Apple's production and sandbox APIs.
             """)
 
     @Option(help: "The catalog (JSON).")
@@ -47,10 +53,57 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "CIDR"))
     var trustedProxy: [String] = []
 
+    @Option(name: .customLong("apple-key"), help: ArgumentHelp("The App Store Server API's In-App Purchase key (.p8).", valueName: "FILE"))
+    var appleKey: String?
+
+    @Option(name: .customLong("apple-key-id"), help: "The In-App Purchase key's identifier.")
+    var appleKeyID: String?
+
+    @Option(name: .customLong("apple-issuer-id"), help: "The App Store Connect team's issuer id.")
+    var appleIssuerID: String?
+
+    @Option(name: .customLong("apple-api-url"), help: ArgumentHelp("Ask this App Store Server API instead of Apple's.", valueName: "URL"))
+    var appleAPIURL: String?
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if trustCADir != nil, !dev { throw ValidationError("--trust-ca-dir needs --dev: test roots are trusted only in development") }
         _ = try trustedProxies()
+        _ = try appStoreServerAPI(bundleID: "validate", environments: [.production])
+    }
+
+    /// The App Store Server API's configuration from the options, then the environment; `nil`
+    /// when no key is given.
+    /// - Throws: `ValidationError` when part of it is missing or wrong.
+    func appStoreServerAPI(bundleID: String, environments: [AppStoreEnvironment]) throws -> AppStoreServerAPIConfiguration? {
+        let environment = ProcessInfo.processInfo.environment
+        let keyFile = appleKey ?? environment["TALLY_APPLE_KEY_FILE"]
+        let keyID = appleKeyID ?? environment["TALLY_APPLE_KEY_ID"]
+        let issuerID = appleIssuerID ?? environment["TALLY_APPLE_ISSUER_ID"]
+        let url = appleAPIURL ?? environment["TALLY_APPLE_API_URL"]
+        guard keyFile != nil || keyID != nil || issuerID != nil else {
+            if url != nil { throw ValidationError("--apple-api-url needs --apple-key, --apple-key-id and --apple-issuer-id") }
+            return nil
+        }
+        guard let keyFile, let keyID, let issuerID, !keyID.isEmpty, !issuerID.isEmpty else {
+            throw ValidationError("the App Store Server API needs all of --apple-key, --apple-key-id and --apple-issuer-id")
+        }
+        let key: P256.Signing.PrivateKey
+        do {
+            key = try AppStoreServerAPIConfiguration.privateKey(contentsOf: URL(fileURLWithPath: keyFile))
+        } catch {
+            throw ValidationError("--apple-key \(keyFile): not a P-256 private key in PEM (\(error))")
+        }
+        var configuration = AppStoreServerAPIConfiguration(issuerID: issuerID, keyID: keyID, bundleID: bundleID, privateKey: key)
+        if let url {
+            guard let base = URL(string: url), base.scheme == "http" || base.scheme == "https", base.host != nil else {
+                throw ValidationError("--apple-api-url \(url) is not an http(s) URL")
+            }
+            configuration.environments = environments.map { ($0, base) }
+        } else {
+            configuration.environments = configuration.environments.filter { environments.contains($0.environment) }
+        }
+        return configuration
     }
 
     /// `--trusted-proxy` ranges, then those of `TALLY_TRUSTED_PROXIES`.
@@ -106,6 +159,15 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.testRoots = roots
         configuration.secretKey = ProcessInfo.processInfo.environment["TALLY_SECRET_KEY"] ?? catalog.secretKey
         configuration.trustedProxies = try trustedProxies()
+        // The sandbox too whenever the server takes Sandbox data (TestFlight and App Review buy there).
+        let environments: [AppStoreEnvironment] =
+            dev ? [.production, .sandbox] : [.production] + (catalog.app.environments.contains("Sandbox") ? [.sandbox] : [])
+        configuration.appStoreServerAPI = try appStoreServerAPI(bundleID: catalog.app.bundleID, environments: environments)
+        if let apple = configuration.appStoreServerAPI {
+            logger.info(
+                "App Store Server API",
+                metadata: ["key_id": "\(apple.keyID)", "environments": "\(apple.environments.map { "\($0.environment.rawValue)@\($0.baseURL)" })"])
+        }
         configuration.logger = logger
         if configuration.secretKey == nil { logger.notice("no secret key (TALLY_SECRET_KEY): admin and server-to-server calls are refused") }
         logger.info("tally serve", metadata: ["database": "\(configuration.database)"])

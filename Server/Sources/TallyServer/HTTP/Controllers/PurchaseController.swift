@@ -7,11 +7,15 @@ import TallyVerify
 /// one app receipt, each delivered on its own). A purchase comes as a signed transaction
 /// (StoreKit 2) or as an app receipt with the transaction id to deliver (StoreKit 1). Each is
 /// verified, then granted exactly once under its transaction id, whichever form it came in;
-/// posting it again, in either form, grants nothing more.
+/// posting it again, in either form, grants nothing more. With the App Store Server API
+/// configured, a bare transaction id is enough: the server asks Apple for the signed
+/// transaction and delivers it as if the device had posted it. Unsigned transaction JSON is
+/// never taken.
 struct PurchaseController {
     let storage: any TallyStorage
     let checker: SignedDataChecker
     let metrics: Metrics
+    let apple: AppStoreServerClient?
 
     var endpoints: RouteCollection<UserRequestContext> {
         RouteCollection(context: UserRequestContext.self)
@@ -46,7 +50,14 @@ struct PurchaseController {
             }
             response = try await storage.deliver(purchase, from: verified, receiptText: receipt, presenter: context.user, orderID: body.orderID)
         case (nil, nil):
-            throw TallyAPIError(.invalidRequest, "the body needs signed_transaction, or receipt with transaction_id")
+            guard let transactionID = body.transactionID else {
+                throw TallyAPIError(.invalidRequest, "the body needs signed_transaction, receipt with transaction_id, or transaction_id")
+            }
+            guard Self.isTransactionID(transactionID) else {
+                throw TallyAPIError(.invalidRequest, "transaction_id must be 1 to 20 digits")
+            }
+            let found = try await lookUp(transactionID, context: context)
+            response = try await storage.deliver(found.verified, jws: found.jws, presenter: context.user, orderID: body.orderID)
         case (.some, .some):
             throw TallyAPIError(.invalidRequest, "the body has both signed_transaction and receipt; send one")
         }
@@ -105,6 +116,32 @@ struct PurchaseController {
             context.logger.error("restore item failed", metadata: ["error": "\(error)"])
             let failure = TallyAPIError(.internalError, "this transaction could not be delivered; retry")
             return RestoreResponse.Item(transactionID: transactionID, purchase: nil, error: failure.detail)
+        }
+    }
+
+    /// The signed transaction Apple has under `transactionID`, verified, in the API's terms when
+    /// it cannot be had.
+    func lookUp(_ transactionID: String, context: UserRequestContext) async throws -> AppStoreServerClient.SignedTransaction {
+        guard let apple else {
+            throw TallyAPIError(
+                .appleNotConfigured, "this server does not ask Apple (no App Store Server API key): post signed_transaction or receipt")
+        }
+        do {
+            return try await apple.transactionInfo(transactionID)
+        } catch {
+            context.logger.notice("App Store Server API lookup failed", metadata: ["transaction_id": "\(transactionID)", "error": "\(error)"])
+            switch error.kind {
+            case .notFound:
+                throw TallyAPIError(.transactionNotFound, "the App Store has no transaction \(transactionID)")
+            case .invalidAnswer where error.verification != nil:
+                let failure = error.verification!
+                metrics.increment("tally_verification_failures_total", ["code": failure.code.rawValue])
+                var refusal = TallyAPIError(.verificationFailed, "the transaction Apple returned did not verify: \(failure.code.rawValue)")
+                refusal.verificationCode = failure.code.rawValue
+                throw refusal
+            default:
+                throw TallyAPIError(.appleUnavailable, "the App Store Server API did not answer as it should; retry later")
+            }
         }
     }
 

@@ -45,6 +45,12 @@ extension TallyAPIError {
         case verificationUnavailable = "verification_unavailable"
         /// The app receipt verified, but lists no in-app purchase with the transaction id given.
         case transactionNotInReceipt = "transaction_not_in_receipt"
+        /// The App Store has no transaction with the id given.
+        case transactionNotFound = "transaction_not_found"
+        /// A bare transaction id needs the App Store Server API, which this server is not set up for.
+        case appleNotConfigured = "apple_not_configured"
+        /// The App Store Server API did not answer, or not as it should; retry later.
+        case appleUnavailable = "apple_unavailable"
         /// The request body is larger than the server accepts.
         case payloadTooLarge = "payload_too_large"
         /// Too many requests; retry after `Retry-After`.
@@ -63,14 +69,14 @@ extension TallyAPIError {
                 .badRequest
             case .unauthorized: .unauthorized
             case .insufficientCredits: .forbidden
-            case .notFound: .notFound
+            case .notFound, .transactionNotFound: .notFound
             case .methodNotAllowed: .methodNotAllowed
             case .transactionBelongsToAnotherUser, .idempotencyKeyReused, .orderMismatch, .reservationClosed, .conflict: .conflict
             case .payloadTooLarge: .contentTooLarge
-            case .verificationFailed, .transactionNotInReceipt: .unprocessableContent
+            case .verificationFailed, .transactionNotInReceipt, .appleNotConfigured: .unprocessableContent
             case .rateLimited: .tooManyRequests
             case .internalError: .internalServerError
-            case .verificationUnavailable, .unavailable: .serviceUnavailable
+            case .verificationUnavailable, .unavailable, .appleUnavailable: .serviceUnavailable
             }
         }
 

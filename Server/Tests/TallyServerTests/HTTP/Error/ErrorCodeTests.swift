@@ -16,6 +16,9 @@ import Testing
         (.transactionBelongsToAnotherUser, 409), (.idempotencyKeyReused, 409), (.orderMismatch, 409), (.reservationClosed, 409),
         (.usedExceedsReservation, 400), (.conflict, 409), (.verificationFailed, 422), (.verificationUnavailable, 503),
         (.transactionNotInReceipt, 422),
+        (.transactionNotFound, 404),
+        (.appleNotConfigured, 422),
+        (.appleUnavailable, 503),
         (.payloadTooLarge, 413), (.rateLimited, 429), (.methodNotAllowed, 405), (.internalError, 500), (.unavailable, 503),
     ]
 
