@@ -48,6 +48,11 @@ public func buildApplication(
     if let interval = configuration.reservationSweepInterval {
         services.append(ReservationSweeper(storage: dependencies.storage, clock: ContinuousClock(), interval: interval, logger: logger))
     }
+    if let apple = dependencies.apple, let api = configuration.appStoreServerAPI, let interval = configuration.notificationCatchUpInterval {
+        let catchUp = NotificationCatchUp(
+            apple: apple, storage: dependencies.storage, environments: api.environments.map(\.environment), now: configuration.now)
+        services.append(NotificationCatchUpService(catchUp: catchUp, clock: ContinuousClock(), interval: interval, logger: logger))
+    }
     let proxies = configuration.trustedProxies
     logger.info(
         "tally server",

@@ -57,6 +57,9 @@ public struct ServerConfiguration: Sendable {
     /// The App Store Server API, when the server may ask Apple: `POST /v1/me/purchases` then
     /// takes a bare `transaction_id`. `nil` by default: the server only listens.
     public var appStoreServerAPI: AppStoreServerAPIConfiguration?
+    /// With the App Store Server API: how often the server catches up with the notifications it
+    /// missed (at start, then every interval); `nil` never.
+    public var notificationCatchUpInterval: Duration? = .seconds(600)
     /// The secret key of server-to-server and admin calls; nil (or empty) refuses them all.
     public var secretKey: String?
     /// The reverse proxies whose `X-Forwarded-For` and `Forwarded` name the client; none by default.

@@ -6,7 +6,23 @@ public import TallySQL
 /// migration, `0001_core`.)
 public enum Migrations {
     /// Every migration, in order.
-    public static let all: [Migration] = [core]
+    public static let all: [Migration] = [core, apple]
+
+    /// What the server learns from asking Apple: how far the catch-up with the App Store Server
+    /// Notifications got, per environment (epoch milliseconds; notifications signed before
+    /// `checked_until` were fetched and applied).
+    static let apple = Migration(
+        name: "0002_apple",
+        sqlite: [appleCatchUp],
+        postgres: [appleCatchUp])
+
+    private static let appleCatchUp = """
+        CREATE TABLE apple_catch_up (
+            environment TEXT PRIMARY KEY,
+            checked_until BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL
+        )
+        """
 
     /// Tables of users, positions, lots, the ledger, store transactions, orders, spends,
     /// reservations, allowances and notifications. Amounts are BIGINT with CHECKs; times are

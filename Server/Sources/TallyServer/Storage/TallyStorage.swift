@@ -78,4 +78,8 @@ public protocol TallyStorage: Sendable {
     func adminTransactions(_ query: AdminTransactionQuery) async throws -> AdminTransactionPage
     /// Notifications for the admin, newest first.
     func adminNotifications(limit: Int, cursor: AdminCursor?) async throws -> AdminNotificationPage
+    /// How far the catch-up with Apple's notification history got in `environment`; `nil` before the first.
+    func catchUpMark(environment: AppStoreEnvironment) async throws -> Date?
+    /// Moves that mark forward to `date` (never back: two servers catching up at once leave the later).
+    func moveCatchUpMark(environment: AppStoreEnvironment, to date: Date) async throws
 }

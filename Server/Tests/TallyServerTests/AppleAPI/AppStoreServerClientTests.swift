@@ -41,13 +41,17 @@ import Testing
             issuerID: issuerID, keyID: keyID, bundleID: "com.tally.example", privateKey: key, environments: environments.map { ($0.0, $0.1) })
     }
 
+    /// A client whose tokens are dated by the harness's clock, or by `tokenTime`: the simulated
+    /// store checks tokens against the time outside its simulation, which its advances do not move.
     static func client(
         _ harness: Harness, _ configuration: AppStoreServerAPIConfiguration, sleeps: Sleeps = Sleeps(),
-        transport: any AppleHTTPTransport = AsyncHTTPClientTransport(), verifier: SignedDataVerifier? = nil
+        transport: any AppleHTTPTransport = AsyncHTTPClientTransport(), verifier: SignedDataVerifier? = nil,
+        tokenTime: (@Sendable () -> Date)? = nil
     ) -> AppStoreServerClient {
         let clock = harness.clock
         return AppStoreServerClient(
-            configuration: configuration, transport: transport, verifier: verifier ?? harness.verifier, now: { clock.now }, sleep: sleeps.sleep)
+            configuration: configuration, transport: transport, verifier: verifier ?? harness.verifier, now: tokenTime ?? { clock.now },
+            sleep: sleeps.sleep)
     }
 
     static func error(_ body: () async throws -> Void) async -> AppStoreServerAPIError? {
@@ -214,6 +218,8 @@ import Testing
             var apple = Self.configuration(key: key, [(.sandbox, url)])
             apple.maximumAttempts = attempts
             configuration.appStoreServerAPI = apple
+            // These tests are about the purchase endpoint; NotificationCatchUpTests runs the catch-up.
+            configuration.notificationCatchUpInterval = nil
         }
         return configuration
     }

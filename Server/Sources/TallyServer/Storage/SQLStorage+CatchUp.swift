@@ -1,0 +1,24 @@
+public import Foundation
+public import TallyCore
+import TallySQL
+
+extension SQLStorage {
+    public func catchUpMark(environment: AppStoreEnvironment) async throws -> Date? {
+        try await read { executor, _ in
+            try await executor.query("SELECT checked_until FROM apple_catch_up WHERE environment = ?", [.text(environment.rawValue)])
+                .first.map { Self.date(try $0.int("checked_until")) }
+        }
+    }
+
+    public func moveCatchUpMark(environment: AppStoreEnvironment, to date: Date) async throws {
+        _ = try await write { executor, time in
+            try await executor.execute(
+                """
+                INSERT INTO apple_catch_up (environment, checked_until, updated_at) VALUES (?, ?, ?)
+                ON CONFLICT (environment) DO UPDATE SET checked_until = excluded.checked_until, updated_at = excluded.updated_at
+                WHERE apple_catch_up.checked_until < excluded.checked_until
+                """,
+                [.text(environment.rawValue), .int(Self.millis(date)), .int(time)])
+        }
+    }
+}
