@@ -46,6 +46,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
     me.group()
         .add(middleware: RateLimitMiddleware<UserRequestContext>(limits, .userAndAddress))
         .addRoutes(PurchaseController(storage: storage, checker: checker, metrics: metrics, apple: dependencies.apple).endpoints)
+        .addRoutes(SubscriptionRefreshController(storage: storage, apple: dependencies.apple).endpoints)
         .addRoutes(spending.endpoints)
 
     // The app's team, with the secret key.

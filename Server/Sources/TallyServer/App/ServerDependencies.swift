@@ -49,6 +49,6 @@ struct ServerDependencies: Sendable {
         healthCheck = { (try? await database.read { executor in try await executor.query("SELECT 1 AS ok", []).count }) == 1 }
         trustedProxies = configuration.trustedProxies
         let verifier = verifier
-        apple = configuration.appStoreServerAPI.map { AppStoreServerClient(configuration: $0, verifier: verifier, now: configuration.now) }
+        apple = configuration.appStoreServerAPI.map { AppStoreServerClient(configuration: $0, verifier: verifier) }
     }
 }

@@ -30,6 +30,9 @@ public struct AppStoreServerAPIConfiguration: Sendable {
     public var maximumAttempts = 3
     /// The longest wait between two tries; a `Retry-After` longer than this ends the tries.
     public var maximumBackoff: TimeInterval = 30
+    /// The time bearer tokens are dated by: the real time, which Apple checks them against,
+    /// whatever clock the server's own logic runs on.
+    public var now: @Sendable () -> Date = { Date() }
 
     /// - Parameters:
     ///   - issuerID: the team's issuer id.

@@ -32,6 +32,19 @@ public actor AppStoreServerClient {
         public let hasMore: Bool
     }
 
+    /// One subscription's state as Apple reports it (Get All Subscription Statuses): its latest
+    /// transaction and renewal info, verified.
+    public struct SubscriptionState: Sendable {
+        /// The subscription group.
+        public let groupID: String?
+        /// Active, expired, in billing retry, in grace period, or revoked.
+        public let status: SubscriptionStatus?
+        /// The latest transaction.
+        public let transaction: SignedTransaction
+        /// The renewal info and its JWS, when Apple sent one.
+        public let renewal: (jws: String, verified: Verified<RenewalInfoPayload>)?
+    }
+
     /// A page of the notifications Apple sent (Get Notification History).
     public struct NotificationPage: Sendable {
         /// The notifications, verified with the transaction and renewal they carry, and each
@@ -54,17 +67,16 @@ public actor AppStoreServerClient {
     ///   - configuration: the key, the bundle and where Apple is.
     ///   - transport: how Apple is reached; AsyncHTTPClient by default.
     ///   - verifier: verifies what Apple signs (the server's own).
-    ///   - now: the current time, for tokens.
     ///   - sleep: waits between tries; `Task.sleep` by default.
     public init(
         configuration: AppStoreServerAPIConfiguration, transport: any AppleHTTPTransport = AsyncHTTPClientTransport(),
-        verifier: SignedDataVerifier, now: @escaping @Sendable () -> Date = { Date() },
+        verifier: SignedDataVerifier,
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64($0 * 1e9)) }
     ) {
         self.configuration = configuration
         self.transport = transport
         self.verifier = verifier
-        self.now = now
+        self.now = configuration.now
         self.sleep = sleep
     }
 
@@ -97,16 +109,26 @@ public actor AppStoreServerClient {
         return HistoryPage(transactions: transactions, revision: response.revision, hasMore: response.hasMore ?? false)
     }
 
-    /// Get All Subscription Statuses, each signed transaction and renewal info verified.
-    /// - Returns: the answer, its signed data checked; read the payloads with the verifier's types.
-    public func subscriptionStatuses(_ transactionID: String) async throws(AppStoreServerAPIError) -> StatusResponse {
-        let (body, _) = try await call("GET", "/inApps/v1/subscriptions/\(try Self.segment(transactionID))")
+    /// Get All Subscription Statuses: every subscription of the customer who made the
+    /// transaction, each latest transaction and renewal info verified.
+    public func subscriptionStatuses(_ transactionID: String) async throws(AppStoreServerAPIError) -> [SubscriptionState] {
+        let (body, environment) = try await call("GET", "/inApps/v1/subscriptions/\(try Self.segment(transactionID))")
         let response: StatusResponse = try Self.decode(body)
-        for item in (response.data ?? []).flatMap({ $0.lastTransactions ?? [] }) {
-            if let jws = item.signedTransactionInfo { try Self.accept(await verifier.verifyTransaction(jws), "a subscription's transaction") }
-            if let jws = item.signedRenewalInfo { try Self.accept(await verifier.verifyRenewalInfo(jws), "a subscription's renewal info") }
+        var states: [SubscriptionState] = []
+        for group in response.data ?? [] {
+            for item in group.lastTransactions ?? [] {
+                guard let jws = item.signedTransactionInfo else { continue }
+                var renewal: (jws: String, verified: Verified<RenewalInfoPayload>)?
+                if let signed = item.signedRenewalInfo {
+                    renewal = (signed, try Self.accept(await verifier.verifyRenewalInfo(signed), "a subscription's renewal info"))
+                }
+                states.append(
+                    SubscriptionState(
+                        groupID: group.subscriptionGroupIdentifier, status: item.status,
+                        transaction: try await verified(jws, environment: environment), renewal: renewal))
+            }
         }
-        return response
+        return states
     }
 
     /// Get Refund History (v2): one page of the customer's refunded transactions.

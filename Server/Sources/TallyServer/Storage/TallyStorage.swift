@@ -82,4 +82,11 @@ public protocol TallyStorage: Sendable {
     func catchUpMark(environment: AppStoreEnvironment) async throws -> Date?
     /// Moves that mark forward to `date` (never back: two servers catching up at once leave the later).
     func moveCatchUpMark(environment: AppStoreEnvironment, to date: Date) async throws
+    /// The original transaction ids of the user's auto-renewable subscriptions.
+    func subscriptionOriginals(user: User) async throws -> [String]
+    /// Takes in a subscription's latest transaction and renewal info as Apple reports them (a
+    /// renewal, an expiry, a revocation the notifications did not bring), as a notification would.
+    func refreshSubscription(
+        _ transaction: Verified<TransactionPayload>, jws: String, renewal: Verified<RenewalInfoPayload>?, renewalJWS: String?
+    ) async throws
 }

@@ -49,9 +49,9 @@ import Testing
         tokenTime: (@Sendable () -> Date)? = nil
     ) -> AppStoreServerClient {
         let clock = harness.clock
-        return AppStoreServerClient(
-            configuration: configuration, transport: transport, verifier: verifier ?? harness.verifier, now: tokenTime ?? { clock.now },
-            sleep: sleeps.sleep)
+        var configuration = configuration
+        configuration.now = tokenTime ?? { clock.now }
+        return AppStoreServerClient(configuration: configuration, transport: transport, verifier: verifier ?? harness.verifier, sleep: sleeps.sleep)
     }
 
     static func error(_ body: () async throws -> Void) async -> AppStoreServerAPIError? {
@@ -216,6 +216,8 @@ import Testing
         var configuration = API.configuration(harness: api.harness, database: api.database)
         if let url {
             var apple = Self.configuration(key: key, [(.sandbox, url)])
+            // Tokens are dated by the time outside the simulation, as the simulated store checks them.
+            apple.now = { Harness.start }
             apple.maximumAttempts = attempts
             configuration.appStoreServerAPI = apple
             // These tests are about the purchase endpoint; NotificationCatchUpTests runs the catch-up.

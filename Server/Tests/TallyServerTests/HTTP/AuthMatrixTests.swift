@@ -74,6 +74,8 @@ struct RouteCase: Sendable, CustomTestStringConvertible {
         .user(.post, "/v1/me/orders/{id}/fail", "/v1/me/orders/no-such-order/fail", body: #"{"reason":"cancelled"}"#, status: 404),
         .user(.post, "/v1/me/purchases", body: #"{"signed_transaction":"a.b.c"}"#, status: 422),
         .user(.post, "/v1/me/restore", body: #"{"signed_transactions":[]}"#, status: 200),
+        // The tests' server has no App Store Server API key.
+        .user(.post, "/v1/me/subscriptions/refresh", status: 422),
         .user(.get, "/v1/me/ledger", status: 200),
         .user(.post, "/v1/me/spend", body: #"{"currency":"credits","amount":1,"idempotency_key":"matrix"}"#, status: 200),
         .user(.post, "/v1/me/reservations", body: #"{"currency":"credits","amount":1,"ttl_seconds":60,"idempotency_key":"matrix"}"#, status: 201),

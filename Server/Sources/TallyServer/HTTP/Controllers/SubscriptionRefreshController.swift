@@ -1,0 +1,42 @@
+import Hummingbird
+import TallyCore
+
+/// `POST /v1/me/subscriptions/refresh`: asks Apple for the state of each of the caller's
+/// subscriptions (Get All Subscription Statuses) and takes it in, as the notifications would
+/// have, so a renewal, an expiry or a revocation whose notification was lost reaches `GET /v1/me`
+/// now. Limited per user and per address, as purchases are.
+struct SubscriptionRefreshController {
+    let storage: any TallyStorage
+    let apple: AppStoreServerClient?
+
+    var endpoints: RouteCollection<UserRequestContext> {
+        RouteCollection(context: UserRequestContext.self)
+            .post("subscriptions/refresh", use: refresh)
+    }
+
+    /// The account after the refresh.
+    func refresh(_ request: Request, context: UserRequestContext) async throws -> AccountResponse {
+        guard let apple else {
+            throw TallyAPIError(.appleNotConfigured, "this server does not ask Apple (no App Store Server API key)")
+        }
+        var seen = Set<String>()
+        for original in try await storage.subscriptionOriginals(user: context.user) where !seen.contains(original) {
+            let states: [AppStoreServerClient.SubscriptionState]
+            do {
+                states = try await apple.subscriptionStatuses(original)
+            } catch  where error.kind == .notFound {
+                continue
+            } catch {
+                context.logger.notice("subscription refresh failed", metadata: ["original_transaction_id": "\(original)", "error": "\(error)"])
+                throw TallyAPIError(.appleUnavailable, "the App Store Server API did not answer as it should; retry later")
+            }
+            // One answer covers every subscription of the customer: each is taken in once.
+            for state in states {
+                if let id = state.transaction.verified.payload.originalTransactionID { seen.insert(id) }
+                try await storage.refreshSubscription(
+                    state.transaction.verified, jws: state.transaction.jws, renewal: state.renewal?.verified, renewalJWS: state.renewal?.jws)
+            }
+        }
+        return try await storage.account(user: context.user)
+    }
+}
