@@ -53,6 +53,11 @@ public func buildApplication(
             apple: apple, storage: dependencies.storage, environments: api.environments.map(\.environment), now: configuration.now)
         services.append(NotificationCatchUpService(catchUp: catchUp, clock: ContinuousClock(), interval: interval, logger: logger))
     }
+    if let apple = dependencies.apple, let policy = configuration.consumptionAnswers {
+        let answerer = ConsumptionAnswerer(apple: apple, storage: dependencies.storage, policy: policy, now: configuration.now)
+        services.append(
+            ConsumptionAnswerService(answerer: answerer, clock: ContinuousClock(), interval: configuration.consumptionAnswerInterval, logger: logger))
+    }
     let proxies = configuration.trustedProxies
     logger.info(
         "tally server",

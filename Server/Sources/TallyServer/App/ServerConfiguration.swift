@@ -60,6 +60,12 @@ public struct ServerConfiguration: Sendable {
     /// With the App Store Server API: how often the server catches up with the notifications it
     /// missed (at start, then every interval); `nil` never.
     public var notificationCatchUpInterval: Duration? = .seconds(600)
+    /// With the App Store Server API: how the server answers Apple's consumption requests; `nil`
+    /// (the default) does not answer them. Set it only when the app's terms have the customer's
+    /// consent to share consumption data.
+    public var consumptionAnswers: ConsumptionAnswerPolicy?
+    /// How often the consumption requests due are answered.
+    public var consumptionAnswerInterval: Duration = .seconds(60)
     /// The secret key of server-to-server and admin calls; nil (or empty) refuses them all.
     public var secretKey: String?
     /// The reverse proxies whose `X-Forwarded-For` and `Forwarded` name the client; none by default.

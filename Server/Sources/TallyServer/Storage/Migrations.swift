@@ -8,13 +8,22 @@ public enum Migrations {
     /// Every migration, in order.
     public static let all: [Migration] = [core, apple]
 
-    /// What the server learns from asking Apple: how far the catch-up with the App Store Server
-    /// Notifications got, per environment (epoch milliseconds; notifications signed before
-    /// `checked_until` were fetched and applied).
+    /// What the server learns from asking Apple and tells it: how far the catch-up with the App
+    /// Store Server Notifications got, per environment (epoch milliseconds; notifications signed
+    /// before `checked_until` were fetched and applied); and the answers to consumption requests
+    /// as a queue (`sent_status` NULL while due; a claim with its time and the tries made).
     static let apple = Migration(
         name: "0002_apple",
-        sqlite: [appleCatchUp],
-        postgres: [appleCatchUp])
+        sqlite: [appleCatchUp] + consumptionQueue,
+        postgres: [appleCatchUp] + consumptionQueue)
+
+    private static let consumptionQueue = [
+        "ALTER TABLE consumption_requests ADD COLUMN claimed_at BIGINT",
+        "ALTER TABLE consumption_requests ADD COLUMN attempts BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE consumption_requests ADD COLUMN answered_at BIGINT",
+        "ALTER TABLE consumption_requests ADD COLUMN detail TEXT",
+        "CREATE INDEX consumption_requests_due ON consumption_requests (created_at) WHERE sent_status IS NULL",
+    ]
 
     private static let appleCatchUp = """
         CREATE TABLE apple_catch_up (

@@ -89,4 +89,11 @@ public protocol TallyStorage: Sendable {
     func refreshSubscription(
         _ transaction: Verified<TransactionPayload>, jws: String, renewal: Verified<RenewalInfoPayload>?, renewalJWS: String?
     ) async throws
+    /// Claims up to `limit` consumption requests due an answer (unanswered, received after
+    /// `since`, not claimed in the last `lease` seconds), oldest first; each claim counts a try.
+    func claimConsumptionRequests(since: Date, lease: TimeInterval, limit: Int) async throws -> [DueConsumptionAnswer]
+    /// Closes a consumption request: `sent`, `refused` (Apple will not take it) or `expired`.
+    func closeConsumptionRequest(_ notificationUUID: String, status: String, detail: String?) async throws
+    /// Closes as `expired` every request still unanswered that was received before `date`.
+    func expireConsumptionRequests(receivedBefore date: Date) async throws -> Int
 }

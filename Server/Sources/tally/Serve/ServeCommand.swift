@@ -65,11 +65,40 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("apple-api-url"), help: ArgumentHelp("Ask this App Store Server API instead of Apple's.", valueName: "URL"))
     var appleAPIURL: String?
 
+    @Flag(
+        name: .customLong("answer-consumption-requests"),
+        help: "Answer Apple's consumption requests with what the ledger knows; only when the app's terms have the customer's consent.")
+    var answerConsumptionRequests = false
+
+    @Option(
+        name: .customLong("refund-preference"),
+        help: ArgumentHelp("With --answer-consumption-requests: grant, decline, none or undeclared (the default).", valueName: "PREFERENCE"))
+    var refundPreference: String?
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if trustCADir != nil, !dev { throw ValidationError("--trust-ca-dir needs --dev: test roots are trusted only in development") }
         _ = try trustedProxies()
         _ = try appStoreServerAPI(bundleID: "validate", environments: [.production])
+        _ = try consumptionAnswers()
+    }
+
+    /// The consumption answer policy from the flags; `nil` when answers are off.
+    /// - Throws: `ValidationError` for a preference that is not one of the four.
+    func consumptionAnswers() throws -> ConsumptionAnswerPolicy? {
+        let preferences: [String: ConsumptionRequest.RefundPreference] = [
+            "grant": .preferGrant, "decline": .preferDecline, "none": .noPreference, "undeclared": .undeclared,
+        ]
+        let preference = try refundPreference.map { name in
+            guard let value = preferences[name] else { throw ValidationError("--refund-preference must be grant, decline, none or undeclared") }
+            return value
+        }
+        if preference != nil, !answerConsumptionRequests { throw ValidationError("--refund-preference needs --answer-consumption-requests") }
+        guard answerConsumptionRequests else { return nil }
+        guard appleKey != nil || ProcessInfo.processInfo.environment["TALLY_APPLE_KEY_FILE"] != nil else {
+            throw ValidationError("--answer-consumption-requests needs the App Store Server API key (--apple-key)")
+        }
+        return ConsumptionAnswerPolicy(refundPreference: preference ?? .undeclared)
     }
 
     /// The App Store Server API's configuration from the options, then the environment; `nil`
@@ -163,6 +192,7 @@ struct ServeCommand: AsyncParsableCommand {
         let environments: [AppStoreEnvironment] =
             dev ? [.production, .sandbox] : [.production] + (catalog.app.environments.contains("Sandbox") ? [.sandbox] : [])
         configuration.appStoreServerAPI = try appStoreServerAPI(bundleID: catalog.app.bundleID, environments: environments)
+        configuration.consumptionAnswers = try consumptionAnswers()
         if let apple = configuration.appStoreServerAPI {
             logger.info(
                 "App Store Server API",

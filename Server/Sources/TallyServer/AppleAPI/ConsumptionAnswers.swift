@@ -1,0 +1,141 @@
+public import Foundation
+public import Logging
+public import ServiceLifecycle
+public import TallyCore
+
+/// How the server answers Apple's consumption requests (a customer asked a refund of a
+/// consumable or a subscription): only when the app's terms have the customer's consent to
+/// share consumption data, which Apple requires; with the operator's refund preference.
+public struct ConsumptionAnswerPolicy: Sendable, Hashable {
+    /// What the operator would like Apple to do with the refund; `undeclared` by default.
+    public var refundPreference: ConsumptionRequest.RefundPreference
+
+    /// - Parameter refundPreference: the operator's preference.
+    public init(refundPreference: ConsumptionRequest.RefundPreference = .undeclared) {
+        self.refundPreference = refundPreference
+    }
+}
+
+/// Answers the consumption requests in the queue (`consumption_requests`, filled when a
+/// `CONSUMPTION_REQUEST` notification is applied) with what the ledger knew, through Send
+/// Consumption Information, within Apple's 12 hours.
+///
+/// Each request is claimed before it is sent and closed once Apple took it, so several servers
+/// answer each once, and a crash before the send leaves a claim that lapses after `lease` and is
+/// answered then. A crash between Apple's answer and the close sends it again once the claim
+/// lapses; Apple keeps the latest of the same information.
+public struct ConsumptionAnswerer: Sendable {
+    /// What one round did.
+    public struct Report: Sendable, Hashable {
+        /// Answers Apple took.
+        public var sent = 0
+        /// Requests Apple refused (it will not take them however often they are sent).
+        public var refused = 0
+        /// Requests left for a later round (Apple did not answer).
+        public var deferred = 0
+        /// Requests older than 12 hours, closed unanswered.
+        public var expired = 0
+
+        /// A round that did nothing.
+        public init() {}
+    }
+
+    /// Apple takes answers for 12 hours after its request.
+    public static let window: TimeInterval = 12 * 3600
+
+    let apple: AppStoreServerClient
+    let storage: any TallyStorage
+    let policy: ConsumptionAnswerPolicy
+    let now: @Sendable () -> Date
+    let lease: TimeInterval
+
+    /// - Parameters:
+    ///   - apple: the App Store Server API client.
+    ///   - storage: the queue.
+    ///   - policy: the refund preference.
+    ///   - now: the server's clock.
+    ///   - lease: how long a claim keeps others off a request; 5 minutes by default.
+    public init(
+        apple: AppStoreServerClient, storage: any TallyStorage, policy: ConsumptionAnswerPolicy, now: @escaping @Sendable () -> Date,
+        lease: TimeInterval = 300
+    ) {
+        self.apple = apple
+        self.storage = storage
+        self.policy = policy
+        self.now = now
+        self.lease = lease
+    }
+
+    /// Answers what is due, up to 100 requests.
+    @discardableResult
+    public func run() async throws -> Report {
+        var report = Report()
+        let since = now().addingTimeInterval(-Self.window)
+        report.expired = try await storage.expireConsumptionRequests(receivedBefore: since)
+        for due in try await storage.claimConsumptionRequests(since: since, lease: lease, limit: 100) {
+            var body = due.body
+            // Apple takes consumption data only with the customer's consent, which the policy attests.
+            body.customerConsented = true
+            body.refundPreference = policy.refundPreference
+            let failure: AppStoreServerAPIError?
+            do {
+                try await apple.sendConsumptionInformation(due.transactionID, body)
+                failure = nil
+            } catch {
+                failure = error
+            }
+            switch failure?.kind {
+            case nil:
+                try await storage.closeConsumptionRequest(due.notificationUUID, status: "sent", detail: nil)
+                report.sent += 1
+            case .invalidRequest?, .notFound?:
+                try await storage.closeConsumptionRequest(due.notificationUUID, status: "refused", detail: failure?.description)
+                report.refused += 1
+            default:
+                // The claim lapses and a later round tries again.
+                report.deferred += 1
+            }
+        }
+        return report
+    }
+}
+
+/// Runs a ``ConsumptionAnswerer`` at start and then every interval.
+public struct ConsumptionAnswerService<C: Clock<Duration>>: Service {
+    let answerer: ConsumptionAnswerer
+    let clock: C
+    let interval: Duration
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - answerer: the answerer.
+    ///   - clock: the clock of the pauses.
+    ///   - interval: the pause between rounds.
+    ///   - logger: where reports and failures go.
+    public init(answerer: ConsumptionAnswerer, clock: C, interval: Duration, logger: Logger) {
+        self.answerer = answerer
+        self.clock = clock
+        self.interval = interval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        // Graceful shutdown cancels the pause too, so SIGTERM does not wait out an interval.
+        await cancelWhenGracefulShutdown {
+            await loop()
+        }
+    }
+
+    private func loop() async {
+        await PeriodicLoop(clock: clock, interval: interval).run(until: { Task.isShuttingDownGracefully }) {
+            let report = try await answerer.run()
+            if report != ConsumptionAnswerer.Report() {
+                logger.info(
+                    "consumption requests answered",
+                    metadata: ["sent": "\(report.sent)", "refused": "\(report.refused)", "deferred": "\(report.deferred)", "expired": "\(report.expired)"])
+            }
+        } failed: { error in
+            logger.warning("consumption answers failed; the next round tries again", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,66 @@
+public import Foundation
+public import TallyCore
+import TallySQL
+
+/// A consumption request claimed for an answer: the body Tally worked out when the request came.
+public struct DueConsumptionAnswer: Sendable, Hashable {
+    /// The `CONSUMPTION_REQUEST` notification's UUID.
+    public let notificationUUID: String
+    /// The transaction the customer asked a refund of.
+    public let transactionID: String
+    /// What the ledger knew when the request came.
+    public let body: ConsumptionRequest
+    /// The tries made, this one included.
+    public let attempts: Int64
+}
+
+extension SQLStorage {
+    public func claimConsumptionRequests(since: Date, lease: TimeInterval, limit: Int) async throws -> [DueConsumptionAnswer] {
+        try await write { executor, time in
+            let stale = time - Int64(lease * 1000)
+            let rows = try await executor.query(
+                """
+                SELECT notification_uuid, transaction_id, consumption_json, attempts FROM consumption_requests
+                WHERE sent_status IS NULL AND created_at >= ? AND (claimed_at IS NULL OR claimed_at < ?)
+                ORDER BY created_at, notification_uuid LIMIT ?
+                """,
+                [.int(Self.millis(since)), .int(stale), .int(Int64(limit))])
+            var claimed: [DueConsumptionAnswer] = []
+            for row in rows {
+                let uuid = try row.text("notification_uuid")
+                // Another server may have claimed it since the read: the condition decides.
+                let won = try await executor.execute(
+                    """
+                    UPDATE consumption_requests SET claimed_at = ?, attempts = attempts + 1
+                    WHERE notification_uuid = ? AND sent_status IS NULL AND (claimed_at IS NULL OR claimed_at < ?)
+                    """,
+                    [.int(time), .text(uuid), .int(stale)])
+                guard won == 1 else { continue }
+                let body = try AppStoreJSON.decoder().decode(ConsumptionRequest.self, from: Data(try row.text("consumption_json").utf8))
+                claimed.append(
+                    DueConsumptionAnswer(
+                        notificationUUID: uuid, transactionID: try row.text("transaction_id"), body: body, attempts: try row.int("attempts") + 1))
+            }
+            return claimed
+        }
+    }
+
+    public func closeConsumptionRequest(_ notificationUUID: String, status: String, detail: String?) async throws {
+        _ = try await write { executor, time in
+            try await executor.execute(
+                "UPDATE consumption_requests SET sent_status = ?, answered_at = ?, detail = ? WHERE notification_uuid = ? AND sent_status IS NULL",
+                [.text(status), .int(time), .optional(detail), .text(notificationUUID)])
+        }
+    }
+
+    public func expireConsumptionRequests(receivedBefore date: Date) async throws -> Int {
+        try await write { executor, time in
+            try await executor.execute(
+                """
+                UPDATE consumption_requests SET sent_status = 'expired', answered_at = ?, detail = 'not answered within 12 hours'
+                WHERE sent_status IS NULL AND created_at < ?
+                """,
+                [.int(time), .int(Self.millis(date))])
+        }
+    }
+}
