@@ -4,6 +4,23 @@ import TallySQL
 public import TallyVerify
 
 extension SQLStorage {
+    public func knownTransactionIDs(_ ids: [String]) async throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        return try await read { executor, _ in
+            var known = Set<String>()
+            // In slices, under every database's limit on bound parameters.
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let slice = Array(ids[start..<min(ids.count, start + 500)])
+                let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+                for row in try await executor.query("SELECT transaction_id FROM store_transactions WHERE transaction_id IN (\(marks))", slice.map { .text($0) })
+                {
+                    known.insert(try row.text("transaction_id"))
+                }
+            }
+            return known
+        }
+    }
+
     public func subscriptionOriginals(user: User) async throws -> [String] {
         try await read { executor, _ in
             try await executor.query(
@@ -13,7 +30,7 @@ extension SQLStorage {
         }
     }
 
-    public func refreshSubscription(
+    public func recordFromApple(
         _ transaction: Verified<TransactionPayload>, jws: String, renewal: Verified<RenewalInfoPayload>?, renewalJWS: String?
     ) async throws {
         try Self.checkQuantity(transaction.payload)

@@ -82,11 +82,14 @@ public protocol TallyStorage: Sendable {
     func catchUpMark(environment: AppStoreEnvironment) async throws -> Date?
     /// Moves that mark forward to `date` (never back: two servers catching up at once leave the later).
     func moveCatchUpMark(environment: AppStoreEnvironment, to date: Date) async throws
+    /// Which of these transaction ids Tally has recorded.
+    func knownTransactionIDs(_ ids: [String]) async throws -> Set<String>
     /// The original transaction ids of the user's auto-renewable subscriptions.
     func subscriptionOriginals(user: User) async throws -> [String]
-    /// Takes in a subscription's latest transaction and renewal info as Apple reports them (a
-    /// renewal, an expiry, a revocation the notifications did not bring), as a notification would.
-    func refreshSubscription(
+    /// Takes in a transaction (and a subscription's renewal info) as Apple reports them (a
+    /// renewal, an expiry, a revocation the notifications did not bring; an imported history),
+    /// as a notification would: recorded once, granted to the user its token names.
+    func recordFromApple(
         _ transaction: Verified<TransactionPayload>, jws: String, renewal: Verified<RenewalInfoPayload>?, renewalJWS: String?
     ) async throws
     /// Claims up to `limit` consumption requests due an answer (unanswered, received after

@@ -53,17 +53,7 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "CIDR"))
     var trustedProxy: [String] = []
 
-    @Option(name: .customLong("apple-key"), help: ArgumentHelp("The App Store Server API's In-App Purchase key (.p8).", valueName: "FILE"))
-    var appleKey: String?
-
-    @Option(name: .customLong("apple-key-id"), help: "The In-App Purchase key's identifier.")
-    var appleKeyID: String?
-
-    @Option(name: .customLong("apple-issuer-id"), help: "The App Store Connect team's issuer id.")
-    var appleIssuerID: String?
-
-    @Option(name: .customLong("apple-api-url"), help: ArgumentHelp("Ask this App Store Server API instead of Apple's.", valueName: "URL"))
-    var appleAPIURL: String?
+    @OptionGroup var apple: AppleAPIOptions
 
     @Flag(
         name: .customLong("answer-consumption-requests"),
@@ -75,11 +65,28 @@ struct ServeCommand: AsyncParsableCommand {
         help: ArgumentHelp("With --answer-consumption-requests: grant, decline, none or undeclared (the default).", valueName: "PREFERENCE"))
     var refundPreference: String?
 
+    /// The roots of a simulated App Store's certificate folder: root.cer, and receipt-root.cer
+    /// when it issues app receipts (StoreKit 1).
+    /// - Throws: `ValidationError` naming what cannot be read.
+    static func testRoots(_ folderPath: String) throws -> [Certificate] {
+        let folder = URL(fileURLWithPath: folderPath)
+        do {
+            var roots = try CertificateLoading.certificates(contentsOf: folder.appendingPathComponent("root.cer"))
+            let receiptRoot = folder.appendingPathComponent("receipt-root.cer")
+            if FileManager.default.fileExists(atPath: receiptRoot.path) {
+                roots += try CertificateLoading.certificates(contentsOf: receiptRoot)
+            }
+            return roots
+        } catch {
+            throw ValidationError("--trust-ca-dir: \(error.reason)")
+        }
+    }
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if trustCADir != nil, !dev { throw ValidationError("--trust-ca-dir needs --dev: test roots are trusted only in development") }
         _ = try trustedProxies()
-        _ = try appStoreServerAPI(bundleID: "validate", environments: [.production])
+        _ = try apple.configuration(bundleID: "validate", environments: [.production])
         _ = try consumptionAnswers()
     }
 
@@ -95,44 +102,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if preference != nil, !answerConsumptionRequests { throw ValidationError("--refund-preference needs --answer-consumption-requests") }
         guard answerConsumptionRequests else { return nil }
-        guard appleKey != nil || ProcessInfo.processInfo.environment["TALLY_APPLE_KEY_FILE"] != nil else {
+        guard apple.appleKey != nil || ProcessInfo.processInfo.environment["TALLY_APPLE_KEY_FILE"] != nil else {
             throw ValidationError("--answer-consumption-requests needs the App Store Server API key (--apple-key)")
         }
         return ConsumptionAnswerPolicy(refundPreference: preference ?? .undeclared)
-    }
-
-    /// The App Store Server API's configuration from the options, then the environment; `nil`
-    /// when no key is given.
-    /// - Throws: `ValidationError` when part of it is missing or wrong.
-    func appStoreServerAPI(bundleID: String, environments: [AppStoreEnvironment]) throws -> AppStoreServerAPIConfiguration? {
-        let environment = ProcessInfo.processInfo.environment
-        let keyFile = appleKey ?? environment["TALLY_APPLE_KEY_FILE"]
-        let keyID = appleKeyID ?? environment["TALLY_APPLE_KEY_ID"]
-        let issuerID = appleIssuerID ?? environment["TALLY_APPLE_ISSUER_ID"]
-        let url = appleAPIURL ?? environment["TALLY_APPLE_API_URL"]
-        guard keyFile != nil || keyID != nil || issuerID != nil else {
-            if url != nil { throw ValidationError("--apple-api-url needs --apple-key, --apple-key-id and --apple-issuer-id") }
-            return nil
-        }
-        guard let keyFile, let keyID, let issuerID, !keyID.isEmpty, !issuerID.isEmpty else {
-            throw ValidationError("the App Store Server API needs all of --apple-key, --apple-key-id and --apple-issuer-id")
-        }
-        let key: P256.Signing.PrivateKey
-        do {
-            key = try AppStoreServerAPIConfiguration.privateKey(contentsOf: URL(fileURLWithPath: keyFile))
-        } catch {
-            throw ValidationError("--apple-key \(keyFile): not a P-256 private key in PEM (\(error))")
-        }
-        var configuration = AppStoreServerAPIConfiguration(issuerID: issuerID, keyID: keyID, bundleID: bundleID, privateKey: key)
-        if let url {
-            guard let base = URL(string: url), base.scheme == "http" || base.scheme == "https", base.host != nil else {
-                throw ValidationError("--apple-api-url \(url) is not an http(s) URL")
-            }
-            configuration.environments = environments.map { ($0, base) }
-        } else {
-            configuration.environments = configuration.environments.filter { environments.contains($0.environment) }
-        }
-        return configuration
     }
 
     /// `--trusted-proxy` ranges, then those of `TALLY_TRUSTED_PROXIES`.
@@ -164,19 +137,7 @@ struct ServeCommand: AsyncParsableCommand {
 
         var roots: [Certificate] = []
         if dev {
-            if let trustCADir {
-                let folder = URL(fileURLWithPath: trustCADir)
-                do {
-                    roots += try CertificateLoading.certificates(contentsOf: folder.appendingPathComponent("root.cer"))
-                    // The receipt root of a simulated App Store that issues app receipts (StoreKit 1).
-                    let receiptRoot = folder.appendingPathComponent("receipt-root.cer")
-                    if FileManager.default.fileExists(atPath: receiptRoot.path) {
-                        roots += try CertificateLoading.certificates(contentsOf: receiptRoot)
-                    }
-                } catch {
-                    throw ValidationError("--trust-ca-dir: \(error.reason)")
-                }
-            }
+            if let trustCADir { roots = try Self.testRoots(trustCADir) }
             logger.warning(
                 "DEVELOPMENT MODE: Sandbox and Xcode data are accepted\(trustCADir.map { " and the test root in \($0) is trusted" } ?? ""). Never use --dev in production."
             )
@@ -191,12 +152,12 @@ struct ServeCommand: AsyncParsableCommand {
         // The sandbox too whenever the server takes Sandbox data (TestFlight and App Review buy there).
         let environments: [AppStoreEnvironment] =
             dev ? [.production, .sandbox] : [.production] + (catalog.app.environments.contains("Sandbox") ? [.sandbox] : [])
-        configuration.appStoreServerAPI = try appStoreServerAPI(bundleID: catalog.app.bundleID, environments: environments)
+        configuration.appStoreServerAPI = try apple.configuration(bundleID: catalog.app.bundleID, environments: environments)
         configuration.consumptionAnswers = try consumptionAnswers()
-        if let apple = configuration.appStoreServerAPI {
+        if let api = configuration.appStoreServerAPI {
             logger.info(
                 "App Store Server API",
-                metadata: ["key_id": "\(apple.keyID)", "environments": "\(apple.environments.map { "\($0.environment.rawValue)@\($0.baseURL)" })"])
+                metadata: ["key_id": "\(api.keyID)", "environments": "\(api.environments.map { "\($0.environment.rawValue)@\($0.baseURL)" })"])
         }
         configuration.logger = logger
         if configuration.secretKey == nil { logger.notice("no secret key (TALLY_SECRET_KEY): admin and server-to-server calls are refused") }

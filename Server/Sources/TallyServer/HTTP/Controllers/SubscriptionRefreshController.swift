@@ -33,7 +33,7 @@ struct SubscriptionRefreshController {
             // One answer covers every subscription of the customer: each is taken in once.
             for state in states {
                 if let id = state.transaction.verified.payload.originalTransactionID { seen.insert(id) }
-                try await storage.refreshSubscription(
+                try await storage.recordFromApple(
                     state.transaction.verified, jws: state.transaction.jws, renewal: state.renewal?.verified, renewalJWS: state.renewal?.jws)
             }
         }

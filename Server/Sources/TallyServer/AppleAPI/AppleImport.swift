@@ -1,0 +1,124 @@
+public import Foundation
+public import TallyCore
+import TallyVerify
+
+/// Moves customers to Tally from elsewhere (a hosted service, an own backend): pulls each
+/// customer's transaction history from the App Store Server API and replays it through the
+/// normal grant path, so balances and entitlements arrive without double grants, however often
+/// the import runs and whatever the devices post afterwards.
+///
+/// A customer named with the app's user id gets the transactions as that user (made when
+/// missing), as if their device had posted them; a customer named by an original transaction id
+/// alone gets them recorded as a notification would, granted to the user whose app account
+/// token they carry, or later to the first user who presents them.
+public struct AppleImport: Sendable {
+    /// One customer to import.
+    public struct Customer: Sendable, Hashable {
+        /// Any transaction of the customer (their original transaction id, usually).
+        public var transactionID: String
+        /// The app's id of the user to grant to; `nil` to record without a user.
+        public var appUserID: String?
+
+        /// - Parameters:
+        ///   - transactionID: any transaction of the customer.
+        ///   - appUserID: the app's id of the user to grant to.
+        public init(transactionID: String, appUserID: String? = nil) {
+            self.transactionID = transactionID
+            self.appUserID = appUserID
+        }
+    }
+
+    /// What an import did, or with `dryRun` would do.
+    public struct Report: Sendable, Hashable, Codable {
+        /// Customers read.
+        public var customers = 0
+        /// Transactions Apple reported.
+        public var transactions = 0
+        /// Transactions new to Tally: recorded (and granted where a user is known).
+        public var new = 0
+        /// Transactions Tally had already: nothing changes.
+        public var known = 0
+        /// Customers or transactions that could not be imported, with why.
+        public var failures: [String] = []
+        /// Whether nothing was written.
+        public var dryRun = false
+
+        /// An empty report.
+        public init() {}
+    }
+
+    let apple: AppStoreServerClient
+    let storage: any TallyStorage
+
+    /// - Parameters:
+    ///   - apple: the App Store Server API client.
+    ///   - storage: the server's storage.
+    public init(apple: AppStoreServerClient, storage: any TallyStorage) {
+        self.apple = apple
+        self.storage = storage
+    }
+
+    /// Imports the customers, in order.
+    /// - Parameter dryRun: read Apple and the database, write nothing.
+    public func run(_ customers: [Customer], dryRun: Bool = false) async -> Report {
+        var report = Report()
+        report.dryRun = dryRun
+        for customer in customers {
+            report.customers += 1
+            do {
+                var transactions: [AppStoreServerClient.SignedTransaction] = []
+                var revision: String?
+                repeat {
+                    let page = try await apple.transactionHistory(customer.transactionID, revision: revision)
+                    transactions += page.transactions
+                    revision = page.hasMore ? page.revision : nil
+                } while revision != nil
+                report.transactions += transactions.count
+                let ids = transactions.compactMap(\.verified.payload.transactionID)
+                let known = try await storage.knownTransactionIDs(ids)
+                report.known += known.count
+                report.new += ids.count - known.count
+                guard !dryRun else { continue }
+                var user: User?
+                if let appUserID = customer.appUserID {
+                    // The user's own sign-in token comes from the app's server later; this one is unusable.
+                    user = try await storage.createUser(appUserID: appUserID, tokenHash: "import:" + UUID().uuidString).0
+                }
+                for transaction in transactions {
+                    do {
+                        if let user {
+                            _ = try await storage.deliver(transaction.verified, jws: transaction.jws, presenter: user, orderID: nil)
+                        } else {
+                            try await storage.recordFromApple(transaction.verified, jws: transaction.jws, renewal: nil, renewalJWS: nil)
+                        }
+                    } catch {
+                        report.failures.append("\(transaction.verified.payload.transactionID ?? "?"): \(error)")
+                    }
+                }
+            } catch {
+                report.failures.append("\(customer.transactionID): \(error)")
+            }
+        }
+        return report
+    }
+
+    /// Reads the customers of a file: one per line, `TRANSACTION_ID` or `APP_USER_ID,TRANSACTION_ID`;
+    /// blank lines and lines starting with `#` are skipped.
+    /// - Throws: ``TallyAPIError`` `invalid_request` naming the first line that is neither.
+    public static func customers(_ text: String) throws -> [Customer] {
+        var customers: [Customer] = []
+        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            guard !line.isEmpty, !line.hasPrefix("#") else { continue }
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let id = fields.last ?? ""
+            guard fields.count <= 2, (1...20).contains(id.utf8.count), id.utf8.allSatisfy({ (48...57).contains($0) }),
+                fields.count == 1 || !(fields.first ?? "").isEmpty
+            else {
+                throw TallyAPIError(.invalidRequest, "line \(number + 1): expected TRANSACTION_ID or APP_USER_ID,TRANSACTION_ID, not \(line.prefix(80))")
+            }
+            customers.append(Customer(transactionID: id, appUserID: fields.count == 2 ? fields[0] : nil))
+        }
+        return customers
+    }
+}
