@@ -53,6 +53,10 @@ public func buildApplication(
             apple: apple, storage: dependencies.storage, environments: api.environments.map(\.environment), now: configuration.now)
         services.append(NotificationCatchUpService(catchUp: catchUp, clock: ContinuousClock(), interval: interval, logger: logger))
     }
+    if let apple = dependencies.apple, let interval = configuration.subscriptionSyncInterval {
+        let sync = SubscriptionSync(apple: apple, storage: dependencies.storage, now: configuration.now)
+        services.append(SubscriptionSyncService(sync: sync, clock: ContinuousClock(), interval: interval, logger: logger))
+    }
     if let apple = dependencies.apple, let policy = configuration.consumptionAnswers {
         let answerer = ConsumptionAnswerer(apple: apple, storage: dependencies.storage, policy: policy, now: configuration.now)
         services.append(

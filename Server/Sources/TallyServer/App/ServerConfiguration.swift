@@ -64,6 +64,9 @@ public struct ServerConfiguration: Sendable {
     /// (the default) does not answer them. Set it only when the app's terms have the customer's
     /// consent to share consumption data.
     public var consumptionAnswers: ConsumptionAnswerPolicy?
+    /// With the App Store Server API: how often the subscriptions renewing now or just lapsed are
+    /// asked of Apple; `nil` never.
+    public var subscriptionSyncInterval: Duration? = .seconds(300)
     /// How often the consumption requests due are answered.
     public var consumptionAnswerInterval: Duration = .seconds(60)
     /// The secret key of server-to-server and admin calls; nil (or empty) refuses them all.

@@ -197,9 +197,11 @@ public actor AppStoreServerClient {
         }
         var notFound: AppStoreServerAPIError?
         for (environment, baseURL) in environments {
+            // One catch-all clause with an `if`, not `catch where`, which Swift 6.3.1's SIL passes crash on in some functions.
             do {
                 return (try await attempt(method, baseURL: baseURL, path: path, query: query, body: body), environment)
-            } catch  where error.kind == .notFound {
+            } catch {
+                guard error.kind == .notFound else { throw error }
                 notFound = error
             }
         }

@@ -14,8 +14,16 @@ public enum Migrations {
     /// as a queue (`sent_status` NULL while due; a claim with its time and the tries made).
     static let apple = Migration(
         name: "0002_apple",
-        sqlite: [appleCatchUp] + consumptionQueue,
-        postgres: [appleCatchUp] + consumptionQueue)
+        sqlite: [appleCatchUp, subscriptionChecks] + consumptionQueue,
+        postgres: [appleCatchUp, subscriptionChecks] + consumptionQueue)
+
+    /// When each subscription's state was last asked of Apple by the scheduled refresh.
+    private static let subscriptionChecks = """
+        CREATE TABLE apple_subscription_checks (
+            original_transaction_id TEXT PRIMARY KEY,
+            checked_at BIGINT NOT NULL
+        )
+        """
 
     private static let consumptionQueue = [
         "ALTER TABLE consumption_requests ADD COLUMN claimed_at BIGINT",

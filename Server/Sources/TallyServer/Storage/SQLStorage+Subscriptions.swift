@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import TallyCore
 import TallySQL
 public import TallyVerify
@@ -18,6 +18,36 @@ extension SQLStorage {
                 }
             }
             return known
+        }
+    }
+
+    public func subscriptionsNearRenewal(from: Date, to: Date, checkedBefore: Date, limit: Int) async throws -> [String] {
+        try await read { executor, _ in
+            try await executor.query(
+                """
+                SELECT t.original_transaction_id, MAX(t.expires_date) AS expires FROM store_transactions t
+                LEFT JOIN apple_subscription_checks c ON c.original_transaction_id = t.original_transaction_id
+                WHERE t.product_kind = ? AND (c.checked_at IS NULL OR c.checked_at < ?)
+                GROUP BY t.original_transaction_id
+                HAVING MAX(t.expires_date) >= ? AND MAX(t.expires_date) <= ?
+                ORDER BY expires, t.original_transaction_id LIMIT ?
+                """,
+                [
+                    .text(ProductKind.autoRenewable.rawValue), .int(Self.millis(checkedBefore)), .int(Self.millis(from)), .int(Self.millis(to)),
+                    .int(Int64(limit)),
+                ]
+            ).map { try $0.text("original_transaction_id") }
+        }
+    }
+
+    public func markSubscriptionChecked(_ originalTransactionID: String) async throws {
+        _ = try await write { executor, time in
+            try await executor.execute(
+                """
+                INSERT INTO apple_subscription_checks (original_transaction_id, checked_at) VALUES (?, ?)
+                ON CONFLICT (original_transaction_id) DO UPDATE SET checked_at = excluded.checked_at
+                """,
+                [.text(originalTransactionID), .int(time)])
         }
     }
 

@@ -99,4 +99,10 @@ public protocol TallyStorage: Sendable {
     func closeConsumptionRequest(_ notificationUUID: String, status: String, detail: String?) async throws
     /// Closes as `expired` every request still unanswered that was received before `date`.
     func expireConsumptionRequests(receivedBefore date: Date) async throws -> Int
+    /// Auto-renewable subscriptions whose latest known expiry falls between `from` and `to`
+    /// (renewing now, or just lapsed) and that were not asked of Apple since `checkedBefore`;
+    /// at most `limit`, the earliest expiry first.
+    func subscriptionsNearRenewal(from: Date, to: Date, checkedBefore: Date, limit: Int) async throws -> [String]
+    /// Notes that Apple was asked about the subscription now.
+    func markSubscriptionChecked(_ originalTransactionID: String) async throws
 }

@@ -76,4 +76,31 @@ import Testing
             }
         }
     }
+
+    @Test(arguments: Backend.available)
+    func aSubscriptionRenewingNowIsAskedOfAppleOnAScheduleAndLeftAloneOtherwise(_ backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let user = try await harness.user()
+        let (monthly, jws) = try await harness.buy("com.tally.pro.monthly", for: user)
+        _ = try await harness.storage.deliver(monthly, jws: jws, presenter: user, orderID: nil)
+        let first = try #require(try await harness.storage.account(user: user).entitlements.first { $0.id == "pro" }?.expiresAt)
+        let key = P256.Signing.PrivateKey()
+        try await AppStoreServerClientTests.apple(harness.store, key: key) { url in
+            let apple = AppStoreServerClientTests.client(
+                harness, AppStoreServerClientTests.configuration(key: key, [(.sandbox, url)]), tokenTime: { Harness.start })
+            let clock = harness.clock
+            let sync = SubscriptionSync(apple: apple, storage: harness.storage, now: { clock.now })
+            #expect(try await sync.run() == 0, "a month from renewal: Apple is not asked")
+            #expect(await harness.store.serverAPIRequestCount == 0)
+
+            // The App Store renews it at its expiry; the notification is lost.
+            try await harness.advance(by: .seconds(first.timeIntervalSince(Harness.start) + 60))
+            #expect(try await sync.run() == 1)
+            let renewed = try await harness.storage.account(user: user).entitlements.first { $0.id == "pro" }
+            #expect(renewed?.active == true, "renewed within minutes, without the notification")
+            #expect(try #require(renewed?.expiresAt) > first)
+            #expect(try await sync.run() == 0, "asked a moment ago: left alone")
+            #expect(await harness.store.serverAPIRequestCount == 1)
+        }
+    }
 }

@@ -22,11 +22,11 @@ struct SubscriptionRefreshController {
         var seen = Set<String>()
         for original in try await storage.subscriptionOriginals(user: context.user) where !seen.contains(original) {
             let states: [AppStoreServerClient.SubscriptionState]
+            // One catch-all clause with an `if`, not `catch where`, which Swift 6.3.1's SIL passes crash on in some functions.
             do {
                 states = try await apple.subscriptionStatuses(original)
-            } catch  where error.kind == .notFound {
-                continue
             } catch {
+                if error.kind == .notFound { continue }
                 context.logger.notice("subscription refresh failed", metadata: ["original_transaction_id": "\(original)", "error": "\(error)"])
                 throw TallyAPIError(.appleUnavailable, "the App Store Server API did not answer as it should; retry later")
             }

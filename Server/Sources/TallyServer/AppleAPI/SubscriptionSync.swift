@@ -1,0 +1,103 @@
+public import Foundation
+public import Logging
+public import ServiceLifecycle
+public import TallyCore
+
+/// Asks Apple, on a schedule, about the subscriptions that are renewing now or just lapsed, and
+/// takes in what it says as a notification would: a renewal, a billing problem or an expiry
+/// reaches `GET /v1/me` within minutes even when its notification was lost.
+public struct SubscriptionSync: Sendable {
+    let apple: AppStoreServerClient
+    let storage: any TallyStorage
+    let now: @Sendable () -> Date
+    /// How far before a subscription's expiry it is asked about.
+    let ahead: TimeInterval
+    /// How long after its expiry it is still asked about (a renewal Apple retries, a grace period).
+    let behind: TimeInterval
+    /// How long a subscription asked about is left alone.
+    let quiet: TimeInterval
+
+    /// - Parameters:
+    ///   - apple: the App Store Server API client.
+    ///   - storage: the server's storage.
+    ///   - now: the server's clock.
+    ///   - ahead: how far before an expiry to ask; 10 minutes by default.
+    ///   - behind: how long after an expiry to ask; 2 hours by default.
+    ///   - quiet: how long to leave a subscription asked about alone; 15 minutes by default.
+    public init(
+        apple: AppStoreServerClient, storage: any TallyStorage, now: @escaping @Sendable () -> Date, ahead: TimeInterval = 600,
+        behind: TimeInterval = 7200, quiet: TimeInterval = 900
+    ) {
+        self.apple = apple
+        self.storage = storage
+        self.now = now
+        self.ahead = ahead
+        self.behind = behind
+        self.quiet = quiet
+    }
+
+    /// One round, of at most 50 subscriptions.
+    /// - Returns: how many subscriptions were asked about.
+    @discardableResult
+    public func run() async throws -> Int {
+        let moment = now()
+        let due = try await storage.subscriptionsNearRenewal(
+            from: moment.addingTimeInterval(-behind), to: moment.addingTimeInterval(ahead), checkedBefore: moment.addingTimeInterval(-quiet),
+            limit: 50)
+        for original in due {
+            let states = try await statuses(original)
+            for state in states {
+                let renewal = state.renewal
+                try await storage.recordFromApple(state.transaction.verified, jws: state.transaction.jws, renewal: renewal?.verified, renewalJWS: renewal?.jws)
+            }
+            try await storage.markSubscriptionChecked(original)
+        }
+        return due.count
+    }
+
+    /// The subscription's states; none when Apple no longer knows it (it is not asked again soon).
+    private func statuses(_ original: String) async throws -> [AppStoreServerClient.SubscriptionState] {
+        do {
+            return try await apple.subscriptionStatuses(original)
+        } catch {
+            if error.kind == .notFound { return [] }
+            throw error
+        }
+    }
+}
+
+/// Runs a ``SubscriptionSync`` every interval.
+public struct SubscriptionSyncService<C: Clock<Duration>>: Service {
+    let sync: SubscriptionSync
+    let clock: C
+    let interval: Duration
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - sync: the sync.
+    ///   - clock: the clock of the pauses.
+    ///   - interval: the pause between rounds.
+    ///   - logger: where failures go.
+    public init(sync: SubscriptionSync, clock: C, interval: Duration, logger: Logger) {
+        self.sync = sync
+        self.clock = clock
+        self.interval = interval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        // Graceful shutdown cancels the pause too, so SIGTERM does not wait out an interval.
+        await cancelWhenGracefulShutdown {
+            await loop()
+        }
+    }
+
+    private func loop() async {
+        await PeriodicLoop(clock: clock, interval: interval).run(until: { Task.isShuttingDownGracefully }) {
+            let asked = try await sync.run()
+            if asked > 0 { logger.debug("subscriptions near renewal asked of Apple", metadata: ["count": "\(asked)"]) }
+        } failed: { error in
+            logger.warning("subscription sync failed; the next round tries again", metadata: ["error": "\(error)"])
+        }
+    }
+}
