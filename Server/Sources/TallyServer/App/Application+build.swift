@@ -51,16 +51,35 @@ public func buildApplication(
     if let apple = dependencies.apple, let api = configuration.appStoreServerAPI, let interval = configuration.notificationCatchUpInterval {
         let catchUp = NotificationCatchUp(
             apple: apple, storage: dependencies.storage, environments: api.environments.map(\.environment), now: configuration.now)
-        services.append(NotificationCatchUpService(catchUp: catchUp, clock: ContinuousClock(), interval: interval, logger: logger))
+        services.append(
+            PeriodicService("notification catch-up", clock: ContinuousClock(), interval: interval, logger: logger) {
+                let report = try await catchUp.run()
+                if report.applied > 0 {
+                    logger.notice("missed App Store notifications applied", metadata: ["applied": "\(report.applied)", "pages": "\(report.pages)"])
+                }
+            })
     }
     if let apple = dependencies.apple, let interval = configuration.subscriptionSyncInterval {
         let sync = SubscriptionSync(apple: apple, storage: dependencies.storage, now: configuration.now)
-        services.append(SubscriptionSyncService(sync: sync, clock: ContinuousClock(), interval: interval, logger: logger))
+        services.append(
+            PeriodicService("subscription sync", clock: ContinuousClock(), interval: interval, logger: logger) {
+                let asked = try await sync.run()
+                if asked > 0 { logger.debug("subscriptions near renewal asked of Apple", metadata: ["count": "\(asked)"]) }
+            })
     }
     if let apple = dependencies.apple, let policy = configuration.consumptionAnswers {
         let answerer = ConsumptionAnswerer(apple: apple, storage: dependencies.storage, policy: policy, now: configuration.now)
         services.append(
-            ConsumptionAnswerService(answerer: answerer, clock: ContinuousClock(), interval: configuration.consumptionAnswerInterval, logger: logger))
+            PeriodicService("consumption answers", clock: ContinuousClock(), interval: configuration.consumptionAnswerInterval, logger: logger) {
+                let report = try await answerer.run()
+                if report != ConsumptionAnswerer.Report() {
+                    logger.info(
+                        "consumption requests answered",
+                        metadata: [
+                            "sent": "\(report.sent)", "refused": "\(report.refused)", "deferred": "\(report.deferred)", "expired": "\(report.expired)",
+                        ])
+                }
+            })
     }
     let proxies = configuration.trustedProxies
     logger.info(

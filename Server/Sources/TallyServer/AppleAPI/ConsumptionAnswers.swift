@@ -1,6 +1,4 @@
 public import Foundation
-public import Logging
-public import ServiceLifecycle
 public import TallyCore
 
 /// How the server answers Apple's consumption requests (a customer asked a refund of a
@@ -97,45 +95,5 @@ public struct ConsumptionAnswerer: Sendable {
             }
         }
         return report
-    }
-}
-
-/// Runs a ``ConsumptionAnswerer`` at start and then every interval.
-public struct ConsumptionAnswerService<C: Clock<Duration>>: Service {
-    let answerer: ConsumptionAnswerer
-    let clock: C
-    let interval: Duration
-    let logger: Logger
-
-    /// - Parameters:
-    ///   - answerer: the answerer.
-    ///   - clock: the clock of the pauses.
-    ///   - interval: the pause between rounds.
-    ///   - logger: where reports and failures go.
-    public init(answerer: ConsumptionAnswerer, clock: C, interval: Duration, logger: Logger) {
-        self.answerer = answerer
-        self.clock = clock
-        self.interval = interval
-        self.logger = logger
-    }
-
-    public func run() async throws {
-        // Graceful shutdown cancels the pause too, so SIGTERM does not wait out an interval.
-        await cancelWhenGracefulShutdown {
-            await loop()
-        }
-    }
-
-    private func loop() async {
-        await PeriodicLoop(clock: clock, interval: interval).run(until: { Task.isShuttingDownGracefully }) {
-            let report = try await answerer.run()
-            if report != ConsumptionAnswerer.Report() {
-                logger.info(
-                    "consumption requests answered",
-                    metadata: ["sent": "\(report.sent)", "refused": "\(report.refused)", "deferred": "\(report.deferred)", "expired": "\(report.expired)"])
-            }
-        } failed: { error in
-            logger.warning("consumption answers failed; the next round tries again", metadata: ["error": "\(error)"])
-        }
     }
 }

@@ -1,6 +1,4 @@
 public import Foundation
-public import Logging
-public import ServiceLifecycle
 public import TallyCore
 import TallyVerify
 
@@ -80,43 +78,5 @@ public struct NotificationCatchUp: Sendable {
             try await storage.moveCatchUpMark(environment: environment, to: end)
         }
         return report
-    }
-}
-
-/// Runs a ``NotificationCatchUp`` at start and then every interval, logging what it applied.
-public struct NotificationCatchUpService<C: Clock<Duration>>: Service {
-    let catchUp: NotificationCatchUp
-    let clock: C
-    let interval: Duration
-    let logger: Logger
-
-    /// - Parameters:
-    ///   - catchUp: the catch-up.
-    ///   - clock: the clock of the pauses.
-    ///   - interval: the pause between catch-ups.
-    ///   - logger: where reports and failures go.
-    public init(catchUp: NotificationCatchUp, clock: C, interval: Duration, logger: Logger) {
-        self.catchUp = catchUp
-        self.clock = clock
-        self.interval = interval
-        self.logger = logger
-    }
-
-    public func run() async throws {
-        // Graceful shutdown cancels the pause too, so SIGTERM does not wait out an interval.
-        await cancelWhenGracefulShutdown {
-            await loop()
-        }
-    }
-
-    private func loop() async {
-        await PeriodicLoop(clock: clock, interval: interval).run(until: { Task.isShuttingDownGracefully }) {
-            let report = try await catchUp.run()
-            if report.applied > 0 {
-                logger.notice("missed App Store notifications applied", metadata: ["applied": "\(report.applied)", "pages": "\(report.pages)"])
-            }
-        } failed: { error in
-            logger.warning("App Store notification catch-up failed; the next one reads the same window", metadata: ["error": "\(error)"])
-        }
     }
 }

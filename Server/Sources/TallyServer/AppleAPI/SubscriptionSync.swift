@@ -1,6 +1,4 @@
 public import Foundation
-public import Logging
-public import ServiceLifecycle
 public import TallyCore
 
 /// Asks Apple, on a schedule, about the subscriptions that are renewing now or just lapsed, and
@@ -62,42 +60,6 @@ public struct SubscriptionSync: Sendable {
         } catch {
             if error.kind == .notFound { return [] }
             throw error
-        }
-    }
-}
-
-/// Runs a ``SubscriptionSync`` every interval.
-public struct SubscriptionSyncService<C: Clock<Duration>>: Service {
-    let sync: SubscriptionSync
-    let clock: C
-    let interval: Duration
-    let logger: Logger
-
-    /// - Parameters:
-    ///   - sync: the sync.
-    ///   - clock: the clock of the pauses.
-    ///   - interval: the pause between rounds.
-    ///   - logger: where failures go.
-    public init(sync: SubscriptionSync, clock: C, interval: Duration, logger: Logger) {
-        self.sync = sync
-        self.clock = clock
-        self.interval = interval
-        self.logger = logger
-    }
-
-    public func run() async throws {
-        // Graceful shutdown cancels the pause too, so SIGTERM does not wait out an interval.
-        await cancelWhenGracefulShutdown {
-            await loop()
-        }
-    }
-
-    private func loop() async {
-        await PeriodicLoop(clock: clock, interval: interval).run(until: { Task.isShuttingDownGracefully }) {
-            let asked = try await sync.run()
-            if asked > 0 { logger.debug("subscriptions near renewal asked of Apple", metadata: ["count": "\(asked)"]) }
-        } failed: { error in
-            logger.warning("subscription sync failed; the next round tries again", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -24,18 +24,9 @@ public struct ReservationSweeper<C: Clock<Duration>>: Service {
 
     /// Sweeps until graceful shutdown or cancellation; a failed sweep is logged and the next one runs.
     public func run() async throws {
-        // Graceful shutdown cancels the pause too, so SIGTERM does not wait out an interval.
-        await cancelWhenGracefulShutdown {
-            await sweep()
-        }
-    }
-
-    private func sweep() async {
-        await PeriodicLoop(clock: clock, interval: interval).run(until: { Task.isShuttingDownGracefully }) {
+        try await PeriodicService("reservation sweep", clock: clock, interval: interval, logger: logger) {
             let expired = try await storage.expireReservations()
             if expired > 0 { logger.info("reservations expired", metadata: ["count": "\(expired)"]) }
-        } failed: { error in
-            logger.error("reservation sweep failed", metadata: ["error": "\(error)"])
-        }
+        }.run()
     }
 }
