@@ -1042,6 +1042,8 @@ class Run:
             if not any("deadline" in f or "driver error" in f for f in self.failures):
                 self.final_kill()
                 problems = self.check()
+                if not problems:
+                    problems = self.apple_phase()
             status = self.server.stop()
             if status != 0:
                 problems.append(f"tally serve did not exit cleanly on SIGTERM (status {status}); log {self.server.log_path}")
@@ -1056,6 +1058,107 @@ class Run:
             self.failures.append(problem)
         self.summary(problems)
         return 0 if not self.failures else 1
+
+    def apple_phase(self):
+        """The App Store Server API under SIGKILL. The server gets the store's API key and answers
+        consumption requests; fresh users buy packs and post them; then, while the server is down,
+        the store refunds half of them and asks consumption information for the other half, its
+        notifications going nowhere. The server is restarted and SIGKILLed while it catches up and
+        answers, then restarted for good: each refund must be taken back once (balances exact) and
+        each request answered once (the store's count)."""
+        count = self.options.apple_purchases
+        if count <= 0:
+            return []
+        problems = []
+        store = self.start_store()
+        with open(os.path.join(self.options.ca_dir, "api-key.json"), encoding="utf-8") as file:
+            ids = json.load(file)
+        self.server.stop()
+        self.server.argv = self.server.argv + [
+            "--apple-key", os.path.join(self.options.ca_dir, "api-key.pem"), "--apple-key-id", ids["key_id"],
+            "--apple-issuer-id", ids["issuer_id"], "--apple-api-url", f"http://127.0.0.1:{store.port}",
+            "--answer-consumption-requests", "--consumption-answer-interval", "1", "--consumption-claim-lease", "10"]
+        self.server.start()
+        users = []
+        for _ in range(2):
+            answer = http_call(self.host, self.port, "POST", "/v1/users", body={})
+            if answer.status != 201:
+                raise Aborted(f"POST /v1/users answered {answer.status} {answer.error or answer.body}")
+            users.append(answer.body)
+        bought = []  # (user index, transaction id)
+        for index in range(count):
+            user = users[index % 2]
+            answer = http_call("127.0.0.1", store.port, "POST", "/control/purchases", timeout=60,
+                               body={"product_id": "com.tally.photo.credits.10", "app_account_token": user["app_account_token"],
+                                     "outcome": "success"})
+            if answer.status != 200:
+                raise Aborted(f"the simulated App Store answered {answer.status} {answer.error or answer.body}")
+            posted = http_call(self.host, self.port, "POST", "/v1/me/purchases", token=user["user_token"],
+                               body={"signed_transaction": answer.body["signed_transaction"]})
+            if posted.status != 200:
+                raise Aborted(f"POST /v1/me/purchases answered {posted.status} {posted.error or posted.body}")
+            bought.append((index % 2, answer.body["transaction_id"]))
+        refunded = bought[0::2]
+        requested = bought[1::2]
+
+        self.server.kill()
+        for _, transaction in refunded:
+            answer = http_call("127.0.0.1", store.port, "POST", f"/control/transactions/{transaction}/refund")
+            if answer.status != 200:
+                raise Aborted(f"refund {transaction}: the simulated App Store answered {answer.status} {answer.error or answer.body}")
+        for _, transaction in requested:
+            answer = http_call("127.0.0.1", store.port, "POST", f"/control/transactions/{transaction}/consumption-request")
+            if answer.status != 200:
+                raise Aborted(f"consumption request {transaction}: the simulated App Store answered {answer.status}")
+        # Killed while it catches up and answers, at a random moment after it listens.
+        for _ in range(self.options.apple_kills):
+            self.server.start()
+            time.sleep(self.random.uniform(0.0, 0.3))
+            self.server.kill()
+        self.server.start()
+
+        expected = [2 + 10 * sum(1 for owner, t in bought if owner == i and (owner, t) not in refunded) for i in range(2)]
+        # A killed server's claims lapse after the 10-second lease; then the last server answers.
+        deadline = time.monotonic() + 90
+        while True:
+            balances = []
+            for user in users:
+                answer = http_call(self.host, self.port, "GET", "/v1/me", token=user["user_token"])
+                credits = next((b for b in answer.body.get("balances", []) if b.get("currency") == "credits"), {})
+                balances.append((credits.get("available"), credits.get("debt")))
+            answers = []
+            for _, transaction in bought:
+                answer = http_call("127.0.0.1", store.port, "GET", f"/control/transactions/{transaction}/consumption")
+                answers.append(answer.body.get("count") if answer.status == 200 else None)
+            settled = balances == [(e, 0) for e in expected] and all(
+                (a or 0) >= 1 if (o, t) in requested else a == 0 for a, (o, t) in zip(answers, bought))
+            if settled or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        for index, (available, debt) in enumerate(balances):
+            if (available, debt) != (expected[index], 0):
+                problems.append(f"apple: user {index} has {available} credits (debt {debt}); each refund taken back once leaves {expected[index]}")
+        # An answer is lost never. It is sent twice only when a server is killed between Apple's
+        # answer and the close of the request (Apple keeps the latest of the same information):
+        # at most once per kill.
+        twice = 0
+        for count_sent, (owner, transaction) in zip(answers, bought):
+            if (owner, transaction) not in requested:
+                if count_sent != 0:
+                    problems.append(f"apple: transaction {transaction} got {count_sent} consumption answers, asked for none")
+            elif not count_sent:
+                problems.append(f"apple: the consumption request of transaction {transaction} was never answered")
+            else:
+                twice += count_sent - 1
+        if twice > self.options.apple_kills:
+            problems.append(f"apple: {twice} consumption answers sent again, more than the {self.options.apple_kills} kills explain")
+        self.stats["apple_sent_again"] = twice
+        self.stats["apple_refunds"] = len(refunded)
+        self.stats["apple_requests"] = len(requested)
+        self.stats["apple_kills"] = self.options.apple_kills
+        log(f"apple: {len(refunded)} refunds and {len(requested)} consumption requests made while down, "
+            f"{self.options.apple_kills} kills while catching up: {'settled' if not problems else 'NOT settled'}")
+        return problems
 
     def summary(self, problems):
         s = self.stats
@@ -1080,6 +1183,10 @@ class Run:
               f"insufficient_credits {insufficient}, must-fail {must_fail}; {spend_replays} answered as replays; "
               f"{s['conflict_probes']} conflicting reuses")
         print(f"   concurrent bursts {s['concurrent_bursts']}; replays after a restart {s['replays_after_kill']}")
+        if s["apple_refunds"] or s["apple_requests"]:
+            print(f"   App Store Server API: {s['apple_refunds']} refunds and {s['apple_requests']} consumption requests missed "
+                  f"while down, {s['apple_kills']} kills while catching up; each refund taken back once, each request answered "
+                  f"({s['apple_sent_again']} sent again after a kill between Apple's answer and the close)")
         print(f"   kills {len(self.kills)} during the load + 1 after it; requests without an answer (ambiguous) "
               f"{s['ambiguous_requests']} ({s['ambiguous_attempts']} attempts), all retried to a definite answer: "
               f"{s['ambiguous_resolved']}, of which {committed_before_kill} had been committed before the kill; "
@@ -1147,6 +1254,9 @@ def parse(argv):
     parser.add_argument("--must-fail-rate", type=float, default=0.03, help="share of spends larger than any balance")
     parser.add_argument("--race-probes", type=int, default=20, help="extra users who post one spend of all they have 3 times at once")
     parser.add_argument("--replays-per-kill", type=int, default=20)
+    parser.add_argument("--apple-purchases", type=int, default=20,
+                        help="packs bought for the App Store Server API phase (half refunded, half asked about while the server is down); 0 skips it")
+    parser.add_argument("--apple-kills", type=int, default=3, help="SIGKILLs while the server catches up and answers")
     parser.add_argument("--user-rate-limit", type=int, default=1_000_000, help="user_requests_per_minute of the catalog copy")
     parser.add_argument("--ip-rate-limit", type=int, default=10_000_000, help="ip_requests_per_minute of the catalog copy")
     parser.add_argument("--request-timeout", type=float, default=30.0)

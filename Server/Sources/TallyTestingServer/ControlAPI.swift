@@ -90,6 +90,10 @@ struct ControlAPI: Sendable {
                 return Empty()
             }
         }
+        // How many times the app's server sent consumption information for the transaction.
+        control.get("transactions/:id/consumption") { _, context in
+            try await handle { ["count": await store.consumptionInformation(transactionID: try context.parameters.require("id")).count] }
+        }
         control.post("transactions/:id/share-with-family") { _, context in
             try await handle { TransactionBody(try await store.shareWithFamily(transactionID: context.parameters.require("id"))) }
         }

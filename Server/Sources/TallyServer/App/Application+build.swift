@@ -68,7 +68,8 @@ public func buildApplication(
             })
     }
     if let apple = dependencies.apple, let policy = configuration.consumptionAnswers {
-        let answerer = ConsumptionAnswerer(apple: apple, storage: dependencies.storage, policy: policy, now: configuration.now)
+        let answerer = ConsumptionAnswerer(
+            apple: apple, storage: dependencies.storage, policy: policy, now: configuration.now, lease: configuration.consumptionClaimLease)
         services.append(
             PeriodicService("consumption answers", clock: ContinuousClock(), interval: configuration.consumptionAnswerInterval, logger: logger) {
                 let report = try await answerer.run()

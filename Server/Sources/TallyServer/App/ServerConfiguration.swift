@@ -69,6 +69,9 @@ public struct ServerConfiguration: Sendable {
     public var subscriptionSyncInterval: Duration? = .seconds(300)
     /// How often the consumption requests due are answered.
     public var consumptionAnswerInterval: Duration = .seconds(60)
+    /// How long a server's claim on a consumption request keeps other servers off it: longer than
+    /// a send with its retries takes; a claim of a server that died lapses after it.
+    public var consumptionClaimLease: TimeInterval = 300
     /// The secret key of server-to-server and admin calls; nil (or empty) refuses them all.
     public var secretKey: String?
     /// The reverse proxies whose `X-Forwarded-For` and `Forwarded` name the client; none by default.

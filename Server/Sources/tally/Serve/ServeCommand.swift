@@ -65,6 +65,18 @@ struct ServeCommand: AsyncParsableCommand {
         help: ArgumentHelp("With --answer-consumption-requests: grant, decline, none or undeclared (the default).", valueName: "PREFERENCE"))
     var refundPreference: String?
 
+    @Option(
+        name: .customLong("consumption-answer-interval"),
+        help: ArgumentHelp("With --answer-consumption-requests: seconds between answering rounds (60).", valueName: "SECONDS"))
+    var consumptionAnswerInterval: Int = 60
+
+    @Option(
+        name: .customLong("consumption-claim-lease"),
+        help: ArgumentHelp(
+            "With --answer-consumption-requests: seconds a claim on a request keeps other servers off it (300); longer than a send takes.",
+            valueName: "SECONDS"))
+    var consumptionClaimLease: Int = 300
+
     /// The roots of a simulated App Store's certificate folder: root.cer, and receipt-root.cer
     /// when it issues app receipts (StoreKit 1).
     /// - Throws: `ValidationError` naming what cannot be read.
@@ -88,6 +100,8 @@ struct ServeCommand: AsyncParsableCommand {
         _ = try trustedProxies()
         _ = try apple.configuration(bundleID: "validate", environments: [.production])
         _ = try consumptionAnswers()
+        guard (1...3600).contains(consumptionAnswerInterval) else { throw ValidationError("--consumption-answer-interval must be 1 to 3600 seconds") }
+        guard (5...3600).contains(consumptionClaimLease) else { throw ValidationError("--consumption-claim-lease must be 5 to 3600 seconds") }
     }
 
     /// The consumption answer policy from the flags; `nil` when answers are off.
@@ -154,6 +168,8 @@ struct ServeCommand: AsyncParsableCommand {
             dev ? [.production, .sandbox] : [.production] + (catalog.app.environments.contains("Sandbox") ? [.sandbox] : [])
         configuration.appStoreServerAPI = try apple.configuration(bundleID: catalog.app.bundleID, environments: environments)
         configuration.consumptionAnswers = try consumptionAnswers()
+        configuration.consumptionAnswerInterval = .seconds(consumptionAnswerInterval)
+        configuration.consumptionClaimLease = TimeInterval(consumptionClaimLease)
         if let api = configuration.appStoreServerAPI {
             logger.info(
                 "App Store Server API",
