@@ -151,6 +151,60 @@ extension SQLStorage {
     }
 
     /// Records what Tally would answer Apple about a consumable's consumption.
+    /// What the user paid and was refunded in US dollars (thousandths), from the prices in the
+    /// signed transactions Tally keeps; `nil` when one is in another currency or has no price
+    /// (an app receipt), since Apple asks for dollars and Tally converts nothing.
+    static func lifetimeDollars(_ executor: any SQLExecutor, user: String) async throws -> (purchased: Int64, refunded: Int64)? {
+        var purchased: Int64 = 0
+        var refunded: Int64 = 0
+        for row in try await executor.query(
+            "SELECT evidence_kind, evidence, revoked FROM store_transactions WHERE user_id = ?", [.text(user)])
+        {
+            guard try row.text("evidence_kind") == "jws" else { return nil }
+            let parts = try row.text("evidence").split(separator: ".")
+            guard parts.count == 3, let bytes = Base64.decode(parts[1].utf8, alphabet: .url),
+                let payload = try? AppStoreJSON.decode(TransactionPayload.self, from: bytes), payload.currency == "USD",
+                let price = payload.price
+            else { return nil }
+            purchased += price
+            if try row.int("revoked") == 1 { refunded += price }
+        }
+        return (purchased, refunded)
+    }
+
+    /// Apple's bucket for an amount of US dollars in thousandths.
+    static func dollarBucket(_ thousandths: Int64) -> ConsumptionRequest.LifetimeDollars {
+        switch thousandths {
+        case ...0: .zeroDollars
+        case ..<50_000: .oneCentToFortyNineDollarsAndNinetyNineCents
+        case ..<100_000: .fiftyDollarsToNinetyNineDollarsAndNinetyNineCents
+        case ..<500_000: .oneHundredDollarsToFourHundredNinetyNineDollarsAndNinetyNineCents
+        case ..<1_000_000: .fiveHundredDollarsToNineHundredNinetyNineDollarsAndNinetyNineCents
+        case ..<2_000_000: .oneThousandDollarsToOneThousandNineHundredNinetyNineDollarsAndNinetyNineCents
+        default: .twoThousandDollarsOrGreater
+        }
+    }
+
+    /// Where time is what the app sells (the `seconds` currency), the seconds the user has used,
+    /// as Apple's play time bucket; undeclared for an app that does not measure time.
+    static func playTime(_ executor: any SQLExecutor, user: String) async throws -> ConsumptionRequest.PlayTime {
+        let used = try await executor.query(
+            "SELECT COUNT(*) AS entries, COALESCE(SUM(amount), 0) AS total FROM ledger_entries WHERE user_id = ? AND currency = 'seconds' AND amount < 0",
+            [.text(user)]
+        ).first
+        guard let used, try used.int("entries") > 0 else { return .undeclared }
+        let seconds = -(try used.int("total"))
+        switch seconds {
+        case ..<300: return .zeroToFiveMinutes
+        case ..<3600: return .fiveToSixtyMinutes
+        case ..<21_600: return .oneToSixHours
+        case ..<86_400: return .sixHoursToTwentyFourHours
+        case ..<345_600: return .oneDayToFourDays
+        case ..<1_382_400: return .fourDaysToSixteenDays
+        default: return .overSixteenDays
+        }
+    }
+
     func recordConsumptionRequest(
         _ executor: any SQLExecutor, uuid: String, transactionID: String,
         reason: ConsumptionRequestReason?, time: Int64
@@ -187,9 +241,16 @@ extension SQLStorage {
         } else {
             body.accountTenure = .init(rawValue: 0)
         }
-        body.playTime = .init(rawValue: 0)
-        body.lifetimeDollarsRefunded = .init(rawValue: 0)
-        body.lifetimeDollarsPurchased = .init(rawValue: 0)
+        let owner = try await executor.query("SELECT user_id FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)])
+            .first?.optionalText("user_id")
+        var dollars: (purchased: Int64, refunded: Int64)?
+        body.playTime = .undeclared
+        if let owner {
+            dollars = try await Self.lifetimeDollars(executor, user: owner)
+            body.playTime = try await Self.playTime(executor, user: owner)
+        }
+        body.lifetimeDollarsPurchased = dollars.map { Self.dollarBucket($0.purchased) } ?? .undeclared
+        body.lifetimeDollarsRefunded = dollars.map { Self.dollarBucket($0.refunded) } ?? .undeclared
         body.userStatus = .init(rawValue: transaction?.optionalText("app_account_token") == nil ? 0 : 1)
         try await executor.execute(
             """

@@ -48,6 +48,9 @@ import Testing
             #expect(body.deliveryStatus == .init(rawValue: 0), "delivered")
             #expect(body.refundPreference == .preferDecline)
             #expect(body.accountTenure == .init(rawValue: 1), "a customer of less than 3 days")
+            #expect(body.lifetimeDollarsPurchased == .oneCentToFortyNineDollarsAndNinetyNineCents, "one pack for $7.99")
+            #expect(body.lifetimeDollarsRefunded == .zeroDollars)
+            #expect(body.playTime == .undeclared, "the app sells credits, not time")
         }
     }
 
@@ -93,6 +96,26 @@ import Testing
             #expect(late.expired == 1, "past Apple's 12 hours it is closed unanswered")
             #expect(try await answerer.run() == ConsumptionAnswerer.Report())
             #expect(await harness.store.consumptionInformation(transactionID: id).isEmpty)
+        }
+    }
+
+    @Test func anAppSellingTimeTellsHowMuchWasUsed() async throws {
+        let harness = try await Harness(.sqlite)
+        let user = try await harness.user()
+        let (hours, jws) = try await harness.buy("com.tally.echo.3hours", for: user)
+        _ = try await harness.storage.deliver(hours, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "seconds", amount: 4000, idempotencyKey: "recording"))
+        let id = try #require(hours.payload.transactionID)
+        let before = await harness.store.notifications.count
+        try await harness.store.requestConsumptionInformation(transactionID: id)
+        for (verified, signed) in try await harness.notifications().dropFirst(before) { _ = try await harness.storage.apply(verified, jws: signed) }
+        let key = P256.Signing.PrivateKey()
+        try await AppStoreServerClientTests.apple(harness.store, key: key) { url in
+            #expect(try await Self.answerer(harness, url, key: key).run().sent == 1)
+            let body = try AppStoreJSON.decoder().decode(
+                ConsumptionRequest.self, from: try #require(await harness.store.consumptionInformation(transactionID: id).first))
+            #expect(body.playTime == .oneToSixHours, "4000 seconds of recording used")
+            #expect(body.consumptionStatus == .init(rawValue: 2))
         }
     }
 }
