@@ -81,8 +81,8 @@ public struct AppleImport: Sendable {
                 guard !dryRun else { continue }
                 var user: User?
                 if let appUserID = customer.appUserID {
-                    // The user's own sign-in token comes from the app's server later; this one is unusable.
-                    user = try await storage.createUser(appUserID: appUserID, tokenHash: "import:" + UUID().uuidString).0
+                    // No token: the user signs in later through the app's server.
+                    user = try await storage.createUser(appUserID: appUserID, tokenHash: nil).0
                 }
                 for transaction in transactions {
                     do {

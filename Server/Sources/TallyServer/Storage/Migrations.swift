@@ -14,8 +14,12 @@ public enum Migrations {
     /// as a queue (`sent_status` NULL while due; a claim with its time and the tries made).
     static let apple = Migration(
         name: "0002_apple",
-        sqlite: [appleCatchUp, subscriptionChecks] + consumptionQueue,
-        postgres: [appleCatchUp, subscriptionChecks] + consumptionQueue)
+        sqlite: [appleCatchUp, subscriptionChecks, renewingIndex] + consumptionQueue,
+        postgres: [appleCatchUp, subscriptionChecks, renewingIndex] + consumptionQueue)
+
+    /// The scheduled refresh looks for subscriptions by expiry.
+    private static let renewingIndex =
+        "CREATE INDEX store_transactions_renewing ON store_transactions (expires_date) WHERE product_kind = 'auto_renewable'"
 
     /// When each subscription's state was last asked of Apple by the scheduled refresh.
     private static let subscriptionChecks = """

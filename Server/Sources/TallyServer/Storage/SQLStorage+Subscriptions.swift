@@ -28,12 +28,18 @@ extension SQLStorage {
                 SELECT t.original_transaction_id, MAX(t.expires_date) AS expires FROM store_transactions t
                 LEFT JOIN apple_subscription_checks c ON c.original_transaction_id = t.original_transaction_id
                 WHERE t.product_kind = ? AND (c.checked_at IS NULL OR c.checked_at < ?)
+                -- Only subscriptions with a transaction expiring in the window (an index range)
+                -- are grouped; the latest expiry of such a one may still lie beyond it.
+                AND t.original_transaction_id IN (
+                    SELECT original_transaction_id FROM store_transactions
+                    WHERE product_kind = 'auto_renewable' AND expires_date >= ? AND expires_date <= ?)
                 GROUP BY t.original_transaction_id
                 HAVING MAX(t.expires_date) >= ? AND MAX(t.expires_date) <= ?
                 ORDER BY expires, t.original_transaction_id LIMIT ?
                 """,
                 [
                     .text(ProductKind.autoRenewable.rawValue), .int(Self.millis(checkedBefore)), .int(Self.millis(from)), .int(Self.millis(to)),
+                    .int(Self.millis(from)), .int(Self.millis(to)),
                     .int(Int64(limit)),
                 ]
             ).map { try $0.text("original_transaction_id") }

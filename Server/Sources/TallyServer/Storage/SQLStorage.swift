@@ -65,24 +65,28 @@ public struct SQLStorage: TallyStorage {
     // MARK: - Users
 
     /// Creates a user with the catalog's sign-up grants, or returns the one with this app user id.
-    public func createUser(appUserID: String?, tokenHash: String) async throws -> (User, created: Bool, granted: [Amount]) {
+    public func createUser(appUserID: String?, tokenHash: String?) async throws -> (User, created: Bool, granted: [Amount]) {
         try await write { executor, time in
             if let appUserID,
                 let row = try await executor.query("SELECT * FROM users WHERE app_user_id = ?", [.text(appUserID)]).first
             {
                 let user = try Self.user(row)
-                try await executor.execute(
-                    "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (?, ?, ?)",
-                    [.text(tokenHash), .text(user.id), .int(time)])
+                if let tokenHash {
+                    try await executor.execute(
+                        "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (?, ?, ?)",
+                        [.text(tokenHash), .text(user.id), .int(time)])
+                }
                 return (user, false, [])
             }
             let user = User(id: UUID().uuidString.lowercased(), appUserID: appUserID, appAccountToken: UUID(), createdAt: Self.date(time))
             try await executor.execute(
                 "INSERT INTO users (id, app_user_id, app_account_token, created_at) VALUES (?, ?, ?, ?)",
                 [.text(user.id), .optional(appUserID), .text(user.appAccountToken.uuidString.lowercased()), .int(time)])
-            try await executor.execute(
-                "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (?, ?, ?)",
-                [.text(tokenHash), .text(user.id), .int(time)])
+            if let tokenHash {
+                try await executor.execute(
+                    "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (?, ?, ?)",
+                    [.text(tokenHash), .text(user.id), .int(time)])
+            }
             let ledger = Ledger(executor: executor, now: time)
             for grant in catalog.signupGrants {
                 try await ledger.grant(user.id, grant.currency, amount: grant.amount, kind: "signup", source: "signup")

@@ -32,8 +32,9 @@ public enum NotificationOutcome: String, Sendable {
 /// transaction; idempotency is enforced by UNIQUE constraints, so it holds across server
 /// instances.
 public protocol TallyStorage: Sendable {
-    /// Creates a user, or returns the existing one with this app user id, with a new token.
-    func createUser(appUserID: String?, tokenHash: String) async throws -> (User, created: Bool, granted: [Amount])
+    /// Creates a user, or returns the existing one with this app user id, with a new token
+    /// (none when `tokenHash` is `nil`: an import makes users who sign in later).
+    func createUser(appUserID: String?, tokenHash: String?) async throws -> (User, created: Bool, granted: [Amount])
     /// The user a token (its SHA-256) belongs to.
     func user(tokenHash: String) async throws -> User?
     /// A user by identifier.
