@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // The App Store Server API client.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // The web console's templates.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         .target(
@@ -48,6 +50,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: strict

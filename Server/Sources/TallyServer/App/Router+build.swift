@@ -15,7 +15,8 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
     let storage = dependencies.storage
     let metrics = dependencies.metrics
     let limits = RateLimits(dependencies.catalog.limits, metrics: metrics, now: dependencies.now)
-    let checker = SignedDataChecker(verifier: dependencies.verifier, receiptVerifier: dependencies.receiptVerifier, metrics: metrics)
+    let checker = SignedDataChecker(
+        verifier: dependencies.verifier, receiptVerifier: dependencies.receiptVerifier, metrics: metrics, failures: dependencies.console)
     let secretKey = SecretKeyAuthenticator(secretKey: dependencies.secretKey)
     let spending = SpendingController(storage: storage, metrics: metrics)
 
@@ -54,6 +55,16 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
         .add(middleware: secretKey)
         .group(context: AdminRequestContext.self)
         .addRoutes(AdminController(storage: storage).endpoints)
+
+    // The web console, for the app's team: its own sessions; signing in is limited per address.
+    let console = ConsoleController(
+        storage: storage, console: dependencies.console, catalog: dependencies.catalog, secretKey: dependencies.secretKey,
+        trustedProxies: dependencies.trustedProxies, now: dependencies.now)
+    let consoleGroup = router.group("console").add(middleware: ConsoleHeaders<TallyRequestContext>())
+    consoleGroup.addRoutes(console.endpoints)
+    consoleGroup.group()
+        .add(middleware: RateLimitMiddleware<TallyRequestContext>(limits, .addressUnlessSecretKey))
+        .addRoutes(console.signInEndpoint)
 
     allowedMethods.load(router.routes.map { ($0.path.description, $0.method) })
     return router

@@ -9,6 +9,8 @@ import TallyVerify
 struct ServerDependencies: Sendable {
     /// Where the data lives.
     let storage: any TallyStorage
+    /// What the web console reads and writes beyond it (the same database).
+    let console: any ConsoleStorage
     /// What decides whether signed data is genuine.
     let verifier: SignedDataVerifier
     /// What decides whether an app receipt is genuine.
@@ -33,7 +35,9 @@ struct ServerDependencies: Sendable {
     ///   - configuration: the server's configuration; its `database` is not opened again.
     ///   - database: the opened, migrated database.
     init(_ configuration: ServerConfiguration, database: any SQLDatabase) {
-        storage = SQLStorage(database: database, catalog: configuration.catalog, now: configuration.now)
+        let sql = SQLStorage(database: database, catalog: configuration.catalog, now: configuration.now)
+        storage = sql
+        console = sql
         verifier =
             configuration.verifier
             ?? configuration.catalog.verifier(

@@ -6,7 +6,7 @@ public import TallySQL
 /// migration, `0001_core`.)
 public enum Migrations {
     /// Every migration, in order.
-    public static let all: [Migration] = [core, apple]
+    public static let all: [Migration] = [core, apple, console]
 
     /// What the server learns from asking Apple and tells it: how far the catch-up with the App
     /// Store Server Notifications got, per environment (epoch milliseconds; notifications signed
@@ -16,6 +16,104 @@ public enum Migrations {
         name: "0002_apple",
         sqlite: [appleCatchUp, subscriptionChecks, renewingIndex] + consumptionQueue,
         postgres: [appleCatchUp, subscriptionChecks, renewingIndex] + consumptionQueue)
+
+    /// What the web console needs: its operators (password hashes), sessions (by the
+    /// SHA-256 of the cookie, with the CSRF token), an append-only audit log; entitlements an
+    /// operator grants until a date; verification failures counted per minute; each
+    /// transaction's signed price, currency and storefront (NULL for those recorded before);
+    /// and indexes for the lists' filters.
+    static let console = Migration(
+        name: "0003_console",
+        sqlite: consoleTables(autoIncrement: "INTEGER PRIMARY KEY AUTOINCREMENT") + [
+            """
+            CREATE TRIGGER console_audit_no_update BEFORE UPDATE ON console_audit
+            BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END
+            """,
+            """
+            CREATE TRIGGER console_audit_no_delete BEFORE DELETE ON console_audit
+            BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END
+            """,
+        ],
+        postgres: consoleTables(autoIncrement: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY") + [
+            """
+            CREATE FUNCTION console_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN RAISE EXCEPTION 'the audit log is append-only' USING ERRCODE = '23514'; END $$
+            """,
+            "CREATE TRIGGER console_audit_no_change BEFORE UPDATE OR DELETE ON console_audit FOR EACH ROW EXECUTE FUNCTION console_audit_append_only()",
+        ])
+
+    private static func consoleTables(autoIncrement: String) -> [String] {
+        [
+            """
+            CREATE TABLE console_operators (
+                name TEXT PRIMARY KEY,
+                password_hash TEXT NOT NULL,
+                role TEXT NOT NULL CHECK (role IN ('admin', 'read_only')),
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE console_sessions (
+                token_hash TEXT PRIMARY KEY,
+                actor TEXT NOT NULL,
+                role TEXT NOT NULL CHECK (role IN ('admin', 'read_only')),
+                csrf_token TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX console_sessions_expiry ON console_sessions (expires_at)",
+            """
+            CREATE TABLE console_audit (
+                id \(autoIncrement),
+                at BIGINT NOT NULL,
+                actor TEXT NOT NULL,
+                action TEXT NOT NULL,
+                target TEXT,
+                before_text TEXT,
+                after_text TEXT,
+                detail TEXT
+            )
+            """,
+            """
+            CREATE TABLE granted_entitlements (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id),
+                entitlement TEXT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                reason TEXT NOT NULL,
+                granted_by TEXT NOT NULL,
+                idempotency_key TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                revoked_at BIGINT,
+                revoked_by TEXT,
+                UNIQUE (user_id, idempotency_key)
+            )
+            """,
+            "CREATE INDEX granted_entitlements_user ON granted_entitlements (user_id)",
+            """
+            CREATE TABLE verification_failures (
+                minute BIGINT NOT NULL,
+                source TEXT NOT NULL,
+                code TEXT NOT NULL,
+                count BIGINT NOT NULL CHECK (count > 0),
+                PRIMARY KEY (minute, source, code)
+            )
+            """,
+            "ALTER TABLE store_transactions ADD COLUMN price BIGINT",
+            "ALTER TABLE store_transactions ADD COLUMN currency TEXT",
+            "ALTER TABLE store_transactions ADD COLUMN storefront TEXT",
+            "CREATE INDEX store_transactions_token ON store_transactions (app_account_token)",
+            "CREATE INDEX store_transactions_purchased ON store_transactions (purchase_date)",
+            "CREATE INDEX store_transactions_revocations ON store_transactions (revocation_event_at) WHERE revoked = 1",
+            "CREATE INDEX ledger_kind ON ledger_entries (kind, id)",
+            "CREATE INDEX ledger_currency ON ledger_entries (currency, id)",
+            "CREATE INDEX ledger_created ON ledger_entries (created_at)",
+            "CREATE INDEX notifications_original ON notifications (original_transaction_id)",
+            "CREATE INDEX notifications_outcome ON notifications (outcome, received_at)",
+        ]
+    }
 
     /// The scheduled refresh looks for subscriptions by expiry.
     private static let renewingIndex =

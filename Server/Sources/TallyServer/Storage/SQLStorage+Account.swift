@@ -107,8 +107,21 @@ extension SQLStorage {
                         inGracePeriod: subscription.status == .gracePeriod, willRenew: subscription.willRenew))
             }
         }
+        // Granted by an operator until a date; the product is named `granted`.
+        for row in try await executor.query(
+            "SELECT entitlement, expires_at FROM granted_entitlements WHERE user_id = ? AND revoked_at IS NULL", [.text(user)])
+        {
+            let expires = try row.int("expires_at")
+            offer(
+                Entitlement(
+                    id: try row.text("entitlement"), active: expires > time, productID: Self.grantedProductID, expiresAt: Self.date(expires),
+                    inGracePeriod: false, willRenew: false))
+        }
         return result.values.sorted { $0.id < $1.id }
     }
+
+    /// The product id of an entitlement an operator granted.
+    static let grantedProductID = "granted"
 
     /// Each subscription's state, from its latest transaction that was not revoked and its
     /// newest renewal info: the same whatever order they arrived in.

@@ -5,6 +5,14 @@ import TallySQL
 extension SQLStorage {
     /// Credits or takes back an amount for the admin; idempotent by key.
     public func adjust(userID: String, amount: Amount, reason: String, idempotencyKey: String) async throws -> AdminAdjustment {
+        try checkAdjustment(amount: amount, reason: reason, idempotencyKey: idempotencyKey)
+        return try await write { executor, time in
+            try await adjust(executor, time: time, userID: userID, amount: amount, reason: reason, idempotencyKey: idempotencyKey)
+        }
+    }
+
+    /// Checks an adjustment's input before anything is written.
+    func checkAdjustment(amount: Amount, reason: String, idempotencyKey: String) throws {
         guard catalog.hasCurrency(amount.currency) else { throw TallyAPIError(.unknownCurrency, "no currency \(amount.currency)") }
         // `magnitude`, not `abs`: abs(Int64.min) traps.
         guard amount.amount != 0, amount.amount.magnitude <= UInt64(TallyCatalog.maximumAmount) else {
@@ -14,53 +22,57 @@ extension SQLStorage {
             throw TallyAPIError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
         }
         guard !reason.isEmpty, reason.unicodeScalars.count <= 500 else { throw TallyAPIError(.invalidRequest, "reason must be 1 to 500 characters") }
+    }
+
+    /// An adjustment inside a write, checked already.
+    func adjust(
+        _ executor: any SQLExecutor, time: Int64, userID: String, amount: Amount, reason: String, idempotencyKey: String
+    ) async throws -> AdminAdjustment {
         let requestHash = Self.hash(amount.currency, String(amount.amount), reason)
-        return try await write { executor, time in
-            guard try await executor.query("SELECT id FROM users WHERE id = ?", [.text(userID)]).first != nil else {
-                throw TallyAPIError(.notFound, "no user \(userID)")
-            }
-            if let existing = try await executor.query(
-                "SELECT request_hash, response_json FROM adjustments WHERE user_id = ? AND idempotency_key = ?",
-                [.text(userID), .text(idempotencyKey)]
-            ).first {
-                guard try existing.text("request_hash") == requestHash else {
-                    throw TallyAPIError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another adjustment")
-                }
-                var first = try Self.decode(AdminAdjustment.self, try existing.text("response_json"))
-                first.replayed = true
-                return first
-            }
-            let ledger = Ledger(executor: executor, now: time)
-            if amount.amount > 0 {
-                try await ledger.grant(userID, amount.currency, amount: amount.amount, kind: "adjustment", source: "adjustment", reference: reason)
-            } else {
-                // A correction downwards takes what is available; the rest is owed, as after a refund.
-                try await ledger.lock(userID, amount.currency)
-                let position = try await ledger.position(userID, amount.currency)
-                let taken = min(position.available, -amount.amount)
-                _ = try await ledger.spend(userID, amount.currency, amount: taken, kind: "adjustment", reference: reason)
-                let owed = -amount.amount - taken
-                if owed > 0 {
-                    try await executor.execute(
-                        "UPDATE positions SET debt = debt + ? WHERE user_id = ? AND currency = ?",
-                        [.int(owed), .text(userID), .text(amount.currency)])
-                    try await ledger.entry(userID, amount.currency, kind: "adjustment_debt", amount: -owed, reference: reason)
-                }
-            }
-            let response = AdminAdjustment(
-                userID: userID, currency: amount.currency, amount: amount.amount, reason: reason,
-                balance: try await balance(executor, user: userID, currency: amount.currency, time: time), replayed: false)
-            try await executor.execute(
-                """
-                INSERT INTO adjustments (user_id, idempotency_key, request_hash, currency, amount, reason, response_json, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .text(userID), .text(idempotencyKey), .text(requestHash), .text(amount.currency), .int(amount.amount), .text(reason),
-                    .text(try Self.encode(response)), .int(time),
-                ])
-            return response
+        guard try await executor.query("SELECT id FROM users WHERE id = ?", [.text(userID)]).first != nil else {
+            throw TallyAPIError(.notFound, "no user \(userID)")
         }
+        if let existing = try await executor.query(
+            "SELECT request_hash, response_json FROM adjustments WHERE user_id = ? AND idempotency_key = ?",
+            [.text(userID), .text(idempotencyKey)]
+        ).first {
+            guard try existing.text("request_hash") == requestHash else {
+                throw TallyAPIError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another adjustment")
+            }
+            var first = try Self.decode(AdminAdjustment.self, try existing.text("response_json"))
+            first.replayed = true
+            return first
+        }
+        let ledger = Ledger(executor: executor, now: time)
+        if amount.amount > 0 {
+            try await ledger.grant(userID, amount.currency, amount: amount.amount, kind: "adjustment", source: "adjustment", reference: reason)
+        } else {
+            // A correction downwards takes what is available; the rest is owed, as after a refund.
+            try await ledger.lock(userID, amount.currency)
+            let position = try await ledger.position(userID, amount.currency)
+            let taken = min(position.available, -amount.amount)
+            _ = try await ledger.spend(userID, amount.currency, amount: taken, kind: "adjustment", reference: reason)
+            let owed = -amount.amount - taken
+            if owed > 0 {
+                try await executor.execute(
+                    "UPDATE positions SET debt = debt + ? WHERE user_id = ? AND currency = ?",
+                    [.int(owed), .text(userID), .text(amount.currency)])
+                try await ledger.entry(userID, amount.currency, kind: "adjustment_debt", amount: -owed, reference: reason)
+            }
+        }
+        let response = AdminAdjustment(
+            userID: userID, currency: amount.currency, amount: amount.amount, reason: reason,
+            balance: try await balance(executor, user: userID, currency: amount.currency, time: time), replayed: false)
+        try await executor.execute(
+            """
+            INSERT INTO adjustments (user_id, idempotency_key, request_hash, currency, amount, reason, response_json, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(userID), .text(idempotencyKey), .text(requestHash), .text(amount.currency), .int(amount.amount), .text(reason),
+                .text(try Self.encode(response)), .int(time),
+            ])
+        return response
     }
 
     /// A user's account and recent ledger, for the admin.
@@ -85,24 +97,37 @@ extension SQLStorage {
         try await read { executor, _ in
             var sql = "SELECT * FROM store_transactions WHERE 1 = 1"
             var binds: [SQLValue] = []
-            if let type = query.type {
-                sql += " AND product_kind = ?"
-                binds.append(.text(type))
+            func match(_ column: String, _ value: String?) {
+                guard let value else { return }
+                sql += " AND \(column) = ?"
+                binds.append(.text(value))
             }
+            match("product_kind", query.type)
+            match("environment", query.environment)
+            match("product_id", query.productID)
+            match("user_id", query.userID)
             switch query.status {
             case "granted"?: sql += " AND granted = 1 AND revoked = 0"
             case "revoked"?: sql += " AND revoked = 1"
+            case "refunded"?: sql += " AND revoked = 1 AND revocation_reason IS NOT NULL"
             case "unbound"?: sql += " AND user_id IS NULL"
             case nil: break
-            case let other?: throw TallyAPIError(.invalidRequest, "status must be granted, revoked or unbound, not \(other)")
+            case let other?: throw TallyAPIError(.invalidRequest, "status must be granted, revoked, refunded or unbound, not \(other)")
             }
-            if let product = query.productID {
-                sql += " AND product_id = ?"
-                binds.append(.text(product))
+            if let from = query.from {
+                sql += " AND purchase_date >= ?"
+                binds.append(.int(Self.millis(from)))
+            }
+            if let to = query.to {
+                sql += " AND purchase_date < ?"
+                binds.append(.int(Self.millis(to)))
             }
             if let text = query.text {
-                sql += " AND (transaction_id = ? OR original_transaction_id = ? OR user_id = ?)"
-                binds += [.text(text), .text(text), .text(text)]
+                sql += """
+                     AND (transaction_id = ? OR original_transaction_id = ? OR user_id = ? OR app_account_token = ?
+                      OR transaction_id IN (SELECT transaction_id FROM orders WHERE id = ?))
+                    """
+                binds += [.text(text), .text(text), .text(text), .text(text.lowercased()), .text(text)]
             }
             if let cursor = query.cursor {
                 sql += " AND (received_at < ? OR (received_at = ? AND transaction_id < ?))"
@@ -111,16 +136,7 @@ extension SQLStorage {
             sql += " ORDER BY received_at DESC, transaction_id DESC LIMIT ?"
             binds.append(.int(Int64(query.limit + 1)))
             let rows = try await executor.query(sql, binds)
-            let transactions = try rows.prefix(query.limit).map { row in
-                AdminTransaction(
-                    transactionID: try row.text("transaction_id"), originalTransactionID: try row.text("original_transaction_id"),
-                    userID: row.optionalText("user_id"), productID: try row.text("product_id"), type: try row.text("product_kind"),
-                    environment: try row.text("environment"), quantity: try row.int("quantity"),
-                    status: row.optionalText("user_id") == nil ? "unbound" : try row.int("revoked") == 1 ? "revoked" : "granted",
-                    granted: try row.optionalText("grants_json").map { try Self.decode([Amount].self, $0) } ?? [],
-                    purchaseDate: row.optionalInt("purchase_date").map(Self.date), expiresDate: row.optionalInt("expires_date").map(Self.date),
-                    receivedAt: Self.date(try row.int("received_at")))
-            }
+            let transactions = try rows.prefix(query.limit).map(Self.adminTransaction)
             let next =
                 rows.count > query.limit
                 ? transactions.last.map { AdminCursor(receivedAt: Self.millis($0.receivedAt), id: $0.transactionID).text } : nil
@@ -128,28 +144,49 @@ extension SQLStorage {
         }
     }
 
+    static func adminTransaction(_ row: SQLRow) throws -> AdminTransaction {
+        let revoked = try row.int("revoked") == 1
+        return AdminTransaction(
+            transactionID: try row.text("transaction_id"), originalTransactionID: try row.text("original_transaction_id"),
+            userID: row.optionalText("user_id"), productID: try row.text("product_id"), type: try row.text("product_kind"),
+            environment: try row.text("environment"), quantity: try row.int("quantity"),
+            status: row.optionalText("user_id") == nil ? "unbound" : revoked ? "revoked" : "granted",
+            granted: try row.optionalText("grants_json").map { try Self.decode([Amount].self, $0) } ?? [],
+            purchaseDate: row.optionalInt("purchase_date").map(Self.date), expiresDate: row.optionalInt("expires_date").map(Self.date),
+            receivedAt: Self.date(try row.int("received_at")), appAccountToken: row.optionalText("app_account_token"),
+            price: row.optionalInt("price"), currency: row.optionalText("currency"), storefront: row.optionalText("storefront"),
+            revokedAt: revoked ? row.optionalInt("revocation_event_at").map(Self.date) : nil,
+            revocationReason: revoked ? row.optionalInt("revocation_reason") : nil)
+    }
+
     /// Notifications received, newest first.
-    public func adminNotifications(limit: Int, cursor: AdminCursor?) async throws -> AdminNotificationPage {
+    public func adminNotifications(outcome: String?, limit: Int, cursor: AdminCursor?) async throws -> AdminNotificationPage {
         try await read { executor, _ in
-            var sql = "SELECT * FROM notifications"
+            var sql = "SELECT * FROM notifications WHERE 1 = 1"
             var binds: [SQLValue] = []
+            if let outcome {
+                sql += " AND outcome = ?"
+                binds.append(.text(outcome))
+            }
             if let cursor {
-                sql += " WHERE received_at < ? OR (received_at = ? AND notification_uuid < ?)"
+                sql += " AND (received_at < ? OR (received_at = ? AND notification_uuid < ?))"
                 binds += [.int(cursor.receivedAt), .int(cursor.receivedAt), .text(cursor.id)]
             }
             sql += " ORDER BY received_at DESC, notification_uuid DESC LIMIT ?"
             binds.append(.int(Int64(limit + 1)))
             let rows = try await executor.query(sql, binds)
-            let notifications = try rows.prefix(limit).map { row in
-                AdminNotification(
-                    notificationUuid: try row.text("notification_uuid"), notificationType: try row.text("notification_type"),
-                    subtype: row.optionalText("subtype"), transactionID: row.optionalText("transaction_id"),
-                    outcome: try row.text("outcome"), detail: row.optionalText("detail"), receivedAt: Self.date(try row.int("received_at")))
-            }
+            let notifications = try rows.prefix(limit).map(Self.adminNotification)
             let next =
                 rows.count > limit
                 ? notifications.last.map { AdminCursor(receivedAt: Self.millis($0.receivedAt), id: $0.notificationUuid).text } : nil
             return AdminNotificationPage(notifications: notifications, nextCursor: next)
         }
+    }
+
+    static func adminNotification(_ row: SQLRow) throws -> AdminNotification {
+        AdminNotification(
+            notificationUuid: try row.text("notification_uuid"), notificationType: try row.text("notification_type"),
+            subtype: row.optionalText("subtype"), transactionID: row.optionalText("transaction_id"),
+            outcome: try row.text("outcome"), detail: row.optionalText("detail"), receivedAt: Self.date(try row.int("received_at")))
     }
 }

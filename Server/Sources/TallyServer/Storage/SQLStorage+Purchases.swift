@@ -126,8 +126,8 @@ extension SQLStorage {
             """
             INSERT INTO store_transactions (transaction_id, original_transaction_id, user_id, binding, product_id, product_kind,
                 environment, app_account_token, quantity, purchase_date, expires_date, signed_date, revoked, revocation_event_at,
-                revocation_reason, evidence_kind, evidence, received_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                revocation_reason, evidence_kind, evidence, received_at, price, currency, storefront)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(transactionID), .text(original), .optional(owner), .optional(binding), .text(payload.productID ?? ""),
@@ -136,7 +136,7 @@ extension SQLStorage {
                 .optional(payload.expiresDate.map(Self.millis)), .optional(payload.signedDate.map(Self.millis)),
                 .int(revoked ? 1 : 0), .optional(revoked ? payload.revocationDate.map(Self.millis) : nil),
                 .optional(payload.revocationReason.map { Int64($0.rawValue) }), .text(evidence.kind), .text(evidence.text),
-                .int(time),
+                .int(time), .optional(payload.price), .optional(payload.currency), .optional(payload.storefront),
             ])
         guard let owner, !revoked, let product else {
             return Recorded(granted: [], firstDelivery: presenter != nil, userID: owner)

@@ -77,8 +77,8 @@ public protocol TallyStorage: Sendable {
     func adminUser(id: String) async throws -> AdminUser
     /// Store transactions for the admin, newest first.
     func adminTransactions(_ query: AdminTransactionQuery) async throws -> AdminTransactionPage
-    /// Notifications for the admin, newest first.
-    func adminNotifications(limit: Int, cursor: AdminCursor?) async throws -> AdminNotificationPage
+    /// Notifications for the admin, newest first; of one outcome (applied, duplicate, recorded) when given.
+    func adminNotifications(outcome: String?, limit: Int, cursor: AdminCursor?) async throws -> AdminNotificationPage
     /// How far the catch-up with Apple's notification history got in `environment`; `nil` before the first.
     func catchUpMark(environment: AppStoreEnvironment) async throws -> Date?
     /// Moves that mark forward to `date` (never back: two servers catching up at once leave the later).

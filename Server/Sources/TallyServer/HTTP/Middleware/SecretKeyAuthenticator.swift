@@ -1,5 +1,3 @@
-import Crypto
-import Foundation
 import Hummingbird
 
 /// Notes whether a request carries the server's secret key (`Authorization: Bearer <key>`),
@@ -24,8 +22,6 @@ struct SecretKeyAuthenticator: RouterMiddleware {
     /// byte, without stopping at the first difference.
     func carriesKey(_ request: Request) -> Bool {
         guard let secretKey, !secretKey.isEmpty, let token = BearerToken.parse(request.headers[.authorization]) else { return false }
-        let given = Array(SHA256.hash(data: Data(token.utf8)))
-        let expected = Array(SHA256.hash(data: Data(secretKey.utf8)))
-        return zip(given, expected).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+        return ConstantTime.equal(token, secretKey)
     }
 }

@@ -5,10 +5,12 @@ import TallyVerify
 /// each refusal by its verification code in `tally_verification_failures_total`, and refuses in
 /// the API's terms: 503 `verification_unavailable` when the data may verify later (a revocation
 /// responder did not answer), 422 `verification_failed` naming the verifier's code otherwise.
+/// Each refusal is also counted in the database per minute, for the console's overview.
 struct SignedDataChecker: Sendable {
     let verifier: SignedDataVerifier
     let receiptVerifier: ReceiptVerifier
     let metrics: Metrics
+    let failures: (any ConsoleStorage)?
 
     /// A device's signed transaction, verified.
     /// - Throws: ``TallyAPIError`` when it does not verify.
@@ -17,7 +19,8 @@ struct SignedDataChecker: Sendable {
         case .valid(let verified):
             return verified
         case .invalid(let failure):
-            throw refusal(failure, unavailable: "the purchase cannot be verified now", failed: "the signed transaction did not verify")
+            throw await refusal(
+                failure, source: "purchase", unavailable: "the purchase cannot be verified now", failed: "the signed transaction did not verify")
         }
     }
 
@@ -29,7 +32,7 @@ struct SignedDataChecker: Sendable {
         case .valid(let verified):
             return verified
         case .invalid(let failure):
-            throw refusal(failure, unavailable: "the receipt cannot be verified now", failed: "the receipt did not verify")
+            throw await refusal(failure, source: "receipt", unavailable: "the receipt cannot be verified now", failed: "the receipt did not verify")
         }
     }
 
@@ -40,12 +43,14 @@ struct SignedDataChecker: Sendable {
         case .valid(let verified):
             return verified
         case .invalid(let failure):
-            throw refusal(failure, unavailable: "cannot verify now", failed: "the notification did not verify")
+            throw await refusal(failure, source: "notification", unavailable: "cannot verify now", failed: "the notification did not verify")
         }
     }
 
-    private func refusal(_ failure: VerificationFailure, unavailable: String, failed: String) -> TallyAPIError {
+    private func refusal(_ failure: VerificationFailure, source: String, unavailable: String, failed: String) async -> TallyAPIError {
         metrics.increment("tally_verification_failures_total", ["code": failure.code.rawValue])
+        // A count that cannot be written must not change the answer.
+        try? await failures?.countVerificationFailure(source: source, code: failure.code.rawValue)
         if failure.isRetryable { return TallyAPIError(.verificationUnavailable, "\(unavailable): \(failure.reason)") }
         var error = TallyAPIError(.verificationFailed, "\(failed): \(failure.code.rawValue): \(failure.reason)")
         error.verificationCode = failure.code.rawValue

@@ -42,7 +42,7 @@ struct AdminController {
             reason: body.reason, idempotencyKey: body.idempotencyKey)
     }
 
-    /// Store transactions, newest first, filtered by `type`, `status`, `product_id` and `q`.
+    /// Store transactions, newest first, filtered by `type`, `status`, `environment`, `user_id`, `product_id` and `q`.
     func transactions(_ request: Request, context: AdminRequestContext) async throws -> AdminTransactionPage {
         let query = request.uri.queryParameters
         if let type = query.string("type"), ProductKind(known: type) == nil {
@@ -50,13 +50,18 @@ struct AdminController {
         }
         return try await storage.adminTransactions(
             AdminTransactionQuery(
-                type: query.string("type"), status: query.string("status"), productID: query.string("product_id"), text: query.string("q"),
+                type: query.string("type"), status: query.string("status"), environment: query.string("environment"),
+                userID: query.string("user_id"), productID: query.string("product_id"), text: query.string("q"),
                 limit: try query.pageSize(), cursor: try query.adminCursor()))
     }
 
-    /// App Store notifications received, newest first.
+    /// App Store notifications received, newest first, of one `outcome` when given.
     func notifications(_ request: Request, context: AdminRequestContext) async throws -> AdminNotificationPage {
         let query = request.uri.queryParameters
-        return try await storage.adminNotifications(limit: try query.pageSize(), cursor: try query.adminCursor())
+        let outcome = query.string("outcome")
+        if let outcome, NotificationOutcome(rawValue: outcome) == nil {
+            throw TallyAPIError(.invalidRequest, "outcome must be applied, duplicate or recorded")
+        }
+        return try await storage.adminNotifications(outcome: outcome, limit: try query.pageSize(), cursor: try query.adminCursor())
     }
 }

@@ -27,4 +27,16 @@ public struct AdminTransaction: Codable, Hashable, Sendable {
     public var expiresDate: Date?
     /// When the server received it.
     public var receivedAt: Date
+    /// The app account token it carries.
+    public var appAccountToken: String? = nil
+    /// The price Apple signed, in milliunits of ``currency`` (4.99 is 4990).
+    public var price: Int64? = nil
+    /// The ISO 4217 code of ``price``.
+    public var currency: String? = nil
+    /// The storefront's three-letter country or region code.
+    public var storefront: String? = nil
+    /// When it was refunded or revoked, as the App Store signed the event.
+    public var revokedAt: Date? = nil
+    /// Apple's reason for a refund (0 other, 1 an issue in the app); nil for other revocations.
+    public var revocationReason: Int64? = nil
 }

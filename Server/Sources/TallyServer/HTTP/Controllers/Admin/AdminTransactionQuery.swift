@@ -1,12 +1,23 @@
+public import Foundation
+
 /// Filters of the admin's transaction list: each given filter narrows it.
 public struct AdminTransactionQuery: Sendable, Hashable {
     /// consumable, non_consumable, non_renewing or auto_renewable.
     public var type: String?
-    /// granted, revoked or unbound.
+    /// granted, revoked (refunds included), refunded or unbound.
     public var status: String?
+    /// The App Store environment, such as `Production` or `Sandbox`.
+    public var environment: String?
+    /// The user it was granted to.
+    public var userID: String?
+    /// Bought at or after this time.
+    public var from: Date?
+    /// Bought before this time.
+    public var to: Date?
     /// The product bought.
     public var productID: String?
-    /// Matches a transaction id, original transaction id or user id exactly.
+    /// Matches a transaction id, original transaction id, user id, app account token or
+    /// Tally order id exactly.
     public var text: String?
     /// The largest page, 1 to 200.
     public var limit: Int
@@ -14,9 +25,16 @@ public struct AdminTransactionQuery: Sendable, Hashable {
     public var cursor: AdminCursor?
 
     /// Creates a query; with no filter, every transaction, 50 a page.
-    public init(type: String? = nil, status: String? = nil, productID: String? = nil, text: String? = nil, limit: Int = 50, cursor: AdminCursor? = nil) {
+    public init(
+        type: String? = nil, status: String? = nil, environment: String? = nil, userID: String? = nil, from: Date? = nil, to: Date? = nil,
+        productID: String? = nil, text: String? = nil, limit: Int = 50, cursor: AdminCursor? = nil
+    ) {
         self.type = type
         self.status = status
+        self.environment = environment
+        self.userID = userID
+        self.from = from
+        self.to = to
         self.productID = productID
         self.text = text
         self.limit = limit

@@ -1,0 +1,207 @@
+public import Foundation
+public import TallyCore
+
+/// What an operator of the console may do: everything, or look only.
+public enum ConsoleRole: String, Sendable, CaseIterable {
+    /// Reads every page and changes balances and entitlements.
+    case admin
+    /// Reads every page and exports; changes nothing.
+    case readOnly = "read_only"
+}
+
+/// A signed-in operator, as the session cookie's row says.
+public struct ConsoleSession: Sendable, Hashable {
+    /// Who: an operator's name, or `secret-key` for a sign-in with the server's secret key.
+    public var actor: String
+    /// What they may do.
+    public var role: ConsoleRole
+    /// The synchronizer token every state-changing form of this session carries.
+    public var csrfToken: String
+    /// When the session ends.
+    public var expiresAt: Date
+}
+
+/// One line of the audit log: who did what to what, with the state before and after.
+public struct ConsoleAuditEntry: Sendable, Hashable {
+    public var id: Int64
+    public var at: Date
+    public var actor: String
+    /// `sign_in`, `sign_in_failed`, `sign_out`, `adjust`, `grant_entitlement`, `revoke_entitlement`, `export`.
+    public var action: String
+    /// What the action was about: a user id, an operator, a list.
+    public var target: String?
+    /// The state before, as compact JSON; nil when there was none.
+    public var before: String?
+    /// The state after, as compact JSON.
+    public var after: String?
+    /// Anything else worth keeping: the reason given, the filter exported.
+    public var detail: String?
+}
+
+/// An entitlement an operator granted until a date, outside any purchase.
+public struct GrantedEntitlement: Sendable, Hashable, Codable {
+    public var id: String
+    public var userID: String
+    public var entitlement: String
+    public var expiresAt: Date
+    public var reason: String
+    public var grantedBy: String
+    public var createdAt: Date
+    public var revokedAt: Date?
+    public var revokedBy: String?
+    /// The same idempotency key again: this is the first grant, nothing was added.
+    public var replayed: Bool
+}
+
+/// Figures over a window of time for the console's overview.
+public struct ConsoleOverview: Sendable, Hashable {
+    /// Payments (purchases and renewals) and their signed prices, by currency and storefront.
+    public struct Revenue: Sendable, Hashable {
+        public var currency: String?
+        public var storefront: String?
+        public var count: Int64
+        /// The sum of the signed prices, in milliunits of `currency`; transactions without a price add nothing.
+        public var milliunits: Int64
+    }
+
+    /// The ledger's movements of one kind in one currency.
+    public struct Movement: Sendable, Hashable {
+        public var currency: String
+        public var kind: String
+        public var count: Int64
+        public var amount: Int64
+    }
+
+    /// One day of the chart.
+    public struct Day: Sendable, Hashable {
+        public var start: Date
+        public var purchases: Int64
+        public var refunds: Int64
+    }
+
+    public var from: Date
+    public var to: Date
+    public var purchases: Int64
+    public var revenue: [Revenue]
+    public var refunds: Int64
+    /// Refunds' signed prices by currency.
+    public var refunded: [Revenue]
+    public var movements: [Movement]
+    /// What users owe now (not only within the window), per currency, and how many owe.
+    public var debt: [Movement]
+    /// Signed data refused in the window, by where it came from and the verifier's code.
+    public var verificationFailures: [Movement]
+    public var days: [Day]
+}
+
+/// Filters of the ledger list; each given filter narrows it.
+public struct ConsoleLedgerQuery: Sendable, Hashable {
+    public var currency: String?
+    public var kind: String?
+    public var userID: String?
+    public var from: Date?
+    public var to: Date?
+    public var limit: Int
+    /// Entries with a smaller id than this (the previous page's last), newest first.
+    public var before: Int64?
+
+    public init(
+        currency: String? = nil, kind: String? = nil, userID: String? = nil, from: Date? = nil, to: Date? = nil, limit: Int = 50,
+        before: Int64? = nil
+    ) {
+        self.currency = currency
+        self.kind = kind
+        self.userID = userID
+        self.from = from
+        self.to = to
+        self.limit = limit
+        self.before = before
+    }
+}
+
+/// A page of ledger entries with their users.
+public struct ConsoleLedgerPage: Sendable, Hashable {
+    public struct Row: Sendable, Hashable {
+        public var userID: String
+        public var entry: LedgerEntry
+    }
+    public var rows: [Row]
+    /// The id to pass as `before` for the next page; nil on the last.
+    public var next: Int64?
+}
+
+/// Something that happened to a user, for the user's timeline.
+public struct ConsoleEvent: Sendable, Hashable {
+    /// `purchase`, `refund`, `notification`, `ledger`, `grant`, `revoke`, `signup`.
+    public var kind: String
+    public var at: Date
+    /// What it was: a product, a notification type, a ledger kind with its amount.
+    public var summary: String
+    /// The transaction it concerns, when there is one.
+    public var transactionID: String?
+    /// More: the environment, an outcome, a reason.
+    public var detail: String?
+}
+
+/// A notification with its signed payload, for the console's detail page.
+public struct ConsoleNotification: Sendable {
+    public var notification: AdminNotification
+    public var originalTransactionID: String?
+    public var environment: String?
+    public var signedDate: Date?
+    /// The JWS as received.
+    public var jws: String
+}
+
+/// A page of the audit log.
+public struct ConsoleAuditPage: Sendable, Hashable {
+    public var entries: [ConsoleAuditEntry]
+    public var next: Int64?
+}
+
+/// What the web console reads and writes beyond ``TallyStorage``: its operators, sessions and
+/// audit log, the lists' wider filters, the overview's figures, and the actions that write
+/// the audit entry in the same database transaction as the change.
+public protocol ConsoleStorage: Sendable {
+    /// Adds an operator, or sets an existing one's password hash and role.
+    func saveOperator(name: String, passwordHash: String, role: ConsoleRole) async throws
+    /// Removes an operator and ends their sessions; false when there was none.
+    func removeOperator(name: String) async throws -> Bool
+    /// Every operator's name and role.
+    func operators() async throws -> [(name: String, role: ConsoleRole)]
+    /// An operator's password hash and role.
+    func consoleOperator(name: String) async throws -> (passwordHash: String, role: ConsoleRole)?
+    /// Opens a session (the cookie's SHA-256) and writes `sign_in` to the audit log; removes expired sessions.
+    func openSession(tokenHash: String, actor: String, role: ConsoleRole, csrfToken: String, expiresAt: Date) async throws
+    /// The session of a cookie (its SHA-256), while it has not expired.
+    func session(tokenHash: String) async throws -> ConsoleSession?
+    /// Ends a session and writes `sign_out`.
+    func closeSession(tokenHash: String) async throws
+    /// Appends to the audit log.
+    func audit(actor: String, action: String, target: String?, before: String?, after: String?, detail: String?) async throws
+    /// The audit log, newest first.
+    func auditLog(limit: Int, before: Int64?) async throws -> ConsoleAuditPage
+    /// An adjustment made from the console: ``TallyStorage/adjust(userID:amount:reason:idempotencyKey:)``
+    /// with its audit entry (the balance before and after) in the same transaction.
+    func consoleAdjust(actor: String, userID: String, amount: Amount, reason: String, idempotencyKey: String) async throws -> AdminAdjustment
+    /// Grants an entitlement of the catalog until a date; idempotent by key; audited.
+    func grantEntitlement(
+        actor: String, userID: String, entitlement: String, until: Date, reason: String, idempotencyKey: String
+    ) async throws -> GrantedEntitlement
+    /// Ends a granted entitlement now; audited. Revoking one already revoked changes nothing.
+    func revokeEntitlement(actor: String, userID: String, grantID: String) async throws -> GrantedEntitlement
+    /// The entitlements granted to a user, newest first.
+    func grantedEntitlements(userID: String) async throws -> [GrantedEntitlement]
+    /// Counts one refused piece of signed data (`source`: purchase, receipt, notification) in the current minute.
+    func countVerificationFailure(source: String, code: String) async throws
+    /// The overview's figures over `from ..< to`.
+    func overview(from: Date, to: Date) async throws -> ConsoleOverview
+    /// Ledger entries, newest first.
+    func ledgerEntries(_ query: ConsoleLedgerQuery) async throws -> ConsoleLedgerPage
+    /// What happened to a user, newest first, at most `limit` events.
+    func timeline(userID: String, limit: Int) async throws -> [ConsoleEvent]
+    /// One notification with its payload.
+    func notification(uuid: String) async throws -> ConsoleNotification?
+    /// The user a search text names: a user id, an app user id or an app account token.
+    func findUser(_ text: String) async throws -> String?
+}

@@ -1,0 +1,443 @@
+public import Foundation
+public import TallyCore
+import TallySQL
+
+extension SQLStorage: ConsoleStorage {
+    // MARK: - Operators and sessions
+
+    public func saveOperator(name: String, passwordHash: String, role: ConsoleRole) async throws {
+        try await write { executor, time in
+            try await executor.execute(
+                """
+                INSERT INTO console_operators (name, password_hash, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (name) DO UPDATE SET password_hash = excluded.password_hash, role = excluded.role, updated_at = excluded.updated_at
+                """,
+                [.text(name), .text(passwordHash), .text(role.rawValue), .int(time), .int(time)])
+            // A new password or role starts from a new sign-in.
+            try await executor.execute("DELETE FROM console_sessions WHERE actor = ?", [.text(Self.operatorActor(name))])
+        }
+    }
+
+    public func removeOperator(name: String) async throws -> Bool {
+        try await write { executor, _ in
+            try await executor.execute("DELETE FROM console_sessions WHERE actor = ?", [.text(Self.operatorActor(name))])
+            return try await executor.execute("DELETE FROM console_operators WHERE name = ?", [.text(name)]) == 1
+        }
+    }
+
+    public func operators() async throws -> [(name: String, role: ConsoleRole)] {
+        let rows = try await read { executor, _ in try await executor.query("SELECT name, role FROM console_operators ORDER BY name", []) }
+        return try rows.map { (try $0.text("name"), ConsoleRole(rawValue: try $0.text("role")) ?? .readOnly) }
+    }
+
+    public func consoleOperator(name: String) async throws -> (passwordHash: String, role: ConsoleRole)? {
+        let row = try await read { executor, _ in
+            try await executor.query("SELECT password_hash, role FROM console_operators WHERE name = ?", [.text(name)]).first
+        }
+        guard let row else { return nil }
+        return (try row.text("password_hash"), ConsoleRole(rawValue: try row.text("role")) ?? .readOnly)
+    }
+
+    /// The actor an operator's session and audit entries name.
+    static func operatorActor(_ name: String) -> String { "operator:\(name)" }
+
+    public func openSession(tokenHash: String, actor: String, role: ConsoleRole, csrfToken: String, expiresAt: Date) async throws {
+        try await write { executor, time in
+            try await executor.execute("DELETE FROM console_sessions WHERE expires_at <= ?", [.int(time)])
+            try await executor.execute(
+                "INSERT INTO console_sessions (token_hash, actor, role, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [.text(tokenHash), .text(actor), .text(role.rawValue), .text(csrfToken), .int(time), .int(Self.millis(expiresAt))])
+            try await Self.appendAudit(executor, time: time, actor: actor, action: "sign_in", target: nil, before: nil, after: nil, detail: role.rawValue)
+        }
+    }
+
+    public func session(tokenHash: String) async throws -> ConsoleSession? {
+        try await read { executor, time in
+            guard
+                let row = try await executor.query(
+                    "SELECT actor, role, csrf_token, expires_at FROM console_sessions WHERE token_hash = ? AND expires_at > ?",
+                    [.text(tokenHash), .int(time)]
+                ).first,
+                let role = ConsoleRole(rawValue: try row.text("role"))
+            else { return nil }
+            return ConsoleSession(
+                actor: try row.text("actor"), role: role, csrfToken: try row.text("csrf_token"), expiresAt: Self.date(try row.int("expires_at")))
+        }
+    }
+
+    public func closeSession(tokenHash: String) async throws {
+        try await write { executor, time in
+            guard let row = try await executor.query("SELECT actor FROM console_sessions WHERE token_hash = ?", [.text(tokenHash)]).first else {
+                return
+            }
+            try await executor.execute("DELETE FROM console_sessions WHERE token_hash = ?", [.text(tokenHash)])
+            try await Self.appendAudit(
+                executor, time: time, actor: try row.text("actor"), action: "sign_out", target: nil, before: nil, after: nil, detail: nil)
+        }
+    }
+
+    // MARK: - Audit
+
+    public func audit(actor: String, action: String, target: String?, before: String?, after: String?, detail: String?) async throws {
+        try await write { executor, time in
+            try await Self.appendAudit(executor, time: time, actor: actor, action: action, target: target, before: before, after: after, detail: detail)
+        }
+    }
+
+    static func appendAudit(
+        _ executor: any SQLExecutor, time: Int64, actor: String, action: String, target: String?, before: String?, after: String?,
+        detail: String?
+    ) async throws {
+        try await executor.execute(
+            "INSERT INTO console_audit (at, actor, action, target, before_text, after_text, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [.int(time), .text(actor), .text(action), .optional(target), .optional(before), .optional(after), .optional(detail)])
+    }
+
+    public func auditLog(limit: Int, before: Int64?) async throws -> ConsoleAuditPage {
+        try await read { executor, _ in
+            var sql = "SELECT * FROM console_audit"
+            var binds: [SQLValue] = []
+            if let before {
+                sql += " WHERE id < ?"
+                binds.append(.int(before))
+            }
+            sql += " ORDER BY id DESC LIMIT ?"
+            binds.append(.int(Int64(limit + 1)))
+            let rows = try await executor.query(sql, binds)
+            let entries = try rows.prefix(limit).map { row in
+                ConsoleAuditEntry(
+                    id: try row.int("id"), at: Self.date(try row.int("at")), actor: try row.text("actor"), action: try row.text("action"),
+                    target: row.optionalText("target"), before: row.optionalText("before_text"), after: row.optionalText("after_text"),
+                    detail: row.optionalText("detail"))
+            }
+            return ConsoleAuditPage(entries: entries, next: rows.count > limit ? entries.last?.id : nil)
+        }
+    }
+
+    // MARK: - Actions
+
+    public func consoleAdjust(
+        actor: String, userID: String, amount: Amount, reason: String, idempotencyKey: String
+    ) async throws
+        -> AdminAdjustment
+    {
+        try checkAdjustment(amount: amount, reason: reason, idempotencyKey: idempotencyKey)
+        return try await write { executor, time in
+            let before = try await Self.positionText(executor, user: userID, currency: amount.currency)
+            let result = try await adjust(executor, time: time, userID: userID, amount: amount, reason: reason, idempotencyKey: idempotencyKey)
+            if !result.replayed {
+                try await Self.appendAudit(
+                    executor, time: time, actor: actor, action: "adjust", target: userID, before: before,
+                    after: try await Self.positionText(executor, user: userID, currency: amount.currency),
+                    detail: "\(amount.amount > 0 ? "+" : "")\(amount.amount) \(amount.currency): \(reason)")
+            }
+            return result
+        }
+    }
+
+    /// A position as compact JSON, for the audit log.
+    static func positionText(_ executor: any SQLExecutor, user: String, currency: String) async throws -> String {
+        let row = try await executor.query(
+            "SELECT available, held, debt FROM positions WHERE user_id = ? AND currency = ?", [.text(user), .text(currency)]
+        ).first
+        return
+            "{\"currency\":\"\(currency)\",\"available\":\(try row?.int("available") ?? 0),\"held\":\(try row?.int("held") ?? 0),\"debt\":\(try row?.int("debt") ?? 0)}"
+    }
+
+    public func grantEntitlement(
+        actor: String, userID: String, entitlement: String, until: Date, reason: String, idempotencyKey: String
+    ) async throws -> GrantedEntitlement {
+        guard catalog.products.contains(where: { $0.entitlements.contains(entitlement) }) else {
+            throw TallyAPIError(.invalidRequest, "no product of the catalog gives the entitlement \(entitlement)")
+        }
+        guard !reason.isEmpty, reason.unicodeScalars.count <= 500 else { throw TallyAPIError(.invalidRequest, "reason must be 1 to 500 characters") }
+        guard !idempotencyKey.isEmpty, idempotencyKey.unicodeScalars.count <= 128 else {
+            throw TallyAPIError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
+        }
+        let expires = Self.millis(until)
+        return try await write { executor, time in
+            guard try await executor.query("SELECT id FROM users WHERE id = ?", [.text(userID)]).first != nil else {
+                throw TallyAPIError(.notFound, "no user \(userID)")
+            }
+            if let existing = try await executor.query(
+                "SELECT * FROM granted_entitlements WHERE user_id = ? AND idempotency_key = ?", [.text(userID), .text(idempotencyKey)]
+            ).first {
+                var first = try Self.grantedEntitlement(existing)
+                guard first.entitlement == entitlement, Self.millis(first.expiresAt) == expires, first.reason == reason else {
+                    throw TallyAPIError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another grant")
+                }
+                first.replayed = true
+                return first
+            }
+            guard expires > time else { throw TallyAPIError(.invalidRequest, "the grant must end in the future") }
+            let id = UUID().uuidString.lowercased()
+            try await executor.execute(
+                """
+                INSERT INTO granted_entitlements (id, user_id, entitlement, expires_at, reason, granted_by, idempotency_key, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.text(id), .text(userID), .text(entitlement), .int(expires), .text(reason), .text(actor), .text(idempotencyKey), .int(time)])
+            try await Self.appendAudit(
+                executor, time: time, actor: actor, action: "grant_entitlement", target: userID, before: nil,
+                after: "{\"entitlement\":\"\(entitlement)\",\"until\":\"\(Self.isoText(expires))\",\"grant\":\"\(id)\"}", detail: reason)
+            return GrantedEntitlement(
+                id: id, userID: userID, entitlement: entitlement, expiresAt: Self.date(expires), reason: reason, grantedBy: actor,
+                createdAt: Self.date(time), revokedAt: nil, revokedBy: nil, replayed: false)
+        }
+    }
+
+    public func revokeEntitlement(actor: String, userID: String, grantID: String) async throws -> GrantedEntitlement {
+        try await write { executor, time in
+            guard
+                let row = try await executor.query(
+                    "SELECT * FROM granted_entitlements WHERE id = ? AND user_id = ?", [.text(grantID), .text(userID)]
+                ).first
+            else { throw TallyAPIError(.notFound, "no grant \(grantID) for user \(userID)") }
+            var grant = try Self.grantedEntitlement(row)
+            guard grant.revokedAt == nil else {
+                grant.replayed = true
+                return grant
+            }
+            try await executor.execute(
+                "UPDATE granted_entitlements SET revoked_at = ?, revoked_by = ? WHERE id = ? AND revoked_at IS NULL",
+                [.int(time), .text(actor), .text(grantID)])
+            try await Self.appendAudit(
+                executor, time: time, actor: actor, action: "revoke_entitlement", target: userID,
+                before: "{\"entitlement\":\"\(grant.entitlement)\",\"until\":\"\(Self.isoText(Self.millis(grant.expiresAt)))\",\"grant\":\"\(grantID)\"}",
+                after: "{\"entitlement\":\"\(grant.entitlement)\",\"revoked\":\"\(Self.isoText(time))\"}", detail: nil)
+            grant.revokedAt = Self.date(time)
+            grant.revokedBy = actor
+            return grant
+        }
+    }
+
+    public func grantedEntitlements(userID: String) async throws -> [GrantedEntitlement] {
+        let rows = try await read { executor, _ in
+            try await executor.query("SELECT * FROM granted_entitlements WHERE user_id = ? ORDER BY created_at DESC, id", [.text(userID)])
+        }
+        return try rows.map(Self.grantedEntitlement)
+    }
+
+    static func grantedEntitlement(_ row: SQLRow) throws -> GrantedEntitlement {
+        GrantedEntitlement(
+            id: try row.text("id"), userID: try row.text("user_id"), entitlement: try row.text("entitlement"),
+            expiresAt: date(try row.int("expires_at")), reason: try row.text("reason"), grantedBy: try row.text("granted_by"),
+            createdAt: date(try row.int("created_at")), revokedAt: row.optionalInt("revoked_at").map(date), revokedBy: row.optionalText("revoked_by"),
+            replayed: false)
+    }
+
+    /// A time as ISO 8601 with milliseconds, UTC.
+    static func isoText(_ millis: Int64) -> String { ConsoleFormat.time(date(millis)) }
+
+    // MARK: - Figures
+
+    public func countVerificationFailure(source: String, code: String) async throws {
+        try await write { executor, time in
+            try await executor.execute(
+                """
+                INSERT INTO verification_failures (minute, source, code, count) VALUES (?, ?, ?, 1)
+                ON CONFLICT (minute, source, code) DO UPDATE SET count = verification_failures.count + 1
+                """,
+                [.int(time / 60_000), .text(source), .text(code)])
+        }
+    }
+
+    public func overview(from: Date, to: Date) async throws -> ConsoleOverview {
+        let start = Self.millis(from)
+        let end = Self.millis(to)
+        return try await read { executor, _ in
+            let window: [SQLValue] = [.int(start), .int(end)]
+            var purchases: Int64 = 0
+            var revenue: [ConsoleOverview.Revenue] = []
+            for row in try await executor.query(
+                """
+                SELECT currency, storefront, COUNT(*) AS n, COALESCE(SUM(price), 0) AS total FROM store_transactions
+                WHERE purchase_date >= ? AND purchase_date < ? GROUP BY currency, storefront ORDER BY currency, storefront
+                """, window)
+            {
+                let count = try row.int("n")
+                purchases += count
+                revenue.append(
+                    .init(
+                        currency: row.optionalText("currency"), storefront: row.optionalText("storefront"), count: count,
+                        milliunits: try row.int("total")))
+            }
+            var refunds: Int64 = 0
+            var refunded: [ConsoleOverview.Revenue] = []
+            for row in try await executor.query(
+                """
+                SELECT currency, COUNT(*) AS n, COALESCE(SUM(price), 0) AS total FROM store_transactions
+                WHERE revoked = 1 AND revocation_event_at >= ? AND revocation_event_at < ? GROUP BY currency ORDER BY currency
+                """, window)
+            {
+                let count = try row.int("n")
+                refunds += count
+                refunded.append(.init(currency: row.optionalText("currency"), storefront: nil, count: count, milliunits: try row.int("total")))
+            }
+            let movements = try await executor.query(
+                """
+                SELECT currency, kind, COUNT(*) AS n, SUM(amount) AS total FROM ledger_entries
+                WHERE created_at >= ? AND created_at < ? GROUP BY currency, kind ORDER BY currency, kind
+                """, window
+            ).map { row in
+                ConsoleOverview.Movement(currency: try row.text("currency"), kind: try row.text("kind"), count: try row.int("n"), amount: try row.int("total"))
+            }
+            let debt = try await executor.query(
+                "SELECT currency, COUNT(*) AS n, SUM(debt) AS total FROM positions WHERE debt > 0 GROUP BY currency ORDER BY currency", []
+            ).map { row in
+                ConsoleOverview.Movement(currency: try row.text("currency"), kind: "debt", count: try row.int("n"), amount: try row.int("total"))
+            }
+            let failures = try await executor.query(
+                """
+                SELECT source, code, SUM(count) AS total FROM verification_failures
+                WHERE minute >= ? AND minute < ? GROUP BY source, code ORDER BY source, code
+                """, [.int(start / 60_000), .int((end + 59_999) / 60_000)]
+            ).map { row in
+                ConsoleOverview.Movement(
+                    currency: try row.text("source"), kind: try row.text("code"), count: try row.int("total"), amount: try row.int("total"))
+            }
+            // One bar per UTC day of the window.
+            let firstDay = start / 86_400_000
+            let lastDay = max(firstDay, (end - 1) / 86_400_000)
+            var purchasesByDay: [Int64: Int64] = [:]
+            for row in try await executor.query(
+                "SELECT purchase_date / 86400000 AS day, COUNT(*) AS n FROM store_transactions WHERE purchase_date >= ? AND purchase_date < ? GROUP BY purchase_date / 86400000",
+                window)
+            {
+                purchasesByDay[try row.int("day")] = try row.int("n")
+            }
+            var refundsByDay: [Int64: Int64] = [:]
+            for row in try await executor.query(
+                """
+                SELECT revocation_event_at / 86400000 AS day, COUNT(*) AS n FROM store_transactions
+                WHERE revoked = 1 AND revocation_event_at >= ? AND revocation_event_at < ? GROUP BY revocation_event_at / 86400000
+                """, window)
+            {
+                refundsByDay[try row.int("day")] = try row.int("n")
+            }
+            let days = (firstDay...lastDay).map { day in
+                ConsoleOverview.Day(start: Self.date(day * 86_400_000), purchases: purchasesByDay[day] ?? 0, refunds: refundsByDay[day] ?? 0)
+            }
+            return ConsoleOverview(
+                from: from, to: to, purchases: purchases, revenue: revenue, refunds: refunds, refunded: refunded, movements: movements,
+                debt: debt, verificationFailures: failures, days: days)
+        }
+    }
+
+    // MARK: - Lists
+
+    public func ledgerEntries(_ query: ConsoleLedgerQuery) async throws -> ConsoleLedgerPage {
+        try await read { executor, _ in
+            var sql = "SELECT * FROM ledger_entries WHERE 1 = 1"
+            var binds: [SQLValue] = []
+            for (column, value) in [("currency", query.currency), ("kind", query.kind), ("user_id", query.userID)] {
+                guard let value else { continue }
+                sql += " AND \(column) = ?"
+                binds.append(.text(value))
+            }
+            if let from = query.from {
+                sql += " AND created_at >= ?"
+                binds.append(.int(Self.millis(from)))
+            }
+            if let to = query.to {
+                sql += " AND created_at < ?"
+                binds.append(.int(Self.millis(to)))
+            }
+            if let before = query.before {
+                sql += " AND id < ?"
+                binds.append(.int(before))
+            }
+            sql += " ORDER BY id DESC LIMIT ?"
+            binds.append(.int(Int64(query.limit + 1)))
+            let rows = try await executor.query(sql, binds)
+            let page = try rows.prefix(query.limit).map { row in
+                ConsoleLedgerPage.Row(userID: try row.text("user_id"), entry: try Self.ledgerEntry(row))
+            }
+            return ConsoleLedgerPage(rows: page, next: rows.count > query.limit ? page.last?.entry.id : nil)
+        }
+    }
+
+    public func timeline(userID: String, limit: Int) async throws -> [ConsoleEvent] {
+        try await read { executor, _ in
+            var events: [ConsoleEvent] = []
+            let bound: [SQLValue] = [.text(userID), .int(Int64(limit))]
+            for row in try await executor.query(
+                "SELECT * FROM store_transactions WHERE user_id = ? ORDER BY received_at DESC LIMIT ?", bound)
+            {
+                let transaction = try Self.adminTransaction(row)
+                let price = transaction.price.map { " \(ConsoleFormat.milliunits($0)) \(transaction.currency ?? "")" } ?? ""
+                events.append(
+                    ConsoleEvent(
+                        kind: "purchase", at: transaction.purchaseDate ?? transaction.receivedAt, summary: transaction.productID + price,
+                        transactionID: transaction.transactionID,
+                        detail: "\(transaction.environment), received \(Self.isoText(Self.millis(transaction.receivedAt)))"))
+                if let revokedAt = transaction.revokedAt {
+                    events.append(
+                        ConsoleEvent(
+                            kind: "refund", at: revokedAt, summary: transaction.productID + price, transactionID: transaction.transactionID,
+                            detail: transaction.revocationReason.map { "reason \($0)" }))
+                }
+            }
+            for row in try await executor.query(
+                """
+                SELECT * FROM notifications WHERE original_transaction_id IN
+                    (SELECT DISTINCT original_transaction_id FROM store_transactions WHERE user_id = ?)
+                ORDER BY received_at DESC LIMIT ?
+                """, bound)
+            {
+                let notification = try Self.adminNotification(row)
+                events.append(
+                    ConsoleEvent(
+                        kind: "notification", at: notification.receivedAt,
+                        summary: notification.notificationType + (notification.subtype.map { " / \($0)" } ?? ""),
+                        transactionID: notification.transactionID, detail: notification.outcome + (notification.detail.map { ": \($0)" } ?? "")))
+            }
+            for row in try await executor.query("SELECT * FROM ledger_entries WHERE user_id = ? ORDER BY id DESC LIMIT ?", bound) {
+                let entry = try Self.ledgerEntry(row)
+                events.append(
+                    ConsoleEvent(
+                        kind: "ledger", at: entry.createdAt, summary: "\(entry.kind.rawValue) \(entry.amount > 0 ? "+" : "")\(entry.amount) \(entry.currency)",
+                        transactionID: entry.transactionID, detail: entry.reference))
+            }
+            for row in try await executor.query(
+                "SELECT * FROM granted_entitlements WHERE user_id = ? ORDER BY created_at DESC LIMIT ?", bound)
+            {
+                let grant = try Self.grantedEntitlement(row)
+                events.append(
+                    ConsoleEvent(
+                        kind: "grant", at: grant.createdAt, summary: "\(grant.entitlement) until \(Self.isoText(Self.millis(grant.expiresAt)))",
+                        transactionID: nil, detail: "\(grant.grantedBy): \(grant.reason)"))
+                if let revokedAt = grant.revokedAt {
+                    events.append(
+                        ConsoleEvent(kind: "revoke", at: revokedAt, summary: grant.entitlement, transactionID: nil, detail: grant.revokedBy))
+                }
+            }
+            if let row = try await executor.query("SELECT created_at FROM users WHERE id = ?", [.text(userID)]).first {
+                events.append(ConsoleEvent(kind: "signup", at: Self.date(try row.int("created_at")), summary: userID, transactionID: nil, detail: nil))
+            }
+            // Newest first; among events of the same millisecond, a stable order.
+            return Array(
+                events.sorted { ($0.at, $0.kind, $0.summary) > ($1.at, $1.kind, $1.summary) }.prefix(limit))
+        }
+    }
+
+    public func notification(uuid: String) async throws -> ConsoleNotification? {
+        let row = try await read { executor, _ in
+            try await executor.query("SELECT * FROM notifications WHERE notification_uuid = ?", [.text(uuid)]).first
+        }
+        guard let row else { return nil }
+        return ConsoleNotification(
+            notification: try Self.adminNotification(row), originalTransactionID: row.optionalText("original_transaction_id"),
+            environment: row.optionalText("environment"), signedDate: row.optionalInt("signed_date").map(Self.date), jws: try row.text("jws"))
+    }
+
+    public func findUser(_ text: String) async throws -> String? {
+        let lowered = text.lowercased()
+        let row = try await read { executor, _ in
+            try await executor.query(
+                "SELECT id FROM users WHERE id = ? OR app_user_id = ? OR app_account_token = ? LIMIT 1", [.text(lowered), .text(text), .text(lowered)]
+            ).first
+        }
+        return try row?.text("id")
+    }
+}
