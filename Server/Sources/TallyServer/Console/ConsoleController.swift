@@ -158,6 +158,7 @@ struct ConsoleController: Sendable {
     /// names the host the request was sent to. Neither header, or `null`, is a refusal.
     func sameOrigin(_ request: Request) -> Bool {
         guard let host = request.head.authority, !host.isEmpty else { return false }
+        // Only a web address counts: `null` (a sandboxed or opaque origin) and anything else is refused.
         let claimed = request.headers[.origin] ?? request.headers[.referer]
         guard let claimed, let url = URL(string: claimed), let claimedHost = url.host, let scheme = url.scheme,
             scheme == "http" || scheme == "https"
@@ -175,8 +176,8 @@ struct ConsoleController: Sendable {
     }
 
     /// Whether the browser reached the server over HTTPS: only a trusted proxy can say so.
-    func overHTTPS(_ request: Request, _ context: TallyRequestContext) -> Bool {
-        guard let peer = IPAddress(context.peerAddress), trustedProxies.contains(peer) else { return false }
+    func overHTTPS(_ request: Request, peer: String) -> Bool {
+        guard let peer = IPAddress(peer), trustedProxies.contains(peer) else { return false }
         if let proto = request.headers[HTTPField.Name("X-Forwarded-Proto")!] {
             return proto.split(separator: ",").first?.trimmingCharacters(in: .whitespaces).lowercased() == "https"
         }
@@ -184,7 +185,7 @@ struct ConsoleController: Sendable {
     }
 
     func cookie(_ name: String, _ value: String, maxAge: Int, request: Request, context: TallyRequestContext) -> String {
-        "\(name)=\(value); Path=/console; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (overHTTPS(request, context) ? "; Secure" : "")
+        "\(name)=\(value); Path=/console; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (overHTTPS(request, peer: context.peerAddress) ? "; Secure" : "")
     }
 
     // MARK: - Sign-in and sign-out
@@ -252,7 +253,8 @@ struct ConsoleController: Sendable {
         guard let window = windows.first(where: { $0.0 == chosen }) else {
             throw TallyAPIError(.invalidRequest, "window must be 1d, 7d, 30d or 90d")
         }
-        let to = now()
+        // Up to and including this millisecond.
+        let to = now().addingTimeInterval(0.001)
         let overview = try await console.overview(from: to.addingTimeInterval(-window.1), to: to)
         let language = visit.language
         var view = base(request, visit, page: "overview", title: ConsoleText.text("nav_overview", language))
