@@ -6,6 +6,16 @@ import Mustache
 import NIOCore
 import TallyCore
 
+/// The console's session cookie: its name, and what the database keeps of its value.
+public enum ConsoleSessionCookie {
+    public static let name = "tally_console"
+
+    /// The SHA-256 of a cookie's value, as `console_sessions.token_hash` keeps it.
+    public static func hash(_ value: String) -> String {
+        SHA256.hash(data: Data(value.utf8)).withUnsafeBytes { Hex.lowercase($0) }
+    }
+}
+
 /// The web console under `/console`: server-rendered pages over the same storage as the API.
 ///
 /// Who may come in: an operator with their password, or anyone with the server's secret key.
@@ -24,7 +34,7 @@ struct ConsoleController: Sendable {
 
     /// How long a session lasts.
     static let sessionLifetime: TimeInterval = 12 * 3600
-    static let sessionCookie = "tally_console"
+    static let sessionCookie = ConsoleSessionCookie.name
     static let languageCookie = "tally_console_lang"
 
     init(
@@ -800,9 +810,7 @@ struct ConsoleController: Sendable {
         Base64.encodeURL((0..<32).map { _ in UInt8.random(in: 0...255) })
     }
 
-    static func digest(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).withUnsafeBytes { Hex.lowercase($0) }
-    }
+    static func digest(_ text: String) -> String { ConsoleSessionCookie.hash(text) }
 
     /// The payload of a JWS as JSON, without checking it (it was verified when it arrived).
     static func jwsPayload(_ jws: String) -> [String: Any]? {

@@ -5,5 +5,5 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure Tally's speed on this machine.",
-        subcommands: [BenchVerifyCommand.self, BenchServerCommand.self, BenchClientCommand.self])
+        subcommands: [BenchVerifyCommand.self, BenchServerCommand.self, BenchClientCommand.self, BenchConsoleCommand.self])
 }

@@ -171,7 +171,8 @@ import Testing
         var fields = HTTPFields()
         for (name, value) in headers { fields[HTTPField.Name(name)!] = value }
         return Request(
-            head: HTTPRequest(method: .get, scheme: "http", authority: "localhost", path: "/console", headerFields: fields), body: RequestBody(buffer: ByteBuffer()))
+            head: HTTPRequest(method: .get, scheme: "http", authority: "localhost", path: "/console", headerFields: fields),
+            body: RequestBody(buffer: ByteBuffer()))
     }
 
     @Test func afterSignInOnlyPathsOfTheConsole() {
@@ -333,7 +334,8 @@ import Testing
             _ = try await browser.signIn(operator: "alice")
             let html = Self.text(try await browser.get(page))
             let form = [
-                "csrf": try Self.field("csrf", in: html), "idempotency_key": try Self.field("idempotency_key", in: html.components(separatedBy: "id=\"grant\"")[1]),
+                "csrf": try Self.field("csrf", in: html),
+                "idempotency_key": try Self.field("idempotency_key", in: html.components(separatedBy: "id=\"grant\"")[1]),
                 "entitlement": "pro", "until": "2026-03-31", "reason": "support case 12",
             ]
             let granted = try await browser.post(page + "/entitlements", form)

@@ -60,6 +60,13 @@ struct RouteCase: Sendable, CustomTestStringConvertible {
         RouteCase(method, route, path, body: body, none: 401, badToken: 401, user: 401, secretKey: status)
     }
 
+    /// A console route: its session cookie is the only way in, so every bearer, the secret key
+    /// included, gets what a browser without a session gets (pages and forms send it to the
+    /// sign-in page, 303; signing in without a same-origin `Origin` is refused, 403).
+    static func console(_ method: HTTPRequest.Method, _ route: String, _ path: String? = nil, status: Int = 303) -> RouteCase {
+        RouteCase(method, route, path, none: status, badToken: status, user: status, secretKey: status)
+    }
+
     /// Every route of the server. A route added without a row here fails `everyRouteIsInTheMatrix`.
     static let all: [RouteCase] = [
         .open(.get, "/healthz", status: 200),
@@ -89,6 +96,25 @@ struct RouteCase: Sendable, CustomTestStringConvertible {
             body: #"{"currency":"credits","amount":1,"reason":"goodwill","idempotency_key":"matrix"}"#, status: 404),
         .admin(.get, "/v1/admin/transactions", status: 200),
         .admin(.get, "/v1/admin/notifications", status: 200),
+        .console(.get, "/console/assets/console.css", status: 200),
+        .console(.get, "/console/login", status: 200),
+        .console(.post, "/console/login", status: 403),
+        .console(.post, "/console/logout"),
+        .console(.get, "/console"),
+        .console(.get, "/console/transactions"),
+        .console(.get, "/console/transactions.csv"),
+        .console(.get, "/console/ledger"),
+        .console(.get, "/console/ledger.csv"),
+        .console(.get, "/console/users/{id}", "/console/users/nobody"),
+        .console(.post, "/console/users/{id}/adjustments", "/console/users/nobody/adjustments"),
+        .console(.post, "/console/users/{id}/entitlements", "/console/users/nobody/entitlements"),
+        .console(.post, "/console/users/{id}/entitlements/{grant}/revoke", "/console/users/nobody/entitlements/none/revoke"),
+        .console(.get, "/console/products"),
+        .console(.get, "/console/notifications"),
+        .console(.get, "/console/notifications/{uuid}", "/console/notifications/none"),
+        .console(.get, "/console/audit"),
+        .console(.get, "/console/audit.csv"),
+        .console(.get, "/console/search"),
     ]
 }
 

@@ -1,0 +1,288 @@
+public import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+public import TallyCore
+import TallySQL
+public import TallyServer
+import TallyTesting
+
+/// How fast the web console's filtered lists render on a large database: the server runs in
+/// this process on loopback, over a database filled with `entries` ledger entries and
+/// `transactions` store transactions spread over 90 days, and one operator's browser (one
+/// connection, one request at a time) asks for filtered pages. Each case is timed from the
+/// request sent to the whole HTML page received; the baselines, in the same rounds, are
+/// `GET /healthz` (no database) and the products page (a rendered page, no database).
+public enum ConsoleBenchmark {
+    public struct Options: Sendable {
+        public var catalogURL: URL
+        /// Where the server's data lives: a new temporary SQLite file when nil.
+        public var database: ServerConfiguration.Database?
+        public var entries: Int
+        public var transactions: Int
+        public var users: Int
+        /// Measured requests per case and per round.
+        public var requests: Int
+        public var rounds: Int
+
+        public init(
+            catalogURL: URL, database: ServerConfiguration.Database?, entries: Int, transactions: Int, users: Int, requests: Int, rounds: Int
+        ) {
+            self.catalogURL = catalogURL
+            self.database = database
+            self.entries = entries
+            self.transactions = transactions
+            self.users = users
+            self.requests = requests
+            self.rounds = rounds
+        }
+    }
+
+    /// One case's latencies over every round, in milliseconds.
+    public struct Case: Sendable, Codable {
+        public var name: String
+        public var path: String
+        public var requests: Int
+        public var p50Milliseconds: Double
+        public var p99Milliseconds: Double
+        public var maximumMilliseconds: Double
+        /// Rows on the pages (the same for every request of a case with a fixed path).
+        public var rowsOnFirstPage: Int
+    }
+
+    public struct Result: Sendable, Codable {
+        public var database: String
+        public var entries: Int
+        public var transactions: Int
+        public var users: Int
+        public var fillSeconds: Double
+        public var cases: [Case]
+        /// The p99 every list case must stay under, in milliseconds.
+        public var goalMilliseconds: Double
+    }
+
+    public static let goalMilliseconds = 50.0
+
+    /// The cases: a path for request `i` and whether it is a list (a baseline is not).
+    struct Plan: Sendable {
+        var name: String
+        var list: Bool
+        var path: @Sendable (Int) -> String
+    }
+
+    public static func run(_ options: Options, progress: @escaping @Sendable (String) -> Void) async throws -> Result {
+        var logger = Logger(label: "tally.bench.console")
+        logger.logLevel = .warning
+        let catalog = InProcessServer.benchmarkCatalog(try TallyCatalog.load(contentsOf: options.catalogURL))
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("tally-bench-console-\(UUID().uuidString).sqlite").path
+        let (database, _) = try await InProcessServer.open(options.database ?? .sqlite(path: temporary), logger: logger)
+        defer {
+            if options.database == nil {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + suffix) }
+            }
+        }
+        do {
+            try await database.migrate(Migrations.all)
+            let start = ContinuousClock.now
+            let fill = try await fill(database, catalog: catalog, options: options, progress: progress)
+            let fillSeconds = (ContinuousClock.now - start).seconds
+            progress(String(format: "filled in %.1f s", fillSeconds))
+
+            let storage = SQLStorage(database: database, catalog: catalog, now: { Date() })
+            let token = "bench-\(UUID().uuidString)"
+            try await storage.openSession(
+                tokenHash: ConsoleSessionCookie.hash(token), actor: "bench", role: .readOnly, csrfToken: "unused",
+                expiresAt: Date().addingTimeInterval(86_400))
+            let cookie = "\(ConsoleSessionCookie.name)=\(token)"
+            let plans = Self.plans(fill, options: options)
+            let authority = try TestCertificateAuthority()
+            let cases = try await InProcessServer.run(database: database, catalog: catalog, trusting: authority, logger: logger) { port in
+                try await measure(plans, port: port, cookie: cookie, options: options, progress: progress)
+            }
+            await database.close()
+            return Result(
+                database: database.dialect == .sqlite ? "SQLite" : "PostgreSQL", entries: options.entries, transactions: options.transactions,
+                users: options.users, fillSeconds: fillSeconds, cases: cases, goalMilliseconds: goalMilliseconds)
+        } catch {
+            await database.close()
+            throw error
+        }
+    }
+
+    /// What the fill made that the cases ask for.
+    struct Filled: Sendable {
+        var users: [String]
+        var transactionIDs: [String]
+        var products: [String]
+        var lastEntryID: Int64
+        var now: Int64
+    }
+
+    static let day: Int64 = 86_400_000
+
+    /// Writes users, ledger entries and store transactions with statements of many rows, ten
+    /// thousand rows a transaction. Times go up with ids, as they do when a server writes them.
+    static func fill(_ database: any SQLDatabase, catalog: TallyCatalog, options: Options, progress: @Sendable (String) -> Void) async throws -> Filled {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let first = now - 90 * day
+        var random = SystemRandomNumberGenerator()
+        let users = (0..<options.users).map { String(format: "user-%08d", $0) }
+        let products = catalog.products.map(\.productID)
+        for chunk in stride(from: 0, to: users.count, by: 500) {
+            let rows = users[chunk..<min(users.count, chunk + 500)].enumerated().map { offset, id in
+                "('\(id)', '\(UUID().uuidString.lowercased())', \(first + Int64(chunk + offset)))"
+            }
+            try await database.write { executor in
+                try await executor.execute("INSERT INTO users (id, app_account_token, created_at) VALUES " + rows.joined(separator: ", "), [])
+            }
+        }
+        let kinds: [(String, Int)] = [("spend", 55), ("purchase", 25), ("allowance_spend", 8), ("signup", 5), ("refund", 3), ("adjustment", 4)]
+        let weightTotal = kinds.reduce(0) { $0 + $1.1 }
+        func kind() -> String {
+            var pick = Int.random(in: 0..<weightTotal, using: &random)
+            for (name, weight) in kinds {
+                if pick < weight { return name }
+                pick -= weight
+            }
+            return "spend"
+        }
+        var written = 0
+        while written < options.entries {
+            let count = min(10_000, options.entries - written)
+            var statements: [String] = []
+            var rows: [String] = []
+            for index in written..<(written + count) {
+                let kind = kind()
+                let currency = Int.random(in: 0..<5, using: &random) == 0 ? "seconds" : "credits"
+                let amount = Int64.random(in: 1...100, using: &random) * (["purchase", "signup", "adjustment"].contains(kind) ? 1 : -1)
+                let bucket = kind.hasPrefix("allowance") ? "allowance" : "balance"
+                let transaction = kind == "purchase" ? "'\(2_000_000_000_000_000 + index)'" : "NULL"
+                let time = first + Int64(index) * 90 * day / Int64(options.entries)
+                rows.append(
+                    "('\(users[Int.random(in: 0..<users.count, using: &random)])', '\(currency)', '\(bucket)', '\(kind)', \(amount), \(transaction), \(time))")
+                if rows.count == 500 {
+                    statements.append(rows.joined(separator: ", "))
+                    rows = []
+                }
+            }
+            if !rows.isEmpty { statements.append(rows.joined(separator: ", ")) }
+            try await database.write { [statements] executor in
+                for values in statements {
+                    try await executor.execute(
+                        "INSERT INTO ledger_entries (user_id, currency, bucket, kind, amount, transaction_id, created_at) VALUES " + values, [])
+                }
+            }
+            written += count
+            if written % 200_000 == 0 || written == options.entries { progress("ledger entries: \(written)") }
+        }
+        var transactionIDs: [String] = []
+        written = 0
+        while written < options.transactions {
+            let count = min(10_000, options.transactions - written)
+            var statements: [String] = []
+            var rows: [String] = []
+            for index in written..<(written + count) {
+                let id = String(3_000_000_000_000_000 + index)
+                if index % 97 == 0 { transactionIDs.append(id) }
+                let time = first + Int64(index) * 90 * day / Int64(options.transactions)
+                let revoked = Int.random(in: 0..<50, using: &random) == 0
+                let product = products[Int.random(in: 0..<products.count, using: &random)]
+                let kind = catalog.product(product)?.kind.rawValue ?? "consumable"
+                let user = users[Int.random(in: 0..<users.count, using: &random)]
+                let environment = Int.random(in: 0..<10, using: &random) == 0 ? "Sandbox" : "Production"
+                rows.append(
+                    """
+                    ('\(id)', '\(id)', '\(user)', '\(product)', '\(kind)', '\(environment)', 1, \(time), \(time), 1, \(revoked ? 1 : 0), \
+                    \(revoked ? String(time + day) : "NULL"), \(revoked ? "0" : "NULL"), 'jws', 'x', \(time), 4990, 'USD', 'USA')
+                    """)
+                if rows.count == 500 {
+                    statements.append(rows.joined(separator: ", "))
+                    rows = []
+                }
+            }
+            if !rows.isEmpty { statements.append(rows.joined(separator: ", ")) }
+            try await database.write { [statements] executor in
+                for values in statements {
+                    try await executor.execute(
+                        """
+                        INSERT INTO store_transactions (transaction_id, original_transaction_id, user_id, product_id, product_kind, environment,
+                            quantity, purchase_date, signed_date, granted, revoked, revocation_event_at, revocation_reason, evidence_kind, evidence,
+                            received_at, price, currency, storefront)
+                        VALUES
+                        """ + values, [])
+                }
+            }
+            written += count
+        }
+        progress("store transactions: \(options.transactions)")
+        let last = try await database.read { executor in try await executor.query("SELECT MAX(id) AS id FROM ledger_entries", []) }
+        return Filled(
+            users: users, transactionIDs: transactionIDs, products: products, lastEntryID: try last.first?.optionalInt("id") ?? 0, now: now)
+    }
+
+    static func plans(_ filled: Filled, options: Options) -> [Plan] {
+        let now = filled.now
+        let day: @Sendable (Int64) -> String = { daysAgo in
+            let date = Date(timeIntervalSince1970: Double(now - daysAgo * Self.day) / 1000)
+            return date.formatted(.iso8601.year().month().day().dateSeparator(.dash))
+        }
+        let users = filled.users
+        let ids = filled.transactionIDs
+        let product = filled.products.first ?? ""
+        let middle = filled.lastEntryID / 2
+        return [
+            Plan(name: "baseline: GET /healthz", list: false) { _ in "/healthz" },
+            Plan(name: "baseline: products page (no database)", list: false) { _ in "/console/products" },
+            Plan(name: "ledger, newest", list: true) { _ in "/console/ledger" },
+            Plan(name: "ledger, kind and currency", list: true) { _ in "/console/ledger?kind=refund&currency=seconds" },
+            Plan(name: "ledger, one user", list: true) { index in "/console/ledger?user=\(users[(index * 7919) % users.count])" },
+            Plan(name: "ledger, yesterday", list: true) { _ in "/console/ledger?from=\(day(1))&to=\(day(1))" },
+            Plan(name: "ledger, a day 60 days ago", list: true) { _ in "/console/ledger?from=\(day(60))&to=\(day(60))" },
+            Plan(name: "ledger, kind in a day 45 days ago", list: true) { _ in "/console/ledger?kind=adjustment&from=\(day(45))&to=\(day(45))" },
+            Plan(name: "ledger, a page in the middle", list: true) { _ in "/console/ledger?before=\(middle)" },
+            Plan(name: "transactions, newest", list: true) { _ in "/console/transactions" },
+            Plan(name: "transactions, one product", list: true) { _ in "/console/transactions?product=\(product)" },
+            Plan(name: "transactions, refunded", list: true) { _ in "/console/transactions?status=refunded" },
+            Plan(name: "transactions, sandbox in a day 30 days ago", list: true) { _ in
+                "/console/transactions?environment=Sandbox&from=\(day(30))&to=\(day(30))"
+            },
+            Plan(name: "transactions, one user", list: true) { index in "/console/transactions?user=\(users[(index * 104_729) % users.count])" },
+            Plan(name: "transactions, search by id", list: true) { index in "/console/transactions?q=\(ids[(index * 31) % max(1, ids.count)])" },
+        ]
+    }
+
+    static func measure(_ plans: [Plan], port: Int, cookie: String, options: Options, progress: @Sendable (String) -> Void) async throws -> [Case] {
+        let client = HTTPLoadClient(host: InProcessServer.host, port: port)
+        defer { Task { try? await client.shutdown() } }
+        let host = "\(InProcessServer.host):\(port)"
+        var latencies: [String: [UInt64]] = [:]
+        var rows: [String: Int] = [:]
+        @Sendable func request(_ path: String) -> HTTPLoadClient.Request {
+            var request = HTTPLoadClient.Request(.GET, path, host: host)
+            request.head.headers.add(name: "Cookie", value: cookie)
+            return request
+        }
+        // A warm-up of every case, then rounds in which every case takes its turn, so that
+        // the machine's slow moments fall on all cases alike.
+        for plan in plans {
+            let phase = HTTPLoadClient.Phase(name: plan.name, limit: 10, duration: nil, keepBodies: true) { request(plan.path($0)) }
+            let warm = try await client.run(phase, connections: 1)
+            rows[plan.name] = warm.bodies[0].map { String(buffer: $0).components(separatedBy: "<tr class=\"row\">").count - 1 } ?? 0
+        }
+        for round in 0..<options.rounds {
+            for plan in plans {
+                let offset = round * options.requests
+                let phase = HTTPLoadClient.Phase(name: plan.name, limit: options.requests, duration: nil) { request(plan.path(offset + $0)) }
+                latencies[plan.name, default: []] += try await client.run(phase, connections: 1).latencies
+            }
+            progress("round \(round + 1)/\(options.rounds) done")
+        }
+        return plans.map { plan in
+            let sorted = (latencies[plan.name] ?? []).sorted()
+            return Case(
+                name: plan.name, path: plan.path(0), requests: sorted.count, p50Milliseconds: ServerBenchmark.percentile(sorted, 0.50),
+                p99Milliseconds: ServerBenchmark.percentile(sorted, 0.99), maximumMilliseconds: Double(sorted.last ?? 0) / 1e6,
+                rowsOnFirstPage: plan.list ? rows[plan.name] ?? 0 : 0)
+        }
+    }
+}
