@@ -19,6 +19,10 @@
 #
 # API probe: before chaos, `scripts/api_probe.sh` runs schemathesis against that `tally serve`
 # (bounded, about two minutes); TALLY_TEST_PROBE=0 skips it.
+#
+# Console: then `scripts/console_walk.sh` walks the web console of that `tally serve` in a real
+# headless Chromium (installed with apt when missing, with Selenium from PyPI); screenshots go
+# to .build-test/console/. TALLY_TEST_CONSOLE=0 skips it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -225,8 +229,8 @@ fi
 
 # The scratch path and configuration the server package's `swift test` built in, so that the
 # probe and chaos run that `tally`.
-scratch="Server/.build" configuration="debug" chaos="${TALLY_TEST_CHAOS:-1}" probe="${TALLY_TEST_PROBE:-1}"
-[ "$only" != client ] || { chaos=0; probe=0; }
+scratch="Server/.build" configuration="debug" chaos="${TALLY_TEST_CHAOS:-1}" probe="${TALLY_TEST_PROBE:-1}" console="${TALLY_TEST_CONSOLE:-1}"
+[ "$only" != client ] || { chaos=0; probe=0; console=0; }
 arguments=("$@")
 for ((index = 0; index < ${#arguments[@]}; index++)); do
   argument="${arguments[$index]}"
@@ -234,13 +238,18 @@ for ((index = 0; index < ${#arguments[@]}; index++)); do
   case "$argument" in
     -c|--configuration) configuration="$next" ;;
     --configuration=*) configuration="${argument#*=}" ;;
-    list|--list-tests|-h|--help|--version) chaos=0 probe=0 ;;  # nothing was tested
+    list|--list-tests|-h|--help|--version) chaos=0 probe=0 console=0 ;;  # nothing was tested
   esac
 done
 case "$scratch" in /*) ;; *) scratch="$(pwd)/$scratch" ;; esac
 
 if [ "$probe" != 0 ]; then
   scripts/api_probe.sh --tally "$scratch/$configuration/tally" || exit $?
+fi
+if [ "$console" != 0 ]; then
+  console_start=$SECONDS
+  scripts/console_walk.sh --tally "$scratch/$configuration/tally" || exit $?
+  echo "console walk passed in $((SECONDS - console_start)) s" >&2
 fi
 if [ "$chaos" = 0 ]; then
   echo "Chaos check skipped." >&2
