@@ -69,6 +69,7 @@ struct ConsoleController: Sendable {
             }
             .get("products") { request, context in await signedIn(request, context) { try productsPage(request, $0) } }
             .get("notifications") { request, context in await signedIn(request, context) { try await notificationsPage(request, $0) } }
+            .get("notifications.csv") { request, context in await signedIn(request, context) { try await notificationsCSV(request, $0) } }
             .get("notifications/:uuid") { request, context in
                 await signedIn(request, context) { try await notificationPage(request, $0, uuid: try context.parameters.require("uuid")) }
             }
@@ -265,10 +266,15 @@ struct ConsoleController: Sendable {
         }
         // Up to and including this millisecond.
         let to = now().addingTimeInterval(0.001)
-        let overview = try await console.overview(from: to.addingTimeInterval(-window.1), to: to)
+        let environment = Self.value(request.uri.queryParameters, "environment")
+        guard environment == nil || Self.environments.contains(environment!) else {
+            throw TallyAPIError(.invalidRequest, "environment must be one of \(Self.environments.joined(separator: ", "))")
+        }
+        let overview = try await console.overview(from: to.addingTimeInterval(-window.1), to: to, environment: environment)
         let language = visit.language
         var view = base(request, visit, page: "overview", title: ConsoleText.text("nav_overview", language))
         view["windows"] = windows.map { ["value": $0.0, "label": ConsoleText.text("window_\($0.0)", language), "selected": $0.0 == chosen] }
+        view["environments"] = Self.environments.map { Self.option($0, $0, environment) }
         view["from"] = ConsoleFormat.time(overview.from)
         view["to"] = ConsoleFormat.time(overview.to)
         view["purchases"] = overview.purchases
@@ -303,7 +309,7 @@ struct ConsoleController: Sendable {
         view["statuses"] = ["granted", "revoked", "refunded", "unbound"].map {
             Self.option($0, ConsoleText.text("status_\($0)", language), filters.fields["status"])
         }
-        view["environments"] = ["Production", "Sandbox", "Xcode", "LocalTesting"].map { Self.option($0, $0, filters.fields["environment"]) }
+        view["environments"] = Self.environments.map { Self.option($0, $0, filters.fields["environment"]) }
         view["products"] = catalog.products.map { Self.option($0.productID, $0.productID, filters.fields["product"]) }
         view["exportHref"] = "/console/transactions.csv" + filters.queryString(excluding: ["after", "limit"])
         do {
@@ -470,7 +476,7 @@ struct ConsoleController: Sendable {
                 "transactionID": notification.transactionID ?? "", "detail": notification.detail ?? "",
             ]
         }
-        let refused = try await console.overview(from: now().addingTimeInterval(-30 * 86_400), to: now()).verificationFailures
+        let refused = try await console.verificationFailures(from: now().addingTimeInterval(-30 * 86_400), to: now())
             .filter { $0.currency == "notification" }.reduce(0) { $0 + $1.count }
         view["refused"] = refused
         var kept: [String: String] = ["limit": String(limit)]
@@ -479,6 +485,7 @@ struct ConsoleController: Sendable {
             view["nextHref"] = "/console/notifications" + Self.queryString(kept.merging(["after": next]) { $1 })
         }
         if cursor != nil { view["firstHref"] = "/console/notifications" + Self.queryString(kept) }
+        view["exportHref"] = "/console/notifications.csv" + Self.queryString(outcome.map { ["outcome": $0] } ?? [:])
         return try html(view, "notifications")
     }
 
@@ -642,6 +649,32 @@ struct ConsoleController: Sendable {
         }
     }
 
+    func notificationsCSV(_ request: Request, _ visit: Visit) async throws -> Response {
+        let outcome = Self.value(request.uri.queryParameters, "outcome")
+        guard outcome == nil || NotificationOutcome(rawValue: outcome!) != nil else {
+            throw TallyAPIError(.invalidRequest, "outcome must be applied, duplicate or recorded")
+        }
+        try await console.audit(
+            actor: visit.session!.actor, action: "export", target: "notifications", before: nil, after: nil, detail: outcome.map { "outcome=\($0)" })
+        let storage = storage
+        return Self.csv("notifications") { write in
+            try await write(ConsoleFormat.csvLine(["notification_uuid", "received_at", "type", "subtype", "outcome", "transaction_id", "detail"]))
+            var cursor: AdminCursor?
+            while true {
+                let page = try await storage.adminNotifications(outcome: outcome, limit: 200, cursor: cursor)
+                try await write(
+                    page.notifications.map { row in
+                        ConsoleFormat.csvLine([
+                            row.notificationUuid, ConsoleFormat.time(row.receivedAt), row.notificationType, row.subtype, row.outcome, row.transactionID,
+                            row.detail,
+                        ])
+                    }.joined())
+                guard let next = page.nextCursor else { return }
+                cursor = AdminCursor(text: next)
+            }
+        }
+    }
+
     func auditCSV(_ request: Request, _ visit: Visit) async throws -> Response {
         try await console.audit(actor: visit.session!.actor, action: "export", target: "audit", before: nil, after: nil, detail: nil)
         let console = console
@@ -753,6 +786,9 @@ struct ConsoleController: Sendable {
     }
 
     // MARK: - Small parts
+
+    /// The App Store's environments, as transactions name them.
+    static let environments = ["Production", "Sandbox", "Xcode", "LocalTesting"]
 
     /// The form fields of a urlencoded body (at most 64 kB); the first of a repeated name wins.
     static func form(_ request: Request) async throws -> [String: String] {

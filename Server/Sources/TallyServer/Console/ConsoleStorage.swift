@@ -194,8 +194,10 @@ public protocol ConsoleStorage: Sendable {
     func grantedEntitlements(userID: String) async throws -> [GrantedEntitlement]
     /// Counts one refused piece of signed data (`source`: purchase, receipt, notification) in the current minute.
     func countVerificationFailure(source: String, code: String) async throws
-    /// The overview's figures over `from ..< to`.
-    func overview(from: Date, to: Date) async throws -> ConsoleOverview
+    /// Signed data refused over `from ..< to`, by source (in `currency`) and code (in `kind`).
+    func verificationFailures(from: Date, to: Date) async throws -> [ConsoleOverview.Movement]
+    /// The overview's figures over `from ..< to`; the store's of one environment when given.
+    func overview(from: Date, to: Date, environment: String?) async throws -> ConsoleOverview
     /// Ledger entries, newest first.
     func ledgerEntries(_ query: ConsoleLedgerQuery) async throws -> ConsoleLedgerPage
     /// What happened to a user, newest first, at most `limit` events.

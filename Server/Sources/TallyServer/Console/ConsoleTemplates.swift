@@ -68,6 +68,7 @@ enum ConsoleTemplates {
         {{<layout}}{{$content}}
         <form id="window" method="get" action="/console" class="filters">
         <label>{{t.window}} <select name="window">{{#windows}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/windows}}</select></label>
+        <label>{{t.environment}} <select name="environment"><option value="">{{t.any}}</option>{{#environments}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/environments}}</select></label>
         <button type="submit">{{t.show}}</button>
         <span class="hint">{{from}} – {{to}} UTC</span>
         </form>
@@ -224,6 +225,7 @@ enum ConsoleTemplates {
         <button type="submit">{{t.filter}}</button>
         </form>
         <p class="hint" id="refused">{{t.notifications_refused}}: {{refused}}</p>
+        <p class="actions"><a id="export" href="{{exportHref}}" download>{{t.export_csv}}</a></p>
         <table id="rows"><thead><tr><th>{{t.received}}</th><th>{{t.type}}</th><th>{{t.outcome}}</th><th>{{t.transaction}}</th><th>{{t.detail}}</th></tr></thead>
         <tbody>{{#rows}}<tr class="row"><td><a class="notification-link" href="/console/notifications/{{uuid}}"><time>{{received}}</time></a></td><td>{{type}}</td><td class="outcome">{{outcome}}</td><td>{{transactionID}}</td><td>{{detail}}</td></tr>{{/rows}}
         {{^rows}}<tr><td colspan="5" class="empty">{{t.no_rows}}</td></tr>{{/rows}}</tbody></table>

@@ -242,17 +242,35 @@ extension SQLStorage: ConsoleStorage {
         }
     }
 
-    public func overview(from: Date, to: Date) async throws -> ConsoleOverview {
+    public func verificationFailures(from: Date, to: Date) async throws -> [ConsoleOverview.Movement] {
+        try await read { executor, _ in try await Self.verificationFailures(executor, from: Self.millis(from), to: Self.millis(to)) }
+    }
+
+    /// Refusals counted in the minutes that overlap `from ..< to` (milliseconds), by source and code.
+    static func verificationFailures(_ executor: any SQLExecutor, from: Int64, to: Int64) async throws -> [ConsoleOverview.Movement] {
+        try await executor.query(
+            """
+            SELECT source, code, SUM(count) AS total FROM verification_failures
+            WHERE minute >= ? AND minute < ? GROUP BY source, code ORDER BY source, code
+            """, [.int(from / 60_000), .int((to + 59_999) / 60_000)]
+        ).map { row in
+            ConsoleOverview.Movement(currency: try row.text("source"), kind: try row.text("code"), count: try row.int("total"), amount: try row.int("total"))
+        }
+    }
+
+    public func overview(from: Date, to: Date, environment: String?) async throws -> ConsoleOverview {
         let start = Self.millis(from)
         let end = Self.millis(to)
+        // The store's figures of one environment when given (the ledger's are the users' whatever paid).
+        let only = environment == nil ? "" : " AND environment = ?"
         return try await read { executor, _ in
-            let window: [SQLValue] = [.int(start), .int(end)]
+            let window: [SQLValue] = [.int(start), .int(end)] + (environment.map { [SQLValue.text($0)] } ?? [])
             var purchases: Int64 = 0
             var revenue: [ConsoleOverview.Revenue] = []
             for row in try await executor.query(
                 """
                 SELECT currency, storefront, COUNT(*) AS n, COALESCE(SUM(price), 0) AS total FROM store_transactions
-                WHERE purchase_date >= ? AND purchase_date < ? GROUP BY currency, storefront ORDER BY currency, storefront
+                WHERE purchase_date >= ? AND purchase_date < ?\(only) GROUP BY currency, storefront ORDER BY currency, storefront
                 """, window)
             {
                 let count = try row.int("n")
@@ -267,7 +285,7 @@ extension SQLStorage: ConsoleStorage {
             for row in try await executor.query(
                 """
                 SELECT currency, COUNT(*) AS n, COALESCE(SUM(price), 0) AS total FROM store_transactions
-                WHERE revoked = 1 AND revocation_event_at >= ? AND revocation_event_at < ? GROUP BY currency ORDER BY currency
+                WHERE revoked = 1 AND revocation_event_at >= ? AND revocation_event_at < ?\(only) GROUP BY currency ORDER BY currency
                 """, window)
             {
                 let count = try row.int("n")
@@ -278,7 +296,7 @@ extension SQLStorage: ConsoleStorage {
                 """
                 SELECT currency, kind, COUNT(*) AS n, SUM(amount) AS total FROM ledger_entries
                 WHERE created_at >= ? AND created_at < ? GROUP BY currency, kind ORDER BY currency, kind
-                """, window
+                """, [.int(start), .int(end)]
             ).map { row in
                 ConsoleOverview.Movement(currency: try row.text("currency"), kind: try row.text("kind"), count: try row.int("n"), amount: try row.int("total"))
             }
@@ -287,21 +305,16 @@ extension SQLStorage: ConsoleStorage {
             ).map { row in
                 ConsoleOverview.Movement(currency: try row.text("currency"), kind: "debt", count: try row.int("n"), amount: try row.int("total"))
             }
-            let failures = try await executor.query(
-                """
-                SELECT source, code, SUM(count) AS total FROM verification_failures
-                WHERE minute >= ? AND minute < ? GROUP BY source, code ORDER BY source, code
-                """, [.int(start / 60_000), .int((end + 59_999) / 60_000)]
-            ).map { row in
-                ConsoleOverview.Movement(
-                    currency: try row.text("source"), kind: try row.text("code"), count: try row.int("total"), amount: try row.int("total"))
-            }
+            let failures = try await Self.verificationFailures(executor, from: start, to: end)
             // One bar per UTC day of the window.
             let firstDay = start / 86_400_000
             let lastDay = max(firstDay, (end - 1) / 86_400_000)
             var purchasesByDay: [Int64: Int64] = [:]
             for row in try await executor.query(
-                "SELECT purchase_date / 86400000 AS day, COUNT(*) AS n FROM store_transactions WHERE purchase_date >= ? AND purchase_date < ? GROUP BY purchase_date / 86400000",
+                """
+                SELECT purchase_date / 86400000 AS day, COUNT(*) AS n FROM store_transactions
+                WHERE purchase_date >= ? AND purchase_date < ?\(only) GROUP BY purchase_date / 86400000
+                """,
                 window)
             {
                 purchasesByDay[try row.int("day")] = try row.int("n")
@@ -310,7 +323,7 @@ extension SQLStorage: ConsoleStorage {
             for row in try await executor.query(
                 """
                 SELECT revocation_event_at / 86400000 AS day, COUNT(*) AS n FROM store_transactions
-                WHERE revoked = 1 AND revocation_event_at >= ? AND revocation_event_at < ? GROUP BY revocation_event_at / 86400000
+                WHERE revoked = 1 AND revocation_event_at >= ? AND revocation_event_at < ?\(only) GROUP BY revocation_event_at / 86400000
                 """, window)
             {
                 refundsByDay[try row.int("day")] = try row.int("n")

@@ -463,7 +463,10 @@ import Testing
             let bad = try await client.post("/v1/me/purchases", token: user.userToken, body: API.body(PurchaseRequest(signedTransaction: "a.b.c")))
             #expect(bad.status == .unprocessableContent)
 
-            let overview = try await harness.storage.overview(from: Harness.start.addingTimeInterval(-86_400), to: Harness.start.addingTimeInterval(86_400))
+            let window = (from: Harness.start.addingTimeInterval(-86_400), to: Harness.start.addingTimeInterval(86_400))
+            let overview = try await harness.storage.overview(from: window.from, to: window.to, environment: nil)
+            let elsewhere = try await harness.storage.overview(from: window.from, to: window.to, environment: "Xcode")
+            #expect(elsewhere.purchases == 0 && elsewhere.refunds == 0 && elsewhere.revenue.isEmpty, "the store's figures of one environment")
             #expect(overview.purchases == 3 && overview.refunds == 1)
             let revenue = try #require(overview.revenue.first)
             #expect(overview.revenue.count == 1 && revenue.count == 3 && revenue.currency != nil && revenue.milliunits > 0)
@@ -486,6 +489,8 @@ import Testing
             let detail = try #require(notifications.components(separatedBy: "href=\"/console/notifications/").dropFirst().first?.prefix { $0 != "\"" })
             let payload = Self.text(try await browser.get("/console/notifications/\(detail)"))
             #expect(payload.contains("signedTransactionInfo") && payload.contains(refundable))
+            let csv = Self.text(try await browser.get("/console/notifications.csv?outcome=applied")).split(separator: "\r\n")
+            #expect(csv.count == 2 && csv[1].contains("REFUND") && csv[1].contains(refundable))
         }
     }
 

@@ -111,6 +111,7 @@ struct RouteCase: Sendable, CustomTestStringConvertible {
         .console(.post, "/console/users/{id}/entitlements/{grant}/revoke", "/console/users/nobody/entitlements/none/revoke"),
         .console(.get, "/console/products"),
         .console(.get, "/console/notifications"),
+        .console(.get, "/console/notifications.csv"),
         .console(.get, "/console/notifications/{uuid}", "/console/notifications/none"),
         .console(.get, "/console/audit"),
         .console(.get, "/console/audit.csv"),
