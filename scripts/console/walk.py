@@ -2,18 +2,21 @@
 """Browser walk of the Tally web console (`tally serve`, under /console).
 
 A real headless Chromium, driven by Selenium, uses the console as an operator would: signs in
-(a wrong password first), visits every page through the navigation, filters, searches, pages
-and exports transactions, adjusts a user's credits (and checks through the public API that
-the ledger agrees), tries a repeated adjustment, adjustments without the CSRF token or
-without the console's own Origin, bad amounts, switches to Ukrainian and back, reads the
-audit log and its CSV, signs out, signs in as a read-only operator who must not be able to
-adjust, and finally signs in with the secret key.
+(a wrong password first), visits every page through the navigation, filters, searches (by
+user id, app account token, app user id, transaction id, order id), pages and exports
+transactions, filters and exports the ledger, adjusts a user's credits and grants an
+entitlement (and checks through the public API that the ledger agrees), repeats an
+adjustment with its idempotency key, tries adjustments without the CSRF token or without the
+console's own Origin, bad amounts, switches to Ukrainian and back, reads the audit log and its
+CSV, signs out, signs in as a read-only operator who must not be able to adjust, and finally
+signs in with the secret key. What the browser cannot show (status codes, headers, CSV) is
+read with plain HTTP requests carrying the browser's session cookie.
 
-Before the browser starts the walk seeds the server through its public HTTP API: 5 users,
-65 signed purchases of the simulated App Store (`tally appstore purchase`) over three
-products and one non-consumable, one more purchase bought from `tally appstore serve` and
-refunded there (so that an App Store notification and a revoked transaction exist), and two
-spends.
+Before the browser starts the walk seeds the server through its public HTTP API: 5 users
+(with app user ids), 64 signed purchases from `tally appstore purchase` (three consumables in
+turn and one non-consumable; the first pays an order), one more bought from `tally appstore
+serve` and refunded there (so that an App Store notification and a revoked transaction
+exist), and two spends.
 
 It expects a running `tally serve --dev --trust-ca-dir CA` with the operators already added
 (scripts/console_walk.sh does all of that and then runs this file):
@@ -64,6 +67,7 @@ USERS = 5
 CONSUMABLE_PURCHASES = 63  # + 1 non-consumable + 1 bought and refunded in the simulated store = 65
 PAGE_SIZE = 20
 ADJUSTMENT = 7
+GRANT_REASON = '=HYPERLINK("https://evil.example","<b>support</b>")'
 
 NAV_PAGES = ["overview", "transactions", "ledger", "products", "notifications", "audit"]
 CYRILLIC = re.compile("[\u0400-\u04FF]")
@@ -106,9 +110,6 @@ class Answer:
             if key.lower() == name.lower():
                 return value
         return None
-
-    def header_values(self, name):
-        return [value for key, value in self.headers if key.lower() == name.lower()]
 
     @property
     def text(self):
@@ -585,6 +586,15 @@ class Walk:
         self.page("notifications")
         rows = self.rows()
         check(rows, "the notifications list is empty, but the seeded refund was notified")
+        if self.exists("a#export"):  # not in the first contract; checked where the page has it
+            href = self.find("a#export").get_attribute("href")
+            answer = self.fetch(href)
+            check(answer.status == 200 and "REFUND" in answer.text,
+                  f"the notifications' export {href} answered {answer.status} without the REFUND: {answer.text[:300]!r}")
+            visited.append("notifications.csv")
+            self.open("/console/notifications")
+            self.page("notifications")
+            rows = self.rows()
         links = self.find_all("a", rows[0])
         check(links, f"the first notification row has no link: {rows[0].text!r}")
         self.click_and_load(links[0], "a notification link")
@@ -681,6 +691,8 @@ class Walk:
         # The other filters, through the same form.
         checks = [
             ({"status": "revoked"}, {self.seed.refunded.transaction_id}),
+            ({"status": "refunded"}, {self.seed.refunded.transaction_id}),
+            ({"status": "granted"}, seeded - {self.seed.refunded.transaction_id}),
             ({"kind": "non_consumable"}, {p.transaction_id for p in self.seed.purchases if p.product_id == NON_CONSUMABLE}),
             ({"user": self.user.user_id}, {p.transaction_id for p in self.seed.purchases if p.user is self.user}),
         ]
@@ -716,8 +728,9 @@ class Walk:
             answer = self.fetch(f"/console/transactions?limit={limit}")
             check(answer.status < 500, f"limit={limit} answered {answer.status}")
             outside.append(f"{limit}: {answer.status}")
-        return (f"product filter ({len(by_product)} rows), search by transaction id, status/kind/user/date filters, "
-                f"{pages} pages of {PAGE_SIZE} with all {len(seeded)} transactions once; limit 1 and 200 work, "
+        return (f"product filter ({len(by_product)} rows), search by transaction id, status/kind/user/date filters; "
+                f"{pages} pages of {PAGE_SIZE} with all {len(seeded)} transactions once; "
+                f"the refunded one under status revoked and refunded; limit 1 and 200 work, "
                 f"limit {', '.join(outside)}")
 
     def step_search(self):
@@ -906,13 +919,19 @@ class Walk:
         self.find("input[name='csrf']", form)
         self.fill(form, "entitlement", entitlement)
         self.fill(form, "until", until)
-        self.fill(form, "reason", "console walk: support gesture")
+        # A reason a spreadsheet would run as a formula, with markup in it: the page must show it as text,
+        # and the audit CSV must defuse it (step 9).
+        self.fill(form, "reason", GRANT_REASON)
         self.submit("form#grant", "#grant-submit", "the grant form")
         self.page("user")
         check(not self.exists("p.error[role='alert']"), f"the grant answered an error: {self.text_of('p.error')!r}")
         notice = self.find("p.notice[role='status']").text.strip()
         table = self.find("table#entitlements")
         check(entitlement in table.text, f"table#entitlements does not list {entitlement}: {table.text!r}")
+        main = self.find("main")
+        check(GRANT_REASON in main.text, f"the grant's reason {GRANT_REASON!r} is not shown as text on the user page")
+        check(not [b for b in self.find_all("b", main) if b.text == "support"],
+              "the grant's reason was rendered as HTML (a <b> element), not escaped")
         account = self.seed.api("GET", "/v1/me", self.user.token, expect=(200,))
         granted = [e for e in account["entitlements"] if e["id"] == entitlement]
         check(granted and granted[0]["active"], f"GET /v1/me has no active {entitlement}: {account['entitlements']}")
@@ -932,6 +951,8 @@ class Walk:
             ("csrf field, no Origin or Referer", dict(base_fields, csrf=csrf), {}),
             ("csrf field, a foreign Origin", dict(base_fields, csrf=csrf), {"Origin": "http://evil.example"}),
             ("a wrong csrf field, own Origin", dict(base_fields, csrf=csrf[:-1] + ("A" if csrf[-1:] != "A" else "B")), {"Origin": self.origin}),
+            ("csrf field, Origin null", dict(base_fields, csrf=csrf), {"Origin": "null"}),
+            ("csrf field, a foreign Referer only", dict(base_fields, csrf=csrf), {"Referer": "http://evil.example/console"}),
         ]
         for label, fields, headers in attempts:
             fields["idempotency_key"] = "walk-forged-" + uuid.uuid4().hex
@@ -943,7 +964,15 @@ class Walk:
         answer = self.fetch("/console/logout", "POST", {"csrf": csrf})
         check(answer.status == 403, f"a sign-out without Origin answered {answer.status}, not 403")
         check(self.fetch("/console").status == 200, "a refused sign-out ended the session")
-        return "403 with an error for " + "; ".join(label for label, _, _ in attempts) + "; sign-out without Origin 403"
+        # The sign-in form posted from another site (login CSRF): refused, no session.
+        answer = self.fetch("/console/login", "POST", {"operator": "alice", "password": self.options.alice},
+                            headers={"Origin": "http://evil.example"}, cookies="")
+        check(answer.status == 403, f"a sign-in posted from another origin answered {answer.status}, not 403")
+        check(not any("tally_console=" in value and "Max-Age=0" not in value for value in
+                      [v for k, v in answer.headers if k.lower() == "set-cookie"]),
+              "a sign-in posted from another origin set a session cookie")
+        return ("403 with an error for " + "; ".join(label for label, _, _ in attempts)
+                + "; sign-out without Origin 403; sign-in from another origin 403")
 
     def step_bad_input(self):
         """7. Amount 'abc' and amount 0 through the form: an error, nothing changes."""
@@ -979,7 +1008,7 @@ class Walk:
         self.page("transactions")
         lang = self.driver.find_element(By.TAG_NAME, "html").get_attribute("lang")
         check(lang == "uk", f"after a#lang-uk the page is <html lang={lang!r}>")
-        nav = self.find("nav#nav").text
+        nav = " · ".join(link.text.strip() for link in self.find_all("nav#nav a"))
         check(CYRILLIC.search(nav), f"the nav is not in Ukrainian: {nav!r}")
         self.screenshot("transactions-uk")
         self.click_and_load(self.find("a#nav-overview"), "the nav link to the overview")
@@ -994,7 +1023,7 @@ class Walk:
         check(not CYRILLIC.search(self.find("nav#nav").text), f"the nav is still Ukrainian after ?lang=en")
         self.open("/console/products")
         check(self.driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en", "English was not remembered")
-        return f"nav {nav.splitlines()[0] if nav else ''!r}...; remembered across pages; back to English"
+        return f"<html lang=\"uk\">, nav {nav!r}; remembered across pages; back to English"
 
     def step_audit(self):
         """9. The audit log shows alice's adjustment and sign-in; its CSV has the adjustment."""
@@ -1019,7 +1048,14 @@ class Walk:
         found = [line for line in lines[1:] if any("alice" in cell for cell in line)
                  and any(re.search(r"(?i)adjust", cell) for cell in line)]
         check(found, f"the audit CSV has no adjustment by alice: {lines[:5]}")
-        return f"{len(rows)} audit rows, alice's adjustment and sign-in; the CSV has {len(lines) - 1} lines with it"
+        exports = [entry for entry in entries if "alice" in entry[0] and re.search(r"(?i)export", entry[1])]
+        check(exports, f"the CSV exports of steps 3c and 4 are not in the audit log: {[(a, b) for a, b, _ in entries][:10]}")
+        formulas = [cell for line in lines for cell in line if "HYPERLINK" in cell]
+        check(formulas, f"the grant's reason {GRANT_REASON!r} is not in the audit CSV")
+        check(all(not cell.startswith(("=", "+", "-", "@")) for cell in formulas),
+              f"the audit CSV writes the grant's reason as a live formula: {formulas}")
+        return (f"{len(rows)} audit rows: alice's adjustment, sign-in and exports; the CSV has {len(lines) - 1} lines with "
+                f"the adjustment, and the formula reason written as {formulas[0][:12]!r}...")
 
     def step_read_only(self):
         """10. Sign-out ends alice's session; read-only bob cannot adjust."""
@@ -1095,7 +1131,8 @@ class Walk:
             began = time.monotonic()
             try:
                 detail = step()
-            except (WalkFailure, WebDriverException, OSError, KeyError, ValueError) as error:
+            except (WalkFailure, SetupError, WebDriverException, OSError, http.client.HTTPException, KeyError,
+                    ValueError) as error:
                 message = error.msg if isinstance(error, WebDriverException) else str(error)
                 print(f"FAIL {title}: {type(error).__name__ + ': ' if not isinstance(error, WalkFailure) else ''}{message}",
                       flush=True)

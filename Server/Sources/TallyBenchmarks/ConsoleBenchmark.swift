@@ -92,7 +92,7 @@ public enum ConsoleBenchmark {
             let token = "bench-\(UUID().uuidString)"
             try await storage.openSession(
                 tokenHash: ConsoleSessionCookie.hash(token), actor: "bench", role: .readOnly, csrfToken: "unused",
-                expiresAt: Date().addingTimeInterval(86_400))
+                expiresAt: Date().addingTimeInterval(86_400), keyHash: nil)
             let cookie = "\(ConsoleSessionCookie.name)=\(token)"
             let plans = Self.plans(fill, options: options)
             let authority = try TestCertificateAuthority()
@@ -114,7 +114,8 @@ public enum ConsoleBenchmark {
         var users: [String]
         var transactionIDs: [String]
         var products: [String]
-        var lastEntryID: Int64
+        /// The ledger's position halfway down.
+        var middle: String
         var now: Int64
     }
 
@@ -215,9 +216,12 @@ public enum ConsoleBenchmark {
             written += count
         }
         progress("store transactions: \(options.transactions)")
-        let last = try await database.read { executor in try await executor.query("SELECT MAX(id) AS id FROM ledger_entries", []) }
+        let middle = try await database.read { executor in
+            try await executor.query("SELECT created_at, id FROM ledger_entries WHERE id = (SELECT MAX(id) FROM ledger_entries) / 2", []).first
+        }
         return Filled(
-            users: users, transactionIDs: transactionIDs, products: products, lastEntryID: try last.first?.optionalInt("id") ?? 0, now: now)
+            users: users, transactionIDs: transactionIDs, products: products,
+            middle: "\(try middle?.optionalInt("created_at") ?? 0)_\(try middle?.optionalInt("id") ?? 1)", now: now)
     }
 
     static func plans(_ filled: Filled, options: Options) -> [Plan] {
@@ -229,7 +233,7 @@ public enum ConsoleBenchmark {
         let users = filled.users
         let ids = filled.transactionIDs
         let product = filled.products.first ?? ""
-        let middle = filled.lastEntryID / 2
+        let middle = filled.middle
         return [
             Plan(name: "baseline: GET /healthz", list: false) { _ in "/healthz" },
             Plan(name: "baseline: products page (no database)", list: false) { _ in "/console/products" },
@@ -239,6 +243,13 @@ public enum ConsoleBenchmark {
             Plan(name: "ledger, yesterday", list: true) { _ in "/console/ledger?from=\(day(1))&to=\(day(1))" },
             Plan(name: "ledger, a day 60 days ago", list: true) { _ in "/console/ledger?from=\(day(60))&to=\(day(60))" },
             Plan(name: "ledger, kind in a day 45 days ago", list: true) { _ in "/console/ledger?kind=adjustment&from=\(day(45))&to=\(day(45))" },
+            Plan(name: "ledger, the last 30 days", list: true) { _ in "/console/ledger?from=\(day(30))&to=\(day(0))" },
+            Plan(name: "ledger, all 90 days", list: true) { _ in "/console/ledger?from=\(day(90))&to=\(day(0))" },
+            Plan(name: "ledger, up to 80 days ago", list: true) { _ in "/console/ledger?to=\(day(80))" },
+            Plan(name: "ledger, a kind and currency with no entries", list: true) { _ in "/console/ledger?kind=spend&currency=report.career" },
+            Plan(name: "ledger, one user's last 30 days", list: true) { index in
+                "/console/ledger?user=\(users[(index * 7919) % users.count])&from=\(day(30))&to=\(day(0))"
+            },
             Plan(name: "ledger, a page in the middle", list: true) { _ in "/console/ledger?before=\(middle)" },
             Plan(name: "transactions, newest", list: true) { _ in "/console/transactions" },
             Plan(name: "transactions, one product", list: true) { _ in "/console/transactions?product=\(product)" },

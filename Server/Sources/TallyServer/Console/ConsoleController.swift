@@ -31,11 +31,16 @@ struct ConsoleController: Sendable {
     let trustedProxies: TrustedProxies
     let now: @Sendable () -> Date
     let library: MustacheLibrary
+    /// Sign-ins per client address: each costs a password hash.
+    let signInLimiter: RateLimiter
+    let hashing = PasswordHashing()
 
     /// How long a session lasts.
     static let sessionLifetime: TimeInterval = 12 * 3600
     static let sessionCookie = ConsoleSessionCookie.name
     static let languageCookie = "tally_console_lang"
+    /// Sign-in attempts a client address may make per minute (all at once, then one every 3 s).
+    static let signInsPerMinute = 20
 
     init(
         storage: any TallyStorage, console: any ConsoleStorage, catalog: TallyCatalog, secretKey: String?, trustedProxies: TrustedProxies,
@@ -47,6 +52,7 @@ struct ConsoleController: Sendable {
         self.secretKey = secretKey
         self.trustedProxies = trustedProxies
         self.now = now
+        signInLimiter = RateLimiter(perMinute: Self.signInsPerMinute, burst: Self.signInsPerMinute, now: now)
         do {
             library = try ConsoleTemplates.library()
         } catch {
@@ -141,7 +147,7 @@ struct ConsoleController: Sendable {
         await respond(request, context) { visit in
             try await loadSession(request, &visit)
             guard let session = visit.session else { return signInRedirect(request) }
-            guard sameOrigin(request) else { throw ConsoleRefusal.csrf }
+            guard sameOrigin(request, https: overHTTPS(request, peer: context.peerAddress)) else { throw ConsoleRefusal.csrf }
             visit.form = try await Self.form(request)
             guard let token = visit.form["csrf"], ConstantTime.equal(token, session.csrfToken) else { throw ConsoleRefusal.csrf }
             if role == .admin, session.role != .admin { throw ConsoleRefusal.readOnly }
@@ -150,15 +156,23 @@ struct ConsoleController: Sendable {
     }
 
     enum ConsoleRefusal: Error {
-        case csrf, readOnly, notFound
+        case csrf, readOnly, notFound, busy
     }
 
     func loadSession(_ request: Request, _ visit: inout Visit) async throws {
         guard let token = request.cookies[Self.sessionCookie]?.value, !token.isEmpty, token.utf8.count <= 128 else { return }
         let hash = Self.digest(token)
         visit.sessionHash = hash
-        visit.session = try await console.session(tokenHash: hash)
+        guard let session = try await console.session(tokenHash: hash) else { return }
+        // A session opened with the secret key ends when the key changes or is removed.
+        if session.actor == Self.secretKeyActor, session.keyHash == nil || session.keyHash != secretKeyHash { return }
+        visit.session = session
     }
+
+    static let secretKeyActor = "secret-key"
+
+    /// The SHA-256 of the secret key, kept with the sessions it opened.
+    var secretKeyHash: String? { secretKey.flatMap { $0.isEmpty ? nil : Self.digest($0) } }
 
     func signInRedirect(_ request: Request) -> Response {
         let next = request.method == .get ? request.uri.description : "/console"
@@ -167,12 +181,12 @@ struct ConsoleController: Sendable {
 
     /// Whether a form comes from a page of this console: its `Origin` (else its `Referer`)
     /// names the host the request was sent to. Neither header, or `null`, is a refusal.
-    func sameOrigin(_ request: Request) -> Bool {
+    func sameOrigin(_ request: Request, https: Bool = false) -> Bool {
         guard let host = request.head.authority, !host.isEmpty else { return false }
         // Only a web address counts: `null` (a sandboxed or opaque origin) and anything else is refused.
         let claimed = request.headers[.origin] ?? request.headers[.referer]
-        guard let claimed, let url = URL(string: claimed), let claimedHost = url.host, let scheme = url.scheme,
-            scheme == "http" || scheme == "https"
+        guard let claimed, let url = URL(string: claimed), let claimedHost = url.host, let scheme = url.scheme?.lowercased(),
+            scheme == "https" || (scheme == "http" && !https), url.user == nil, url.password == nil
         else { return false }
         let authority = url.port.map { "\(claimedHost):\($0)" } ?? claimedHost
         return authority.lowercased() == host.lowercased()
@@ -203,25 +217,33 @@ struct ConsoleController: Sendable {
 
     func signInPage(_ request: Request, _ visit: inout Visit) async throws -> Response {
         try await loadSession(request, &visit)
-        if visit.session != nil { return Self.redirect(Self.nextPath(request.uri.queryParameters["next"].map(String.init))) }
+        if visit.session != nil { return Self.redirect(Self.nextPath(Self.value(request.uri.queryParameters, "next"))) }
         var view = base(request, visit, page: "login", title: ConsoleText.text("sign_in_title", visit.language))
         if request.uri.queryParameters["signed_out"] != nil { view["notice"] = ConsoleText.text("signed_out", visit.language) }
+        view["action"] = Self.signInAction(request)
         return try html(view, "login")
     }
 
     func signIn(_ request: Request, _ context: TallyRequestContext, _ visit: inout Visit) async throws -> Response {
-        guard sameOrigin(request) else { throw ConsoleRefusal.csrf }
+        guard sameOrigin(request, https: overHTTPS(request, peer: context.peerAddress)) else { throw ConsoleRefusal.csrf }
+        // Each attempt costs a password hash: a few a minute per address, and a few at once.
+        if let wait = signInLimiter.take(context.limitAddress) {
+            var error = TallyAPIError(.rateLimited, "too many sign-ins; retry in \(wait) s")
+            error.retryAfter = wait
+            throw error
+        }
         visit.form = try await Self.form(request)
         let name = (visit.form["operator"] ?? "").trimmingCharacters(in: .whitespaces)
         let password = visit.form["password"] ?? ""
         var identity: (actor: String, role: ConsoleRole)?
         if name.isEmpty {
-            if let secretKey, !secretKey.isEmpty, !password.isEmpty, ConstantTime.equal(password, secretKey) { identity = ("secret-key", .admin) }
-        } else if name.count <= 64, let account = try await console.consoleOperator(name: name) {
-            if ConsolePasswords.verify(password, hash: account.passwordHash) { identity = (SQLStorage.operatorActor(name), account.role) }
+            if let secretKey, !secretKey.isEmpty, !password.isEmpty, ConstantTime.equal(password, secretKey) { identity = (Self.secretKeyActor, .admin) }
         } else {
+            let account = name.count <= 64 ? try await console.consoleOperator(name: name) : nil
             // The same work whether or not the operator exists, so the time does not tell.
-            _ = ConsolePasswords.verify(password, hash: Self.decoyHash)
+            if try await hashing.verify(password, hash: account?.passwordHash ?? Self.decoyHash), let account {
+                identity = (SQLStorage.operatorActor(name), account.role)
+            }
         }
         guard let identity else {
             try await console.audit(
@@ -230,14 +252,15 @@ struct ConsoleController: Sendable {
             var view = base(request, visit, page: "login", title: ConsoleText.text("sign_in_title", visit.language))
             view["error"] = ConsoleText.text("sign_in_failed", visit.language)
             view["operator"] = String(name.prefix(64))
+            view["action"] = Self.signInAction(request)
             return try html(view, "login", status: .unauthorized)
         }
         let token = Self.randomToken()
         try await console.openSession(
             tokenHash: Self.digest(token), actor: identity.actor, role: identity.role, csrfToken: Self.randomToken(),
-            expiresAt: now().addingTimeInterval(Self.sessionLifetime))
+            expiresAt: now().addingTimeInterval(Self.sessionLifetime), keyHash: identity.actor == Self.secretKeyActor ? secretKeyHash : nil)
         visit.cookies.append(cookie(Self.sessionCookie, token, maxAge: Int(Self.sessionLifetime), request: request, context: context))
-        return Self.redirect(Self.nextPath(request.uri.queryParameters["next"].map(String.init)))
+        return Self.redirect(Self.nextPath(Self.value(request.uri.queryParameters, "next")))
     }
 
     /// A hash checked when the operator does not exist (of a random password).
@@ -248,6 +271,12 @@ struct ConsoleController: Sendable {
         var response = Self.redirect("/console/login?signed_out=1")
         response.headers.append(HTTPField(name: .setCookie, value: "\(Self.sessionCookie)=; Path=/console; Max-Age=0; HttpOnly; SameSite=Strict"))
         return response
+    }
+
+    /// The sign-in form's address, carrying on where to go afterwards.
+    static func signInAction(_ request: Request) -> String {
+        let next = nextPath(value(request.uri.queryParameters, "next"))
+        return "/console/login" + (next == "/console" ? "" : queryString(["next": next]))
     }
 
     /// Where to go after signing in: a path of the console, never another site.
@@ -334,7 +363,7 @@ struct ConsoleController: Sendable {
             "productID": transaction.productID, "kind": transaction.type, "status": status,
             "statusLabel": ConsoleText.text("status_\(status)", language), "environment": transaction.environment,
             "price": transaction.price.map { "\(ConsoleFormat.milliunits($0)) \(transaction.currency ?? "")" } ?? "",
-            "purchased": (transaction.purchaseDate ?? transaction.receivedAt).map(ConsoleFormat.time) ?? "",
+            "purchased": transaction.purchaseDate.map(ConsoleFormat.time) ?? "—", "receivedAt": ConsoleFormat.time(transaction.receivedAt),
         ]
         if let user = transaction.userID { row["userID"] = user }
         if let revoked = transaction.revokedAt { row["revokedAt"] = ConsoleFormat.time(revoked) }
@@ -359,7 +388,7 @@ struct ConsoleController: Sendable {
                     "transactionID": row.entry.transactionID ?? "", "reference": row.entry.reference ?? "",
                 ]
             }
-            if let next = page.next { view["nextHref"] = "/console/ledger" + filters.queryString(replacing: ["before": String(next)]) }
+            if let next = page.next { view["nextHref"] = "/console/ledger" + filters.queryString(replacing: ["before": next.text]) }
             if filters.fields["before"] != nil { view["firstHref"] = "/console/ledger" + filters.queryString(excluding: ["before"]) }
             return try html(view, "ledger")
         } catch let error as TallyAPIError where error.code == .invalidRequest {
@@ -558,7 +587,7 @@ struct ConsoleController: Sendable {
             return try await userPage(
                 request, visit, id: id, notice: ConsoleText.text(result.replayed ? "adjust_replayed" : "adjusted", language))
         } catch let error as TallyAPIError where error.status.code < 500 && error.code != .notFound {
-            return try await userPage(request, visit, id: id, error: error.message, status: .init(code: error.status.code))
+            return try await userPage(request, visit, id: id, error: Self.message(error, visit.language), status: .init(code: error.status.code))
         }
     }
 
@@ -576,7 +605,7 @@ struct ConsoleController: Sendable {
             return try await userPage(
                 request, visit, id: id, notice: ConsoleText.text(result.replayed ? "grant_replayed" : "granted", language))
         } catch let error as TallyAPIError where error.status.code < 500 && error.code != .notFound {
-            return try await userPage(request, visit, id: id, error: error.message, status: .init(code: error.status.code))
+            return try await userPage(request, visit, id: id, error: Self.message(error, visit.language), status: .init(code: error.status.code))
         }
     }
 
@@ -761,8 +790,12 @@ struct ConsoleController: Sendable {
             (status, message) = (.forbidden, ConsoleText.text("forbidden_read_only", language))
         case ConsoleRefusal.notFound:
             (status, message) = (.notFound, ConsoleText.text("not_found", language))
+        case ConsoleRefusal.busy:
+            (status, message) = (.serviceUnavailable, ConsoleText.text("busy", language))
         case let error as TallyAPIError where error.status.code < 500:
-            (status, message) = (.init(code: error.status.code), error.code == .notFound ? ConsoleText.text("not_found", language) : error.message)
+            (status, message) = (.init(code: error.status.code), Self.message(error, language))
+        case let error as any HTTPResponseError where error.status.code < 500:
+            (status, message) = (error.status, ConsoleText.text("input_invalid", language))
         default:
             (status, message) = (.serviceUnavailable, ConsoleText.text("unavailable", language))
         }
@@ -770,6 +803,17 @@ struct ConsoleController: Sendable {
         view["error"] = message
         view["backHref"] = visit.session == nil ? "/console/login" : "/console"
         return (try? html(view, "message", status: status)) ?? Response(status: status)
+    }
+
+    /// A refusal in the page's language: the known ones by their code, the rest with the
+    /// detail the storage gave (ids and field names, which read the same in both).
+    static func message(_ error: TallyAPIError, _ language: ConsoleText.Language) -> String {
+        let keys: [TallyAPIError.Code: String] = [
+            .notFound: "not_found", .invalidAmount: "amount_invalid", .unknownCurrency: "currency_unknown",
+            .invalidIdempotencyKey: "key_invalid", .idempotencyKeyReused: "key_reused", .rateLimited: "rate_limited",
+        ]
+        if let key = keys[error.code] { return ConsoleText.text(key, language) }
+        return "\(ConsoleText.text("input_invalid", language)): \(error.message)"
     }
 
     static func stylesheet() -> Response {
@@ -791,24 +835,49 @@ struct ConsoleController: Sendable {
     static let environments = ["Production", "Sandbox", "Xcode", "LocalTesting"]
 
     /// The form fields of a urlencoded body (at most 64 kB); the first of a repeated name wins.
+    /// - Throws: ``TallyAPIError`` `invalid_request` for another content type, a body that is not
+    ///   urlencoded UTF-8, or a NUL character.
     static func form(_ request: Request) async throws -> [String: String] {
+        guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
+            throw TallyAPIError(.invalidRequest, "a form must be sent as application/x-www-form-urlencoded")
+        }
         var request = request
         let buffer = try await request.collectBody(upTo: 64 * 1024)
-        var components = URLComponents()
-        components.percentEncodedQuery = String(buffer: buffer).replacingOccurrences(of: "+", with: "%20")
-        var fields: [String: String] = [:]
-        for item in components.queryItems ?? [] where fields[item.name] == nil { fields[item.name] = item.value ?? "" }
+        guard let fields = formFields(String(buffer: buffer)) else { throw TallyAPIError(.invalidRequest, "the form is not valid urlencoded text") }
         return fields
+    }
+
+    /// Reads `name=value&…` as browsers write it (`+` for a space, `%XX` for a byte); nil for a
+    /// bad escape, bytes that are not UTF-8 or a NUL character.
+    static func formFields(_ text: String) -> [String: String]? {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = decodeFormComponent(parts[0]), let value = decodeFormComponent(parts.count > 1 ? parts[1] : "") else {
+                return nil
+            }
+            if fields[name] == nil { fields[name] = value }
+        }
+        return fields
+    }
+
+    static func decodeFormComponent(_ text: Substring) -> String? {
+        guard let decoded = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding, !decoded.contains("\u{0}") else {
+            return nil
+        }
+        return decoded
     }
 
     static func option(_ value: String, _ label: String, _ selected: String?) -> [String: Any] {
         ["value": value, "label": label, "selected": value == selected]
     }
 
-    /// A query parameter, nil when absent or empty (an empty select of a GET form).
+    /// A query parameter, nil when absent or empty (an empty select of a GET form). A GET form
+    /// writes a space as `+`. A NUL character, which no database column takes, reads as nothing
+    /// (so it matches nothing) rather than as an error from the database.
     static func value(_ parameters: Parameters, _ name: String) -> String? {
-        guard let value = parameters[name[...]], !value.isEmpty else { return nil }
-        return String(value)
+        guard let value = parameters[name[...]], !value.isEmpty, !value.contains("\u{0}") else { return nil }
+        return value.replacingOccurrences(of: "+", with: " ")
     }
 
     static func limit(_ parameters: Parameters) throws -> Int {

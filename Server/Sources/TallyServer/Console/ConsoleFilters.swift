@@ -79,8 +79,8 @@ struct LedgerFilters: ConsoleFilters {
 
     func query() throws -> ConsoleLedgerQuery {
         let before = try fields["before"].map { text in
-            guard let id = Int64(text), id > 0 else { throw TallyAPIError(.invalidRequest, "before must be a positive entry number") }
-            return id
+            guard let position = ConsoleLedgerQuery.Position(text: text) else { throw TallyAPIError(.invalidRequest, "before is not a position of this list") }
+            return position
         }
         return ConsoleLedgerQuery(
             currency: try text("currency", maximum: 64), kind: try text("kind", maximum: 64), userID: try text("user", maximum: 128),

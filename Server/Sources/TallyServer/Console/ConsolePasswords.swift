@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import NIOConcurrencyHelpers
+import NIOPosix
 import TallyCore
 import _CryptoExtras
 
@@ -53,5 +55,26 @@ enum ConstantTime {
     static func equal(_ left: String, _ right: String) -> Bool {
         // Compared as digests, so that the lengths do not show either.
         equal(Array(SHA256.hash(data: Data(left.utf8))), Array(SHA256.hash(data: Data(right.utf8))))
+    }
+}
+
+/// Checks sign-in passwords off Swift's shared threads (a hash takes about 0.1 s of one core),
+/// at most ``maximumAtOnce`` at a time: past that, sign-in is refused as busy instead of queuing
+/// work that would slow every other request.
+final class PasswordHashing: Sendable {
+    static let maximumAtOnce = 2
+    private let running = NIOLockedValueBox(0)
+
+    /// Whether `password` matches `hash`.
+    /// - Throws: ``ConsoleController/ConsoleRefusal/busy`` when as many checks are running already.
+    func verify(_ password: String, hash: String) async throws -> Bool {
+        let admitted = running.withLockedValue { count in
+            guard count < Self.maximumAtOnce else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else { throw ConsoleController.ConsoleRefusal.busy }
+        defer { running.withLockedValue { $0 -= 1 } }
+        return try await NIOThreadPool.singleton.runIfActive { ConsolePasswords.verify(password, hash: hash) }
     }
 }

@@ -19,6 +19,8 @@ public struct ConsoleSession: Sendable, Hashable {
     public var csrfToken: String
     /// When the session ends.
     public var expiresAt: Date
+    /// For a session opened with the secret key: the key's SHA-256, so that it ends with the key.
+    public var keyHash: String?
 }
 
 /// One line of the audit log: who did what to what, with the state before and after.
@@ -102,12 +104,33 @@ public struct ConsoleLedgerQuery: Sendable, Hashable {
     public var from: Date?
     public var to: Date?
     public var limit: Int
-    /// Entries with a smaller id than this (the previous page's last), newest first.
-    public var before: Int64?
+    /// Entries after this one (the previous page's last), newest first.
+    public var before: Position?
+
+    /// A place in the ledger's list: newest first by time, then by id among entries of the
+    /// same millisecond.
+    public struct Position: Sendable, Hashable {
+        public var createdAt: Int64
+        public var id: Int64
+
+        public init(createdAt: Int64, id: Int64) {
+            self.createdAt = createdAt
+            self.id = id
+        }
+
+        /// Reads `<milliseconds>_<id>`, as ``text`` writes it; nil for anything else.
+        public init?(text: String) {
+            let parts = text.split(separator: "_", omittingEmptySubsequences: false)
+            guard parts.count == 2, let createdAt = Int64(parts[0]), createdAt >= 0, let id = Int64(parts[1]), id > 0 else { return nil }
+            self.init(createdAt: createdAt, id: id)
+        }
+
+        public var text: String { "\(createdAt)_\(id)" }
+    }
 
     public init(
         currency: String? = nil, kind: String? = nil, userID: String? = nil, from: Date? = nil, to: Date? = nil, limit: Int = 50,
-        before: Int64? = nil
+        before: Position? = nil
     ) {
         self.currency = currency
         self.kind = kind
@@ -126,8 +149,8 @@ public struct ConsoleLedgerPage: Sendable, Hashable {
         public var entry: LedgerEntry
     }
     public var rows: [Row]
-    /// The id to pass as `before` for the next page; nil on the last.
-    public var next: Int64?
+    /// Where the next page starts; nil on the last.
+    public var next: ConsoleLedgerQuery.Position?
 }
 
 /// Something that happened to a user, for the user's timeline.
@@ -172,7 +195,7 @@ public protocol ConsoleStorage: Sendable {
     /// An operator's password hash and role.
     func consoleOperator(name: String) async throws -> (passwordHash: String, role: ConsoleRole)?
     /// Opens a session (the cookie's SHA-256) and writes `sign_in` to the audit log; removes expired sessions.
-    func openSession(tokenHash: String, actor: String, role: ConsoleRole, csrfToken: String, expiresAt: Date) async throws
+    func openSession(tokenHash: String, actor: String, role: ConsoleRole, csrfToken: String, expiresAt: Date, keyHash: String?) async throws
     /// The session of a cookie (its SHA-256), while it has not expired.
     func session(tokenHash: String) async throws -> ConsoleSession?
     /// Ends a session and writes `sign_out`.

@@ -55,7 +55,7 @@ enum ConsoleTemplates {
 
     static let login = """
         {{<layout}}{{$content}}
-        <form id="sign-in" method="post" action="/console/login" class="card narrow">
+        <form id="sign-in" method="post" action="{{action}}" class="card narrow">
         <label>{{t.operator}} <input name="operator" autocomplete="username" maxlength="64" value="{{operator}}"></label>
         <p class="hint">{{t.operator_hint}}</p>
         <label>{{t.password}} <input name="password" type="password" autocomplete="current-password" maxlength="1024" required></label>
@@ -116,8 +116,8 @@ enum ConsoleTemplates {
         <label>{{t.status}} <select name="status"><option value="">{{t.any}}</option>{{#statuses}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/statuses}}</select></label>
         <label>{{t.environment}} <select name="environment"><option value="">{{t.any}}</option>{{#environments}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/environments}}</select></label>
         <label>{{t.product}} <select name="product"><option value="">{{t.any}}</option>{{#products}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/products}}</select></label>
-        <label>{{t.from}} <input type="date" name="from" value="{{filter.from}}"></label>
-        <label>{{t.to}} <input type="date" name="to" value="{{filter.to}}"></label>
+        <label>{{t.received_from}} <input type="date" name="from" value="{{filter.from}}"></label>
+        <label>{{t.received_to}} <input type="date" name="to" value="{{filter.to}}"></label>
         <label>{{t.user}} <input name="user" value="{{filter.user}}" maxlength="128"></label>
         <label>{{t.search_text}} <input name="q" value="{{filter.q}}" maxlength="200" placeholder="{{t.transactions_search_hint}}"></label>
         <input type="hidden" name="limit" value="{{limit}}">
@@ -125,9 +125,9 @@ enum ConsoleTemplates {
         <a href="/console/transactions">{{t.clear}}</a>
         </form>
         <p class="actions"><a id="export" href="{{exportHref}}" download>{{t.export_csv}}</a></p>
-        <table id="rows"><thead><tr><th>{{t.transaction}}</th><th>{{t.original}}</th><th>{{t.product}}</th><th>{{t.kind}}</th><th>{{t.status}}</th><th>{{t.environment}}</th><th>{{t.price}}</th><th>{{t.purchased}}</th><th>{{t.user}}</th></tr></thead>
-        <tbody>{{#rows}}<tr class="row"><td class="transaction-id">{{transactionID}}</td><td class="original-id">{{originalTransactionID}}</td><td class="product">{{productID}}</td><td>{{kind}}</td><td class="status {{status}}">{{statusLabel}}{{#revokedAt}}<br><small>{{revokedAt}}</small>{{/revokedAt}}</td><td>{{environment}}</td><td class="number">{{price}}</td><td><time>{{purchased}}</time></td><td>{{#userID}}<a class="user-link" href="/console/users/{{userID}}">{{userID}}</a>{{/userID}}</td></tr>{{/rows}}
-        {{^rows}}<tr><td colspan="9" class="empty">{{t.no_rows}}</td></tr>{{/rows}}</tbody></table>
+        <table id="rows"><thead><tr><th>{{t.transaction}}</th><th>{{t.original}}</th><th>{{t.product}}</th><th>{{t.kind}}</th><th>{{t.status}}</th><th>{{t.environment}}</th><th>{{t.price}}</th><th>{{t.purchased}}</th><th>{{t.received}}</th><th>{{t.user}}</th></tr></thead>
+        <tbody>{{#rows}}<tr class="row"><td class="transaction-id">{{transactionID}}</td><td class="original-id">{{originalTransactionID}}</td><td class="product">{{productID}}</td><td>{{kind}}</td><td class="status {{status}}">{{statusLabel}}{{#revokedAt}}<br><small>{{revokedAt}}</small>{{/revokedAt}}</td><td>{{environment}}</td><td class="number">{{price}}</td><td><time>{{purchased}}</time></td><td><time>{{receivedAt}}</time></td><td>{{#userID}}<a class="user-link" href="/console/users/{{userID}}">{{userID}}</a>{{/userID}}</td></tr>{{/rows}}
+        {{^rows}}<tr><td colspan="10" class="empty">{{t.no_rows}}</td></tr>{{/rows}}</tbody></table>
         <p class="paging">{{#firstHref}}<a id="first" href="{{firstHref}}">{{t.first_page}}</a>{{/firstHref}} {{#nextHref}}<a id="next" rel="next" href="{{nextHref}}">{{t.next_page}}</a>{{/nextHref}}</p>
         {{/content}}{{/layout}}
         """

@@ -59,6 +59,7 @@ public enum Migrations {
                 actor TEXT NOT NULL,
                 role TEXT NOT NULL CHECK (role IN ('admin', 'read_only')),
                 csrf_token TEXT NOT NULL,
+                key_hash TEXT,
                 created_at BIGINT NOT NULL,
                 expires_at BIGINT NOT NULL
             )
@@ -107,9 +108,12 @@ public enum Migrations {
             "CREATE INDEX store_transactions_token ON store_transactions (app_account_token)",
             "CREATE INDEX store_transactions_purchased ON store_transactions (purchase_date)",
             "CREATE INDEX store_transactions_revocations ON store_transactions (revocation_event_at) WHERE revoked = 1",
-            "CREATE INDEX ledger_kind ON ledger_entries (kind, id)",
-            "CREATE INDEX ledger_currency ON ledger_entries (currency, id)",
-            "CREATE INDEX ledger_created ON ledger_entries (created_at)",
+            // The console lists the ledger newest first by (created_at, id), so that a date range
+            // is a range of one index whatever else is filtered.
+            "CREATE INDEX ledger_time ON ledger_entries (created_at, id)",
+            "CREATE INDEX ledger_kind_time ON ledger_entries (kind, created_at, id)",
+            "CREATE INDEX ledger_currency_time ON ledger_entries (currency, kind, created_at, id)",
+            "CREATE INDEX ledger_user_time ON ledger_entries (user_id, created_at, id)",
             "CREATE INDEX notifications_original ON notifications (original_transaction_id)",
             "CREATE INDEX notifications_outcome ON notifications (outcome, received_at)",
         ]

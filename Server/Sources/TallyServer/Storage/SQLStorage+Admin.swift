@@ -114,12 +114,13 @@ extension SQLStorage {
             case nil: break
             case let other?: throw TallyAPIError(.invalidRequest, "status must be granted, revoked, refunded or unbound, not \(other)")
             }
+            // By the time received, the list's own order, so that a range is one index's range.
             if let from = query.from {
-                sql += " AND purchase_date >= ?"
+                sql += " AND received_at >= ?"
                 binds.append(.int(Self.millis(from)))
             }
             if let to = query.to {
-                sql += " AND purchase_date < ?"
+                sql += " AND received_at < ?"
                 binds.append(.int(Self.millis(to)))
             }
             if let text = query.text {

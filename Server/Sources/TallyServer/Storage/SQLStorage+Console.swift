@@ -7,6 +7,7 @@ extension SQLStorage: ConsoleStorage {
 
     public func saveOperator(name: String, passwordHash: String, role: ConsoleRole) async throws {
         try await write { executor, time in
+            let before = try await executor.query("SELECT role FROM console_operators WHERE name = ?", [.text(name)]).first
             try await executor.execute(
                 """
                 INSERT INTO console_operators (name, password_hash, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
@@ -15,13 +16,22 @@ extension SQLStorage: ConsoleStorage {
                 [.text(name), .text(passwordHash), .text(role.rawValue), .int(time), .int(time)])
             // A new password or role starts from a new sign-in.
             try await executor.execute("DELETE FROM console_sessions WHERE actor = ?", [.text(Self.operatorActor(name))])
+            try await Self.appendAudit(
+                executor, time: time, actor: "cli", action: "operator_saved", target: Self.operatorActor(name),
+                before: try before.map { "{\"role\":\"\(try $0.text("role"))\"}" }, after: "{\"role\":\"\(role.rawValue)\"}",
+                detail: "password set")
         }
     }
 
     public func removeOperator(name: String) async throws -> Bool {
-        try await write { executor, _ in
+        try await write { executor, time in
+            guard let row = try await executor.query("SELECT role FROM console_operators WHERE name = ?", [.text(name)]).first else { return false }
             try await executor.execute("DELETE FROM console_sessions WHERE actor = ?", [.text(Self.operatorActor(name))])
-            return try await executor.execute("DELETE FROM console_operators WHERE name = ?", [.text(name)]) == 1
+            try await executor.execute("DELETE FROM console_operators WHERE name = ?", [.text(name)])
+            try await Self.appendAudit(
+                executor, time: time, actor: "cli", action: "operator_removed", target: Self.operatorActor(name),
+                before: "{\"role\":\"\(try row.text("role"))\"}", after: nil, detail: nil)
+            return true
         }
     }
 
@@ -41,12 +51,15 @@ extension SQLStorage: ConsoleStorage {
     /// The actor an operator's session and audit entries name.
     static func operatorActor(_ name: String) -> String { "operator:\(name)" }
 
-    public func openSession(tokenHash: String, actor: String, role: ConsoleRole, csrfToken: String, expiresAt: Date) async throws {
+    public func openSession(tokenHash: String, actor: String, role: ConsoleRole, csrfToken: String, expiresAt: Date, keyHash: String?) async throws {
         try await write { executor, time in
             try await executor.execute("DELETE FROM console_sessions WHERE expires_at <= ?", [.int(time)])
             try await executor.execute(
-                "INSERT INTO console_sessions (token_hash, actor, role, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
-                [.text(tokenHash), .text(actor), .text(role.rawValue), .text(csrfToken), .int(time), .int(Self.millis(expiresAt))])
+                "INSERT INTO console_sessions (token_hash, actor, role, csrf_token, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    .text(tokenHash), .text(actor), .text(role.rawValue), .text(csrfToken), .optional(keyHash), .int(time),
+                    .int(Self.millis(expiresAt)),
+                ])
             try await Self.appendAudit(executor, time: time, actor: actor, action: "sign_in", target: nil, before: nil, after: nil, detail: role.rawValue)
         }
     }
@@ -55,13 +68,14 @@ extension SQLStorage: ConsoleStorage {
         try await read { executor, time in
             guard
                 let row = try await executor.query(
-                    "SELECT actor, role, csrf_token, expires_at FROM console_sessions WHERE token_hash = ? AND expires_at > ?",
+                    "SELECT actor, role, csrf_token, key_hash, expires_at FROM console_sessions WHERE token_hash = ? AND expires_at > ?",
                     [.text(tokenHash), .int(time)]
                 ).first,
                 let role = ConsoleRole(rawValue: try row.text("role"))
             else { return nil }
             return ConsoleSession(
-                actor: try row.text("actor"), role: role, csrfToken: try row.text("csrf_token"), expiresAt: Self.date(try row.int("expires_at")))
+                actor: try row.text("actor"), role: role, csrfToken: try row.text("csrf_token"), expiresAt: Self.date(try row.int("expires_at")),
+                keyHash: row.optionalText("key_hash"))
         }
     }
 
@@ -123,6 +137,10 @@ extension SQLStorage: ConsoleStorage {
     {
         try checkAdjustment(amount: amount, reason: reason, idempotencyKey: idempotencyKey)
         return try await write { executor, time in
+            // Locked first, so that nothing changes the position between "before" and the adjustment.
+            if try await executor.query("SELECT id FROM users WHERE id = ?", [.text(userID)]).first != nil {
+                try await Ledger(executor: executor, now: time).lock(userID, amount.currency)
+            }
             let before = try await Self.positionText(executor, user: userID, currency: amount.currency)
             let result = try await adjust(executor, time: time, userID: userID, amount: amount, reason: reason, idempotencyKey: idempotencyKey)
             if !result.replayed {
@@ -198,9 +216,18 @@ extension SQLStorage: ConsoleStorage {
                 grant.replayed = true
                 return grant
             }
-            try await executor.execute(
+            let changed = try await executor.execute(
                 "UPDATE granted_entitlements SET revoked_at = ?, revoked_by = ? WHERE id = ? AND revoked_at IS NULL",
                 [.int(time), .text(actor), .text(grantID)])
+            guard changed == 1 else {
+                // Another revocation got there first.
+                guard let now = try await executor.query("SELECT * FROM granted_entitlements WHERE id = ?", [.text(grantID)]).first else {
+                    throw TallyAPIError(.notFound, "no grant \(grantID) for user \(userID)")
+                }
+                var first = try Self.grantedEntitlement(now)
+                first.replayed = true
+                return first
+            }
             try await Self.appendAudit(
                 executor, time: time, actor: actor, action: "revoke_entitlement", target: userID,
                 before: "{\"entitlement\":\"\(grant.entitlement)\",\"until\":\"\(Self.isoText(Self.millis(grant.expiresAt)))\",\"grant\":\"\(grantID)\"}",
@@ -357,16 +384,17 @@ extension SQLStorage: ConsoleStorage {
                 binds.append(.int(Self.millis(to)))
             }
             if let before = query.before {
-                sql += " AND id < ?"
-                binds.append(.int(before))
+                sql += " AND (created_at < ? OR (created_at = ? AND id < ?))"
+                binds += [.int(before.createdAt), .int(before.createdAt), .int(before.id)]
             }
-            sql += " ORDER BY id DESC LIMIT ?"
+            sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
             binds.append(.int(Int64(query.limit + 1)))
             let rows = try await executor.query(sql, binds)
             let page = try rows.prefix(query.limit).map { row in
                 ConsoleLedgerPage.Row(userID: try row.text("user_id"), entry: try Self.ledgerEntry(row))
             }
-            return ConsoleLedgerPage(rows: page, next: rows.count > query.limit ? page.last?.entry.id : nil)
+            let last = try rows.prefix(query.limit).last.map { ConsoleLedgerQuery.Position(createdAt: try $0.int("created_at"), id: try $0.int("id")) }
+            return ConsoleLedgerPage(rows: page, next: rows.count > query.limit ? last : nil)
         }
     }
 

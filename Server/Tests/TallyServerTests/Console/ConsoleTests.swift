@@ -293,7 +293,7 @@ import Testing
                 #expect(try await browser.get(uri).status == .notFound, "\(uri)")
             }
         }
-        #expect(try await api.harness.storage.auditLog(limit: 50, before: nil).entries.allSatisfy { $0.action == "sign_in" })
+        #expect(try await api.harness.storage.auditLog(limit: 50, before: nil).entries.allSatisfy { ["sign_in", "operator_saved"].contains($0.action) })
     }
 
     @Test func whatUsersTypeIsEscapedEverywhere() async throws {
@@ -319,6 +319,151 @@ import Testing
             let csv = Self.text(try await browser.get("/console/ledger.csv"))
             #expect(csv.contains(",\"'=HYPERLINK(\"\"x\"\")\"\r\n"))
         }
+    }
+
+    @Test(arguments: Backend.available)
+    func hostileFormsAndAddressesAreRefusedAndTheServerStaysUp(_ backend: Backend) async throws {
+        let api = try await API(backend)
+        try await Self.addOperator(api, "alice", role: .admin)
+        try await api.test { client in
+            let user = try await client.newUser()
+            var browser = Browser(client: client)
+            _ = try await browser.signIn(operator: "alice")
+            let page = "/console/users/\(user.userID)"
+            let csrf = try Self.field("csrf", in: Self.text(try await browser.get(page)))
+            let cookie = browser.cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")
+            func raw(
+                _ uri: String, _ body: String, contentType: String = "application/x-www-form-urlencoded", origin: String = "http://localhost"
+            )
+                async throws -> TestResponse
+            {
+                try await client.execute(
+                    uri: uri, method: .post, headers: [.contentType: contentType, .origin: origin, .cookie: cookie], body: ByteBuffer(string: body))
+            }
+            // Bodies no browser sends: raw spaces and non-ASCII, a bad escape, a NUL, JSON.
+            for body in ["operator=%zz&password=x", "operator=%00&password=x", "password=%C3%28"] {
+                #expect(try await raw("/console/login", body).status == .badRequest, "\(body)")
+            }
+            // Read as they come (a wrong password), not a crash.
+            for body in ["operator=a b&password=x", "operator=é&password=x", "a=#&password=x"] {
+                #expect(try await raw("/console/login", body).status == .unauthorized, "\(body)")
+            }
+            let form = "csrf=\(csrf)&idempotency_key=k&currency=credits&amount=5&reason="
+            #expect(try await raw(page + "/adjustments", form + "a%00b").status == .badRequest)
+            #expect(try await raw(page + "/adjustments", form + "ok", contentType: "application/json").status == .badRequest)
+            // Origins that only look like this one.
+            for origin in ["http://localhost.evil.test", "http://localhost:8080", "http://user@localhost", "ftp://localhost", "localhost", ""] {
+                #expect(try await raw(page + "/adjustments", form + "ok", origin: origin).status == .forbidden, "\(origin)")
+            }
+            #expect(try await Self.credits(api, user.userID).available == 2)
+            // A NUL in a filter or a search matches nothing, on either database.
+            #expect(try await browser.get("/console/transactions?user=%00").status == .ok)
+            #expect(try await browser.get("/console/ledger?kind=%00").status == .ok)
+            #expect(try await browser.get("/console/search?q=a%00").status == .seeOther)
+            // A space in a GET form arrives as '+'.
+            let spaced = Self.text(try await browser.get("/console/transactions?q=no+such+id"))
+            #expect(spaced.contains("value=\"no such id\""))
+            #expect(try await browser.get("/console").status == .ok, "still up")
+        }
+    }
+
+    @Test func signInAttemptsAreLimitedPerAddress() async throws {
+        let api = try await API()
+        try await Self.addOperator(api, "alice", role: .admin)
+        try await api.test { client in
+            var browser = Browser(client: client)
+            var statuses: [Int] = []
+            for _ in 0..<(ConsoleController.signInsPerMinute + 2) {
+                statuses.append(Int(try await browser.signIn(operator: "alice", password: "guess guess guess").status.code))
+            }
+            #expect(statuses.prefix(ConsoleController.signInsPerMinute).allSatisfy { $0 == 401 }, "\(statuses)")
+            #expect(statuses.suffix(2) == [429, 429])
+            let refused = try await browser.signIn(operator: "alice")
+            #expect(refused.status == .tooManyRequests, "the right password too, until the minute is over")
+            #expect(Self.alert(Self.text(refused)) == "Too many attempts; wait a minute.")
+            api.harness.clock.set(Harness.start.addingTimeInterval(61))
+            #expect(try await browser.signIn(operator: "alice").status == .seeOther)
+        }
+    }
+
+    @Test func aSecretKeySessionEndsWhenTheKeyChanges() async throws {
+        let api = try await API()
+        let storage = api.harness.storage
+        try await storage.openSession(
+            tokenHash: ConsoleSessionCookie.hash("old-key-session"), actor: "secret-key", role: .admin, csrfToken: "c",
+            expiresAt: Harness.start.addingTimeInterval(3600), keyHash: ConsoleSessionCookie.hash("the previous key"))
+        try await storage.openSession(
+            tokenHash: ConsoleSessionCookie.hash("current-key-session"), actor: "secret-key", role: .admin, csrfToken: "c",
+            expiresAt: Harness.start.addingTimeInterval(3600), keyHash: ConsoleSessionCookie.hash(API.secret))
+        try await api.test { client in
+            var old = Browser(client: client, cookies: [ConsoleSessionCookie.name: "old-key-session"])
+            let refused = try await old.get("/console")
+            #expect(refused.status == .seeOther)
+            var current = Browser(client: client, cookies: [ConsoleSessionCookie.name: "current-key-session"])
+            let admitted = try await current.get("/console")
+            #expect(admitted.status == .ok)
+        }
+    }
+
+    @Test func signingInLeadsBackToThePageAskedFor() async throws {
+        let api = try await API()
+        try await Self.addOperator(api, "alice", role: .admin)
+        try await api.test { client in
+            var browser = Browser(client: client)
+            let away = try await browser.get("/console/ledger?kind=spend")
+            let login = try #require(away.headers[.location])
+            let form = Self.text(try await browser.get(login))
+            // The form exactly as rendered: its action carries where to go.
+            let action = try #require(form.components(separatedBy: "id=\"sign-in\" method=\"post\" action=\"").dropFirst().first?.prefix { $0 != "\"" })
+            let signedIn = try await browser.post(
+                String(action).replacingOccurrences(of: "&amp;", with: "&"), ["operator": "alice", "password": Self.password])
+            #expect(signedIn.headers[.location] == "/console/ledger?kind=spend")
+        }
+    }
+
+    @Test func refusalsSpeakThePagesLanguage() async throws {
+        let api = try await API()
+        try await Self.addOperator(api, "alice", role: .admin)
+        try await api.test { client in
+            let user = try await client.newUser()
+            var browser = Browser(client: client)
+            _ = try await browser.signIn(operator: "alice")
+            let page = "/console/users/\(user.userID)"
+            let csrf = try Self.field("csrf", in: Self.text(try await browser.get(page + "?lang=uk")))
+            let refused = try await browser.post(
+                page + "/adjustments", ["csrf": csrf, "idempotency_key": "k", "currency": "gold", "amount": "5", "reason": "r"])
+            #expect(Self.alert(Self.text(refused)) == "У каталозі немає такої валюти.")
+            let forged = try await browser.post(page + "/adjustments", ["csrf": "forged"])
+            #expect(Self.alert(Self.text(forged))?.hasPrefix("Форму відхилено") == true)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func concurrentRevocationsAreAuditedOnce(_ backend: Backend) async throws {
+        let api = try await API(backend)
+        let storage = api.harness.storage
+        let user = try await api.harness.user()
+        let grant = try await storage.grantEntitlement(
+            actor: "alice", userID: user.id, entitlement: "pro", until: Harness.start.addingTimeInterval(86_400), reason: "r", idempotencyKey: "g")
+        let outcomes = await concurrently(8) { try await storage.revokeEntitlement(actor: "alice", userID: user.id, grantID: grant.id) }
+        #expect(failures(outcomes).isEmpty, "\(failures(outcomes))")
+        #expect(outcomes.compactMap { try? $0.get() }.filter { !$0.replayed }.count == 1)
+        #expect(try await storage.auditLog(limit: 50, before: nil).entries.filter { $0.action == "revoke_entitlement" }.count == 1)
+    }
+
+    @Test func operatorChangesAreAudited() async throws {
+        let api = try await API()
+        let storage = api.harness.storage
+        try await storage.saveOperator(name: "carol", passwordHash: try ConsolePasswords.hash(Self.password), role: .readOnly)
+        try await storage.saveOperator(name: "carol", passwordHash: try ConsolePasswords.hash(Self.password), role: .admin)
+        #expect(try await storage.removeOperator(name: "carol"))
+        #expect(try await !storage.removeOperator(name: "carol"))
+        let entries = try await storage.auditLog(limit: 10, before: nil).entries.reversed().map { "\($0.action) \($0.before ?? "-") \($0.after ?? "-")" }
+        #expect(
+            entries == [
+                #"operator_saved - {"role":"read_only"}"#, #"operator_saved {"role":"read_only"} {"role":"admin"}"#,
+                #"operator_removed {"role":"admin"} -"#,
+            ])
     }
 
     // MARK: - Entitlements

@@ -16,9 +16,10 @@ final class RateLimiter: @unchecked Sendable {
     private let capacity: Double
     private let now: @Sendable () -> Date
 
-    init(perMinute: Int, now: @escaping @Sendable () -> Date) {
+    /// - Parameter burst: how many may come at once; `perMinute / 4` (at least 10) when nil.
+    init(perMinute: Int, burst: Int? = nil, now: @escaping @Sendable () -> Date) {
         rate = Double(max(1, perMinute)) / 60
-        capacity = max(10, Double(perMinute) / 4)
+        capacity = burst.map { Double(max(1, $0)) } ?? max(10, Double(perMinute) / 4)
         self.now = now
     }
 

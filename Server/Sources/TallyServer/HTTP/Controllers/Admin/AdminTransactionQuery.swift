@@ -10,9 +10,9 @@ public struct AdminTransactionQuery: Sendable, Hashable {
     public var environment: String?
     /// The user it was granted to.
     public var userID: String?
-    /// Bought at or after this time.
+    /// Received at or after this time.
     public var from: Date?
-    /// Bought before this time.
+    /// Received before this time.
     public var to: Date?
     /// The product bought.
     public var productID: String?
