@@ -16,7 +16,8 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
     let metrics = dependencies.metrics
     let limits = RateLimits(dependencies.catalog.limits, metrics: metrics, now: dependencies.now)
     let checker = SignedDataChecker(
-        verifier: dependencies.verifier, receiptVerifier: dependencies.receiptVerifier, metrics: metrics, failures: dependencies.console)
+        verifier: dependencies.verifier, receiptVerifier: dependencies.receiptVerifier, metrics: metrics,
+        failures: VerificationFailureCounter(storage: dependencies.console))
     let secretKey = SecretKeyAuthenticator(secretKey: dependencies.secretKey)
     let spending = SpendingController(storage: storage, metrics: metrics)
 

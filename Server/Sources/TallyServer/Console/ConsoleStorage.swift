@@ -215,8 +215,9 @@ public protocol ConsoleStorage: Sendable {
     func revokeEntitlement(actor: String, userID: String, grantID: String) async throws -> GrantedEntitlement
     /// The entitlements granted to a user, newest first.
     func grantedEntitlements(userID: String) async throws -> [GrantedEntitlement]
-    /// Counts one refused piece of signed data (`source`: purchase, receipt, notification) in the current minute.
-    func countVerificationFailure(source: String, code: String) async throws
+    /// Adds refused pieces of signed data (`source`: purchase, receipt, notification; the
+    /// verifier's code; how many) to the current minute's counts.
+    func countVerificationFailures(_ counts: [(source: String, code: String, count: Int64)]) async throws
     /// Signed data refused over `from ..< to`, by source (in `currency`) and code (in `kind`).
     func verificationFailures(from: Date, to: Date) async throws -> [ConsoleOverview.Movement]
     /// The overview's figures over `from ..< to`; the store's of one environment when given.

@@ -258,14 +258,16 @@ extension SQLStorage: ConsoleStorage {
 
     // MARK: - Figures
 
-    public func countVerificationFailure(source: String, code: String) async throws {
+    public func countVerificationFailures(_ counts: [(source: String, code: String, count: Int64)]) async throws {
         try await write { executor, time in
-            try await executor.execute(
-                """
-                INSERT INTO verification_failures (minute, source, code, count) VALUES (?, ?, ?, 1)
-                ON CONFLICT (minute, source, code) DO UPDATE SET count = verification_failures.count + 1
-                """,
-                [.int(time / 60_000), .text(source), .text(code)])
+            for (source, code, count) in counts where count > 0 {
+                try await executor.execute(
+                    """
+                    INSERT INTO verification_failures (minute, source, code, count) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (minute, source, code) DO UPDATE SET count = verification_failures.count + excluded.count
+                    """,
+                    [.int(time / 60_000), .text(source), .text(code), .int(count)])
+            }
         }
     }
 

@@ -675,6 +675,25 @@ import Testing
 
     // MARK: - Parts
 
+    @Test func aFloodOfRefusalsIsWrittenInFewWrites() async throws {
+        let harness = try await Harness(.sqlite)
+        let counter = VerificationFailureCounter(storage: harness.storage, interval: .seconds(5))
+        let window = (from: Harness.start.addingTimeInterval(-120), to: Harness.start.addingTimeInterval(120))
+        func counted() async throws -> Int64 {
+            try await harness.storage.verificationFailures(from: window.from, to: window.to).reduce(0) { $0 + $1.count }
+        }
+        await counter.count(source: "notification", code: "bad_signature")
+        #expect(try await counted() == 1, "the first after a quiet spell is written at once")
+        for _ in 0..<200 { await counter.count(source: "notification", code: "bad_signature") }
+        #expect(try await counted() == 1, "the rest wait for the end of the interval")
+        var total: Int64 = 1
+        for _ in 0..<100 where total != 201 {
+            try await Task.sleep(for: .milliseconds(100))
+            total = try await counted()
+        }
+        #expect(total == 201, "written together when the interval ends")
+    }
+
     @Test func passwordsAreScryptHashes() throws {
         let hash = try ConsolePasswords.hash("correct horse battery")
         #expect(hash.hasPrefix("scrypt$15$8$1$"))

@@ -5,12 +5,13 @@ import TallyVerify
 /// each refusal by its verification code in `tally_verification_failures_total`, and refuses in
 /// the API's terms: 503 `verification_unavailable` when the data may verify later (a revocation
 /// responder did not answer), 422 `verification_failed` naming the verifier's code otherwise.
-/// Each refusal is also counted in the database per minute, for the console's overview.
+/// Each refusal is also counted in the database per minute, for the console's overview
+/// (through a ``VerificationFailureCounter``, which keeps garbage from becoming writes).
 struct SignedDataChecker: Sendable {
     let verifier: SignedDataVerifier
     let receiptVerifier: ReceiptVerifier
     let metrics: Metrics
-    let failures: (any ConsoleStorage)?
+    let failures: VerificationFailureCounter?
 
     /// A device's signed transaction, verified.
     /// - Throws: ``TallyAPIError`` when it does not verify.
@@ -49,8 +50,7 @@ struct SignedDataChecker: Sendable {
 
     private func refusal(_ failure: VerificationFailure, source: String, unavailable: String, failed: String) async -> TallyAPIError {
         metrics.increment("tally_verification_failures_total", ["code": failure.code.rawValue])
-        // A count that cannot be written must not change the answer.
-        try? await failures?.countVerificationFailure(source: source, code: failure.code.rawValue)
+        await failures?.count(source: source, code: failure.code.rawValue)
         if failure.isRetryable { return TallyAPIError(.verificationUnavailable, "\(unavailable): \(failure.reason)") }
         var error = TallyAPIError(.verificationFailed, "\(failed): \(failure.code.rawValue): \(failure.reason)")
         error.verificationCode = failure.code.rawValue
