@@ -71,27 +71,29 @@ struct ConsoleController: Sendable {
             .get("ledger") { request, context in await signedIn(request, context) { try await ledgerPage(request, $0) } }
             .get("ledger.csv") { request, context in await signedIn(request, context) { try await ledgerCSV(request, $0) } }
             .get("users/:id") { request, context in
-                await signedIn(request, context) { try await userPage(request, $0, id: try context.parameters.require("id")) }
+                await signedIn(request, context) { try await userPage(request, $0, id: try Self.identifier(context.parameters.require("id"))) }
             }
             .get("products") { request, context in await signedIn(request, context) { try productsPage(request, $0) } }
             .get("notifications") { request, context in await signedIn(request, context) { try await notificationsPage(request, $0) } }
             .get("notifications.csv") { request, context in await signedIn(request, context) { try await notificationsCSV(request, $0) } }
             .get("notifications/:uuid") { request, context in
-                await signedIn(request, context) { try await notificationPage(request, $0, uuid: try context.parameters.require("uuid")) }
+                await signedIn(request, context) { try await notificationPage(request, $0, uuid: try Self.identifier(context.parameters.require("uuid"))) }
             }
             .get("audit") { request, context in await signedIn(request, context) { try await auditPage(request, $0) } }
             .get("audit.csv") { request, context in await signedIn(request, context) { try await auditCSV(request, $0) } }
             .get("search") { request, context in await signedIn(request, context) { try await search(request, $0) } }
             .post("logout") { request, context in await changing(request, context, role: .readOnly) { try await signOut(request, $0) } }
             .post("users/:id/adjustments") { request, context in
-                await changing(request, context, role: .admin) { try await adjust(request, $0, id: try context.parameters.require("id")) }
+                await changing(request, context, role: .admin) { try await adjust(request, $0, id: try Self.identifier(context.parameters.require("id"))) }
             }
             .post("users/:id/entitlements") { request, context in
-                await changing(request, context, role: .admin) { try await grant(request, $0, id: try context.parameters.require("id")) }
+                await changing(request, context, role: .admin) { try await grant(request, $0, id: try Self.identifier(context.parameters.require("id"))) }
             }
             .post("users/:id/entitlements/:grant/revoke") { request, context in
                 await changing(request, context, role: .admin) {
-                    try await revoke(request, $0, id: try context.parameters.require("id"), grantID: try context.parameters.require("grant"))
+                    try await revoke(
+                        request, $0, id: try Self.identifier(context.parameters.require("id")),
+                        grantID: try Self.identifier(context.parameters.require("grant")))
                 }
             }
     }
@@ -565,7 +567,7 @@ struct ConsoleController: Sendable {
 
     /// Finds what the text names: a user (their page), else transactions (the filtered list).
     func search(_ request: Request, _ visit: Visit) async throws -> Response {
-        let text = (request.uri.queryParameters["q"].map(String.init) ?? "").trimmingCharacters(in: .whitespaces)
+        let text = (Self.value(request.uri.queryParameters, "q") ?? "").trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty, text.count <= 200 else { return Self.redirect("/console/transactions") }
         if let user = try await console.findUser(text) { return Self.redirect("/console/users/" + Self.pathEscape(user)) }
         return Self.redirect("/console/transactions" + Self.queryString(["q": text]))
@@ -830,6 +832,12 @@ struct ConsoleController: Sendable {
     }
 
     // MARK: - Small parts
+
+    /// An id from the path: one no row can have (a NUL, over 128 characters) is not found.
+    static func identifier(_ text: String) throws -> String {
+        guard !text.isEmpty, text.count <= 128, !text.contains("\u{0}") else { throw ConsoleRefusal.notFound }
+        return text
+    }
 
     /// The App Store's environments, as transactions name them.
     static let environments = ["Production", "Sandbox", "Xcode", "LocalTesting"]

@@ -360,6 +360,9 @@ import Testing
             #expect(try await browser.get("/console/transactions?user=%00").status == .ok)
             #expect(try await browser.get("/console/ledger?kind=%00").status == .ok)
             #expect(try await browser.get("/console/search?q=a%00").status == .seeOther)
+            #expect(try await browser.get("/console/users/a%00b").status == .notFound)
+            #expect(try await browser.get("/console/notifications/a%00b").status == .notFound)
+            #expect(try await raw("/console/users/a%00b/adjustments", form + "ok").status == .notFound)
             // A space in a GET form arrives as '+'.
             let spaced = Self.text(try await browser.get("/console/transactions?q=no+such+id"))
             #expect(spaced.contains("value=\"no such id\""))

@@ -7,11 +7,11 @@ import TallyServer
 import Testing
 
 /// Which routes are rate-limited: those that take credits, verify signed data or grant
-/// sign-up credits, and no other.
+/// sign-up credits, and the console's sign-in (which checks a password), and no other.
 @Suite struct RateLimitMatrixTests {
     static let limited: Set<String> = [
         "POST /v1/users", "POST /v1/notifications/appstore", "POST /v1/me/purchases", "POST /v1/me/restore", "POST /v1/me/spend",
-        "POST /v1/me/reservations", "POST /v1/me/reservations/{id}/commit", "POST /v1/me/subscriptions/refresh",
+        "POST /v1/me/reservations", "POST /v1/me/reservations/{id}/commit", "POST /v1/me/subscriptions/refresh", "POST /console/login",
     ]
 
     /// A server whose every limit allows a burst of 10 and then one request a minute.
