@@ -106,6 +106,7 @@ public enum Migrations {
             "ALTER TABLE store_transactions ADD COLUMN currency TEXT",
             "ALTER TABLE store_transactions ADD COLUMN storefront TEXT",
             "CREATE INDEX store_transactions_token ON store_transactions (app_account_token)",
+            "CREATE INDEX store_transactions_product ON store_transactions (product_id, received_at)",
             "CREATE INDEX store_transactions_purchased ON store_transactions (purchase_date)",
             "CREATE INDEX store_transactions_revocations ON store_transactions (revocation_event_at) WHERE revoked = 1",
             // The console lists the ledger newest first by (created_at, id), so that a date range

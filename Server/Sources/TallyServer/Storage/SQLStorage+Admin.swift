@@ -124,14 +124,21 @@ extension SQLStorage {
                 binds.append(.int(Self.millis(to)))
             }
             if let text = query.text {
-                sql += """
-                     AND (transaction_id = ? OR original_transaction_id = ? OR user_id = ? OR app_account_token = ?
-                      OR transaction_id IN (SELECT transaction_id FROM orders WHERE id = ?))
-                    """
-                binds += [.text(text), .text(text), .text(text), .text(text.lowercased()), .text(text)]
+                // The order's transaction is looked up first, so that every branch of the OR is an
+                // equality on an index (PostgreSQL then combines the indexes instead of scanning).
+                let ordered = try await executor.query("SELECT transaction_id FROM orders WHERE id = ?", [.text(text)]).first?
+                    .optionalText("transaction_id")
+                sql += " AND (transaction_id = ? OR original_transaction_id = ? OR user_id = ? OR app_account_token = ?"
+                binds += [.text(text), .text(text), .text(text), .text(text.lowercased())]
+                if let ordered {
+                    sql += " OR transaction_id = ?"
+                    binds.append(.text(ordered))
+                }
+                sql += ")"
             }
             if let cursor = query.cursor {
-                sql += " AND (received_at < ? OR (received_at = ? AND transaction_id < ?))"
+                // `<=` first: a range of the time index, which the OR alone does not give the planner.
+                sql += " AND received_at <= ? AND (received_at < ? OR transaction_id < ?)"
                 binds += [.int(cursor.receivedAt), .int(cursor.receivedAt), .text(cursor.id)]
             }
             sql += " ORDER BY received_at DESC, transaction_id DESC LIMIT ?"
@@ -170,7 +177,8 @@ extension SQLStorage {
                 binds.append(.text(outcome))
             }
             if let cursor {
-                sql += " AND (received_at < ? OR (received_at = ? AND notification_uuid < ?))"
+                // `<=` first: a range of the time index, which the OR alone does not give the planner.
+                sql += " AND received_at <= ? AND (received_at < ? OR notification_uuid < ?)"
                 binds += [.int(cursor.receivedAt), .int(cursor.receivedAt), .text(cursor.id)]
             }
             sql += " ORDER BY received_at DESC, notification_uuid DESC LIMIT ?"

@@ -386,7 +386,8 @@ extension SQLStorage: ConsoleStorage {
                 binds.append(.int(Self.millis(to)))
             }
             if let before = query.before {
-                sql += " AND (created_at < ? OR (created_at = ? AND id < ?))"
+                // `<=` first: a range of the time index, which the OR alone does not give the planner.
+                sql += " AND created_at <= ? AND (created_at < ? OR id < ?)"
                 binds += [.int(before.createdAt), .int(before.createdAt), .int(before.id)]
             }
             sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
