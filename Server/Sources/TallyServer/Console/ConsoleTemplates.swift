@@ -278,11 +278,14 @@ enum ConsoleTemplates {
         #search input { width: 260px; }
         .who { color: var(--muted); margin-left: auto; }
         .lang { color: var(--muted); }
-        main { padding: 16px 20px 40px; max-width: 1400px; }
+        main { padding: 16px 20px 40px; max-width: 1600px; overflow-x: auto; }
         h1 { font-size: 22px; margin: 6px 0 14px; }
         h2 { font-size: 16px; margin: 22px 0 8px; }
         table { border-collapse: collapse; width: 100%; background: #fff; border: 1px solid var(--line); }
-        th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; word-break: break-all; }
+        th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
+        table { font-size: 13px; }
+        td time, td.number { white-space: nowrap; }
+        td a.user-link, td code, td.detail-cell { overflow-wrap: anywhere; }
         th { background: #eef0f4; font-weight: 600; word-break: normal; }
         td.number, .number { text-align: right; font-variant-numeric: tabular-nums; }
         .empty { color: var(--muted); text-align: center; }
