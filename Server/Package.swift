@@ -150,6 +150,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PhotoCredits", package: "TallyExamples"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AstrologyReports", package: "TallyExamples"),
             ],
             swiftSettings: strict

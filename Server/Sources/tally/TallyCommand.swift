@@ -10,7 +10,7 @@ struct TallyCommand: AsyncParsableCommand {
         abstract: "The Tally in-app purchase system: verification, server, simulated App Store and device, benchmarks.",
         subcommands: [
             ServeCommand.self, VerifyCommand.self, BackupCommand.self, RestoreCommand.self, CheckCommand.self,
-            ImportCommand.self, ConsoleCommand.self, AppStoreCommand.self, DeviceCommand.self, BenchCommand.self,
+            ImportCommand.self, ConsoleCommand.self, KeysCommand.self, AppStoreCommand.self, DeviceCommand.self, BenchCommand.self,
         ])
 
     /// Runs the command line; usage errors exit with status 2, as documented.

@@ -1,5 +1,6 @@
 public import Foundation
 public import TallyCore
+public import TallyVerify
 
 /// Where a paid transaction is credited and where credits are spent: on the device
 /// (``OnDeviceLedger``, for apps without a backend) or on a Tally server (``ServerDelivery``).
@@ -108,6 +109,9 @@ public struct AccountSnapshot: Sendable, Hashable, Codable {
     public var balances: [Balance]
     /// The entitlements, active or not.
     public var entitlements: [Entitlement]
+    /// What checking the server's signed answer found, when ``ServerDelivery`` checks them
+    /// in its informational mode (in the enforced mode an answer that fails is an error).
+    public var trust: ResponseTrust?
 
     /// - Parameters:
     ///   - balances: one per currency.
@@ -126,6 +130,19 @@ public struct AccountSnapshot: Sendable, Hashable, Codable {
     /// Whether an entitlement is active.
     public func isActive(_ entitlement: String) -> Bool {
         entitlements.contains { $0.id == entitlement && $0.active }
+    }
+}
+
+/// The verdict on a server's signed answer.
+public struct ResponseTrust: Sendable, Hashable, Codable {
+    /// Whether the answer verified.
+    public var verified: Bool
+    /// Why not, when it did not.
+    public var failure: ResponseVerifier.Failure?
+
+    public init(verified: Bool, failure: ResponseVerifier.Failure?) {
+        self.verified = verified
+        self.failure = failure
     }
 }
 

@@ -1,5 +1,6 @@
 public import Foundation
 public import TallyCore
+public import TallyVerify
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -42,15 +43,32 @@ public struct ServerDelivery: Delivery {
     /// The user.
     public let credentials: Credentials
     let transport: any HTTPTransport
+    /// Whether the server's signed answers are checked, and what a failed check does.
+    public let responseCheck: ResponseCheck
+
+    /// How ``ServerDelivery`` treats the server's signed answers (`tally serve --response-signing-key`).
+    public enum ResponseCheck: Sendable {
+        /// Answers are not checked.
+        case off
+        /// Each answer to `/v1/me…` is checked; the account carries the verdict
+        /// (``AccountSnapshot/trust``) and nothing else changes.
+        case informational(ResponseVerifier)
+        /// Each answer to `/v1/me…` must verify: one that does not (changed, replayed, from
+        /// another server, signed by an expired key) is an error, `response_not_trusted`, and
+        /// nothing is granted from it; the purchase is delivered again later.
+        case enforced(ResponseVerifier)
+    }
 
     /// - Parameters:
     ///   - baseURL: the server's address.
     ///   - credentials: the user.
     ///   - transport: how requests travel; `URLSession` by default.
-    public init(baseURL: URL, credentials: Credentials, transport: any HTTPTransport = URLSessionTransport()) {
+    ///   - responseCheck: whether to check the server's signed answers (off by default).
+    public init(baseURL: URL, credentials: Credentials, transport: any HTTPTransport = URLSessionTransport(), responseCheck: ResponseCheck = .off) {
         self.baseURL = baseURL
         self.credentials = credentials
         self.transport = transport
+        self.responseCheck = responseCheck
     }
 
     /// Creates an anonymous user on the server.
@@ -65,7 +83,7 @@ public struct ServerDelivery: Delivery {
         return Credentials(userID: created.userID, userToken: created.userToken, appAccountToken: created.appAccountToken)
     }
 
-    var client: Client { Client(baseURL: baseURL, token: credentials.userToken, transport: transport) }
+    var client: Client { Client(baseURL: baseURL, token: credentials.userToken, transport: transport, check: responseCheck) }
 
     // MARK: - Delivery
 
@@ -118,8 +136,10 @@ public struct ServerDelivery: Delivery {
     /// The server's account (`GET /v1/me`); the store's transactions and renewal infos are not
     /// sent, because the server learns them from the App Store itself.
     public func account(storeEntitlements: [StoreTransaction], renewals: [String]) async throws(TallyError) -> AccountSnapshot {
-        let account: AccountResponse = try await client.call("GET", "/v1/me")
-        return AccountSnapshot(balances: account.balances, entitlements: account.entitlements)
+        let (account, trust): (AccountResponse, ResponseTrust?) = try await client.checkedCall("GET", "/v1/me", query: [], body: Client.Empty?.none)
+        var snapshot = AccountSnapshot(balances: account.balances, entitlements: account.entitlements)
+        snapshot.trust = trust
+        return snapshot
     }
 
     /// `nil`: the server keeps the account; the manager caches its last answer.
@@ -205,6 +225,7 @@ struct Client: Sendable {
     let baseURL: URL
     let token: String?
     let transport: any HTTPTransport
+    var check: ServerDelivery.ResponseCheck = .off
 
     struct Empty: Encodable {}
 
@@ -215,6 +236,14 @@ struct Client: Sendable {
     func call<Response: Decodable>(
         _ method: String, _ path: String, query: [URLQueryItem] = [], body: (some Encodable)?
     ) async throws(TallyError) -> Response {
+        try await checkedCall(method, path, query: query, body: body).0
+    }
+
+    /// A call, and what checking its signed answer found (nil when answers are not checked or
+    /// the path is not one the server signs).
+    func checkedCall<Response: Decodable>(
+        _ method: String, _ path: String, query: [URLQueryItem] = [], body: (some Encodable)?
+    ) async throws(TallyError) -> (Response, ResponseTrust?) {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
             throw TallyError(.invalidRequest, "the server address \(baseURL) is not a URL")
         }
@@ -227,6 +256,13 @@ struct Client: Sendable {
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        let verifier: ResponseVerifier?
+        switch check {
+        case .off: verifier = nil
+        case .informational(let checker), .enforced(let checker): verifier = path.hasPrefix("/v1/me") ? checker : nil
+        }
+        let nonce = verifier.map { _ in ResponseSignature.makeNonce() }
+        if let nonce { request.setValue(nonce, forHTTPHeaderField: ResponseSignature.nonceHeader) }
         if let body {
             do {
                 request.httpBody = try TallyAPI.encoder().encode(body)
@@ -247,8 +283,18 @@ struct Client: Sendable {
         guard (200..<300).contains(answer.status) else {
             throw Self.failure(status: answer.status, headers: answer.headers, body: answer.body, what: "\(method) \(path)")
         }
+        var trust: ResponseTrust?
+        if let verifier, let nonce, let nonceBytes = ResponseSignature.nonceBytes(nonce) {
+            let failure = verifier.check(
+                signature: answer.headers[ResponseSignature.signatureHeader.lowercased()],
+                signedAt: answer.headers[ResponseSignature.signedAtHeader.lowercased()], nonce: nonceBytes, path: url.path, body: answer.body)
+            if let failure, case .enforced = check {
+                throw TallyError(.responseNotTrusted, "\(method) \(path): the answer's signature did not verify: \(failure.rawValue)")
+            }
+            trust = ResponseTrust(verified: failure == nil, failure: failure)
+        }
         do {
-            return try TallyAPI.decoder().decode(Response.self, from: answer.body)
+            return (try TallyAPI.decoder().decode(Response.self, from: answer.body), trust)
         } catch {
             // A 2xx that cannot be read proves nothing: treated as no answer, retried.
             throw TallyError(.serverUnavailable, "\(method) \(path): the answer does not decode: \(error)")

@@ -41,7 +41,7 @@ extension TallyError {
     static func presentationKey(_ code: Code) -> String {
         switch code {
         case .networkUnavailable: "error.offline"
-        case .networkError, .serverUnavailable, .rateLimited, .verificationUnavailable: "error.network"
+        case .networkError, .serverUnavailable, .rateLimited, .verificationUnavailable, .responseNotTrusted: "error.network"
         case .verificationFailed, .transactionBelongsToAnotherUser, .orderFailed: "error.verification"
         case .productNotFound: "error.product_not_found"
         case .paymentDeclined: "error.payment_declined"
@@ -61,7 +61,7 @@ extension TallyError {
         switch code {
         // For verification_failed "Try Again" delivers the paid transaction again
         // (PaywallModel.tryAgain), it never buys again.
-        case .networkUnavailable, .networkError, .serverUnavailable, .rateLimited, .verificationUnavailable,
+        case .networkUnavailable, .networkError, .serverUnavailable, .rateLimited, .verificationUnavailable, .responseNotTrusted,
             .verificationFailed, .restoreFailed, .orderFailed, .storageFailed, .storeUnavailable:
             .tryAgain
         default:

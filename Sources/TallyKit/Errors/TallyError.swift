@@ -57,7 +57,8 @@ public struct TallyError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Whether doing the same again later may succeed without anything else changing: the
     /// network, a server fault, a busy server. The purchase pipeline retries these by itself.
     public var isTransient: Bool {
-        [.networkUnavailable, .networkError, .serverUnavailable, .rateLimited, .verificationUnavailable, .storeUnavailable].contains(code)
+        [.networkUnavailable, .networkError, .serverUnavailable, .rateLimited, .verificationUnavailable, .storeUnavailable, .responseNotTrusted]
+            .contains(code)
     }
 
     /// A stable error code. Codes never change meaning and are never reused.
@@ -112,6 +113,9 @@ public struct TallyError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let storageFailed = Self(rawValue: "storage_failed")
         /// The manager has not been started, or was stopped.
         public static let notStarted = Self(rawValue: "not_started")
+        /// The server's answer did not carry a valid signature while ``ServerDelivery`` enforces
+        /// them: nothing was taken from it; a purchase is delivered again later.
+        public static let responseNotTrusted = Self(rawValue: "response_not_trusted")
     }
 }
 

@@ -1,4 +1,5 @@
 public import Observation
+
 #if canImport(Combine)
 public import Combine
 #endif

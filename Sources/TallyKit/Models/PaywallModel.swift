@@ -1,6 +1,7 @@
 import Foundation
 public import Observation
 public import TallyCore
+
 #if canImport(Combine)
 public import Combine
 #endif

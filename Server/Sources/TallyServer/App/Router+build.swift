@@ -39,9 +39,11 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
 
     // A user, with their token: reads and order bookkeeping unlimited; writes that take
     // credits or verify signed data limited per user and per address.
-    let me = v1.group("me")
-        .add(middleware: UserAuthenticator(storage: storage, cache: TokenCache()))
-        .group(context: UserRequestContext.self)
+    let authenticated = v1.group("me").add(middleware: UserAuthenticator(storage: storage, cache: TokenCache()))
+    if let key = dependencies.responseSigningKey {
+        authenticated.add(middleware: ResponseSigner<TallyRequestContext>(key: key, now: dependencies.now))
+    }
+    let me = authenticated.group(context: UserRequestContext.self)
     me.addRoutes(AccountController(storage: storage, catalog: dependencies.catalog).endpoints)
     me.addRoutes(OrderController(storage: storage).endpoints, atPath: "orders")
     me.addRoutes(spending.releaseEndpoints)

@@ -57,6 +57,9 @@ public struct ServerConfiguration: Sendable {
     /// The App Store Server API, when the server may ask Apple: `POST /v1/me/purchases` then
     /// takes a bare `transaction_id`. `nil` by default: the server only listens.
     public var appStoreServerAPI: AppStoreServerAPIConfiguration?
+    /// The intermediate key that signs answers to `/v1/me…` when the app asks (`X-Tally-Nonce`);
+    /// nil answers unsigned. See `ResponseSignature`.
+    public var responseSigningKey: ResponseSigningKey?
     /// With the App Store Server API: how often the server catches up with the notifications it
     /// missed (at start, then every interval); `nil` never.
     public var notificationCatchUpInterval: Duration? = .seconds(600)

@@ -29,6 +29,8 @@ struct ServerDependencies: Sendable {
     let trustedProxies: TrustedProxies
     /// The App Store Server API client, when one is configured.
     let apple: AppStoreServerClient?
+    /// The key that signs answers to `/v1/me…`, when one is configured.
+    let responseSigningKey: ResponseSigningKey?
 
     /// Builds the dependencies over `database`.
     /// - Parameters:
@@ -52,6 +54,7 @@ struct ServerDependencies: Sendable {
         now = configuration.now
         healthCheck = { (try? await database.read { executor in try await executor.query("SELECT 1 AS ok", []).count }) == 1 }
         trustedProxies = configuration.trustedProxies
+        responseSigningKey = configuration.responseSigningKey
         let verifier = verifier
         apple = configuration.appStoreServerAPI.map { AppStoreServerClient(configuration: $0, verifier: verifier) }
     }

@@ -53,6 +53,11 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "CIDR"))
     var trustedProxy: [String] = []
 
+    @Option(
+        name: .customLong("response-signing-key"),
+        help: "An intermediate key made by tally keys intermediate: answers to /v1/me… are signed when the app asks (or TALLY_RESPONSE_SIGNING_KEY).")
+    var responseSigningKey: String?
+
     @OptionGroup var apple: AppleAPIOptions
 
     @Flag(
@@ -163,6 +168,17 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.testRoots = roots
         configuration.secretKey = ProcessInfo.processInfo.environment["TALLY_SECRET_KEY"] ?? catalog.secretKey
         configuration.trustedProxies = try trustedProxies()
+        if let path = responseSigningKey ?? ProcessInfo.processInfo.environment["TALLY_RESPONSE_SIGNING_KEY"] {
+            do {
+                configuration.responseSigningKey = try ResponseSigningKey(fileData: Data(contentsOf: URL(fileURLWithPath: path)))
+            } catch {
+                throw ValidationError("--response-signing-key \(path): \(error)")
+            }
+            if let key = configuration.responseSigningKey, key.expiresAt <= Date() {
+                throw ValidationError(
+                    "--response-signing-key \(path) expired at \(key.expiresAt.formatted(.iso8601)); make a new one with tally keys intermediate")
+            }
+        }
         // The sandbox too whenever the server takes Sandbox data (TestFlight and App Review buy there).
         let environments: [AppStoreEnvironment] =
             dev ? [.production, .sandbox] : [.production] + (catalog.app.environments.contains("Sandbox") ? [.sandbox] : [])

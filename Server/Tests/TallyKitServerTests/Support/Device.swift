@@ -101,7 +101,10 @@ struct LiveServer: Sendable {
     static let catalog: TallyCatalog = try! TallyCatalog.load(contentsOf: Kit.catalogFile)
 
     /// Runs a server on loopback; it verifies app receipts signed by `receiptAuthority`.
-    static func run(time: ManualDate, receiptAuthority: TestReceiptAuthority? = nil, _ body: @Sendable (LiveServer) async throws -> Void) async throws {
+    static func run(
+        time: ManualDate, receiptAuthority: TestReceiptAuthority? = nil, responseSigningKey: ResponseSigningKey? = nil,
+        _ body: @Sendable (LiveServer) async throws -> Void
+    ) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-kit-server-\(UUID().uuidString).sqlite").path
         let database = try SQLiteDatabase(path: path)
         try await database.migrate(Migrations.all)
@@ -120,6 +123,7 @@ struct LiveServer: Sendable {
                 now: { time.now })
         }
         configuration.secretKey = "kit-secret"
+        configuration.responseSigningKey = responseSigningKey
         configuration.reservationSweepInterval = nil
         configuration.logger.logLevel = .warning
         try await buildApplication(configuration: configuration).test(.live) { client in

@@ -1,0 +1,53 @@
+import Foundation
+import TallyVerify
+import Testing
+
+/// `tally keys` makes the keys an app and a server need; `tally console operator` manages who
+/// signs in to the console.
+@Suite struct KeysAndConsoleCommandTests {
+    static func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test func aRootThenIntermediatesFromIt() throws {
+        let folder = try Self.folder()
+        let root = folder.appendingPathComponent("root.json").path
+        let made = try CommandLine.run(["keys", "root", "--out", root])
+        #expect(made.status == 0, "\(made.stderr)")
+        let publicKey = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(Data(base64Encoded: publicKey)?.count == 32)
+        #expect(try FileManager.default.attributesOfItem(atPath: root)[.posixPermissions] as? Int == 0o600)
+        #expect(try CommandLine.run(["keys", "root", "--out", root]).status != 0, "a root is never replaced")
+
+        // Two intermediates (a rotation): both sign answers the app's one root key accepts.
+        let verifier = try ResponseVerifier(rootKeys: [publicKey])
+        for name in ["first.json", "second.json"] {
+            let path = folder.appendingPathComponent(name).path
+            let issued = try CommandLine.run(["keys", "intermediate", "--root", root, "--days", "30", "--out", path])
+            #expect(issued.status == 0, "\(issued.stderr)")
+            let key = try ResponseSigningKey(fileData: try Data(contentsOf: URL(fileURLWithPath: path)))
+            #expect(abs(key.expiresAt.timeIntervalSinceNow - 30 * 86_400) < 120)
+            let nonce = Data(repeating: 1, count: 16)
+            let now = Int64(Date().timeIntervalSince1970)
+            let signature = try key.sign(nonce: nonce, path: "/v1/me", signedAt: now, body: Data("{}".utf8))
+            #expect(verifier.check(signature: signature, signedAt: String(now), nonce: nonce, path: "/v1/me", body: Data("{}".utf8)) == nil)
+        }
+        #expect(try CommandLine.run(["keys", "intermediate", "--root", root, "--days", "0", "--out", folder.appendingPathComponent("x").path]).status == 2)
+    }
+
+    @Test func operatorsAreAddedListedAndRemoved() async throws {
+        let database = try Self.folder().appendingPathComponent("tally.sqlite").path
+        let short = try CommandLine.run(["console", "operator", "add", "--database", database, "--name", "alice"], stdin: "short\n")
+        #expect(short.status != 0 && short.stderr.contains("at least 12"))
+        let added = try CommandLine.run(
+            ["console", "operator", "add", "--database", database, "--name", "alice", "--role", "read-only"], stdin: "correct horse battery\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try CommandLine.run(["console", "operator", "list", "--database", database]).stdout == "alice\tread-only\n")
+        #expect(try CommandLine.run(["console", "operator", "add", "--database", database, "--name", "a b"], stdin: "correct horse battery\n").status == 2)
+        #expect(try CommandLine.run(["console", "operator", "remove", "--database", database, "--name", "alice"]).status == 0)
+        #expect(try CommandLine.run(["console", "operator", "remove", "--database", database, "--name", "alice"]).status != 0)
+        #expect(try CommandLine.run(["console", "operator", "list", "--database", database]).stdout.isEmpty)
+    }
+}
