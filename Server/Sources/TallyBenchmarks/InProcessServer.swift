@@ -71,9 +71,10 @@ enum InProcessServer {
     /// - Throws: what `body` throws, or ``ServerBenchmark/Failure`` when the server does not start.
     static func run<T: Sendable>(
         database: any SQLDatabase, catalog: TallyCatalog, trusting authority: TestCertificateAuthority, logger: Logger,
-        _ body: @escaping @Sendable (_ port: Int) async throws -> T
+        responseSigningKey: ResponseSigningKey? = nil, _ body: @escaping @Sendable (_ port: Int) async throws -> T
     ) async throws -> T {
         var configuration = ServerConfiguration(database: .opened(database), catalog: catalog)
+        configuration.responseSigningKey = responseSigningKey
         configuration.host = host
         configuration.port = 0
         configuration.development = true

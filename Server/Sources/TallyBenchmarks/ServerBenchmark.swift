@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import Logging
@@ -25,11 +26,13 @@ public enum ServerBenchmark {
         case purchase = "POST /v1/me/purchases"
         case spend = "POST /v1/me/spend"
         case me = "GET /v1/me"
+        /// The same, asking for a signed answer (`X-Tally-Nonce`): what signing costs.
+        case signedMe = "GET /v1/me signed"
 
         /// The target rate on SQLite with durable commits, per second.
         public var targetRate: Double? {
             switch self {
-            case .health: nil
+            case .health, .signedMe: nil
             case .purchase: 2_000
             case .spend: 5_000
             case .me: 15_000
@@ -159,7 +162,10 @@ public enum ServerBenchmark {
         let result: Swift.Result<Result, any Error>
         do {
             result = .success(
-                try await InProcessServer.run(database: sqlDatabase, catalog: catalog, trusting: authority, logger: logger) { port in
+                try await InProcessServer.run(
+                    database: sqlDatabase, catalog: catalog, trusting: authority, logger: logger,
+                    responseSigningKey: try ResponseSigningKey.issue(root: Curve25519.Signing.PrivateKey(), expiresAt: Date().addingTimeInterval(86_400))
+                ) { port in
                     let client = HTTPLoadClient(host: host, port: port)
                     let outcome: Swift.Result<Result, any Error>
                     do {
@@ -228,6 +234,8 @@ public enum ServerBenchmark {
         progress(setup.last!)
         let spendCapacityPerPhase = users.count * 1_000 / (options.rounds + 1)
 
+        // One nonce for every signed request: its cost is the signature's, whatever the nonce.
+        let signingNonce = ResponseSignature.makeNonce()
         let endpoints = [Endpoint.health] + Endpoint.allCases.filter { $0 != .health && options.endpoints.contains($0) }
         func phases(_ label: String, duration: Duration, purchases: ArraySlice<String>) -> [HTTPLoadClient.Phase] {
             let time = TimeAmount.nanoseconds(Int64(duration.seconds * 1e9))
@@ -248,6 +256,12 @@ public enum ServerBenchmark {
                 case .me:
                     return .init(name: endpoint.rawValue, limit: .max, duration: time) { index in
                         .init(.GET, "/v1/me", host: hostHeader, bearer: users[index % users.count].token)
+                    }
+                case .signedMe:
+                    return .init(name: endpoint.rawValue, limit: .max, duration: time) { index in
+                        var request = HTTPLoadClient.Request(.GET, "/v1/me", host: hostHeader, bearer: users[index % users.count].token)
+                        request.head.headers.add(name: ResponseSignature.nonceHeader, value: signingNonce)
+                        return request
                     }
                 }
             }

@@ -16,7 +16,7 @@ import Testing
         let endpoints = report["endpoints"] as? [[String: Any]] ?? []
         #expect(
             endpoints.compactMap { $0["endpoint"] as? String }
-                == ["GET /healthz", "POST /v1/me/purchases", "POST /v1/me/spend", "GET /v1/me"])
+                == ["GET /healthz", "POST /v1/me/purchases", "POST /v1/me/spend", "GET /v1/me", "GET /v1/me signed"])
         for endpoint in endpoints {
             #expect((endpoint["requests"] as? Int ?? 0) > 0, "\(endpoint)")
             #expect((endpoint["round_rates"] as? [Double])?.count == 2, "\(endpoint)")

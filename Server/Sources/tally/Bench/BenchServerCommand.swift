@@ -44,7 +44,7 @@ struct BenchServerCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("only"), parsing: .upToNextOption,
-        help: "Measure only these endpoints besides /healthz: purchase, spend, me (for profiling one of them).")
+        help: "Measure only these endpoints besides /healthz: purchase, spend, me, signed-me (for profiling one of them).")
     var only: [String] = []
 
     @Flag(help: "Print one JSON object instead of the table.")
@@ -98,6 +98,7 @@ struct BenchServerCommand: AsyncParsableCommand {
         case "purchase": .purchase
         case "spend": .spend
         case "me": .me
+        case "signed-me": .signedMe
         default: nil
         }
     }
