@@ -680,21 +680,35 @@ import Testing
 
     @Test func aFloodOfRefusalsIsWrittenInFewWrites() async throws {
         let harness = try await Harness(.sqlite)
-        let counter = VerificationFailureCounter(storage: harness.storage, interval: .seconds(5))
+        // The counter's clock and its delayed work, in the test's hands.
+        final class Control: @unchecked Sendable {
+            let lock = NSLock()
+            let start = ContinuousClock.now
+            var offset = Duration.zero
+            var pending: [(Duration, @Sendable () async -> Void)] = []
+        }
+        let control = Control()
+        let counter = VerificationFailureCounter(
+            storage: harness.storage, interval: .seconds(5), now: { control.lock.withLock { control.start + control.offset } },
+            later: { delay, work in control.lock.withLock { control.pending.append((delay, work)) } })
         let window = (from: Harness.start.addingTimeInterval(-120), to: Harness.start.addingTimeInterval(120))
         func counted() async throws -> Int64 {
             try await harness.storage.verificationFailures(from: window.from, to: window.to).reduce(0) { $0 + $1.count }
         }
         await counter.count(source: "notification", code: "bad_signature")
         #expect(try await counted() == 1, "the first after a quiet spell is written at once")
+        control.lock.withLock { control.offset = .seconds(1) }
         for _ in 0..<200 { await counter.count(source: "notification", code: "bad_signature") }
         #expect(try await counted() == 1, "the rest wait for the end of the interval")
-        var total: Int64 = 1
-        for _ in 0..<100 where total != 201 {
-            try await Task.sleep(for: .milliseconds(100))
-            total = try await counted()
-        }
-        #expect(total == 201, "written together when the interval ends")
+        let scheduled = control.lock.withLock { control.pending }
+        #expect(scheduled.count == 1 && scheduled.first?.0 == .seconds(4), "one write, when the 5 s since the last are up")
+        control.lock.withLock { control.offset = .seconds(5) }
+        await scheduled[0].1()
+        #expect(try await counted() == 201, "written together")
+        // After a quiet spell, the next is written at once again.
+        control.lock.withLock { control.offset = .seconds(60) }
+        await counter.count(source: "purchase", code: "bad_signature")
+        #expect(try await counted() == 202)
     }
 
     @Test func passwordsAreScryptHashes() throws {

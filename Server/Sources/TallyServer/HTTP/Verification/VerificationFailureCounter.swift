@@ -19,15 +19,31 @@ final class VerificationFailureCounter: Sendable {
     private let storage: any ConsoleStorage
     private let interval: Duration
     private let state = NIOLockedValueBox(State())
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let later: @Sendable (Duration, @escaping @Sendable () async -> Void) -> Void
 
-    init(storage: any ConsoleStorage, interval: Duration = .seconds(5)) {
+    /// - Parameters:
+    ///   - interval: how long refusals are added up after a write.
+    ///   - now: the clock.
+    ///   - later: runs work after a delay (a task that sleeps).
+    init(
+        storage: any ConsoleStorage, interval: Duration = .seconds(5), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        later: @escaping @Sendable (Duration, @escaping @Sendable () async -> Void) -> Void = { delay, work in
+            Task {
+                try? await Task.sleep(for: delay)
+                await work()
+            }
+        }
+    ) {
         self.storage = storage
         self.interval = interval
+        self.now = now
+        self.later = later
     }
 
     /// Counts one refusal of `source` (purchase, receipt, notification) with the verifier's `code`.
     func count(source: String, code: String) async {
-        let now = ContinuousClock.now
+        let now = self.now()
         let wait: Duration? = state.withLockedValue { state in
             state.pending[Key(source: source, code: code), default: 0] += 1
             if state.scheduled { return .zero }
@@ -42,11 +58,11 @@ final class VerificationFailureCounter: Sendable {
         case nil:
             await write()
         case let delay? where delay > .zero:
-            Task {
-                try? await Task.sleep(for: delay)
+            later(delay) { [self] in
+                let time = self.now()
                 state.withLockedValue {
                     $0.scheduled = false
-                    $0.lastWrite = ContinuousClock.now
+                    $0.lastWrite = time
                 }
                 await write()
             }
