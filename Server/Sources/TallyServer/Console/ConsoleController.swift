@@ -628,28 +628,23 @@ struct ConsoleController: Sendable {
             actor: visit.session!.actor, action: "export", target: "transactions", before: nil, after: nil,
             detail: filters.queryString(excluding: ["after", "limit"]))
         let storage = storage
-        return Self.csv("transactions") { [first] write in
+        let header = [
+            "transaction_id", "original_transaction_id", "user_id", "product_id", "type", "status", "environment", "quantity", "price_milliunits",
+            "currency", "storefront", "purchase_date", "expires_date", "received_at", "revoked_at", "revocation_reason", "app_account_token",
+        ]
+        return Self.csv("transactions", header: header) { [first] (cursor: AdminCursor?) in
             var query = first
-            try await write(
-                ConsoleFormat.csvLine([
-                    "transaction_id", "original_transaction_id", "user_id", "product_id", "type", "status", "environment", "quantity",
-                    "price_milliunits", "currency", "storefront", "purchase_date", "expires_date", "received_at", "revoked_at",
-                    "revocation_reason", "app_account_token",
-                ]))
-            while true {
-                let page = try await storage.adminTransactions(query)
-                try await write(
-                    page.transactions.map { row in
-                        ConsoleFormat.csvLine([
-                            row.transactionID, row.originalTransactionID, row.userID, row.productID, row.type, row.status, row.environment,
-                            String(row.quantity), row.price.map(String.init), row.currency, row.storefront,
-                            row.purchaseDate.map(ConsoleFormat.time), row.expiresDate.map(ConsoleFormat.time), ConsoleFormat.time(row.receivedAt),
-                            row.revokedAt.map(ConsoleFormat.time), row.revocationReason.map(String.init), row.appAccountToken,
-                        ])
-                    }.joined())
-                guard let next = page.nextCursor else { return }
-                query.cursor = AdminCursor(text: next)
+            query.cursor = cursor
+            let page = try await storage.adminTransactions(query)
+            let lines = page.transactions.map { row -> [String?] in
+                [
+                    row.transactionID, row.originalTransactionID, row.userID, row.productID, row.type, row.status, row.environment,
+                    String(row.quantity), row.price.map(String.init), row.currency, row.storefront, row.purchaseDate.map(ConsoleFormat.time),
+                    row.expiresDate.map(ConsoleFormat.time), ConsoleFormat.time(row.receivedAt), row.revokedAt.map(ConsoleFormat.time),
+                    row.revocationReason.map(String.init), row.appAccountToken,
+                ]
             }
+            return (lines, page.nextCursor.flatMap { AdminCursor(text: $0) })
         }
     }
 
@@ -662,21 +657,18 @@ struct ConsoleController: Sendable {
             actor: visit.session!.actor, action: "export", target: "ledger", before: nil, after: nil,
             detail: filters.queryString(excluding: ["before", "limit"]))
         let console = console
-        return Self.csv("ledger") { [first] write in
+        let header = ["id", "created_at", "user_id", "currency", "bucket", "kind", "amount", "transaction_id", "reference"]
+        return Self.csv("ledger", header: header) { [first] (position: ConsoleLedgerQuery.Position?) in
             var query = first
-            try await write(ConsoleFormat.csvLine(["id", "created_at", "user_id", "currency", "bucket", "kind", "amount", "transaction_id", "reference"]))
-            while true {
-                let page = try await console.ledgerEntries(query)
-                try await write(
-                    page.rows.map { row in
-                        ConsoleFormat.csvLine([
-                            String(row.entry.id), ConsoleFormat.time(row.entry.createdAt), row.userID, row.entry.currency, row.entry.bucket.rawValue,
-                            row.entry.kind.rawValue, String(row.entry.amount), row.entry.transactionID, row.entry.reference,
-                        ])
-                    }.joined())
-                guard let next = page.next else { return }
-                query.before = next
+            query.before = position
+            let page = try await console.ledgerEntries(query)
+            let lines = page.rows.map { row -> [String?] in
+                [
+                    String(row.entry.id), ConsoleFormat.time(row.entry.createdAt), row.userID, row.entry.currency, row.entry.bucket.rawValue,
+                    row.entry.kind.rawValue, String(row.entry.amount), row.entry.transactionID, row.entry.reference,
+                ]
             }
+            return (lines, page.next)
         }
     }
 
@@ -688,55 +680,48 @@ struct ConsoleController: Sendable {
         try await console.audit(
             actor: visit.session!.actor, action: "export", target: "notifications", before: nil, after: nil, detail: outcome.map { "outcome=\($0)" })
         let storage = storage
-        return Self.csv("notifications") { write in
-            try await write(ConsoleFormat.csvLine(["notification_uuid", "received_at", "type", "subtype", "outcome", "transaction_id", "detail"]))
-            var cursor: AdminCursor?
-            while true {
-                let page = try await storage.adminNotifications(outcome: outcome, limit: 200, cursor: cursor)
-                try await write(
-                    page.notifications.map { row in
-                        ConsoleFormat.csvLine([
-                            row.notificationUuid, ConsoleFormat.time(row.receivedAt), row.notificationType, row.subtype, row.outcome, row.transactionID,
-                            row.detail,
-                        ])
-                    }.joined())
-                guard let next = page.nextCursor else { return }
-                cursor = AdminCursor(text: next)
+        let header = ["notification_uuid", "received_at", "type", "subtype", "outcome", "transaction_id", "detail"]
+        return Self.csv("notifications", header: header) { (cursor: AdminCursor?) in
+            let page = try await storage.adminNotifications(outcome: outcome, limit: 200, cursor: cursor)
+            let lines = page.notifications.map { row -> [String?] in
+                [row.notificationUuid, ConsoleFormat.time(row.receivedAt), row.notificationType, row.subtype, row.outcome, row.transactionID, row.detail]
             }
+            return (lines, page.nextCursor.flatMap { AdminCursor(text: $0) })
         }
     }
 
     func auditCSV(_ request: Request, _ visit: Visit) async throws -> Response {
         try await console.audit(actor: visit.session!.actor, action: "export", target: "audit", before: nil, after: nil, detail: nil)
         let console = console
-        return Self.csv("audit") { write in
-            try await write(ConsoleFormat.csvLine(["id", "at", "actor", "action", "target", "before", "after", "detail"]))
-            var before: Int64?
-            while true {
-                let page = try await console.auditLog(limit: 500, before: before)
-                try await write(
-                    page.entries.map { entry in
-                        ConsoleFormat.csvLine([
-                            String(entry.id), ConsoleFormat.time(entry.at), entry.actor, entry.action, entry.target, entry.before, entry.after,
-                            entry.detail,
-                        ])
-                    }.joined())
-                guard let next = page.next else { return }
-                before = next
+        let header = ["id", "at", "actor", "action", "target", "before", "after", "detail"]
+        return Self.csv("audit", header: header) { (before: Int64?) in
+            let page = try await console.auditLog(limit: 500, before: before)
+            let lines = page.entries.map { entry -> [String?] in
+                [String(entry.id), ConsoleFormat.time(entry.at), entry.actor, entry.action, entry.target, entry.before, entry.after, entry.detail]
             }
+            return (lines, page.next)
         }
     }
 
-    /// A CSV answer written page by page as the database gives them, so an export of any
-    /// size holds one page in memory.
-    static func csv(_ name: String, _ produce: @escaping @Sendable (_ write: (String) async throws -> Void) async throws -> Void) -> Response {
+    /// A CSV answer: the header, then page after page as the database gives them (`page` takes
+    /// where to start, nil for the first, and says where the next starts, nil after the last),
+    /// so an export of any size holds one page in memory.
+    static func csv<Cursor: Sendable>(
+        _ name: String, header: [String], page: @escaping @Sendable (Cursor?) async throws -> (lines: [[String?]], next: Cursor?)
+    ) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/csv; charset=utf-8"
         headers[.contentDisposition] = "attachment; filename=\"tally-\(name).csv\""
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
-                try await produce { text in try await writer.write(ByteBuffer(string: text)) }
+                try await writer.write(ByteBuffer(string: ConsoleFormat.csvLine(header)))
+                var cursor: Cursor?
+                repeat {
+                    let (lines, next) = try await page(cursor)
+                    try await writer.write(ByteBuffer(string: lines.map(ConsoleFormat.csvLine).joined()))
+                    cursor = next
+                } while cursor != nil
                 try await writer.finish(nil)
             })
     }
