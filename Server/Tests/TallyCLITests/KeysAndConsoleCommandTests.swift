@@ -19,7 +19,9 @@ import Testing
         let publicKey = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(Data(base64Encoded: publicKey)?.count == 32)
         #expect(try FileManager.default.attributesOfItem(atPath: root)[.posixPermissions] as? Int == 0o600)
-        #expect(try CommandLine.run(["keys", "root", "--out", root]).status != 0, "a root is never replaced")
+        #expect(try CommandLine.run(["keys", "root", "--out", root]).status != 0, "a key file is never replaced")
+        let file = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: root))) as? [String: String]
+        #expect(file?["publicKey"] == publicKey)
 
         // Two intermediates (a rotation): both sign answers the app's one root key accepts.
         let verifier = try ResponseVerifier(rootKeys: [publicKey])
@@ -29,10 +31,11 @@ import Testing
             #expect(issued.status == 0, "\(issued.stderr)")
             let key = try ResponseSigningKey(fileData: try Data(contentsOf: URL(fileURLWithPath: path)))
             #expect(abs(key.expiresAt.timeIntervalSinceNow - 30 * 86_400) < 120)
-            let nonce = Data(repeating: 1, count: 16)
+            let request = SignedRequest(nonce: Data(repeating: 1, count: 16), method: "GET", target: "/v1/me", body: Data(), userID: "u")
             let now = Int64(Date().timeIntervalSince1970)
-            let signature = try key.sign(nonce: nonce, path: "/v1/me", signedAt: now, body: Data("{}".utf8))
-            #expect(verifier.check(signature: signature, signedAt: String(now), nonce: nonce, path: "/v1/me", body: Data("{}".utf8)) == nil)
+            let signature = try key.sign(request, signedAt: now, body: Data("{}".utf8))
+            #expect(verifier.check(signature: signature, signedAt: String(now), request: request, body: Data("{}".utf8)) == nil)
+            #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
         }
         #expect(try CommandLine.run(["keys", "intermediate", "--root", root, "--days", "0", "--out", folder.appendingPathComponent("x").path]).status == 2)
     }

@@ -83,7 +83,9 @@ public struct ServerDelivery: Delivery {
         return Credentials(userID: created.userID, userToken: created.userToken, appAccountToken: created.appAccountToken)
     }
 
-    var client: Client { Client(baseURL: baseURL, token: credentials.userToken, transport: transport, check: responseCheck) }
+    var client: Client {
+        Client(baseURL: baseURL, token: credentials.userToken, transport: transport, check: responseCheck, userID: credentials.userID)
+    }
 
     // MARK: - Delivery
 
@@ -226,6 +228,8 @@ struct Client: Sendable {
     let token: String?
     let transport: any HTTPTransport
     var check: ServerDelivery.ResponseCheck = .off
+    /// The user the token belongs to: signed answers must be answers to this user.
+    var userID: String = ""
 
     struct Empty: Encodable {}
 
@@ -285,9 +289,15 @@ struct Client: Sendable {
         }
         var trust: ResponseTrust?
         if let verifier, let nonce, let nonceBytes = ResponseSignature.nonceBytes(nonce) {
+            // The target as it went out: percent-encoded, from /v1/ on.
+            let sent = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            let signed = SignedRequest(
+                nonce: nonceBytes, method: method,
+                target: ResponseSignature.target(path: sent?.percentEncodedPath ?? url.path, query: sent?.percentEncodedQuery),
+                body: request.httpBody ?? Data(), userID: userID)
             let failure = verifier.check(
-                signature: answer.headers[ResponseSignature.signatureHeader.lowercased()],
-                signedAt: answer.headers[ResponseSignature.signedAtHeader.lowercased()], nonce: nonceBytes, path: url.path, body: answer.body)
+                signature: Self.header(ResponseSignature.signatureHeader, in: answer.headers),
+                signedAt: Self.header(ResponseSignature.signedAtHeader, in: answer.headers), request: signed, body: answer.body)
             if let failure, case .enforced = check {
                 throw TallyError(.responseNotTrusted, "\(method) \(path): the answer's signature did not verify: \(failure.rawValue)")
             }
@@ -299,6 +309,11 @@ struct Client: Sendable {
             // A 2xx that cannot be read proves nothing: treated as no answer, retried.
             throw TallyError(.serverUnavailable, "\(method) \(path): the answer does not decode: \(error)")
         }
+    }
+
+    /// A header's value, whatever the case of its name in `headers`.
+    static func header(_ name: String, in headers: [String: String]) -> String? {
+        headers[name.lowercased()] ?? headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
     static func failure(status: Int, headers: [String: String], body: Data, what: String) -> TallyError {

@@ -11,7 +11,7 @@ public import Foundation
 ///   expiry.
 ///
 /// The app sends a fresh random nonce (`X-Tally-Nonce`, base64 of 16 to 64 bytes) with each
-/// request. The server answers with `X-Tally-Signed-At` (whole seconds since 1970) and
+/// request. The server answers a 2xx with `X-Tally-Signed-At` (whole seconds since 1970) and
 /// `X-Tally-Signature`: base64 of
 ///
 /// | bytes | |
@@ -22,10 +22,12 @@ public import Foundation
 /// | 64 | the root's signature of `"tally-intermediate-v1"` + key + expiry |
 /// | 64 | the intermediate's signature of the answer |
 ///
-/// The answer's signed message is `"tally-response-v1"`, then the nonce, the request's path
-/// and the signing time, each as a 4-byte big-endian length and its bytes, then the SHA-256 of
-/// the body (for a 304, of the cached body it confirms). A changed body, another request's
-/// answer (another nonce or path), or an old answer replayed does not verify.
+/// The answer's signed message is `"tally-response-v1"`, then, each as a 4-byte big-endian
+/// length and its bytes: the nonce, the request's method, its target (the percent-encoded path
+/// from `/v1/` on, and `?` and the query when there is one), the SHA-256 of the request's body,
+/// the user the request was authenticated as, and the signing time; then the SHA-256 of the
+/// answer's body. A changed answer, the answer to another request (another nonce, method,
+/// target, body or user), or an old answer replayed does not verify.
 public enum ResponseSignature {
     public static let signatureHeader = "X-Tally-Signature"
     public static let signedAtHeader = "X-Tally-Signed-At"
@@ -42,14 +44,26 @@ public enum ResponseSignature {
     }
 
     /// What the intermediate signs for one answer.
-    static func responseMessage(nonce: Data, path: String, signedAt: Int64, body: some DataProtocol) -> Data {
+    static func responseMessage(_ request: SignedRequest, signedAt: Int64, body: some DataProtocol) -> Data {
         var message = Data("tally-response-v1".utf8)
-        for part in [nonce, Data(path.utf8), withUnsafeBytes(of: signedAt.bigEndian) { Data($0) }] {
+        let parts = [
+            request.nonce, Data(request.method.utf8), Data(request.target.utf8), Data(SHA256.hash(data: request.body)),
+            Data(request.userID.utf8), withUnsafeBytes(of: signedAt.bigEndian) { Data($0) },
+        ]
+        for part in parts {
             message.append(bigEndian: UInt32(part.count))
             message.append(part)
         }
         message.append(contentsOf: SHA256.hash(data: body))
         return message
+    }
+
+    /// A request's target as both sides sign it: the percent-encoded path from `/v1/` on (a
+    /// prefix before it, such as a proxy's mount point, is left out), then `?` and the query.
+    public static func target(path: String, query: String?) -> String {
+        let tail = path.range(of: "/v1/").map { String(path[$0.lowerBound...]) } ?? path
+        guard let query, !query.isEmpty else { return tail }
+        return tail + "?" + query
     }
 
     /// A new nonce for one request, as the header carries it.
@@ -80,12 +94,12 @@ public struct ResponseSigningKey: Sendable {
     }
 
     /// The answer's `X-Tally-Signature` value.
-    public func sign(nonce: Data, path: String, signedAt: Int64, body: some DataProtocol) throws -> String {
+    public func sign(_ request: SignedRequest, signedAt: Int64, body: some DataProtocol) throws -> String {
         var blob = Data([ResponseSignature.version])
         blob.append(privateKey.publicKey.rawRepresentation)
         blob.append(bigEndian: Int64(expiresAt.timeIntervalSince1970))
         blob.append(rootSignature)
-        blob.append(try privateKey.signature(for: ResponseSignature.responseMessage(nonce: nonce, path: path, signedAt: signedAt, body: body)))
+        blob.append(try privateKey.signature(for: ResponseSignature.responseMessage(request, signedAt: signedAt, body: body)))
         return blob.base64EncodedString()
     }
 
@@ -123,6 +137,28 @@ public struct ResponseSigningKey: Sendable {
     }
 }
 
+/// What a signed answer is bound to: the request as the app sent it and the server received it.
+public struct SignedRequest: Sendable, Hashable {
+    /// The nonce's bytes.
+    public var nonce: Data
+    /// `GET`, `POST`, …
+    public var method: String
+    /// ``ResponseSignature/target(path:query:)``.
+    public var target: String
+    /// The request's body (empty for none).
+    public var body: Data
+    /// The user id the request is made as (its token's user).
+    public var userID: String
+
+    public init(nonce: Data, method: String, target: String, body: Data, userID: String) {
+        self.nonce = nonce
+        self.method = method
+        self.target = target
+        self.body = body
+        self.userID = userID
+    }
+}
+
 /// A signing key file that cannot be read.
 public struct ResponseSigningKeyError: Error, CustomStringConvertible {
     public let reason: String
@@ -157,7 +193,13 @@ public struct ResponseVerifier: Sendable {
     ///   - roots: the root public keys, each 32 bytes in base64, as `tally keys root` prints them.
     ///   - tolerance: how far the signing time may be from the device's clock (5 minutes).
     ///   - now: the clock.
+    ///
+    /// The device's clock decides whether a key has expired and an answer is fresh: an app with
+    /// a clock of its own it trusts more (one that the device's owner cannot set back) passes it.
     public init(rootKeys: [String], tolerance: TimeInterval = 300, now: @escaping @Sendable () -> Date = { Date() }) throws {
+        guard tolerance.isFinite, (0...3600).contains(tolerance) else {
+            throw ResponseSigningKeyError(reason: "the tolerance must be 0 to 3600 seconds")
+        }
         roots = try rootKeys.map { text in
             guard let raw = Data(base64Encoded: text), raw.count == 32 else {
                 throw ResponseSigningKeyError(reason: "a root key must be 32 bytes in base64")
@@ -168,12 +210,13 @@ public struct ResponseVerifier: Sendable {
         self.now = now
     }
 
-    /// Whether `signature` (the header's value) signs this answer to the request with `nonce` and `path`.
+    /// Whether `signature` (the header's value) signs this answer to `request`.
     /// - Returns: nil when it does; the failure otherwise.
-    public func check(signature: String?, signedAt: String?, nonce: Data, path: String, body: some DataProtocol) -> Failure? {
+    public func check(signature: String?, signedAt: String?, request: SignedRequest, body: some DataProtocol) -> Failure? {
         guard let signature, let signedAtText = signedAt else { return .unsigned }
-        guard let time = Int64(signedAtText), let blob = Data(base64Encoded: signature), blob.count == ResponseSignature.blobLength,
-            blob.first == ResponseSignature.version
+        // Times are kept to 1970 ... 36812 (40 bits), so that no arithmetic below can overflow.
+        guard let time = Int64(signedAtText), (0..<(1 << 40)).contains(time), let blob = Data(base64Encoded: signature),
+            blob.count == ResponseSignature.blobLength, blob.first == ResponseSignature.version
         else { return .malformed }
         let bytes = [UInt8](blob)
         let publicRaw = Data(bytes[1..<33])
@@ -182,11 +225,14 @@ public struct ResponseVerifier: Sendable {
         let responseSignature = Data(bytes[105..<169])
         let intermediateMessage = ResponseSignature.intermediateMessage(publicKey: publicRaw, expiresAt: expiry)
         guard roots.contains(where: { $0.isValidSignature(rootSignature, for: intermediateMessage) }) else { return .unknownRoot }
-        let current = Int64(now().timeIntervalSince1970)
-        guard time <= expiry, current <= expiry + Int64(tolerance) else { return .expiredKey }
+        let seconds = now().timeIntervalSince1970
+        guard seconds.isFinite, (0..<Double(1 << 40)).contains(seconds) else { return .stale }
+        let current = Int64(seconds)
+        // An expired key signs nothing, whatever the tolerance.
+        guard time <= expiry, current <= expiry else { return .expiredKey }
         guard abs(current - time) <= Int64(tolerance) else { return .stale }
         guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicRaw),
-            key.isValidSignature(responseSignature, for: ResponseSignature.responseMessage(nonce: nonce, path: path, signedAt: time, body: body))
+            key.isValidSignature(responseSignature, for: ResponseSignature.responseMessage(request, signedAt: time, body: body))
         else { return .badSignature }
         return nil
     }

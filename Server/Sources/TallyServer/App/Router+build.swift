@@ -41,7 +41,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
     // credits or verify signed data limited per user and per address.
     let authenticated = v1.group("me").add(middleware: UserAuthenticator(storage: storage, cache: TokenCache()))
     if let key = dependencies.responseSigningKey {
-        authenticated.add(middleware: ResponseSigner<TallyRequestContext>(key: key, now: dependencies.now))
+        authenticated.add(middleware: ResponseSigner(key: key, now: dependencies.now))
     }
     let me = authenticated.group(context: UserRequestContext.self)
     me.addRoutes(AccountController(storage: storage, catalog: dependencies.catalog).endpoints)

@@ -29,7 +29,6 @@ struct KeysCommand: AsyncParsableCommand {
         var out: String
 
         func run() async throws {
-            guard !FileManager.default.fileExists(atPath: out) else { throw ValidationError("\(out) exists; a root key is not replaced") }
             let key = Curve25519.Signing.PrivateKey()
             let file = RootFile(
                 privateKey: key.rawRepresentation.base64EncodedString(), publicKey: key.publicKey.rawRepresentation.base64EncodedString())
@@ -72,10 +71,14 @@ struct KeysCommand: AsyncParsableCommand {
         }
     }
 
-    /// Writes a secret: readable by its owner only.
+    /// Writes a secret to a new file, readable by its owner only from the moment it exists.
     static func write(_ data: Data, to path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw ValidationError("cannot write \(path)")
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else {
+            throw ValidationError("cannot create \(path): \(String(cString: strerror(errno))) (an existing key file is never replaced)")
         }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        try handle.write(contentsOf: data)
+        try handle.close()
     }
 }

@@ -17,7 +17,7 @@ import FoundationNetworking
 @Suite struct SignedResponseTests {
     /// A network in the middle: passes answers on, or changes them.
     final class Middleman: HTTPTransport, @unchecked Sendable {
-        enum Mode { case pass, tamper, replay, strip }
+        enum Mode { case pass, tamper, replay, strip, rewriteKey(String, String), swapToken(String) }
         private let lock = NSLock()
         private let real = URLSessionTransport()
         private var recorded: [String: (status: Int, headers: [String: String], body: Data)] = [:]
@@ -28,8 +28,19 @@ import FoundationNetworking
         private var _mode = Mode.pass
 
         func send(_ request: URLRequest) async throws -> (status: Int, headers: [String: String], body: Data) {
+            var request = request
             let path = request.url?.path ?? ""
-            if mode == .replay, let old = lock.withLock({ recorded[path] }) { return old }
+            switch mode {
+            case .replay:
+                if let old = lock.withLock({ recorded[path] }) { return old }
+            case .rewriteKey(let from, let to):
+                // Another idempotency key than the app's: the server answers for that one.
+                request.httpBody = request.httpBody.map { Data(String(decoding: $0, as: UTF8.self).replacingOccurrences(of: from, with: to).utf8) }
+            case .swapToken(let token):
+                request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            default:
+                break
+            }
             var answer = try await real.send(request)
             lock.withLock { recorded[path] = answer }
             switch mode {
@@ -38,7 +49,7 @@ import FoundationNetworking
                 answer.body = Data(String(decoding: answer.body, as: UTF8.self).replacingOccurrences(of: "\"available\":", with: "\"available\":9").utf8)
             case .strip:
                 answer.headers[ResponseSignature.signatureHeader.lowercased()] = nil
-            case .pass, .replay:
+            default:
                 break
             }
             return answer
@@ -96,6 +107,21 @@ import FoundationNetworking
 
             // Answers outside /v1/me (the catalog) are not signed, and not asked to be.
             #expect(try await delivery.catalog(language: .english).isEmpty == false)
+
+            // The answer to a rewritten request: a spend whose key is swapped for an earlier
+            // spend's gets that spend's (signed, genuine) replay, which is not this request's.
+            middleman.mode = .pass
+            _ = try await delivery.spend(SpendOrder(currency: "credits", amount: 1, idempotencyKey: "first", reference: "r"))
+            middleman.mode = .rewriteKey("\"second\"", "\"first\"")
+            await #expect(throws: TallyError(.responseNotTrusted, "")) {
+                try await delivery.spend(SpendOrder(currency: "credits", amount: 1, idempotencyKey: "second", reference: "r"))
+            }
+            // Another user's answer (their token put in place of this user's).
+            let other = try await ServerDelivery.register(baseURL: server.baseURL)
+            middleman.mode = .swapToken(other.userToken)
+            await #expect(throws: TallyError(.responseNotTrusted, "")) { try await delivery.account(storeEntitlements: [], renewals: []) }
+            middleman.mode = .pass
+            #expect(try await delivery.spend(SpendOrder(currency: "credits", amount: 1, idempotencyKey: "second", reference: "r")).replayed == false)
         }
     }
 
@@ -105,7 +131,9 @@ import FoundationNetworking
         let expired = try ResponseSigningKey.issue(root: Self.root, expiresAt: device.now.addingTimeInterval(-60))
         let foreign = try ResponseSigningKey.issue(root: otherRoot, expiresAt: device.now.addingTimeInterval(86_400))
         let rotated = try ResponseSigningKey.issue(root: Self.root, expiresAt: device.now.addingTimeInterval(90 * 86_400))
-        let cases: [(ResponseSigningKey?, ResponseVerifier.Failure?)] = [(expired, .expiredKey), (foreign, .unknownRoot), (nil, .unsigned), (rotated, nil)]
+        // A server whose key has expired stops signing (and logs it); the app's own check of an
+        // expired key is in ResponseSignatureTests.
+        let cases: [(ResponseSigningKey?, ResponseVerifier.Failure?)] = [(expired, .unsigned), (foreign, .unknownRoot), (nil, .unsigned), (rotated, nil)]
         for (key, expected) in cases {
             try await LiveServer.run(time: device.time, responseSigningKey: key) { server in
                 let credentials = try await ServerDelivery.register(baseURL: server.baseURL)
