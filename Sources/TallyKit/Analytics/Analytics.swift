@@ -1,4 +1,5 @@
 public import Foundation
+public import TallyCore
 
 /// Something that happened to a purchase, for the app's analytics.
 public struct PurchaseEvent: Sendable, Hashable {
@@ -34,6 +35,8 @@ public struct PurchaseEvent: Sendable, Hashable {
     public let errorCode: String?
     /// When.
     public let date: Date
+    /// What a completed purchase granted (credits, seconds, reports); empty for other events.
+    public var granted: [Amount] = []
 }
 
 /// Where purchase events go: the app's analytics, whatever vendor it uses.

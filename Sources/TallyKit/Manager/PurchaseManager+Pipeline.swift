@@ -107,7 +107,9 @@ extension PurchaseManager {
             try? await cache.completeOnboarding(transactionID: transaction.id, at: now())
         }
         if firstTime {
-            await record(transaction.isRevoked ? .refunded : .completed, productID: transaction.productID, transactionID: transaction.id)
+            await record(
+                transaction.isRevoked ? .refunded : .completed, productID: transaction.productID, transactionID: transaction.id,
+                granted: transaction.isRevoked ? [] : receipt.granted)
         }
     }
 

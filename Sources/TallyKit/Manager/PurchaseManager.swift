@@ -368,12 +368,14 @@ public actor PurchaseManager {
         await configuration.checkpoint?(step, transactionID)
     }
 
-    func record(_ kind: PurchaseEvent.Kind, productID: String, transactionID: String? = nil, error: TallyError? = nil) async {
+    func record(
+        _ kind: PurchaseEvent.Kind, productID: String, transactionID: String? = nil, error: TallyError? = nil, granted: [Amount] = []
+    ) async {
         let details = productDetails[productID]
         await analytics.record(
             PurchaseEvent(
                 kind: kind, productID: productID, price: details?.price, currency: details?.currencyCode, transactionID: transactionID,
-                errorCode: error?.code.rawValue, date: now()))
+                errorCode: error?.code.rawValue, date: now(), granted: granted))
     }
 }
 

@@ -717,7 +717,7 @@ import Testing
     }
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
-    @Test func analyticsEventsCarryProductPriceAndCurrency() async throws {
+    @Test func analyticsEventsCarryProductPriceCurrencyAndWhatWasGranted() async throws {
         let device = try await Device()
         let events = device.analytics.events
         let (manager, _) = try await device.launchOnDevice()
@@ -732,6 +732,8 @@ import Testing
         #expect(seen.map(\.kind) == [.started, .completed, .started, .failed])
         #expect(seen.allSatisfy { $0.productID == Kit.report("career") && $0.price == 4990 && $0.currency == "USD" })
         #expect(seen.last?.errorCode == "payment_declined")
+        #expect(seen[1].granted == [Amount(currency: "report.career", amount: 1)], "a completed purchase says what it granted")
+        #expect(seen.filter { $0.kind != .completed }.allSatisfy { $0.granted.isEmpty })
     }
 }
 
