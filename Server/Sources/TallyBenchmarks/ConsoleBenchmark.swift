@@ -48,6 +48,8 @@ public enum ConsoleBenchmark {
         public var maximumMilliseconds: Double
         /// Rows on the pages (the same for every request of a case with a fixed path).
         public var rowsOnFirstPage: Int
+        /// A filtered list, which the goal is about (the baselines and the overview are not).
+        public var list: Bool
     }
 
     public struct Result: Sendable, Codable {
@@ -246,6 +248,7 @@ public enum ConsoleBenchmark {
         return [
             Plan(name: "baseline: GET /healthz", list: false) { _ in "/healthz" },
             Plan(name: "baseline: products page (no database)", list: false) { _ in "/console/products" },
+            Plan(name: "overview, 30 days (not a list)", list: false) { _ in "/console?window=30d" },
             Plan(name: "ledger, newest", list: true) { _ in "/console/ledger" },
             Plan(name: "ledger, kind and currency", list: true) { _ in "/console/ledger?kind=refund&currency=seconds" },
             Plan(name: "ledger, one user", list: true) { index in "/console/ledger?user=\(users[(index * 7919) % users.count])" },
@@ -303,7 +306,7 @@ public enum ConsoleBenchmark {
             return Case(
                 name: plan.name, path: plan.path(0), requests: sorted.count, p50Milliseconds: ServerBenchmark.percentile(sorted, 0.50),
                 p99Milliseconds: ServerBenchmark.percentile(sorted, 0.99), maximumMilliseconds: Double(sorted.last ?? 0) / 1e6,
-                rowsOnFirstPage: plan.list ? rows[plan.name] ?? 0 : 0)
+                rowsOnFirstPage: plan.list ? rows[plan.name] ?? 0 : 0, list: plan.list)
         }
     }
 }

@@ -343,17 +343,27 @@ struct ConsoleController: Sendable {
         view["environments"] = Self.environments.map { Self.option($0, $0, filters.fields["environment"]) }
         view["products"] = catalog.products.map { Self.option($0.productID, $0.productID, filters.fields["product"]) }
         view["exportHref"] = "/console/transactions.csv" + filters.queryString(excluding: ["after", "limit"])
-        do {
-            let query = try filters.query(language)
-            let page = try await storage.adminTransactions(query)
+        return try await listPage(view, "transactions", language) { view in
+            let page = try await storage.adminTransactions(try filters.query(language))
             view["rows"] = page.transactions.map { transactionRow($0, language) }
             if let next = page.nextCursor { view["nextHref"] = "/console/transactions" + filters.queryString(replacing: ["after": next]) }
             if filters.fields["after"] != nil { view["firstHref"] = "/console/transactions" + filters.queryString(excluding: ["after"]) }
-            return try html(view, "transactions")
+        }
+    }
+
+    /// A list page: `fill` adds the rows and paging links; a filter the query refuses shows the
+    /// page with the reason and no rows (400), so the form is there to correct it.
+    func listPage(
+        _ view: [String: Any], _ template: String, _ language: ConsoleText.Language, _ fill: (inout [String: Any]) async throws -> Void
+    ) async throws -> Response {
+        var view = view
+        do {
+            try await fill(&view)
+            return try html(view, template)
         } catch let error as TallyAPIError where error.code == .invalidRequest {
             view["error"] = "\(ConsoleText.text("filter_invalid", language)): \(error.message)"
             view["rows"] = [[String: Any]]()
-            return try html(view, "transactions", status: .badRequest)
+            return try html(view, template, status: .badRequest)
         }
     }
 
@@ -381,7 +391,7 @@ struct ConsoleController: Sendable {
         view["currencies"] = catalog.currencies.map { Self.option($0.code, $0.code, filters.fields["currency"]) }
         view["kinds"] = LedgerEntryKind.all.map { Self.option($0.rawValue, $0.rawValue, filters.fields["kind"]) }
         view["exportHref"] = "/console/ledger.csv" + filters.queryString(excluding: ["before", "limit"])
-        do {
+        return try await listPage(view, "ledger", language) { view in
             let page = try await console.ledgerEntries(try filters.query())
             view["rows"] = page.rows.map { row -> [String: Any] in
                 [
@@ -392,11 +402,6 @@ struct ConsoleController: Sendable {
             }
             if let next = page.next { view["nextHref"] = "/console/ledger" + filters.queryString(replacing: ["before": next.text]) }
             if filters.fields["before"] != nil { view["firstHref"] = "/console/ledger" + filters.queryString(excluding: ["before"]) }
-            return try html(view, "ledger")
-        } catch let error as TallyAPIError where error.code == .invalidRequest {
-            view["error"] = "\(ConsoleText.text("filter_invalid", language)): \(error.message)"
-            view["rows"] = [[String: Any]]()
-            return try html(view, "ledger", status: .badRequest)
         }
     }
 
