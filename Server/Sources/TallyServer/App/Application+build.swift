@@ -82,6 +82,17 @@ public func buildApplication(
                 }
             })
     }
+    if let delivery = configuration.webhookDelivery {
+        services.append(
+            WebhookService(storage: dependencies.webhooks, configuration: delivery, metrics: dependencies.metrics, now: configuration.now, logger: logger))
+    }
+    if let path = configuration.eventLogPath {
+        let log = try EventLog(path: path, storage: dependencies.webhooks, settle: database.dialect == .postgres ? 10 : 0, now: configuration.now)
+        services.append(
+            PeriodicService("event log", clock: ContinuousClock(), interval: .seconds(1), logger: logger) {
+                _ = try await log.catchUp()
+            })
+    }
     let proxies = configuration.trustedProxies
     logger.info(
         "tally server",

@@ -58,6 +58,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
         .add(middleware: secretKey)
         .group(context: AdminRequestContext.self)
         .addRoutes(AdminController(storage: storage).endpoints)
+        .addRoutes(WebhookController(storage: dependencies.webhooks).endpoints)
 
     // The web console, for the app's team: its own sessions; signing in is limited per address.
     let console = ConsoleController(

@@ -85,6 +85,11 @@ public struct ServerConfiguration: Sendable {
     public var reservationSweepInterval: Duration? = .seconds(1)
     /// Counters and histograms for `/metrics`.
     public var metrics = Metrics()
+    /// How events reach webhook endpoints; nil runs no delivery worker in this instance
+    /// (another instance delivers).
+    public var webhookDelivery: WebhookDeliveryConfiguration? = WebhookDeliveryConfiguration()
+    /// A JSON-lines file that every event is appended to, one line each, in sequence order.
+    public var eventLogPath: String?
     /// The current time, for storage, limits and online verification.
     public var now: @Sendable () -> Date = { Date() }
     /// Where the server logs.
@@ -111,4 +116,19 @@ extension ServerConfiguration.Database: CustomStringConvertible {
         case .opened(let database): "\(database.dialect == .sqlite ? "SQLite" : "PostgreSQL"), opened by the caller"
         }
     }
+}
+
+/// How the delivery worker sends webhooks.
+public struct WebhookDeliveryConfiguration: Sendable {
+    /// When to try again after a failed attempt.
+    public var retry = WebhookRetryPolicy.standard
+    /// How long a receiver has to answer.
+    public var timeout: TimeInterval = 15
+    /// The pause between polls of the outbox when nothing was due.
+    public var pollInterval: Duration = .seconds(1)
+    /// Deliveries sent at once.
+    public var batch = 32
+
+    /// The specification's schedule, a 15 s timeout, a poll every second.
+    public init() {}
 }

@@ -31,14 +31,21 @@ struct ServerDependencies: Sendable {
     let apple: AppStoreServerClient?
     /// The key that signs answers to `/v1/me…`, when one is configured.
     let responseSigningKey: ResponseSigningKey?
+    /// Webhook endpoints, deliveries and the events (the same database).
+    let webhooks: any WebhookStorage
 
     /// Builds the dependencies over `database`.
     /// - Parameters:
     ///   - configuration: the server's configuration; its `database` is not opened again.
     ///   - database: the opened, migrated database.
     init(_ configuration: ServerConfiguration, database: any SQLDatabase) {
-        let sql = SQLStorage(database: database, catalog: configuration.catalog, now: configuration.now)
+        var sql = SQLStorage(database: database, catalog: configuration.catalog, now: configuration.now)
+        let counters = configuration.metrics
+        sql.eventsCommitted = { types in
+            for type in types { counters.increment("tally_events_total", ["type": type.rawValue]) }
+        }
         storage = sql
+        webhooks = sql
         console = sql
         verifier =
             configuration.verifier

@@ -82,6 +82,7 @@ struct Ledger {
             """,
             [.text(user), .text(currency), .text(source), .optional(transaction), .int(amount), .int(amount - repaid), .int(now)])
         try await entry(user, currency, kind: kind, amount: amount, transaction: transaction, operation: operation, reference: reference)
+        try await debtRepaid(user, currency, repaid)
         return repaid
     }
 
@@ -127,6 +128,15 @@ struct Ledger {
         // Used units leave the lots; repaid units pay the debt out of them too.
         try await consumeLots(user, currency, amount: used + repaid)
         try await entry(user, currency, kind: "spend", amount: -used, operation: operation, reference: reference)
+        try await debtRepaid(user, currency, repaid)
+    }
+
+    private func debtRepaid(_ user: String, _ currency: String, _ repaid: Int64) async throws {
+        guard repaid > 0 else { return }
+        var data = TallyEventData(userID: user)
+        data.currency = currency
+        data.amount = repaid
+        try await Outbox(executor: executor, now: now).emit(.debtRepaid, data)
     }
 
     /// Takes back what a lot granted: the unspent part leaves available (as far as available

@@ -38,6 +38,8 @@ public final class Metrics: @unchecked Sendable {
         describe("tally_spends_total", "counter", "Units spent, by currency.")
         describe("tally_verification_failures_total", "counter", "Signed data refused, by verification code.")
         describe("tally_notifications_total", "counter", "App Store notifications received, by type and outcome.")
+        describe("tally_events_total", "counter", "Events committed by this instance, by type.")
+        describe("tally_webhook_attempts_total", "counter", "Webhook delivery attempts, by outcome (delivered, failed).")
     }
 
     private func describe(_ name: String, _ type: String, _ text: String) {

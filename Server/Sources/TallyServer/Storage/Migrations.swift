@@ -6,7 +6,7 @@ public import TallySQL
 /// migration, `0001_core`.)
 public enum Migrations {
     /// Every migration, in order.
-    public static let all: [Migration] = [core, apple, console]
+    public static let all: [Migration] = [core, apple, console, events]
 
     /// What the server learns from asking Apple and tells it: how far the catch-up with the App
     /// Store Server Notifications got, per environment (epoch milliseconds; notifications signed
@@ -41,6 +41,85 @@ public enum Migrations {
             """,
             "CREATE TRIGGER console_audit_no_change BEFORE UPDATE OR DELETE ON console_audit FOR EACH ROW EXECUTE FUNCTION console_audit_append_only()",
         ])
+
+    /// Events out: every change to money or access as an event, written in the same
+    /// transaction as the change (an outbox, ordered by `seq`); the webhook endpoints with
+    /// their event filters and secrets (the previous secret signs too until
+    /// `previous_secret_until`); one delivery per endpoint and event (the primary key makes it
+    /// once), claimed by one worker at a time; and every attempt made.
+    static let events = Migration(
+        name: "0004_events",
+        sqlite: eventTables(autoIncrement: "INTEGER PRIMARY KEY AUTOINCREMENT"),
+        postgres: eventTables(autoIncrement: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"))
+
+    private static func eventTables(autoIncrement: String) -> [String] {
+        [
+            """
+            CREATE TABLE events (
+                seq \(autoIncrement),
+                id TEXT NOT NULL UNIQUE,
+                type TEXT NOT NULL,
+                user_id TEXT,
+                data TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX events_type_seq ON events (type, seq)",
+            "CREATE INDEX events_user_seq ON events (user_id, seq)",
+            """
+            CREATE TABLE webhook_endpoints (
+                id TEXT PRIMARY KEY,
+                url TEXT NOT NULL,
+                description TEXT NOT NULL,
+                all_types BIGINT NOT NULL CHECK (all_types IN (0, 1)),
+                secret TEXT NOT NULL,
+                previous_secret TEXT,
+                previous_secret_until BIGINT,
+                disabled BIGINT NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
+                disabled_reason TEXT,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE webhook_endpoint_types (
+                endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+                type TEXT NOT NULL,
+                PRIMARY KEY (endpoint_id, type)
+            )
+            """,
+            """
+            CREATE TABLE webhook_deliveries (
+                endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+                event_seq BIGINT NOT NULL REFERENCES events(seq),
+                status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+                attempts BIGINT NOT NULL DEFAULT 0,
+                next_attempt_at BIGINT NOT NULL,
+                claim TEXT,
+                claimed_until BIGINT,
+                last_status_code BIGINT,
+                delivered_at BIGINT,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (endpoint_id, event_seq)
+            )
+            """,
+            "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'",
+            "CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, status, event_seq)",
+            """
+            CREATE TABLE webhook_attempts (
+                id \(autoIncrement),
+                endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+                event_seq BIGINT NOT NULL,
+                attempted_at BIGINT NOT NULL,
+                status_code BIGINT,
+                latency_ms BIGINT NOT NULL,
+                response_excerpt TEXT,
+                error TEXT
+            )
+            """,
+            "CREATE INDEX webhook_attempts_delivery ON webhook_attempts (endpoint_id, event_seq, id)",
+        ]
+    }
 
     private static func consoleTables(autoIncrement: String) -> [String] {
         [

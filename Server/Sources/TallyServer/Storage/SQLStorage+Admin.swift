@@ -60,6 +60,9 @@ extension SQLStorage {
                 try await ledger.entry(userID, amount.currency, kind: "adjustment_debt", amount: -owed, reference: reason)
             }
         }
+        var data = Self.creditsEvent(user: userID, currency: amount.currency, amount: amount.amount)
+        data.reason = reason
+        try await Outbox(executor: executor, now: time).emit(.creditsAdjusted, data)
         let response = AdminAdjustment(
             userID: userID, currency: amount.currency, amount: amount.amount, reason: reason,
             balance: try await balance(executor, user: userID, currency: amount.currency, time: time), replayed: false)

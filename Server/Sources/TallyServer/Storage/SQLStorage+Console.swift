@@ -195,6 +195,12 @@ extension SQLStorage: ConsoleStorage {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [.text(id), .text(userID), .text(entitlement), .int(expires), .text(reason), .text(actor), .text(idempotencyKey), .int(time)])
+            var data = TallyEventData(userID: userID)
+            data.entitlements = [entitlement]
+            data.expiresAt = Self.date(expires)
+            data.reason = reason
+            data.actor = actor
+            try await Outbox(executor: executor, now: time).emit(.entitlementGranted, data)
             try await Self.appendAudit(
                 executor, time: time, actor: actor, action: "grant_entitlement", target: userID, before: nil,
                 after: "{\"entitlement\":\"\(entitlement)\",\"until\":\"\(Self.isoText(expires))\",\"grant\":\"\(id)\"}", detail: reason)
@@ -228,6 +234,10 @@ extension SQLStorage: ConsoleStorage {
                 first.replayed = true
                 return first
             }
+            var data = TallyEventData(userID: userID)
+            data.entitlements = [grant.entitlement]
+            data.actor = actor
+            try await Outbox(executor: executor, now: time).emit(.entitlementRemoved, data)
             try await Self.appendAudit(
                 executor, time: time, actor: actor, action: "revoke_entitlement", target: userID,
                 before: "{\"entitlement\":\"\(grant.entitlement)\",\"until\":\"\(Self.isoText(Self.millis(grant.expiresAt)))\",\"grant\":\"\(grantID)\"}",

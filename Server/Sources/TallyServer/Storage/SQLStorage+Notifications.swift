@@ -57,7 +57,7 @@ extension SQLStorage {
                     try await recordConsumptionRequest(executor, uuid: uuid, transactionID: id, reason: payload.data?.consumptionRequestReason, time: time)
                     outcome = .applied
                 default:
-                    break
+                    try await emitSubscriptionStatus(executor, time: time, notification: payload, transactionID: id)
                 }
             }
             try await executor.execute(
@@ -110,11 +110,15 @@ extension SQLStorage {
         }
         guard try row.int("granted") == 1, let user = row.optionalText("user_id") else { return true }
         let ledger = Ledger(executor: executor, now: time)
+        var clawedBack: [TallyEventData.ClawedBack] = []
         for lot in try await executor.query(
             "SELECT id, currency FROM lots WHERE transaction_id = ? AND revoked = 0 ORDER BY id", [.text(transactionID)])
         {
-            _ = try await ledger.clawBack(lotID: try lot.int("id"), user: user, currency: try lot.text("currency"), transaction: transactionID)
+            let currency = try lot.text("currency")
+            let taken = try await ledger.clawBack(lotID: try lot.int("id"), user: user, currency: currency, transaction: transactionID)
+            clawedBack.append(.init(currency: currency, removed: taken.removed, debt: taken.debt))
         }
+        try await emitRevoked(executor, time: time, transactionID: transactionID, reason: reason, clawedBack: clawedBack)
         return true
     }
 
@@ -142,10 +146,19 @@ extension SQLStorage {
             return true
         }
         let ledger = Ledger(executor: executor, now: time)
-        for grant in try await grantsOf(executor, transactionID: transactionID) {
+        let restored = try await grantsOf(executor, transactionID: transactionID)
+        for grant in restored {
             try await ledger.grant(
                 user, grant.currency, amount: grant.amount, kind: "refund_reversal", source: "refund_reversal",
                 transaction: transactionID)
+        }
+        var data = try await transactionEvent(executor, transactionID: transactionID)
+        data.amounts = restored
+        let outbox = Outbox(executor: executor, now: time)
+        try await outbox.emit(.purchaseRefundReversed, data)
+        if let product = catalog.product(try row.text("product_id")), !product.entitlements.isEmpty {
+            data.entitlements = product.entitlements
+            try await outbox.emit(.entitlementGranted, data)
         }
         return true
     }

@@ -187,6 +187,7 @@ extension SQLStorage {
         }
         try await executor.execute(
             "UPDATE store_transactions SET grants_json = ? WHERE transaction_id = ?", [.text(try Self.encode(grants)), .text(transactionID)])
+        try await emitGranted(executor, time: time, transactionID: transactionID, product: product, grants: grants)
     }
 
     func grantsOf(_ executor: any SQLExecutor, transactionID: String) async throws -> [Amount] {

@@ -76,6 +76,10 @@ extension SQLStorage {
                 spendID: id, currency: request.currency, amount: request.amount, fromAllowance: fromAllowance, fromBalance: fromBalance,
                 balance: try await balance(executor, user: user.id, currency: request.currency, time: time), replayed: false)
             try await executor.execute("UPDATE spends SET response_json = ? WHERE id = ?", [.text(try Self.encode(response)), .text(id)])
+            var data = Self.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
+            data.spendID = id
+            data.reference = request.reference
+            try await Outbox(executor: executor, now: time).emit(.creditsSpent, data)
             return response
         }
     }
@@ -135,6 +139,10 @@ extension SQLStorage {
                 let position = try await ledger.position(user.id, request.currency)
                 throw Self.insufficient(request.currency, available: position.available + (window?.free ?? 0))
             }
+            var data = Self.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
+            data.reservationID = id
+            data.expiresAt = Self.date(time + request.ttlSeconds * 1000)
+            try await Outbox(executor: executor, now: time).emit(.reservationCreated, data)
             return try await reservation(executor, id: id, user: user.id, time: time)
         }
     }
@@ -237,6 +245,15 @@ extension SQLStorage {
         }
         try await Ledger(executor: executor, now: time).settleHold(
             user, currency, held: fromBalance, used: used - usedAllowance, operation: id, reference: "reservation")
+        var data = Self.creditsEvent(user: user, currency: currency, amount: try row.int("amount"))
+        data.reservationID = id
+        if status == "committed" {
+            data.used = used
+            try await Outbox(executor: executor, now: time).emit(.reservationCommitted, data)
+        } else {
+            data.reason = status
+            try await Outbox(executor: executor, now: time).emit(.reservationReleased, data)
+        }
     }
 
     private func reservationRow(_ executor: any SQLExecutor, id: String, user: String) async throws -> SQLRow {

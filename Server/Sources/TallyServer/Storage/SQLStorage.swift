@@ -15,6 +15,8 @@ public struct SQLStorage: TallyStorage {
     let database: any SQLDatabase
     let catalog: TallyCatalog
     let now: @Sendable () -> Date
+    /// Told the types of the events each write committed (the `/metrics` counter per type).
+    var eventsCommitted: (@Sendable ([TallyEventType]) -> Void)?
 
     /// - Parameters:
     ///   - database: where the data lives; migrate it first.
@@ -37,7 +39,14 @@ public struct SQLStorage: TallyStorage {
         while true {
             let time = millis
             do {
-                return try await database.write { executor in try await work(executor, time) }
+                let counting = EventCountingExecutor.Box()
+                let result = try await database.write { executor in
+                    let executor = EventCountingExecutor(executor)
+                    counting.executor = executor
+                    return try await work(executor, time)
+                }
+                if let eventsCommitted, let types = counting.executor?.types, !types.isEmpty { eventsCommitted(types) }
+                return result
             } catch let error as SQLDatabaseError where (error.kind == .uniqueViolation || error.kind == .retryable) && attempt < 3 {
                 attempt += 1
             }
@@ -90,6 +99,10 @@ public struct SQLStorage: TallyStorage {
             let ledger = Ledger(executor: executor, now: time)
             for grant in catalog.signupGrants {
                 try await ledger.grant(user.id, grant.currency, amount: grant.amount, kind: "signup", source: "signup")
+                var data = Self.creditsEvent(user: user.id, currency: grant.currency, amount: grant.amount)
+                data.appUserID = appUserID
+                data.source = "signup"
+                try await Outbox(executor: executor, now: time).emit(.creditsGranted, data)
             }
             return (user, true, catalog.signupGrants)
         }

@@ -58,6 +58,25 @@ struct ServeCommand: AsyncParsableCommand {
         help: "An intermediate key made by tally keys intermediate: answers to /v1/me… are signed when the app asks (or TALLY_RESPONSE_SIGNING_KEY).")
     var responseSigningKey: String?
 
+    @Option(
+        name: .customLong("webhook-retry-delays"),
+        help: ArgumentHelp(
+            "Seconds between webhook attempts after a failed one, comma separated (default the Standard Webhooks schedule: 5,300,1800,…,86400).",
+            valueName: "SECONDS,…"))
+    var webhookRetryDelays: String?
+
+    @Option(name: .customLong("webhook-timeout"), help: "Seconds a webhook receiver has to answer.")
+    var webhookTimeout: Double = 15
+
+    @Option(name: .customLong("webhook-poll-interval"), help: "Seconds between looks for due webhooks when none were due.")
+    var webhookPollInterval: Double = 1
+
+    @Flag(name: .customLong("no-webhook-delivery"), help: "Run no webhook delivery worker in this instance (another one delivers).")
+    var noWebhookDelivery = false
+
+    @Option(name: .customLong("events-jsonl"), help: "Append every event to this JSON-lines file, one line each, in order.")
+    var eventsJSONL: String?
+
     @OptionGroup var apple: AppleAPIOptions
 
     @Flag(
@@ -191,10 +210,31 @@ struct ServeCommand: AsyncParsableCommand {
                 "App Store Server API",
                 metadata: ["key_id": "\(api.keyID)", "environments": "\(api.environments.map { "\($0.environment.rawValue)@\($0.baseURL)" })"])
         }
+        configuration.webhookDelivery = noWebhookDelivery ? nil : try webhookDelivery()
+        configuration.eventLogPath = eventsJSONL
         configuration.logger = logger
         if configuration.secretKey == nil { logger.notice("no secret key (TALLY_SECRET_KEY): admin and server-to-server calls are refused") }
         logger.info("tally serve", metadata: ["database": "\(configuration.database)"])
         let app = try await buildApplication(configuration: configuration)
         try await app.runService()
+    }
+
+    /// The delivery worker's settings from the options.
+    func webhookDelivery() throws -> WebhookDeliveryConfiguration {
+        var delivery = WebhookDeliveryConfiguration()
+        guard webhookTimeout > 0, webhookTimeout <= 300 else { throw ValidationError("--webhook-timeout must be above 0 and at most 300 seconds") }
+        guard webhookPollInterval > 0, webhookPollInterval <= 3600 else {
+            throw ValidationError("--webhook-poll-interval must be above 0 and at most 3600 seconds")
+        }
+        delivery.timeout = webhookTimeout
+        delivery.pollInterval = .milliseconds(Int64(webhookPollInterval * 1000))
+        if let webhookRetryDelays {
+            let delays = webhookRetryDelays.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard !delays.isEmpty, delays.count <= 20, delays.allSatisfy({ $0 != nil && $0! >= 0 && $0! <= 604_800 }) else {
+                throw ValidationError("--webhook-retry-delays must be 1 to 20 numbers of seconds from 0 to 604800, comma separated")
+            }
+            delivery.retry = WebhookRetryPolicy(delays: delays.compactMap { $0 })
+        }
+        return delivery
     }
 }

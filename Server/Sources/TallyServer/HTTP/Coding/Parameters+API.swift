@@ -12,12 +12,12 @@ extension Parameters {
         return value
     }
 
-    /// A page's `limit`: 1 to 200, 50 when absent.
+    /// A page's `limit`: 1 to `maximum`, 50 when absent.
     /// - Throws: ``TallyAPIError`` `invalid_request` otherwise.
-    func pageSize() throws -> Int {
-        guard let text = self["limit"] else { return 50 }
-        guard let value = Int(text), (1...200).contains(value) else {
-            throw TallyAPIError(.invalidRequest, "limit must be 1 to 200")
+    func pageSize(maximum: Int = 200) throws -> Int {
+        guard let text = self["limit"] else { return Swift.min(50, maximum) }
+        guard let value = Int(text), (1...maximum).contains(value) else {
+            throw TallyAPIError(.invalidRequest, "limit must be 1 to \(maximum)")
         }
         return value
     }

@@ -16,3 +16,9 @@ extension AdminAdjustment: ResponseEncodable {}
 extension AdminUser: ResponseEncodable {}
 extension AdminTransactionPage: ResponseEncodable {}
 extension AdminNotificationPage: ResponseEncodable {}
+extension WebhookEndpoint: ResponseEncodable {}
+extension WebhookDelivery: ResponseEncodable {}
+extension WebhookDeliveryPage: ResponseEncodable {}
+extension TallyEventPage: ResponseEncodable {}
+extension WebhookController.EndpointList: ResponseEncodable {}
+extension WebhookController.AttemptList: ResponseEncodable {}

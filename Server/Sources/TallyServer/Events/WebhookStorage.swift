@@ -1,0 +1,127 @@
+public import Foundation
+
+/// A webhook endpoint as the admin API shows it.
+public struct WebhookEndpoint: Codable, Hashable, Sendable {
+    /// `we_` and a random suffix.
+    public var id: String
+    /// Where events are posted (http or https).
+    public var url: String
+    /// The team's note.
+    public var description: String
+    /// The event types it receives; empty for all.
+    public var eventTypes: [TallyEventType]
+    /// Whether deliveries are paused (by an operator, or by a 410 answer).
+    public var disabled: Bool
+    /// Why it was disabled.
+    public var disabledReason: String?
+    /// Until when the previous secret signs too, after a rotation.
+    public var previousSecretUntil: Date?
+    /// When it was created.
+    public var createdAt: Date
+    /// When it last changed.
+    public var updatedAt: Date
+    /// The signing secret: only in the answers to a create and a rotation.
+    public var secret: String?
+}
+
+/// A change to an endpoint; `nil` fields stay as they are.
+public struct WebhookEndpointChange: Codable, Sendable {
+    /// A new URL.
+    public var url: String?
+    /// A new note.
+    public var description: String?
+    /// New event types; empty for all.
+    public var eventTypes: [TallyEventType]?
+    /// Pause or resume deliveries.
+    public var disabled: Bool?
+}
+
+/// One event's delivery to one endpoint.
+public struct WebhookDelivery: Codable, Hashable, Sendable {
+    /// The event (the `webhook-id`).
+    public var eventID: String
+    /// Its type.
+    public var eventType: TallyEventType
+    /// `pending`, `delivered` or `failed` (every retry of the schedule failed).
+    public var status: String
+    /// Attempts made.
+    public var attempts: Int64
+    /// When the next attempt is due, while pending.
+    public var nextAttemptAt: Date?
+    /// When a 2xx answer came.
+    public var deliveredAt: Date?
+    /// The last answer's HTTP status, if any came.
+    public var lastStatusCode: Int64?
+}
+
+/// One attempt to deliver an event.
+public struct WebhookAttempt: Codable, Hashable, Sendable {
+    /// When it was made.
+    public var attemptedAt: Date
+    /// The HTTP status of the answer; nil when none came.
+    public var statusCode: Int64?
+    /// How long it took, in milliseconds.
+    public var latencyMs: Int64
+    /// The first bytes of the answer.
+    public var responseExcerpt: String?
+    /// What went wrong when no answer came (refused, timed out, …).
+    public var error: String?
+}
+
+/// A page of deliveries, by event sequence.
+public struct WebhookDeliveryPage: Codable, Hashable, Sendable {
+    /// The deliveries.
+    public var deliveries: [WebhookDelivery]
+    /// Pass as `cursor` for the next page; nil at the end.
+    public var nextCursor: Int64?
+}
+
+/// A page of events, oldest first.
+public struct TallyEventPage: Codable, Hashable, Sendable {
+    /// The events.
+    public var events: [TallyEvent]
+    /// Pass as `after` for the next page; nil at the end.
+    public var nextCursor: Int64?
+}
+
+/// A delivery claimed by a worker: the event, where to send it and the secrets that sign it.
+struct ClaimedDelivery: Sendable {
+    var endpointID: String
+    var url: String
+    var secrets: [WebhookSecret]
+    var event: TallyEvent
+    var attempts: Int64
+    var claim: String
+}
+
+/// How an attempt ended, as the worker records it.
+struct AttemptResult: Sendable {
+    var statusCode: Int?
+    var latencyMilliseconds: Int64
+    var excerpt: String?
+    var error: String?
+
+    var delivered: Bool { statusCode.map { (200..<300).contains($0) } ?? false }
+}
+
+/// Endpoints, the outbox's deliveries and their attempts: what the admin API and the delivery
+/// worker keep in the database.
+protocol WebhookStorage: Sendable {
+    func createEndpoint(url: String, description: String, eventTypes: [TallyEventType], secret: WebhookSecret) async throws -> WebhookEndpoint
+    func endpoints() async throws -> [WebhookEndpoint]
+    func endpoint(id: String) async throws -> WebhookEndpoint
+    func updateEndpoint(id: String, change: WebhookEndpointChange) async throws -> WebhookEndpoint
+    /// Signs with `secret` from now on, and with the current one too until `overlap` has passed.
+    func rotateSecret(id: String, secret: WebhookSecret, overlap: TimeInterval) async throws -> WebhookEndpoint
+    func deleteEndpoint(id: String) async throws
+    func deliveries(endpointID: String, status: String?, limit: Int, cursor: Int64?) async throws -> WebhookDeliveryPage
+    func attempts(endpointID: String, eventID: String) async throws -> [WebhookAttempt]
+    /// Makes the event due at once for the endpoint again (or for the first time), whatever its state.
+    func replay(endpointID: String, eventID: String) async throws -> WebhookDelivery
+    func events(after: Int64?, type: TallyEventType?, userID: String?, limit: Int) async throws -> TallyEventPage
+    /// Claims up to `limit` due deliveries for `lease` seconds.
+    func claimDeliveries(limit: Int, lease: TimeInterval) async throws -> [ClaimedDelivery]
+    /// Records an attempt; on failure schedules the next after `retryAfter` (nil: no more
+    /// tries), and `disable` stops the endpoint (a 410).
+    func recordAttempt(_ delivery: ClaimedDelivery, result: AttemptResult, retryAfter: TimeInterval?, disable: String?) async throws
+}

@@ -1,0 +1,95 @@
+import Foundation
+import TallyCore
+import TallySQL
+
+extension SQLStorage {
+    /// What an event says of a recorded transaction: its user, product, environment and price.
+    func transactionEvent(_ executor: any SQLExecutor, transactionID: String) async throws -> TallyEventData {
+        let row = try await executor.query(
+            """
+            SELECT t.*, u.app_user_id FROM store_transactions t LEFT JOIN users u ON u.id = t.user_id
+            WHERE t.transaction_id = ?
+            """,
+            [.text(transactionID)]
+        ).first
+        var data = TallyEventData(userID: row?.optionalText("user_id"))
+        data.appUserID = row?.optionalText("app_user_id")
+        data.transactionID = transactionID
+        data.originalTransactionID = row?.optionalText("original_transaction_id")
+        data.productID = row?.optionalText("product_id")
+        data.productKind = row?.optionalText("product_kind")
+        data.quantity = row?.optionalInt("quantity")
+        data.environment = row?.optionalText("environment")
+        data.price = row?.optionalInt("price")
+        data.priceCurrency = row?.optionalText("currency")
+        data.storefront = row?.optionalText("storefront")
+        data.expiresAt = row?.optionalInt("expires_date").map(Self.date)
+        return data
+    }
+
+    /// The events of a transaction's first grant: the purchase, a subscription's start or
+    /// renewal, and the entitlements it brings.
+    func emitGranted(
+        _ executor: any SQLExecutor, time: Int64, transactionID: String, product: TallyCatalog.Product, grants: [Amount]
+    )
+        async throws
+    {
+        let outbox = Outbox(executor: executor, now: time)
+        var data = try await transactionEvent(executor, transactionID: transactionID)
+        data.amounts = grants
+        if !product.entitlements.isEmpty { data.entitlements = product.entitlements }
+        try await outbox.emit(.purchaseGranted, data)
+        if product.kind == .autoRenewable {
+            let first = data.originalTransactionID == nil || data.originalTransactionID == transactionID
+            try await outbox.emit(first ? .subscriptionStarted : .subscriptionRenewed, data)
+        }
+        if !product.entitlements.isEmpty { try await outbox.emit(.entitlementGranted, data) }
+    }
+
+    /// The events of a refund or revocation that took back what a transaction granted.
+    func emitRevoked(
+        _ executor: any SQLExecutor, time: Int64, transactionID: String, reason: RevocationReason?,
+        clawedBack: [TallyEventData.ClawedBack]
+    ) async throws {
+        let outbox = Outbox(executor: executor, now: time)
+        var data = try await transactionEvent(executor, transactionID: transactionID)
+        data.clawedBack = clawedBack
+        data.reason = reason.map { String($0.rawValue) }
+        let product = data.productID.flatMap { catalog.product($0) }
+        if let product, !product.entitlements.isEmpty { data.entitlements = product.entitlements }
+        try await outbox.emit(.purchaseRefunded, data)
+        if data.productKind == ProductKind.autoRenewable.rawValue { try await outbox.emit(.subscriptionRevoked, data) }
+        if data.entitlements != nil { try await outbox.emit(.entitlementRemoved, data) }
+    }
+
+    /// The subscription event an App Store notification brings beyond its transaction: a
+    /// renewal that failed (in grace, or in billing retry, also once grace ends) and an expiry.
+    func emitSubscriptionStatus(
+        _ executor: any SQLExecutor, time: Int64, notification: NotificationPayload, transactionID: String
+    ) async throws {
+        let type: TallyEventType
+        switch notification.notificationType {
+        case .didFailToRenew?: type = notification.subtype == .gracePeriod ? .subscriptionGracePeriod : .subscriptionBillingRetry
+        // Grace ended without a payment: access ends while Apple goes on retrying the charge.
+        case .gracePeriodExpired?: type = .subscriptionBillingRetry
+        case .expired?: type = .subscriptionExpired
+        default: return
+        }
+        var data = try await transactionEvent(executor, transactionID: transactionID)
+        guard data.userID != nil else { return }
+        data.notificationType = notification.notificationType?.rawValue
+        data.subtype = notification.subtype?.rawValue
+        if let product = data.productID.flatMap({ catalog.product($0) }), !product.entitlements.isEmpty {
+            data.entitlements = product.entitlements
+        }
+        try await Outbox(executor: executor, now: time).emit(type, data)
+    }
+
+    /// A change of credits outside a purchase: a spend, an adjustment, a sign-up grant, a reservation.
+    static func creditsEvent(user: String, currency: String, amount: Int64) -> TallyEventData {
+        var data = TallyEventData(userID: user)
+        data.currency = currency
+        data.amount = amount
+        return data
+    }
+}

@@ -1,0 +1,309 @@
+import Foundation
+import TallyCore
+import TallySQL
+
+extension SQLStorage: WebhookStorage {
+    /// Refuses an endpoint URL that is not absolute http(s) with a host, or is too long.
+    static func checkEndpoint(url: String, description: String) throws(TallyAPIError) {
+        guard url.utf8.count <= 2048, let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = parsed.host, !host.isEmpty, parsed.user == nil
+        else {
+            throw TallyAPIError(.invalidRequest, "url must be an absolute http or https URL of at most 2048 bytes, without credentials")
+        }
+        guard description.unicodeScalars.count <= 500 else { throw TallyAPIError(.invalidRequest, "description must be at most 500 characters") }
+    }
+
+    func createEndpoint(url: String, description: String, eventTypes: [TallyEventType], secret: WebhookSecret) async throws -> WebhookEndpoint {
+        try Self.checkEndpoint(url: url, description: description)
+        let id = "we_" + String(Outbox.newID().dropFirst(4))
+        let types = Array(Set(eventTypes)).sorted { $0.rawValue < $1.rawValue }
+        return try await write { executor, time in
+            try await executor.execute(
+                """
+                INSERT INTO webhook_endpoints (id, url, description, all_types, secret, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.text(id), .text(url), .text(description), .int(types.isEmpty ? 1 : 0), .text(secret.text), .int(time), .int(time)])
+            for type in types {
+                try await executor.execute(
+                    "INSERT INTO webhook_endpoint_types (endpoint_id, type) VALUES (?, ?)", [.text(id), .text(type.rawValue)])
+            }
+            var endpoint = try await Self.endpoint(executor, id: id)
+            endpoint.secret = secret.text
+            return endpoint
+        }
+    }
+
+    func endpoints() async throws -> [WebhookEndpoint] {
+        try await read { executor, _ in
+            var endpoints: [WebhookEndpoint] = []
+            for row in try await executor.query("SELECT id FROM webhook_endpoints ORDER BY created_at, id LIMIT 1000", []) {
+                endpoints.append(try await Self.endpoint(executor, id: try row.text("id")))
+            }
+            return endpoints
+        }
+    }
+
+    func endpoint(id: String) async throws -> WebhookEndpoint {
+        try await read { executor, _ in try await Self.endpoint(executor, id: id) }
+    }
+
+    static func endpoint(_ executor: any SQLExecutor, id: String) async throws -> WebhookEndpoint {
+        guard let row = try await executor.query("SELECT * FROM webhook_endpoints WHERE id = ?", [.text(id)]).first else {
+            throw TallyAPIError(.notFound, "no webhook endpoint \(id)")
+        }
+        let types = try await executor.query(
+            "SELECT type FROM webhook_endpoint_types WHERE endpoint_id = ? ORDER BY type", [.text(id)]
+        ).compactMap { TallyEventType(rawValue: try $0.text("type")) }
+        return WebhookEndpoint(
+            id: id, url: try row.text("url"), description: try row.text("description"), eventTypes: types,
+            disabled: try row.int("disabled") == 1, disabledReason: row.optionalText("disabled_reason"),
+            previousSecretUntil: row.optionalInt("previous_secret_until").map(date), createdAt: date(try row.int("created_at")),
+            updatedAt: date(try row.int("updated_at")), secret: nil)
+    }
+
+    func updateEndpoint(id: String, change: WebhookEndpointChange) async throws -> WebhookEndpoint {
+        if change.url != nil || change.description != nil {
+            try Self.checkEndpoint(url: change.url ?? "https://unchanged.invalid", description: change.description ?? "")
+        }
+        return try await write { executor, time in
+            _ = try await Self.endpoint(executor, id: id)
+            if let url = change.url {
+                try await executor.execute("UPDATE webhook_endpoints SET url = ?, updated_at = ? WHERE id = ?", [.text(url), .int(time), .text(id)])
+            }
+            if let description = change.description {
+                try await executor.execute(
+                    "UPDATE webhook_endpoints SET description = ?, updated_at = ? WHERE id = ?", [.text(description), .int(time), .text(id)])
+            }
+            if let types = change.eventTypes {
+                let unique = Array(Set(types)).sorted { $0.rawValue < $1.rawValue }
+                try await executor.execute("DELETE FROM webhook_endpoint_types WHERE endpoint_id = ?", [.text(id)])
+                for type in unique {
+                    try await executor.execute(
+                        "INSERT INTO webhook_endpoint_types (endpoint_id, type) VALUES (?, ?)", [.text(id), .text(type.rawValue)])
+                }
+                try await executor.execute(
+                    "UPDATE webhook_endpoints SET all_types = ?, updated_at = ? WHERE id = ?", [.int(unique.isEmpty ? 1 : 0), .int(time), .text(id)])
+            }
+            if let disabled = change.disabled {
+                try await executor.execute(
+                    "UPDATE webhook_endpoints SET disabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ?",
+                    [.int(disabled ? 1 : 0), .optional(disabled ? "disabled by an operator" : nil), .int(time), .text(id)])
+            }
+            return try await Self.endpoint(executor, id: id)
+        }
+    }
+
+    func rotateSecret(id: String, secret: WebhookSecret, overlap: TimeInterval) async throws -> WebhookEndpoint {
+        try await write { executor, time in
+            _ = try await Self.endpoint(executor, id: id)
+            try await executor.execute(
+                """
+                UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = ?, secret = ?, updated_at = ?
+                WHERE id = ?
+                """,
+                [.int(time + Int64(overlap * 1000)), .text(secret.text), .int(time), .text(id)])
+            var endpoint = try await Self.endpoint(executor, id: id)
+            endpoint.secret = secret.text
+            return endpoint
+        }
+    }
+
+    func deleteEndpoint(id: String) async throws {
+        try await write { executor, _ in
+            _ = try await Self.endpoint(executor, id: id)
+            // In order, without relying on foreign-key cascades (off by default in SQLite).
+            try await executor.execute("DELETE FROM webhook_attempts WHERE endpoint_id = ?", [.text(id)])
+            try await executor.execute("DELETE FROM webhook_deliveries WHERE endpoint_id = ?", [.text(id)])
+            try await executor.execute("DELETE FROM webhook_endpoint_types WHERE endpoint_id = ?", [.text(id)])
+            try await executor.execute("DELETE FROM webhook_endpoints WHERE id = ?", [.text(id)])
+        }
+    }
+
+    func deliveries(endpointID: String, status: String?, limit: Int, cursor: Int64?) async throws -> WebhookDeliveryPage {
+        if let status, !["pending", "delivered", "failed"].contains(status) {
+            throw TallyAPIError(.invalidRequest, "status must be pending, delivered or failed")
+        }
+        return try await read { executor, _ in
+            _ = try await Self.endpoint(executor, id: endpointID)
+            var sql = """
+                SELECT d.*, e.id AS event_id, e.type FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
+                WHERE d.endpoint_id = ?
+                """
+            var binds: [SQLValue] = [.text(endpointID)]
+            if let status {
+                sql += " AND d.status = ?"
+                binds.append(.text(status))
+            }
+            if let cursor {
+                sql += " AND d.event_seq > ?"
+                binds.append(.int(cursor))
+            }
+            sql += " ORDER BY d.event_seq LIMIT ?"
+            binds.append(.int(Int64(limit) + 1))
+            let rows = try await executor.query(sql, binds)
+            let page = try rows.prefix(limit).map(Self.delivery)
+            return WebhookDeliveryPage(deliveries: page, nextCursor: rows.count > limit ? try rows[limit - 1].int("event_seq") : nil)
+        }
+    }
+
+    static func delivery(_ row: SQLRow) throws -> WebhookDelivery {
+        let status = try row.text("status")
+        return WebhookDelivery(
+            eventID: try row.text("event_id"), eventType: TallyEventType(rawValue: try row.text("type")) ?? .purchaseGranted,
+            status: status, attempts: try row.int("attempts"),
+            nextAttemptAt: status == "pending" ? date(try row.int("next_attempt_at")) : nil,
+            deliveredAt: row.optionalInt("delivered_at").map(date), lastStatusCode: row.optionalInt("last_status_code"))
+    }
+
+    private static func eventSeq(_ executor: any SQLExecutor, id: String) async throws -> Int64 {
+        guard let row = try await executor.query("SELECT seq FROM events WHERE id = ?", [.text(id)]).first else {
+            throw TallyAPIError(.notFound, "no event \(id)")
+        }
+        return try row.int("seq")
+    }
+
+    func attempts(endpointID: String, eventID: String) async throws -> [WebhookAttempt] {
+        try await read { executor, _ in
+            _ = try await Self.endpoint(executor, id: endpointID)
+            let seq = try await Self.eventSeq(executor, id: eventID)
+            return try await executor.query(
+                "SELECT * FROM webhook_attempts WHERE endpoint_id = ? AND event_seq = ? ORDER BY id LIMIT 100", [.text(endpointID), .int(seq)]
+            ).map { row in
+                WebhookAttempt(
+                    attemptedAt: Self.date(try row.int("attempted_at")), statusCode: row.optionalInt("status_code"),
+                    latencyMs: try row.int("latency_ms"), responseExcerpt: row.optionalText("response_excerpt"), error: row.optionalText("error"))
+            }
+        }
+    }
+
+    func replay(endpointID: String, eventID: String) async throws -> WebhookDelivery {
+        try await write { executor, time in
+            _ = try await Self.endpoint(executor, id: endpointID)
+            let seq = try await Self.eventSeq(executor, id: eventID)
+            try await executor.execute(
+                """
+                INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at) VALUES (?, ?, 'pending', ?, ?)
+                ON CONFLICT (endpoint_id, event_seq) DO UPDATE SET status = 'pending', next_attempt_at = excluded.next_attempt_at,
+                    claim = NULL, claimed_until = NULL
+                """,
+                [.text(endpointID), .int(seq), .int(time), .int(time)])
+            let row = try await executor.query(
+                """
+                SELECT d.*, e.id AS event_id, e.type FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
+                WHERE d.endpoint_id = ? AND d.event_seq = ?
+                """,
+                [.text(endpointID), .int(seq)])
+            return try Self.delivery(row[0])
+        }
+    }
+
+    func events(after: Int64?, type: TallyEventType?, userID: String?, limit: Int) async throws -> TallyEventPage {
+        try await read { executor, _ in
+            var sql = "SELECT * FROM events WHERE seq > ?"
+            var binds: [SQLValue] = [.int(after ?? 0)]
+            if let type {
+                sql += " AND type = ?"
+                binds.append(.text(type.rawValue))
+            }
+            if let userID {
+                sql += " AND user_id = ?"
+                binds.append(.text(userID))
+            }
+            sql += " ORDER BY seq LIMIT ?"
+            binds.append(.int(Int64(limit) + 1))
+            let rows = try await executor.query(sql, binds)
+            let events = try rows.prefix(limit).map(Self.event)
+            return TallyEventPage(events: events, nextCursor: rows.count > limit ? events.last?.sequence : nil)
+        }
+    }
+
+    static func event(_ row: SQLRow) throws -> TallyEvent {
+        guard let type = TallyEventType(rawValue: try row.text("type")) else {
+            throw SQLDatabaseError(.decoding, "unknown event type \(try row.text("type"))")
+        }
+        return TallyEvent(
+            id: try row.text("id"), type: type, version: TallyEvent.version, sequence: try row.int("seq"),
+            timestamp: date(try row.int("created_at")), ordering: "unordered", data: try decode(TallyEventData.self, try row.text("data")))
+    }
+
+    func claimDeliveries(limit: Int, lease: TimeInterval) async throws -> [ClaimedDelivery] {
+        let skipLocked = database.dialect == .postgres ? " FOR UPDATE OF d SKIP LOCKED" : ""
+        // A look on a snapshot first: an idle worker polls without taking the write lock.
+        let due = try await read { executor, time in
+            try await executor.query(
+                "SELECT 1 AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? LIMIT 1", [.int(time)]
+            ).isEmpty == false
+        }
+        guard due else { return [] }
+        return try await write { executor, time in
+            // Due, and not claimed by a live worker; on PostgreSQL rows another worker is
+            // claiming right now are skipped rather than waited for.
+            let rows = try await executor.query(
+                """
+                SELECT d.endpoint_id, d.event_seq, d.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until
+                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.disabled = 0
+                    AND (d.claimed_until IS NULL OR d.claimed_until < ?)
+                ORDER BY d.next_attempt_at LIMIT ?\(skipLocked)
+                """,
+                [.int(time), .int(time), .int(Int64(limit))])
+            var claimed: [ClaimedDelivery] = []
+            for row in rows {
+                let claim = UUID().uuidString
+                let endpointID = try row.text("endpoint_id")
+                let seq = try row.int("event_seq")
+                // Another worker may have claimed it since the read (SQLite readers, a lease
+                // that ran out): the condition decides.
+                let won = try await executor.execute(
+                    """
+                    UPDATE webhook_deliveries SET claim = ?, claimed_until = ?
+                    WHERE endpoint_id = ? AND event_seq = ? AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < ?)
+                    """,
+                    [.text(claim), .int(time + Int64(lease * 1000)), .text(endpointID), .int(seq), .int(time)])
+                guard won == 1, let eventRow = try await executor.query("SELECT * FROM events WHERE seq = ?", [.int(seq)]).first else { continue }
+                var secrets = [WebhookSecret(try row.text("secret"))].compactMap { $0 }
+                if let previous = row.optionalText("previous_secret").flatMap(WebhookSecret.init), (row.optionalInt("previous_secret_until") ?? 0) > time {
+                    secrets.append(previous)
+                }
+                claimed.append(
+                    ClaimedDelivery(
+                        endpointID: endpointID, url: try row.text("url"), secrets: secrets, event: try Self.event(eventRow),
+                        attempts: try row.int("attempts"), claim: claim))
+            }
+            return claimed
+        }
+    }
+
+    func recordAttempt(_ delivery: ClaimedDelivery, result: AttemptResult, retryAfter: TimeInterval?, disable: String?) async throws {
+        try await write { executor, time in
+            try await executor.execute(
+                """
+                INSERT INTO webhook_attempts (endpoint_id, event_seq, attempted_at, status_code, latency_ms, response_excerpt, error)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(delivery.endpointID), .int(delivery.event.sequence), .int(time - result.latencyMilliseconds),
+                    .optional(result.statusCode.map(Int64.init)), .int(result.latencyMilliseconds), .optional(result.excerpt),
+                    .optional(result.error),
+                ])
+            let status = result.delivered ? "delivered" : retryAfter == nil ? "failed" : "pending"
+            // Only the claim's holder moves the delivery on: a replay or a newer claim since stays.
+            try await executor.execute(
+                """
+                UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_status_code = ?,
+                    delivered_at = ?, claim = NULL, claimed_until = NULL
+                WHERE endpoint_id = ? AND event_seq = ? AND claim = ?
+                """,
+                [
+                    .text(status), .int(time + Int64((retryAfter ?? 0) * 1000)), .optional(result.statusCode.map(Int64.init)),
+                    .optional(result.delivered ? time : nil), .text(delivery.endpointID), .int(delivery.event.sequence), .text(delivery.claim),
+                ])
+            if let disable {
+                try await executor.execute(
+                    "UPDATE webhook_endpoints SET disabled = 1, disabled_reason = ?, updated_at = ? WHERE id = ?",
+                    [.text(disable), .int(time), .text(delivery.endpointID)])
+            }
+        }
+    }
+}

@@ -1,0 +1,326 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOConcurrencyHelpers
+import TallyCore
+import TallySQL
+import Testing
+
+@testable import TallyServer
+
+/// A receiver in memory: what it was sent, and what it answers.
+final class ScriptedReceiver: WebhookTransport, @unchecked Sendable {
+    struct Request {
+        var url: String
+        var headers: [String: String]
+        var body: [UInt8]
+        var event: TallyEvent { try! TallyAPI.decoder().decode(TallyEvent.self, from: Data(body)) }
+    }
+
+    private let lock = NIOLock()
+    private var sent: [Request] = []
+    private let answer: @Sendable (Request, Int) -> WebhookResponse
+
+    /// - Parameter answer: given a request and how many came before it for its id.
+    init(_ answer: @escaping @Sendable (Request, Int) -> WebhookResponse = { _, _ in WebhookResponse(statusCode: 200, excerpt: "ok") }) {
+        self.answer = answer
+    }
+
+    var requests: [Request] { lock.withLock { sent } }
+
+    func post(url: String, headers: [(String, String)], body: [UInt8], timeout: TimeInterval) async -> WebhookResponse {
+        let request = Request(url: url, headers: Dictionary(headers, uniquingKeysWith: { $1 }), body: body)
+        let before = lock.withLock {
+            let count = sent.count { $0.headers["webhook-id"] == request.headers["webhook-id"] }
+            sent.append(request)
+            return count
+        }
+        return answer(request, before)
+    }
+}
+
+@Suite struct WebhookDeliveryTests {
+    /// Whether `header` carries a `v1` signature of the request made with `secret`.
+    static func verifies(_ request: ScriptedReceiver.Request, secret: String) -> Bool {
+        guard let key = Base64.decode(secret.dropFirst(6).utf8, alphabet: .standard),
+            let id = request.headers["webhook-id"], let timestamp = request.headers["webhook-timestamp"],
+            let header = request.headers["webhook-signature"]
+        else { return false }
+        let mac = HMAC<SHA256>.authenticationCode(for: Array("\(id).\(timestamp).".utf8) + request.body, using: SymmetricKey(data: key))
+        return header.split(separator: " ").contains { $0 == "v1," + Data(mac).base64EncodedString() }
+    }
+
+    static func dispatcher(_ harness: Harness, _ receiver: ScriptedReceiver, delays: [TimeInterval] = [5, 300]) -> WebhookDispatcher {
+        let clock = harness.clock
+        var dispatcher = WebhookDispatcher(
+            storage: harness.storage, transport: receiver, policy: WebhookRetryPolicy(delays: delays), timeout: 5, now: { clock.now })
+        dispatcher.random = { 0.5 }  // no jitter: the pauses are the schedule's
+        return dispatcher
+    }
+
+    /// Runs rounds until nothing is due now.
+    @discardableResult
+    static func drain(_ dispatcher: WebhookDispatcher) async throws -> WebhookDispatcher.Report {
+        var total = WebhookDispatcher.Report()
+        while true {
+            let report = try await dispatcher.runOnce()
+            if report == WebhookDispatcher.Report() { return total }
+            total.delivered += report.delivered
+            total.failedAttempts += report.failedAttempts
+        }
+    }
+
+    @Test func theSignatureMatchesTheSpecificationsKnownAnswer() throws {
+        let secret = try #require(WebhookSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"))
+        let header = WebhookSignature.header(
+            id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: Array(#"{"test": 2432232314}"#.utf8), secrets: [secret])
+        #expect(header == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+    }
+
+    @Test func secretsAreWhsecAndTheBase64Of24To64Bytes() throws {
+        let generated = WebhookSecret.generate()
+        #expect(generated.text.hasPrefix("whsec_"))
+        #expect(Base64.decode(generated.text.dropFirst(6).utf8, alphabet: .standard)?.count == 32)
+        #expect(WebhookSecret("whsec_" + Data(repeating: 7, count: 24).base64EncodedString()) != nil)
+        #expect(WebhookSecret("whsec_" + Data(repeating: 7, count: 64).base64EncodedString()) != nil)
+        #expect(WebhookSecret("whsec_" + Data(repeating: 7, count: 23).base64EncodedString()) == nil)
+        #expect(WebhookSecret("whsec_" + Data(repeating: 7, count: 65).base64EncodedString()) == nil)
+        #expect(WebhookSecret(Data(repeating: 7, count: 32).base64EncodedString()) == nil)
+        #expect(WebhookSecret("whsec_not base64!") == nil)
+        #expect("\(generated)" == "whsec_…")
+    }
+
+    @Test(arguments: Backend.available)
+    func anEventIsPostedSignedAndItsAttemptRecorded(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let endpoint = try await harness.storage.createEndpoint(
+            url: "https://hooks.example.com/tally", description: "crm", eventTypes: [], secret: .generate())
+        let user = try await harness.user()
+        let receiver = ScriptedReceiver()
+        let report = try await Self.drain(Self.dispatcher(harness, receiver))
+        #expect(report.delivered == 1)
+        let request = try #require(receiver.requests.first)
+        #expect(request.url == "https://hooks.example.com/tally")
+        #expect(request.headers["content-type"] == "application/json")
+        #expect(request.event.type == .creditsGranted && request.event.data.userID == user.id)
+        #expect(request.headers["webhook-id"] == request.event.id)
+        #expect(request.headers["webhook-timestamp"] == String(Int64(harness.clock.now.timeIntervalSince1970)))
+        #expect(Self.verifies(request, secret: try #require(endpoint.secret)))
+        #expect(!Self.verifies(request, secret: WebhookSecret.generate().text))
+        let page = try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
+        #expect(page.deliveries.map(\.status) == ["delivered"])
+        let attempts = try await harness.storage.attempts(endpointID: endpoint.id, eventID: request.event.id)
+        #expect(attempts.count == 1 && attempts[0].statusCode == 200 && attempts[0].responseExcerpt == "ok")
+        // Delivered: nothing more is sent.
+        #expect(try await Self.drain(Self.dispatcher(harness, receiver)) == WebhookDispatcher.Report())
+    }
+
+    @Test(arguments: Backend.available)
+    func aFailingReceiverIsRetriedOnTheScheduleUntilItFails(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let endpoint = try await harness.storage.createEndpoint(url: "http://127.0.0.1:9/hook", description: "", eventTypes: [], secret: .generate())
+        _ = try await harness.user()
+        let receiver = ScriptedReceiver { _, before in
+            before == 0 ? WebhookResponse(statusCode: 500, excerpt: "boom") : WebhookResponse(statusCode: nil, error: "timed out")
+        }
+        let dispatcher = Self.dispatcher(harness, receiver, delays: [5, 300])
+        #expect(try await Self.drain(dispatcher).failedAttempts == 1)
+        var delivery = try #require(try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 1, cursor: nil).deliveries.first)
+        #expect(delivery.status == "pending" && delivery.attempts == 1 && delivery.lastStatusCode == 500)
+        #expect(delivery.nextAttemptAt == harness.clock.now.addingTimeInterval(5))
+        try await harness.advance(by: .seconds(4))
+        #expect(try await Self.drain(dispatcher) == WebhookDispatcher.Report())
+        try await harness.advance(by: .seconds(1))
+        #expect(try await Self.drain(dispatcher).failedAttempts == 1)
+        try await harness.advance(by: .seconds(300))
+        #expect(try await Self.drain(dispatcher).failedAttempts == 1)
+        delivery = try #require(try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 1, cursor: nil).deliveries.first)
+        #expect(delivery.status == "failed" && delivery.attempts == 3)
+        try await harness.advance(by: .seconds(86_400))
+        #expect(try await Self.drain(dispatcher) == WebhookDispatcher.Report())
+        let attempts = try await harness.storage.attempts(endpointID: endpoint.id, eventID: delivery.eventID)
+        #expect(attempts.map(\.statusCode) == [500, nil, nil])
+        #expect(attempts.map(\.error) == [nil, "timed out", "timed out"])
+        #expect(attempts[0].responseExcerpt == "boom")
+        #expect(Set(receiver.requests.map { $0.headers["webhook-id"] }).count == 1)
+    }
+
+    @Test func theScheduleIsTheSpecificationsWithJitterAndHonoursRetryAfter() {
+        let policy = WebhookRetryPolicy.standard
+        #expect(policy.delays.count == 9)  // ten attempts
+        #expect(policy.delay(afterAttempts: 1, retryAfter: nil, random: 0.5) == 5)
+        #expect(policy.delay(afterAttempts: 1, retryAfter: nil, random: 0) == 4.5)
+        #expect(policy.delay(afterAttempts: 1, retryAfter: nil, random: 0.999_999)! > 5.49)
+        #expect(policy.delay(afterAttempts: 9, retryAfter: nil, random: 0.5) == 86_400)
+        #expect(policy.delay(afterAttempts: 10, retryAfter: nil, random: 0.5) == nil)
+        #expect(policy.delay(afterAttempts: 1, retryAfter: 120, random: 0.5) == 120)
+        #expect(policy.delay(afterAttempts: 1, retryAfter: 10_000_000, random: 0.5) == 86_400)
+    }
+
+    @Test(arguments: Backend.available)
+    func a410DisablesTheEndpointAndLaterEventsAreNotQueuedForIt(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let endpoint = try await harness.storage.createEndpoint(url: "https://gone.example.com/", description: "", eventTypes: [], secret: .generate())
+        _ = try await harness.user()
+        let receiver = ScriptedReceiver { _, _ in WebhookResponse(statusCode: 410) }
+        _ = try await Self.drain(Self.dispatcher(harness, receiver))
+        let after = try await harness.storage.endpoint(id: endpoint.id)
+        #expect(after.disabled && after.disabledReason == "the endpoint answered 410 Gone")
+        _ = try await harness.user()
+        try await harness.advance(by: .seconds(3600))
+        #expect(try await Self.drain(Self.dispatcher(harness, receiver)) == WebhookDispatcher.Report())
+        let page = try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
+        #expect(page.deliveries.map(\.status) == ["failed"])
+        #expect(receiver.requests.count == 1)
+    }
+
+    @Test(arguments: Backend.available)
+    func duringARotationBothSecretsSignAndAfterItOnlyTheNewOne(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        let old = try #require(endpoint.secret)
+        let rotated = try await harness.storage.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400)
+        let new = try #require(rotated.secret)
+        #expect(new != old && rotated.previousSecretUntil == harness.clock.now.addingTimeInterval(86_400))
+        _ = try await harness.user()
+        let receiver = ScriptedReceiver()
+        _ = try await Self.drain(Self.dispatcher(harness, receiver))
+        let during = try #require(receiver.requests.last)
+        #expect(Self.verifies(during, secret: old) && Self.verifies(during, secret: new))
+        #expect(during.headers["webhook-signature"]?.split(separator: " ").count == 2)
+        try await harness.advance(by: .seconds(86_401))
+        _ = try await harness.user()
+        _ = try await Self.drain(Self.dispatcher(harness, receiver))
+        let afterwards = try #require(receiver.requests.last)
+        #expect(Self.verifies(afterwards, secret: new) && !Self.verifies(afterwards, secret: old))
+    }
+
+    @Test(arguments: Backend.available)
+    func aReplaySendsTheSameEventAgainUnderItsId(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        _ = try await harness.user()
+        let receiver = ScriptedReceiver()
+        _ = try await Self.drain(Self.dispatcher(harness, receiver))
+        let first = try #require(receiver.requests.first)
+        let replayed = try await harness.storage.replay(endpointID: endpoint.id, eventID: first.event.id)
+        #expect(replayed.status == "pending")
+        _ = try await Self.drain(Self.dispatcher(harness, receiver))
+        #expect(receiver.requests.count == 2)
+        #expect(receiver.requests[1].headers["webhook-id"] == first.headers["webhook-id"])
+        #expect(receiver.requests[1].body == first.body)
+        #expect(try await harness.storage.attempts(endpointID: endpoint.id, eventID: first.event.id).count == 2)
+        await #expect(throws: TallyAPIError.self) { _ = try await harness.storage.replay(endpointID: endpoint.id, eventID: "evt_none") }
+    }
+
+    @Test(arguments: Backend.available)
+    func anEndpointGetsOnlyTheTypesItAskedFor(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let spends = try await harness.storage.createEndpoint(
+            url: "https://spends.example.com/", description: "", eventTypes: [.creditsSpent], secret: .generate())
+        let all = try await harness.storage.createEndpoint(url: "https://all.example.com/", description: "", eventTypes: [], secret: .generate())
+        let user = try await harness.user()
+        _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 1, idempotencyKey: "k"))
+        let receiver = ScriptedReceiver()
+        _ = try await Self.drain(Self.dispatcher(harness, receiver))
+        let byURL = Dictionary(grouping: receiver.requests, by: \.url).mapValues { $0.map(\.event.type) }
+        #expect(byURL["https://spends.example.com/"] == [.creditsSpent])
+        #expect(byURL["https://all.example.com/"]?.sorted { $0.rawValue < $1.rawValue } == [.creditsGranted, .creditsSpent])
+        // A changed filter applies to later events.
+        _ = try await harness.storage.updateEndpoint(id: spends.id, change: WebhookEndpointChange(eventTypes: []))
+        _ = try await harness.user()
+        _ = try await Self.drain(Self.dispatcher(harness, receiver))
+        #expect(receiver.requests.filter { $0.url == "https://spends.example.com/" }.count == 2)
+        _ = all
+    }
+
+    @Test(arguments: Backend.available)
+    func twoWorkersSendEachEventOnce(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        _ = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        for _ in 0..<60 { _ = try await harness.user() }
+        let receiver = ScriptedReceiver()
+        var first = Self.dispatcher(harness, receiver)
+        first.batch = 7
+        var second = Self.dispatcher(harness, receiver)
+        second.batch = 5
+        async let a = Self.drain(first)
+        async let b = Self.drain(second)
+        let (one, two) = try await (a, b)
+        #expect(one.delivered + two.delivered == 60)
+        let ids = receiver.requests.compactMap { $0.headers["webhook-id"] }
+        #expect(ids.count == 60 && Set(ids).count == 60)
+    }
+
+    @Test(arguments: Backend.available)
+    func aWorkerThatDiesMidDeliveryLeavesItToAnotherOnceItsLeaseEnds(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        _ = try await harness.user()
+        // Claimed, then the worker is gone: no attempt is recorded.
+        let claimed = try await harness.storage.claimDeliveries(limit: 10, lease: 45)
+        #expect(claimed.count == 1)
+        let receiver = ScriptedReceiver()
+        #expect(try await Self.drain(Self.dispatcher(harness, receiver)) == WebhookDispatcher.Report())
+        try await harness.advance(by: .seconds(46))
+        #expect(try await Self.drain(Self.dispatcher(harness, receiver)).delivered == 1)
+        #expect(receiver.requests.first?.headers["webhook-id"] == claimed[0].event.id)
+        // The dead worker's late record does not undo the delivery.
+        try await harness.storage.recordAttempt(
+            claimed[0], result: AttemptResult(statusCode: 500, latencyMilliseconds: 3, excerpt: nil, error: nil), retryAfter: 5, disable: nil)
+        let delivery = try #require(try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 1, cursor: nil).deliveries.first)
+        #expect(delivery.status == "delivered")
+    }
+
+    @Test(arguments: Backend.available)
+    func deletingAnEndpointRemovesItsDeliveriesAndAttempts(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        _ = try await harness.user()
+        _ = try await Self.drain(Self.dispatcher(harness, ScriptedReceiver()))
+        try await harness.storage.deleteEndpoint(id: endpoint.id)
+        await #expect(throws: TallyAPIError.self) { _ = try await harness.storage.endpoint(id: endpoint.id) }
+        let left = try await harness.database.read { executor in
+            try await executor.query("SELECT (SELECT COUNT(*) FROM webhook_deliveries) + (SELECT COUNT(*) FROM webhook_attempts) AS n", [])[0].int("n")
+        }
+        #expect(left == 0)
+        // The events stay: they are the record of what changed.
+        #expect(try await harness.storage.events(after: nil, type: nil, userID: nil, limit: 10).events.count == 1)
+    }
+
+    @Test func theHTTPTransportReadsAnswersTimesOutAndFollowsNoRedirect() async throws {
+        let router = Router()
+        router.post("ok") { _, _ in "fine" }
+        router.post("busy") { _, _ -> Response in
+            Response(status: .serviceUnavailable, headers: [.retryAfter: "120"], body: .init(byteBuffer: ByteBuffer(string: "later")))
+        }
+        router.post("slow") { _, _ -> String in
+            try await Task.sleep(for: .seconds(3))
+            return "late"
+        }
+        router.post("moved") { _, _ -> Response in Response(status: .found, headers: [.location: "/ok"]) }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+            let transport = HTTPWebhookTransport(client: http)
+            func post(_ path: String) async -> WebhookResponse {
+                await transport.post(
+                    url: "http://127.0.0.1:\(port)/\(path)", headers: [("content-type", "application/json")], body: Array("{}".utf8), timeout: 1)
+            }
+            let ok = await post("ok")
+            #expect(ok.statusCode == 200 && ok.excerpt == "fine")
+            let busy = await post("busy")
+            #expect(busy.statusCode == 503 && busy.retryAfter == 120 && busy.excerpt == "later")
+            let slow = await post("slow")
+            #expect(slow.statusCode == nil && slow.error == "timed out")
+            let moved = await post("moved")
+            #expect(moved.statusCode == 302)
+            let refused = await transport.post(url: "http://127.0.0.1:1/", headers: [], body: [], timeout: 1)
+            #expect(refused.statusCode == nil && refused.error != nil)
+            try await http.shutdown()
+        }
+    }
+}
