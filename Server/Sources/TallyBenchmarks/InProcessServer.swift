@@ -67,11 +67,13 @@ enum InProcessServer {
     ///   - authority: the test certificate authority whose root the server trusts, as
     ///     `tally serve --dev --trust-ca-dir` does.
     ///   - logger: the server's logger.
+    ///   - configure: changes to the configuration, last.
     ///   - body: what to do with the running server.
     /// - Throws: what `body` throws, or ``ServerBenchmark/Failure`` when the server does not start.
     static func run<T: Sendable>(
         database: any SQLDatabase, catalog: TallyCatalog, trusting authority: TestCertificateAuthority, logger: Logger,
-        responseSigningKey: ResponseSigningKey? = nil, _ body: @escaping @Sendable (_ port: Int) async throws -> T
+        responseSigningKey: ResponseSigningKey? = nil, configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @escaping @Sendable (_ port: Int) async throws -> T
     ) async throws -> T {
         var configuration = ServerConfiguration(database: .opened(database), catalog: catalog)
         configuration.responseSigningKey = responseSigningKey
@@ -80,6 +82,7 @@ enum InProcessServer {
         configuration.development = true
         configuration.testRoots = [authority.root]
         configuration.logger = logger
+        configure(&configuration)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let app = try await buildApplication(configuration: configuration) { channel in
             portContinuation.yield(channel.localAddress?.port ?? 0)

@@ -116,18 +116,24 @@ struct WebhookDispatcher: Sendable {
     func runOnce() async throws -> Report {
         let claimed = try await storage.claimDeliveries(limit: batch, lease: timeout + 30)
         guard !claimed.isEmpty else { return Report() }
-        return try await withThrowingTaskGroup(of: Bool.self) { group in
+        let attempts = try await withThrowingTaskGroup(of: RecordedAttempt.self) { group in
             for delivery in claimed { group.addTask { try await send(delivery) } }
-            var report = Report()
-            for try await delivered in group {
-                if delivered { report.delivered += 1 } else { report.failedAttempts += 1 }
-            }
-            return report
+            var attempts: [RecordedAttempt] = []
+            for try await attempt in group { attempts.append(attempt) }
+            return attempts
         }
+        // One transaction for the batch: a crash before it commits sends the batch again
+        // (receivers keep webhook-id), and a durable commit per delivery would be the bottleneck.
+        try await storage.recordAttempts(attempts)
+        var report = Report()
+        for attempt in attempts {
+            if attempt.result.delivered { report.delivered += 1 } else { report.failedAttempts += 1 }
+        }
+        return report
     }
 
-    /// Sends one delivery and records the attempt; true when the receiver took it.
-    func send(_ delivery: ClaimedDelivery) async throws -> Bool {
+    /// Sends one delivery; what happened and what follows from it.
+    func send(_ delivery: ClaimedDelivery) async throws -> RecordedAttempt {
         let body = try Self.body(delivery.event)
         let timestamp = Int64(now().timeIntervalSince1970)
         let headers = [
@@ -144,8 +150,7 @@ struct WebhookDispatcher: Sendable {
         let result = AttemptResult(statusCode: response.statusCode, latencyMilliseconds: milliseconds, excerpt: response.excerpt, error: response.error)
         let gone = response.statusCode == 410
         let retry = result.delivered || gone ? nil : policy.delay(afterAttempts: delivery.attempts + 1, retryAfter: response.retryAfter, random: random())
-        try await storage.recordAttempt(delivery, result: result, retryAfter: retry, disable: gone ? "the endpoint answered 410 Gone" : nil)
-        return result.delivered
+        return RecordedAttempt(delivery: delivery, result: result, retryAfter: retry, disable: gone ? "the endpoint answered 410 Gone" : nil)
     }
 
     /// The bytes posted: the event in Tally's JSON (snake_case keys, sorted), the same on every attempt.

@@ -121,7 +121,15 @@ protocol WebhookStorage: Sendable {
     func events(after: Int64?, type: TallyEventType?, userID: String?, limit: Int) async throws -> TallyEventPage
     /// Claims up to `limit` due deliveries for `lease` seconds.
     func claimDeliveries(limit: Int, lease: TimeInterval) async throws -> [ClaimedDelivery]
-    /// Records an attempt; on failure schedules the next after `retryAfter` (nil: no more
-    /// tries), and `disable` stops the endpoint (a 410).
-    func recordAttempt(_ delivery: ClaimedDelivery, result: AttemptResult, retryAfter: TimeInterval?, disable: String?) async throws
+    /// Records attempts in one transaction; after a failure the next is due after its
+    /// `retryAfter` (nil: no more tries), and `disable` stops the endpoint (a 410).
+    func recordAttempts(_ attempts: [RecordedAttempt]) async throws
+}
+
+/// An attempt as the worker records it, with what follows from it.
+struct RecordedAttempt: Sendable {
+    var delivery: ClaimedDelivery
+    var result: AttemptResult
+    var retryAfter: TimeInterval?
+    var disable: String?
 }

@@ -275,35 +275,42 @@ extension SQLStorage: WebhookStorage {
         }
     }
 
-    func recordAttempt(_ delivery: ClaimedDelivery, result: AttemptResult, retryAfter: TimeInterval?, disable: String?) async throws {
+    func recordAttempts(_ attempts: [RecordedAttempt]) async throws {
+        guard !attempts.isEmpty else { return }
         try await write { executor, time in
+            for attempt in attempts { try await Self.record(executor, attempt, time: time) }
+        }
+    }
+
+    private static func record(_ executor: any SQLExecutor, _ attempt: RecordedAttempt, time: Int64) async throws {
+        let delivery = attempt.delivery
+        let result = attempt.result
+        try await executor.execute(
+            """
+            INSERT INTO webhook_attempts (endpoint_id, event_seq, attempted_at, status_code, latency_ms, response_excerpt, error)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(delivery.endpointID), .int(delivery.event.sequence), .int(time - result.latencyMilliseconds),
+                .optional(result.statusCode.map(Int64.init)), .int(result.latencyMilliseconds), .optional(result.excerpt),
+                .optional(result.error),
+            ])
+        let status = result.delivered ? "delivered" : attempt.retryAfter == nil ? "failed" : "pending"
+        // Only the claim's holder moves the delivery on: a replay or a newer claim since stays.
+        try await executor.execute(
+            """
+            UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_status_code = ?,
+                delivered_at = ?, claim = NULL, claimed_until = NULL
+            WHERE endpoint_id = ? AND event_seq = ? AND claim = ?
+            """,
+            [
+                .text(status), .int(time + Int64((attempt.retryAfter ?? 0) * 1000)), .optional(result.statusCode.map(Int64.init)),
+                .optional(result.delivered ? time : nil), .text(delivery.endpointID), .int(delivery.event.sequence), .text(delivery.claim),
+            ])
+        if let disable = attempt.disable {
             try await executor.execute(
-                """
-                INSERT INTO webhook_attempts (endpoint_id, event_seq, attempted_at, status_code, latency_ms, response_excerpt, error)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .text(delivery.endpointID), .int(delivery.event.sequence), .int(time - result.latencyMilliseconds),
-                    .optional(result.statusCode.map(Int64.init)), .int(result.latencyMilliseconds), .optional(result.excerpt),
-                    .optional(result.error),
-                ])
-            let status = result.delivered ? "delivered" : retryAfter == nil ? "failed" : "pending"
-            // Only the claim's holder moves the delivery on: a replay or a newer claim since stays.
-            try await executor.execute(
-                """
-                UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_status_code = ?,
-                    delivered_at = ?, claim = NULL, claimed_until = NULL
-                WHERE endpoint_id = ? AND event_seq = ? AND claim = ?
-                """,
-                [
-                    .text(status), .int(time + Int64((retryAfter ?? 0) * 1000)), .optional(result.statusCode.map(Int64.init)),
-                    .optional(result.delivered ? time : nil), .text(delivery.endpointID), .int(delivery.event.sequence), .text(delivery.claim),
-                ])
-            if let disable {
-                try await executor.execute(
-                    "UPDATE webhook_endpoints SET disabled = 1, disabled_reason = ?, updated_at = ? WHERE id = ?",
-                    [.text(disable), .int(time), .text(delivery.endpointID)])
-            }
+                "UPDATE webhook_endpoints SET disabled = 1, disabled_reason = ?, updated_at = ? WHERE id = ?",
+                [.text(disable), .int(time), .text(delivery.endpointID)])
         }
     }
 }

@@ -5,5 +5,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure Tally's speed on this machine.",
-        subcommands: [BenchVerifyCommand.self, BenchServerCommand.self, BenchClientCommand.self, BenchConsoleCommand.self])
+        subcommands: [
+            BenchVerifyCommand.self, BenchServerCommand.self, BenchClientCommand.self, BenchConsoleCommand.self, BenchWebhooksCommand.self,
+        ])
 }

@@ -268,8 +268,11 @@ final class ScriptedReceiver: WebhookTransport, @unchecked Sendable {
         #expect(try await Self.drain(Self.dispatcher(harness, receiver)).delivered == 1)
         #expect(receiver.requests.first?.headers["webhook-id"] == claimed[0].event.id)
         // The dead worker's late record does not undo the delivery.
-        try await harness.storage.recordAttempt(
-            claimed[0], result: AttemptResult(statusCode: 500, latencyMilliseconds: 3, excerpt: nil, error: nil), retryAfter: 5, disable: nil)
+        try await harness.storage.recordAttempts([
+            RecordedAttempt(
+                delivery: claimed[0], result: AttemptResult(statusCode: 500, latencyMilliseconds: 3, excerpt: nil, error: nil), retryAfter: 5,
+                disable: nil)
+        ])
         let delivery = try #require(try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 1, cursor: nil).deliveries.first)
         #expect(delivery.status == "delivered")
     }
