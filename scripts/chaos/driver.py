@@ -11,8 +11,16 @@ retried with the same signed transaction or idempotency key until it gets a defi
 answer. At the end the server is killed once more, restarted, and every user's balances and
 ledger are compared with what the accepted requests imply.
 
-Python 3 standard library only. Exit status: 0 when every check passes, 1 when one fails,
-2 for a usage or set-up error.
+Webhooks: before any event, a webhook endpoint is created (admin API) for a receiver that
+runs in this process (webhook_receiver.py beside this file), verifies every request with the
+`standardwebhooks` package and misbehaves (500s, answers held past the server's webhook
+timeout, a down period); the endpoint's secret is rotated during the load. At the end every
+event of the run (GET /v1/admin/events) must have been processed by the receiver exactly once,
+with no bad signature and no failed delivery; one replay must arrive as a redelivery.
+
+Python 3 standard library, and `standardwebhooks` for the webhook receiver (scripts/chaos.sh
+installs it in .build-test/webhooks-venv; --no-webhooks runs without it). Exit status: 0 when
+every check passes, 1 when one fails, 2 for a usage or set-up error.
 """
 
 import argparse
@@ -21,6 +29,7 @@ import http.client
 import json
 import os
 import random
+import secrets
 import signal
 import socket
 import subprocess
@@ -318,6 +327,13 @@ class Run:
         self.aborted = False
         self.store_count = 0
         self.stores = []
+        # webhooks
+        self.secret_key = "sk_test_chaos_" + secrets.token_hex(16)  # TALLY_SECRET_KEY, for the admin API
+        self.admin_lock = threading.Lock()  # no SIGKILL while an admin call that must not be lost is in flight
+        self.receiver = None
+        self.endpoint = None
+        self.webhook_random = random.Random(f"{options.seed}-webhooks")
+        self.webhook_stats = collections.Counter()
 
     # -- bookkeeping
 
@@ -361,8 +377,14 @@ class Run:
     def start_server(self):
         argv = [self.options.tally, "serve", "--dev", "--trust-ca-dir", self.options.ca_dir, "--config", self.catalog_path,
                 "--host", self.host, "--port", str(self.port), "--database", self.options.database]
+        if not self.options.no_webhooks:
+            argv += ["--webhook-retry-delays", self.options.webhook_retry_delays,
+                     "--webhook-timeout", f"{self.options.webhook_timeout:g}",
+                     "--webhook-poll-interval", f"{self.options.webhook_poll_interval:g}",
+                     "--webhook-claim-lease", f"{self.options.webhook_claim_lease:g}"]
         env = dict(os.environ)
         env.setdefault("LOG_LEVEL", "info")
+        env["TALLY_SECRET_KEY"] = self.secret_key
         self.server = Server(argv, self.options.repo, env, self.options.work_dir, self.host, self.port,
                              self.options.startup_timeout)
         seconds = self.server.start()
@@ -736,14 +758,15 @@ class Run:
                 with self.lock:
                     in_flight = self.inflight
                 progress = self.progress()
-                self.server_up.clear()
-                pid = self.server.kill()
-                if pid is None:
-                    self.fail(f"tally serve had exited by itself (status {self.server.process.returncode}) "
-                              f"before kill {index + 1}; log {self.server.log_path}")
-                down = self.random.random() * 0.5
-                time.sleep(down)
-                seconds = self.server.start()
+                with self.admin_lock:
+                    self.server_up.clear()
+                    pid = self.server.kill()
+                    if pid is None:
+                        self.fail(f"tally serve had exited by itself (status {self.server.process.returncode}) "
+                                  f"before kill {index + 1}; log {self.server.log_path}")
+                    down = self.random.random() * 0.5
+                    time.sleep(down)
+                    seconds = self.server.start()
                 replays = self.replays_after_kill()
                 self.enqueue(replays, front=True)
                 self.server_up.set()
@@ -791,6 +814,14 @@ class Run:
             thread.start()
         monkey = threading.Thread(target=self.monkey, daemon=True)
         monkey.start()
+        webhook_threads = []
+        if self.receiver is not None:
+            down_at = 0.15 + 0.25 * self.webhook_random.random()
+            rotate_at = 0.45 + 0.25 * self.webhook_random.random()
+            webhook_threads = [threading.Thread(target=self.webhook_chaos, args=(what, at), daemon=True)
+                               for what, at in (("down", down_at), ("rotate", rotate_at))]
+            for thread in webhook_threads:
+                thread.start()
         last = time.monotonic()
         while not self.load_done.wait(timeout=0.25):
             if time.monotonic() > self.deadline:
@@ -801,6 +832,8 @@ class Run:
                 last = time.monotonic()
                 log(f"progress {self.progress():.0%}, kills {len(self.kills)}/{self.options.kills}")
         monkey.join(timeout=120)
+        for thread in webhook_threads:
+            thread.join(timeout=60)
         with self.queue_cond:
             self.stop_workers = True
             self.queue_cond.notify_all()
@@ -1031,6 +1064,7 @@ class Run:
         try:
             first_store = self.start_store()
             self.start_server()
+            self.start_webhooks()  # before the first event: deliveries are queued when an event is written
             self.create_users(self.options.users)
             log(f"{len(self.users)} users created")
             self.mint_purchases(first_store)
@@ -1044,12 +1078,16 @@ class Run:
                 problems = self.check()
                 if not problems:
                     problems = self.apple_phase()
+                if not problems and self.receiver is not None:
+                    problems = self.webhook_phase()
             status = self.server.stop()
             if status != 0:
                 problems.append(f"tally serve did not exit cleanly on SIGTERM (status {status}); log {self.server.log_path}")
         finally:
             for store in self.stores:
                 store.stop()
+            if self.receiver is not None:
+                self.receiver.stop()
             if self.server is not None and self.server.process is not None and self.server.process.poll() is None:
                 self.server.process.kill()
                 self.server.process.wait()
@@ -1160,6 +1198,291 @@ class Run:
             f"{self.options.apple_kills} kills while catching up: {'settled' if not problems else 'NOT settled'}")
         return problems
 
+    # -- webhooks
+
+    def admin(self, method, path, body=None, label="admin"):
+        """One admin API call (Authorization: Bearer <TALLY_SECRET_KEY>), on a live server."""
+        return http_call(self.host, self.port, method, path, token=self.secret_key, body=body,
+                         timeout=self.options.request_timeout, request_id=self.next_request_id(label))
+
+    def start_webhooks(self):
+        """Starts the receiver and creates the endpoint that points at it (before any event)."""
+        if self.options.no_webhooks:
+            return
+        try:
+            import webhook_receiver
+        except ImportError as error:
+            raise SetupError(f"cannot import webhook_receiver.py beside the driver: {error}")
+        if webhook_receiver.standardwebhooks is None:
+            raise SetupError(f"the Python package standardwebhooks is missing ({webhook_receiver.IMPORT_ERROR}): run "
+                             f"scripts/chaos.sh, which installs it in .build-test/webhooks-venv, or pip install "
+                             f"standardwebhooks==1.1.0; --no-webhooks skips the webhook checks")
+        options = self.options
+        self.receiver = webhook_receiver.Receiver(
+            None, seed=options.seed, fail_rate=options.webhook_fail_rate, hold_rate=0.02, hold_max=options.webhook_holds,
+            hold_seconds=options.webhook_timeout + 1.5).start()
+        body = {"url": self.receiver.url, "description": f"chaos drill {options.backend} seed {options.seed}",
+                "event_types": []}
+        answer = self.admin("POST", "/v1/admin/webhooks", body, "webhook-create")
+        if answer.status != 201:
+            raise Aborted(f"webhooks: POST /v1/admin/webhooks answered {answer.status} {answer.error or answer.body}, expected 201")
+        endpoint = answer.body
+        # Members without a value (disabled_reason of an enabled endpoint) are left out, as everywhere in the API.
+        fields = ["id", "url", "description", "event_types", "disabled", "created_at", "updated_at", "secret"]
+        missing = [f for f in fields if f not in endpoint]
+        if missing:
+            self.fail(f"webhooks: POST /v1/admin/webhooks answered 201 without {missing}: {endpoint}")
+        secret = endpoint.get("secret")
+        if not isinstance(secret, str) or not secret.startswith("whsec_"):
+            raise Aborted(f"webhooks: POST /v1/admin/webhooks answered a secret that is not whsec_ + base64: {secret!r}")
+        if endpoint.get("url") != body["url"] or endpoint.get("description") != body["description"] \
+                or endpoint.get("disabled") is not False:
+            self.fail(f"webhooks: POST /v1/admin/webhooks answered {endpoint}, asked {body} (enabled)")
+        self.endpoint = endpoint
+        self.receiver.add_secret(secret)
+        listing = self.admin("GET", "/v1/admin/webhooks", label="webhook-list")
+        listed = [e for e in listing.body.get("endpoints", [])] if listing.status == 200 else []
+        if listing.status != 200 or [e.get("id") for e in listed] != [endpoint["id"]]:
+            self.fail(f"webhooks: GET /v1/admin/webhooks answered {listing.status} {listing.error or listing.body}, "
+                      f"expected the one endpoint {endpoint['id']}")
+        elif listed[0].get("secret"):
+            self.fail("webhooks: GET /v1/admin/webhooks shows the endpoint's secret (only create and rotate may)")
+        log(f"webhooks: endpoint {endpoint['id']} -> {self.receiver.url} (all event types); receiver fails "
+            f"{options.webhook_fail_rate:.0%} of first requests, holds {options.webhook_holds} past the "
+            f"{options.webhook_timeout:g} s timeout")
+
+    def webhook_chaos(self, what, at):
+        """During the load: the receiver goes down once, and the endpoint's secret is rotated once."""
+        try:
+            while self.progress() < at and not self.load_done.is_set() and not self.stop_workers:
+                time.sleep(0.01)
+            if self.aborted:
+                return
+            progress = self.progress()
+            if what == "down":
+                self.receiver.go_down(self.options.webhook_down)
+                self.webhook_stats["down_during_load"] += 1
+                log(f"webhooks: the receiver refused connections for {self.options.webhook_down:g} s from "
+                    f"{progress:.0%} of the load, then listened again on port {self.receiver.port}")
+            else:
+                self.rotate_secret(progress)
+        except Exception as error:
+            self.fail(f"webhooks: driver error while the receiver {what}: {type(error).__name__}: {error}")
+
+    def rotate_secret(self, progress):
+        old = self.endpoint["secret"]
+        path = f"/v1/admin/webhooks/{self.endpoint['id']}/rotate-secret"
+        # Under the admin lock: no SIGKILL in the middle, so that the new secret is not lost.
+        with self.admin_lock:
+            if not self.server_up.wait(timeout=30):
+                self.fail("webhooks: no server to rotate the secret on for 30 s")
+                return
+            answer = self.admin("POST", path, {}, "webhook-rotate")
+        if answer.status != 200:
+            self.fail(f"webhooks: POST {path} answered {answer.status} {answer.error or answer.body}, expected 200")
+            return
+        new = answer.body.get("secret")
+        if not isinstance(new, str) or not new.startswith("whsec_") or new == old:
+            self.fail(f"webhooks: POST {path} answered the secret {new!r}: not a new whsec_ secret")
+            return
+        if answer.body.get("id") != self.endpoint["id"]:
+            self.fail(f"webhooks: POST {path} answered {answer.body}, not the endpoint object")
+        self.endpoint["secret"] = new
+        self.receiver.add_secret(new)
+        self.webhook_stats["rotations"] += 1
+        log(f"webhooks: secret rotated at {progress:.0%} of the load; the receiver knows both")
+
+    def fetch_events(self, after=0):
+        """Every event after sequence `after`, through the admin API's pages."""
+        events = []
+        cursor = after
+        for _ in range(100_000):
+            answer = self.admin("GET", f"/v1/admin/events?after={cursor}&limit=1000", label="events")
+            if answer.status != 200 or not isinstance(answer.body.get("events"), list):
+                raise Aborted(f"webhooks: GET /v1/admin/events?after={cursor}&limit=1000 answered {answer.status} "
+                              f"{answer.error or answer.body}")
+            events += answer.body["events"]
+            following = answer.body.get("next_cursor")
+            if following is None:
+                break
+            if str(following) == str(cursor):
+                raise Aborted(f"webhooks: GET /v1/admin/events?after={cursor} answered next_cursor {following}: no progress")
+            cursor = following
+        return events
+
+    def deliveries(self, status, limit=200, pages=100_000):
+        path = f"/v1/admin/webhooks/{self.endpoint['id']}/deliveries"
+        found = []
+        cursor = None
+        for _ in range(pages):
+            query = f"?status={status}&limit={limit}" + (f"&cursor={urllib.parse.quote(str(cursor))}" if cursor else "")
+            answer = self.admin("GET", path + query, label="deliveries")
+            if answer.status != 200 or not isinstance(answer.body.get("deliveries"), list):
+                raise Aborted(f"webhooks: GET {path}{query} answered {answer.status} {answer.error or answer.body}")
+            found += answer.body["deliveries"]
+            cursor = answer.body.get("next_cursor")
+            if cursor is None:
+                break
+        return found
+
+    def settle_webhooks(self, timeout, known):
+        """Waits (bounded) until no delivery is pending; `known` (id -> payload) gains the new events."""
+        deadline = time.monotonic() + timeout
+        after = max((e.get("sequence", 0) for e in known.values()), default=0)
+        while True:
+            for event in self.fetch_events(after):
+                known[event.get("id")] = event
+                after = max(after, event.get("sequence", 0))
+            pending = self.deliveries("pending", limit=5, pages=1)
+            if not pending:
+                return []
+            if time.monotonic() > deadline:
+                return [f"webhooks: {len(pending)}+ deliveries still pending {timeout:g} s after the checks, e.g. {pending[:3]}"]
+            time.sleep(0.25)
+
+    def webhook_phase(self):
+        """After the other checks: every event processed by the receiver exactly once, and so on."""
+        problems = []
+        receiver = self.receiver
+        endpoint_id = self.endpoint["id"]
+        began = time.monotonic()
+        known = {}
+        problems += self.settle_webhooks(self.options.webhook_settle, known)
+        self.webhook_stats["settle_seconds"] = time.monotonic() - began
+
+        # A replay of one delivered event: the receiver sees the same id again, as a redelivery.
+        before = receiver.snapshot()
+        candidates = sorted(i for i in before["processed"] if i in known)
+        replayed = None
+        if candidates:
+            replayed = self.webhook_random.choice(candidates)
+            requests_before = receiver.requests_for(replayed)
+            path = f"/v1/admin/webhooks/{endpoint_id}/deliveries/{replayed}/replay"
+            answer = self.admin("POST", path, label="webhook-replay")
+            if answer.status != 202:
+                problems.append(f"webhooks: POST {path} answered {answer.status} {answer.error or answer.body}, expected 202")
+            else:
+                deadline = time.monotonic() + 30
+                while receiver.requests_for(replayed) <= requests_before and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                if receiver.requests_for(replayed) > requests_before:
+                    self.webhook_stats["replays_seen"] += 1
+                else:
+                    problems.append(f"webhooks: event {replayed} replayed (202) but the receiver got no request for it in 30 s")
+                problems += self.settle_webhooks(30, known)
+                after = receiver.snapshot()
+                if after["processed"].get(replayed) != 1 or len(after["processed"]) != len(before["processed"]):
+                    problems.append(f"webhooks: after the replay of {replayed} the receiver has processed "
+                                    f"{len(after['processed'])} ids (before {len(before['processed'])}), this one "
+                                    f"{after['processed'].get(replayed)} time(s): a replay must be a redelivery")
+                attempts = self.admin("GET", f"/v1/admin/webhooks/{endpoint_id}/deliveries/{replayed}/attempts",
+                                      label="webhook-attempts")
+                listed = attempts.body.get("attempts") if attempts.status == 200 else None
+                fields = {"attempted_at", "latency_ms"}  # status_code, response_excerpt and error are left out when there is none
+                if not isinstance(listed, list):
+                    problems.append(f"webhooks: GET .../deliveries/{replayed}/attempts answered {attempts.status} "
+                                    f"{attempts.error or attempts.body}")
+                else:
+                    if sum(1 for a in listed if isinstance(a.get("status_code"), int) and 200 <= a["status_code"] < 300) < 2:
+                        problems.append(f"webhooks: the attempts of the replayed event {replayed} are {listed}: expected at "
+                                        f"least two 2xx (the delivery and the replay)")
+                    absent = sorted(set().union(*(fields - set(a) for a in listed))) if listed else []
+                    if absent:
+                        problems.append(f"webhooks: GET .../deliveries/{replayed}/attempts answered attempts without "
+                                        f"{absent} (the contract requires them): {listed}")
+        else:
+            problems.append("webhooks: no event was processed, nothing to replay")
+
+        # Every event of the run, from the start, against what the receiver processed.
+        events = self.fetch_events(0)
+        ids = [e.get("id") for e in events]
+        sequences = [e.get("sequence") for e in events]
+        if len(set(ids)) != len(ids):
+            duplicated = [i for i, n in collections.Counter(ids).items() if n > 1]
+            problems.append(f"webhooks: GET /v1/admin/events lists {len(duplicated)} ids more than once, e.g. {duplicated[:3]}")
+        if any(not isinstance(s, int) for s in sequences) or sequences != sorted(set(sequences)):
+            problems.append("webhooks: GET /v1/admin/events is not in strictly ascending integer sequence order")
+        snap = receiver.snapshot()
+        processed = snap["processed"]
+        missing = sorted(set(ids) - set(processed))
+        extra = sorted(set(processed) - set(ids))
+        if missing:
+            problems.append(f"webhooks: {len(missing)} of {len(ids)} events never processed by the receiver, e.g. "
+                            f"{[(i, snap['requests'].get(i, 0)) for i in missing[:5]]} (id, verified requests)")
+        if extra:
+            problems.append(f"webhooks: the receiver processed {len(extra)} ids that GET /v1/admin/events does not list, "
+                            f"e.g. {extra[:5]}")
+        twice = sorted(i for i, n in processed.items() if n != 1)
+        if twice:
+            problems.append(f"webhooks: {len(twice)} events processed more than once, e.g. {twice[:5]}")
+        differing = [e.get("id") for e in events if e.get("id") in snap["payloads"] and snap["payloads"][e.get("id")] != e]
+        if differing:
+            first = differing[0]
+            listed = next(e for e in events if e.get("id") == first)
+            problems.append(f"webhooks: {len(differing)} payloads posted differ from GET /v1/admin/events, e.g. {first}: "
+                            f"posted {json.dumps(snap['payloads'][first], sort_keys=True)[:400]} listed "
+                            f"{json.dumps(listed, sort_keys=True)[:400]}")
+        if snap["bad_signatures"]:
+            problems.append(f"webhooks: {len(snap['bad_signatures'])} requests with a bad signature (answered 400), e.g. "
+                            f"{snap['bad_signatures'][:3]}")
+        for problem in snap["problems"][:20]:
+            problems.append(f"webhooks: {problem}")
+        failed = self.deliveries("failed")
+        if failed:
+            problems.append(f"webhooks: {len(failed)} deliveries failed, e.g. {failed[:3]}")
+        delivered = self.deliveries("delivered")
+        delivered_ids = {d.get("event_id") for d in delivered}
+        if delivered_ids != set(ids) or len(delivered) != len(ids):
+            problems.append(f"webhooks: {len(delivered)} deliveries delivered for {len(ids)} events; events without one "
+                            f"{sorted(set(ids) - delivered_ids)[:5]}, unknown ones {sorted(delivered_ids - set(ids))[:5]}")
+        # Held answers: the server gave up after --webhook-timeout and delivered again.
+        not_retried = [i for i in snap["held"] if snap["requests"].get(i, 0) < 2]
+        if not_retried:
+            problems.append(f"webhooks: {len(not_retried)} requests held {receiver.hold_seconds:g} s (past --webhook-timeout "
+                            f"{self.options.webhook_timeout:g}) were never delivered again: {not_retried[:5]}")
+        # A 500 is an attempt the server records (checked on a few: a kill can lose the record of one).
+        sample = sorted(snap["answered_500"])[:5]
+        if sample:
+            recorded = 0
+            for event_id in sample:
+                answer = self.admin("GET", f"/v1/admin/webhooks/{endpoint_id}/deliveries/{event_id}/attempts",
+                                    label="webhook-attempts")
+                if answer.status == 200 and any(a.get("status_code") == 500 for a in answer.body.get("attempts", [])):
+                    recorded += 1
+            if recorded == 0:
+                problems.append(f"webhooks: none of {sample} shows its 500 among its attempts")
+        # The rotation: after it, requests carry a signature of each secret (the old one signs for 24 h).
+        after = snap["after_rotation"]
+        if snap["secrets"] < 2:
+            problems.append("webhooks: the secret was never rotated")
+        elif after["both"] < 1:
+            problems.append(f"webhooks: no request after the rotation verified with the old secret alone and with the new "
+                            f"one alone ({dict(after)})")
+        if after["new_only"]:
+            problems.append(f"webhooks: {after['new_only']} requests after the rotation verified with the new secret but not "
+                            f"the old one, which must keep signing for 24 h")
+        if not snap["down_periods"]:
+            problems.append("webhooks: the receiver never went down during the load")
+        endpoint = self.admin("GET", f"/v1/admin/webhooks/{endpoint_id}", label="webhook-get")
+        if endpoint.status != 200 or endpoint.body.get("disabled") is not False or endpoint.body.get("secret"):
+            problems.append(f"webhooks: GET /v1/admin/webhooks/{endpoint_id} answered {endpoint.status} "
+                            f"{endpoint.error or endpoint.body}: expected the endpoint, enabled, without its secret")
+
+        types = collections.Counter(e.get("type") for e in events)
+        self.webhook_summary = (
+            f"webhooks: {len(ids)} events ({', '.join(f'{t} {n}' for t, n in sorted(types.items()))}), "
+            f"{len(set(processed) & set(ids))} processed by the receiver, each once; {snap['redeliveries']} redeliveries "
+            f"({self.webhook_stats['replays_seen']} of them the replay); answered 500 to {len(snap['answered_500'])} first requests, held {len(snap['held'])} past the "
+            f"{self.options.webhook_timeout:g} s timeout, down {len(snap['down_periods'])} time(s) "
+            f"({', '.join(f'{s:.1f} s' for _, s in snap['down_periods'])}); bad signatures {len(snap['bad_signatures'])}; "
+            f"requests cut off by a kill {snap['truncated']}; "
+            f"after the rotation {after['both']} requests verified with either secret alone ({after['old_only']} "
+            f"signed before it with the old one only); failed deliveries {len(failed)}; settled "
+            f"{self.webhook_stats['settle_seconds']:.1f} s after the checks")
+        log(f"webhooks: {len(ids)} events, {len(processed)} processed, "
+            f"{'settled' if not problems else 'NOT settled'}")
+        return problems
+
     def summary(self, problems):
         s = self.stats
         delivered = sum(1 for p in self.purchases if any(a.status == 200 for a, _ in p.answers))
@@ -1191,6 +1514,8 @@ class Run:
               f"{s['ambiguous_requests']} ({s['ambiguous_attempts']} attempts), all retried to a definite answer: "
               f"{s['ambiguous_resolved']}, of which {committed_before_kill} had been committed before the kill; "
               f"refused connections {s['refused_attempts']}; 429 answers {s['rate_limited']}; 5xx answers {s['server_errors']}")
+        if hasattr(self, "webhook_summary"):
+            print(f"   {self.webhook_summary}")
         if hasattr(self, "balances_checked"):
             totals = ", ".join(f"{c} {self.actual_totals[c]}" for c in self.currencies if self.expected_totals[c] or self.actual_totals[c])
             print(f"   balances checked: {len(self.users)} users x {len(self.currencies)} currencies = {self.balances_checked}, "
@@ -1226,6 +1551,8 @@ def failure_category(message):
         return "purchase answers"
     if message.startswith("spend "):
         return "spend answers"
+    if message.startswith("webhooks"):
+        return "webhooks"
     return "run"
 
 
@@ -1259,6 +1586,19 @@ def parse(argv):
     parser.add_argument("--apple-kills", type=int, default=3, help="SIGKILLs while the server catches up and answers")
     parser.add_argument("--user-rate-limit", type=int, default=1_000_000, help="user_requests_per_minute of the catalog copy")
     parser.add_argument("--ip-rate-limit", type=int, default=10_000_000, help="ip_requests_per_minute of the catalog copy")
+    parser.add_argument("--no-webhooks", action="store_true",
+                        help="no webhook receiver, endpoint or checks (and no --webhook-* options for tally serve)")
+    parser.add_argument("--webhook-retry-delays", default="0.5,1,2,4,8", help="tally serve --webhook-retry-delays")
+    parser.add_argument("--webhook-timeout", type=float, default=2.0, help="tally serve --webhook-timeout (seconds)")
+    parser.add_argument("--webhook-poll-interval", type=float, default=0.2, help="tally serve --webhook-poll-interval")
+    parser.add_argument("--webhook-claim-lease", type=float, default=4.0,
+                        help="tally serve --webhook-claim-lease: how soon a killed worker's claims are taken again")
+    parser.add_argument("--webhook-fail-rate", type=float, default=0.15, help="share of events whose first request the receiver answers 500")
+    parser.add_argument("--webhook-holds", type=int, default=3,
+                        help="first requests the receiver processes, then holds past --webhook-timeout before answering")
+    parser.add_argument("--webhook-down", type=float, default=2.5, help="seconds the receiver refuses connections, once during the load")
+    parser.add_argument("--webhook-settle", type=float, default=120.0,
+                        help="seconds to wait after the checks for no pending delivery")
     parser.add_argument("--request-timeout", type=float, default=30.0)
     parser.add_argument("--startup-timeout", type=float, default=120.0)
     parser.add_argument("--deadline", type=float, default=900.0, help="seconds after which the run gives up (and fails)")

@@ -25,7 +25,7 @@ import FoundationNetworking
         let log = Pipe()
         process.standardOutput = log
         process.standardError = log
-        try process.run()
+        try CommandLine.launch(process)
         var seen = ""
         while true {
             if let range = seen.range(of: #"listening on [^\s]*:(\d+)"#, options: .regularExpression),

@@ -87,7 +87,7 @@ public func buildApplication(
             WebhookService(storage: dependencies.webhooks, configuration: delivery, metrics: dependencies.metrics, now: configuration.now, logger: logger))
     }
     if let path = configuration.eventLogPath {
-        let log = try EventLog(path: path, storage: dependencies.webhooks, settle: database.dialect == .postgres ? 10 : 0, now: configuration.now)
+        let log = try EventLog(path: path, storage: dependencies.webhooks, gapWait: database.dialect == .postgres ? 60 : 0, now: configuration.now)
         services.append(
             PeriodicService("event log", clock: ContinuousClock(), interval: .seconds(1), logger: logger) {
                 _ = try await log.catchUp()

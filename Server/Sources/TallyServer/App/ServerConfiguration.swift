@@ -128,6 +128,12 @@ public struct WebhookDeliveryConfiguration: Sendable {
     public var pollInterval: Duration = .seconds(1)
     /// Deliveries sent at once.
     public var batch = 32
+    /// How long a claimed delivery stays with its worker; a worker that dies leaves its claims
+    /// to others after this. Longer than `timeout`, else a slow answer would be sent twice.
+    public var lease: TimeInterval?
+
+    /// The lease in force: as set, else the timeout plus 30 seconds.
+    var claimLease: TimeInterval { lease ?? timeout + 30 }
 
     /// The specification's schedule, a 15 s timeout, a poll every second.
     public init() {}

@@ -2,77 +2,137 @@ import Foundation
 import TallyCore
 
 /// Appends every event to a JSON-lines file, one line each, in sequence order: a sink for
-/// analytics tools that read files. The file is its own cursor: on start the last complete
-/// line says where to go on (a line cut short by a crash is removed), so a restart neither
-/// skips nor repeats an event.
+/// analytics tools that read files. The file is its own bookmark: on start the last line that
+/// is a whole event says where to go on (anything after it, a line cut short by a crash, is
+/// removed), so a restart neither skips nor repeats an event. A file moved away (log rotation)
+/// is made again, and the log goes on from where it was.
 ///
-/// On PostgreSQL an event's sequence number is taken before its transaction commits, so a
-/// later number can commit first; the log reads only events older than `settle` seconds, by
-/// which time the earlier ones have committed or rolled back.
+/// Sequence numbers can have gaps: on PostgreSQL a number is taken before its transaction
+/// commits (or rolls back, leaving the gap for ever), so a later number can be visible first.
+/// The log writes up to a gap and waits there; a gap still open after `gapWait` (on the
+/// reader's clock; far longer than any transaction) is taken for a rollback and passed.
+/// SQLite has one writer, so it has no such gaps: there `gapWait` is 0.
 final class EventLog: @unchecked Sendable {
     let path: String
     let storage: any WebhookStorage
-    let settle: TimeInterval
+    let gapWait: TimeInterval
     let now: @Sendable () -> Date
     private let lock = NSLock()
     private var cursor: Int64
+    /// When each open gap (by the first missing number) was first seen.
+    private var gaps: [Int64: Date] = [:]
 
-    init(path: String, storage: any WebhookStorage, settle: TimeInterval, now: @escaping @Sendable () -> Date) throws {
+    struct Corrupt: Error, CustomStringConvertible {
+        let path: String
+        var description: String {
+            "\(path): no line in its last 64 kB is a Tally event; move the file away to start a new one"
+        }
+    }
+
+    init(path: String, storage: any WebhookStorage, gapWait: TimeInterval, now: @escaping @Sendable () -> Date) throws {
         self.path = path
         self.storage = storage
-        self.settle = settle
+        self.gapWait = gapWait
         self.now = now
         cursor = try Self.recover(path)
     }
 
-    /// The sequence of the last complete line, after cutting an incomplete last line off.
+    /// The sequence of the last whole event in the file, after cutting off whatever follows it.
     static func recover(_ path: String) throws -> Int64 {
         guard FileManager.default.fileExists(atPath: path) else {
-            guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-            }
+            try create(path)
             return 0
         }
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
         defer { try? handle.close() }
         let size = try handle.seekToEnd()
-        // The last 64 kB hold the last line: an event is under 20 kB.
+        guard size > 0 else { return 0 }
+        // The last 64 kB hold the last event: an event is under 20 kB.
         let start = size > 65_536 ? size - 65_536 : 0
         try handle.seek(toOffset: start)
         let tail = Array(try handle.readToEnd() ?? Data())
+        // From the end, the first line that decodes as an event; a partial first line of the
+        // window (when it does not start the file) is never taken.
         var end = tail.count
-        if let last = tail.last, last != UInt8(ascii: "\n") {
-            let cut = tail.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
-            try handle.truncate(atOffset: start + UInt64(cut))
-            end = cut
+        while end > 0 {
+            let lineEnd = tail[end - 1] == UInt8(ascii: "\n") ? end - 1 : end
+            let lineStart = tail[..<lineEnd].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+            if lineStart > 0 || start == 0, lineEnd > lineStart,
+                let sequence = sequence(of: Data(tail[lineStart..<lineEnd]))
+            {
+                // Keep through this line and its newline.
+                try handle.truncate(atOffset: start + UInt64(lineEnd))
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data([UInt8(ascii: "\n")]))
+                return sequence
+            }
+            end = lineStart
+            if lineStart == 0 { break }
         }
-        let lines = tail[..<end].split(separator: UInt8(ascii: "\n"))
-        guard let line = lines.last else { return 0 }
-        let event = try TallyAPI.decoder().decode(TallyEvent.self, from: Data(line))
-        return event.sequence
+        throw Corrupt(path: path)
     }
 
-    /// Appends the events committed since the last call; returns how many.
+    /// The event's sequence, when the line is a whole event.
+    static func sequence(of line: Data) -> Int64? {
+        (try? TallyAPI.decoder().decode(TallyEvent.self, from: line))?.sequence
+    }
+
+    static func create(_ path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+        }
+    }
+
+    /// Appends the events committed since the last call, up to the first open gap; returns how many.
     func catchUp() async throws -> Int {
         var written = 0
         while true {
             let after = lock.withLock { cursor }
             let page = try await storage.events(after: after, type: nil, userID: nil, limit: 500)
-            let limit = now().addingTimeInterval(-settle)
-            let ready = page.events.prefix { settle == 0 || $0.timestamp <= limit }
+            var ready: [TallyEvent] = []
+            var expected = after + 1
+            var blocked = false
+            for event in page.events {
+                if event.sequence != expected {
+                    let seen = lock.withLock {
+                        if gaps[expected] == nil { gaps[expected] = now() }
+                        return gaps[expected]!
+                    }
+                    guard now().timeIntervalSince(seen) >= gapWait else {
+                        blocked = true
+                        break
+                    }
+                }
+                ready.append(event)
+                expected = event.sequence + 1
+            }
             guard let last = ready.last else { return written }
             var bytes = Data()
             for event in ready {
                 bytes.append(try TallyAPI.encoder().encode(event))
                 bytes.append(UInt8(ascii: "\n"))
             }
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            try handle.seekToEnd()
-            try handle.write(contentsOf: bytes)
-            lock.withLock { cursor = last.sequence }
+            try append(bytes)
+            lock.withLock {
+                cursor = last.sequence
+                gaps = gaps.filter { $0.key > last.sequence }
+            }
             written += ready.count
-            if ready.count < page.events.count || page.nextCursor == nil { return written }
+            if blocked || page.nextCursor == nil { return written }
+        }
+    }
+
+    /// Writes whole lines or nothing: a failed write (a full disk) is cut back off.
+    private func append(_ bytes: Data) throws {
+        if !FileManager.default.fileExists(atPath: path) { try Self.create(path) }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        let before = try handle.seekToEnd()
+        do {
+            try handle.write(contentsOf: bytes)
+        } catch {
+            try? handle.truncate(atOffset: before)
+            throw error
         }
     }
 }

@@ -14,8 +14,8 @@ struct Outbox {
         let id = Self.newID()
         let text = String(decoding: try TallyAPI.encoder().encode(data), as: UTF8.self)
         try await executor.execute(
-            "INSERT INTO events (id, type, user_id, data, created_at) VALUES (?, ?, ?, ?, ?)",
-            [.text(id), .text(type.rawValue), .optional(data.userID), .text(text), .int(now)])
+            "INSERT INTO events (id, type, version, user_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [.text(id), .text(type.rawValue), .int(Int64(TallyEvent.version)), .optional(data.userID), .text(text), .int(now)])
         try await executor.execute(
             """
             INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at)
@@ -60,6 +60,29 @@ final class EventCountingExecutor: SQLExecutor, @unchecked Sendable {
     func note(_ type: TallyEventType) { lock.withLock { noted.append(type) } }
 
     var types: [TallyEventType] { lock.withLock { noted } }
+
+    /// Each user whose access this transaction may change: the entitlements active before the
+    /// first such change, and what made it (a transaction, an operator).
+    struct Touched {
+        var before: Set<String>
+        var transactionID: String?
+        var actor: String?
+    }
+
+    private var touched: [String: Touched] = [:]
+    private var order: [String] = []
+
+    func hasTouched(_ user: String) -> Bool { lock.withLock { touched[user] != nil } }
+
+    func touch(_ user: String, _ value: Touched) {
+        lock.withLock {
+            guard touched[user] == nil else { return }
+            touched[user] = value
+            order.append(user)
+        }
+    }
+
+    var touchedUsers: [(String, Touched)] { lock.withLock { order.map { ($0, touched[$0]!) } } }
 
     /// Holds the executor of the attempt that committed, out of the transaction's closure.
     final class Box: @unchecked Sendable {

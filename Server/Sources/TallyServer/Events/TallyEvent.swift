@@ -1,44 +1,54 @@
 public import Foundation
 public import TallyCore
 
-/// What changed, as a webhook or an analytics event names it (`purchase.granted`, …).
-public enum TallyEventType: String, Codable, CaseIterable, Sendable {
+/// What changed, as a webhook or an analytics event names it (`purchase.granted`, …). A code
+/// this version does not know (from a newer server sharing the database) is kept as it is.
+public struct TallyEventType: StableCode {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
     /// A store transaction's product was credited to its owner, for the first time.
-    case purchaseGranted = "purchase.granted"
+    public static let purchaseGranted = Self(rawValue: "purchase.granted")
     /// A refund or revocation took back what a transaction granted (what was unspent, and the rest as debt).
-    case purchaseRefunded = "purchase.refunded"
+    public static let purchaseRefunded = Self(rawValue: "purchase.refunded")
     /// Apple reversed a refund: what it took back is granted again.
-    case purchaseRefundReversed = "purchase.refund_reversed"
+    public static let purchaseRefundReversed = Self(rawValue: "purchase.refund_reversed")
     /// Units granted without a purchase (sign-up grants).
-    case creditsGranted = "credits.granted"
+    public static let creditsGranted = Self(rawValue: "credits.granted")
     /// Units spent.
-    case creditsSpent = "credits.spent"
+    public static let creditsSpent = Self(rawValue: "credits.spent")
     /// An operator's adjustment, up or down.
-    case creditsAdjusted = "credits.adjusted"
+    public static let creditsAdjusted = Self(rawValue: "credits.adjusted")
     /// A reservation held an amount.
-    case reservationCreated = "reservation.created"
+    public static let reservationCreated = Self(rawValue: "reservation.created")
     /// A reservation spent what it used and returned the rest.
-    case reservationCommitted = "reservation.committed"
+    public static let reservationCommitted = Self(rawValue: "reservation.committed")
     /// A reservation returned its amount unused (released, or expired).
-    case reservationReleased = "reservation.released"
+    public static let reservationReleased = Self(rawValue: "reservation.released")
     /// Debt left by a refund was repaid from new units.
-    case debtRepaid = "debt.repaid"
+    public static let debtRepaid = Self(rawValue: "debt.repaid")
     /// The first transaction of an auto-renewable subscription was granted.
-    case subscriptionStarted = "subscription.started"
+    public static let subscriptionStarted = Self(rawValue: "subscription.started")
     /// A later transaction of an auto-renewable subscription was granted.
-    case subscriptionRenewed = "subscription.renewed"
+    public static let subscriptionRenewed = Self(rawValue: "subscription.renewed")
     /// Renewal failed and Apple keeps access open for a grace period.
-    case subscriptionGracePeriod = "subscription.grace_period"
+    public static let subscriptionGracePeriod = Self(rawValue: "subscription.grace_period")
     /// Renewal failed and Apple is retrying the payment, without access.
-    case subscriptionBillingRetry = "subscription.billing_retry"
+    public static let subscriptionBillingRetry = Self(rawValue: "subscription.billing_retry")
     /// The subscription expired (Apple said so).
-    case subscriptionExpired = "subscription.expired"
+    public static let subscriptionExpired = Self(rawValue: "subscription.expired")
     /// A subscription transaction was refunded or revoked.
-    case subscriptionRevoked = "subscription.revoked"
+    public static let subscriptionRevoked = Self(rawValue: "subscription.revoked")
     /// An entitlement was granted, by a purchase or an operator.
-    case entitlementGranted = "entitlement.granted"
+    public static let entitlementGranted = Self(rawValue: "entitlement.granted")
     /// An entitlement was taken away, by a refund or an operator.
-    case entitlementRemoved = "entitlement.removed"
+    public static let entitlementRemoved = Self(rawValue: "entitlement.removed")
+
+    public static let all: [Self] = [
+        .purchaseGranted, .purchaseRefunded, .purchaseRefundReversed, .creditsGranted, .creditsSpent, .creditsAdjusted, .reservationCreated,
+        .reservationCommitted, .reservationReleased, .debtRepaid, .subscriptionStarted, .subscriptionRenewed, .subscriptionGracePeriod,
+        .subscriptionBillingRetry, .subscriptionExpired, .subscriptionRevoked, .entitlementGranted, .entitlementRemoved,
+    ]
 }
 
 /// One event as it is delivered and listed: an envelope in the shape of the Standard Webhooks
@@ -52,18 +62,20 @@ public struct TallyEvent: Codable, Hashable, Sendable {
     public var id: String
     /// What changed.
     public var type: TallyEventType
-    /// The payload's version; a change of meaning or a removed field brings a new version.
+    /// The payload's version, as the event was written; a change of meaning or a removed
+    /// field brings a new version.
     public var version: Int
-    /// The event's position among all events of this server's database.
+    /// The event's number among all events of this server's database, in the order they were
+    /// written (on PostgreSQL one may become visible after a higher number: docs/webhooks.md).
     public var sequence: Int64
-    /// When the change committed.
+    /// When the change was made (the start of its transaction).
     public var timestamp: Date
     /// Always `unordered`: deliveries may arrive in any order; sort by `sequence` when it matters.
     public var ordering: String
     /// What the change was.
     public var data: TallyEventData
 
-    /// The current payload version.
+    /// The payload version this server writes.
     public static let version = 1
 }
 

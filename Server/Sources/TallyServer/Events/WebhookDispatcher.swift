@@ -30,7 +30,9 @@ public struct WebhookRetryPolicy: Sendable, Hashable {
     func delay(afterAttempts attempts: Int64, retryAfter: TimeInterval?, random: Double) -> TimeInterval? {
         guard attempts >= 1, attempts <= Int64(delays.count) else { return nil }
         let base = delays[Int(attempts) - 1] * (1 + jitter * (2 * random - 1))
-        return max(base, min(retryAfter ?? 0, 86_400))
+        // A receiver's header is taken only as a finite number of seconds within a day.
+        guard let retryAfter, retryAfter.isFinite, retryAfter > base else { return base }
+        return min(retryAfter, 86_400)
     }
 }
 
@@ -57,11 +59,34 @@ struct WebhookResponse: Sendable {
 }
 
 /// Posts with AsyncHTTPClient: no redirects followed (a 3xx is a failure), the answer read up
-/// to 1 kB.
+/// to 1 kB, the whole exchange (the answer's body too) within the timeout.
 struct HTTPWebhookTransport: WebhookTransport {
     let client: HTTPClient
 
+    /// A client for deliveries: no redirects, as many connections to one receiver as a batch sends at once.
+    static func client(batch: Int) -> HTTPClient {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5)), decompression: .disabled)
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, batch)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
     func post(url: String, headers: [(String, String)], body: [UInt8], timeout: TimeInterval) async -> WebhookResponse {
+        // The client's deadline ends at the answer's head; a receiver that then trickles its
+        // body must not hold the worker, so the whole exchange races the timeout.
+        await withTaskGroup(of: WebhookResponse.self) { group in
+            group.addTask { await exchange(url: url, headers: headers, body: body, timeout: timeout) }
+            group.addTask {
+                try? await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
+                return WebhookResponse(statusCode: nil, error: "timed out")
+            }
+            let first = await group.next() ?? WebhookResponse(statusCode: nil, error: "timed out")
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private func exchange(url: String, headers: [(String, String)], body: [UInt8], timeout: TimeInterval) async -> WebhookResponse {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -75,11 +100,21 @@ struct HTTPWebhookTransport: WebhookTransport {
             }
             let retryAfter = response.headers.first(name: "retry-after").flatMap(TimeInterval.init)
             return WebhookResponse(
-                statusCode: Int(response.status.code), retryAfter: retryAfter,
-                excerpt: excerpt.isEmpty ? nil : String(decoding: excerpt, as: UTF8.self), error: nil)
+                statusCode: Int(response.status.code), retryAfter: retryAfter, excerpt: Self.excerpt(excerpt), error: nil)
         } catch {
             return WebhookResponse(statusCode: nil, retryAfter: nil, excerpt: nil, error: Self.describe(error))
         }
+    }
+
+    /// The answer's first bytes as text to keep: invalid UTF-8 replaced, control characters
+    /// (NUL, which PostgreSQL refuses in text, among them) dropped but for line breaks and tabs.
+    static func excerpt(_ bytes: [UInt8]) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var kept = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars where scalar.properties.generalCategory != .control || scalar == "\n" || scalar == "\t" {
+            kept.append(scalar)
+        }
+        return kept.isEmpty ? nil : String(kept)
     }
 
     static func describe(_ error: any Error) -> String {
@@ -103,6 +138,8 @@ struct WebhookDispatcher: Sendable {
     let policy: WebhookRetryPolicy
     let timeout: TimeInterval
     let now: @Sendable () -> Date
+    /// How long a claim lasts (longer than `timeout`).
+    var lease: TimeInterval?
     /// Deliveries claimed, and so sent at once, per round.
     var batch = 32
     var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
@@ -114,7 +151,7 @@ struct WebhookDispatcher: Sendable {
 
     /// Claims and sends one batch; returns what happened (nothing claimed: nothing is due).
     func runOnce() async throws -> Report {
-        let claimed = try await storage.claimDeliveries(limit: batch, lease: timeout + 30)
+        let claimed = try await storage.claimDeliveries(limit: batch, lease: lease ?? timeout + 30)
         guard !claimed.isEmpty else { return Report() }
         let attempts = try await withThrowingTaskGroup(of: RecordedAttempt.self) { group in
             for delivery in claimed { group.addTask { try await send(delivery) } }
@@ -134,27 +171,25 @@ struct WebhookDispatcher: Sendable {
 
     /// Sends one delivery; what happened and what follows from it.
     func send(_ delivery: ClaimedDelivery) async throws -> RecordedAttempt {
-        let body = try Self.body(delivery.event)
-        let timestamp = Int64(now().timeIntervalSince1970)
+        let body = delivery.body
+        let startedAt = now()
+        let timestamp = Int64(startedAt.timeIntervalSince1970)
         let headers = [
             ("content-type", "application/json"),
             ("user-agent", "Tally-Webhooks/1"),
-            ("webhook-id", delivery.event.id),
+            ("webhook-id", delivery.eventID),
             ("webhook-timestamp", String(timestamp)),
-            ("webhook-signature", WebhookSignature.header(id: delivery.event.id, timestamp: timestamp, body: body, secrets: delivery.secrets)),
+            ("webhook-signature", WebhookSignature.header(id: delivery.eventID, timestamp: timestamp, body: body, secrets: delivery.secrets)),
         ]
         let started = ContinuousClock.now
         let response = await transport.post(url: delivery.url, headers: headers, body: body, timeout: timeout)
         let elapsed = ContinuousClock.now - started
         let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
-        let result = AttemptResult(statusCode: response.statusCode, latencyMilliseconds: milliseconds, excerpt: response.excerpt, error: response.error)
+        let result = AttemptResult(
+            startedAt: startedAt, statusCode: response.statusCode, latencyMilliseconds: milliseconds, excerpt: response.excerpt, error: response.error)
         let gone = response.statusCode == 410
         let retry = result.delivered || gone ? nil : policy.delay(afterAttempts: delivery.attempts + 1, retryAfter: response.retryAfter, random: random())
         return RecordedAttempt(delivery: delivery, result: result, retryAfter: retry, disable: gone ? "the endpoint answered 410 Gone" : nil)
     }
 
-    /// The bytes posted: the event in Tally's JSON (snake_case keys, sorted), the same on every attempt.
-    static func body(_ event: TallyEvent) throws -> [UInt8] {
-        Array(try TallyAPI.encoder().encode(event))
-    }
 }

@@ -14,27 +14,29 @@ struct WebhookService: Service {
     let logger: Logger
 
     func run() async throws {
-        let client = HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5)), decompression: .disabled))
+        let client = HTTPWebhookTransport.client(batch: configuration.batch)
         var dispatcher = WebhookDispatcher(
             storage: storage, transport: HTTPWebhookTransport(client: client), policy: configuration.retry, timeout: configuration.timeout, now: now)
         dispatcher.batch = configuration.batch
+        dispatcher.lease = configuration.claimLease
         let worker = dispatcher
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                var busy = false
-                do {
-                    let report = try await worker.runOnce()
-                    busy = report.delivered + report.failedAttempts > 0
-                    if report.delivered > 0 { metrics.increment("tally_webhook_attempts_total", ["outcome": "delivered"], by: Int64(report.delivered)) }
-                    if report.failedAttempts > 0 {
-                        metrics.increment("tally_webhook_attempts_total", ["outcome": "failed"], by: Int64(report.failedAttempts))
-                    }
-                } catch {
-                    logger.warning("webhook delivery failed; the next round tries again", metadata: ["error": "\(error)"])
+        // A graceful shutdown ends the pause at once but lets the batch in flight finish (each
+        // request is bounded by the timeout), so that its attempts are recorded, not cut off.
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            var busy = false
+            do {
+                let report = try await worker.runOnce()
+                busy = report.delivered + report.failedAttempts > 0
+                if report.delivered > 0 { metrics.increment("tally_webhook_attempts_total", ["outcome": "delivered"], by: Int64(report.delivered)) }
+                if report.failedAttempts > 0 {
+                    metrics.increment("tally_webhook_attempts_total", ["outcome": "failed"], by: Int64(report.failedAttempts))
                 }
-                if !busy { try? await Task.sleep(for: configuration.pollInterval) }
+            } catch {
+                logger.warning("webhook delivery failed; the next round tries again", metadata: ["error": "\(error)"])
+            }
+            if !busy {
+                let pause = configuration.pollInterval
+                await cancelWhenGracefulShutdown { try? await Task.sleep(for: pause) }
             }
         }
         try? await client.shutdown()

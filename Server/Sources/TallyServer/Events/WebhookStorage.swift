@@ -42,7 +42,8 @@ public struct WebhookDelivery: Codable, Hashable, Sendable {
     public var eventID: String
     /// Its type.
     public var eventType: TallyEventType
-    /// `pending`, `delivered` or `failed` (every retry of the schedule failed).
+    /// `pending`, `delivered`, `failed` (every retry of the schedule failed) or `paused` (the
+    /// endpoint is disabled; enabling it makes the delivery pending again).
     public var status: String
     /// Attempts made.
     public var attempts: Int64
@@ -89,13 +90,19 @@ struct ClaimedDelivery: Sendable {
     var endpointID: String
     var url: String
     var secrets: [WebhookSecret]
-    var event: TallyEvent
+    /// The event's id (the `webhook-id`) and sequence.
+    var eventID: String
+    var sequence: Int64
+    /// What is posted: the event as it was written, the same bytes on every attempt.
+    var body: [UInt8]
     var attempts: Int64
     var claim: String
 }
 
 /// How an attempt ended, as the worker records it.
 struct AttemptResult: Sendable {
+    /// When the request was sent.
+    var startedAt: Date
     var statusCode: Int?
     var latencyMilliseconds: Int64
     var excerpt: String?
@@ -111,12 +118,14 @@ protocol WebhookStorage: Sendable {
     func endpoints() async throws -> [WebhookEndpoint]
     func endpoint(id: String) async throws -> WebhookEndpoint
     func updateEndpoint(id: String, change: WebhookEndpointChange) async throws -> WebhookEndpoint
-    /// Signs with `secret` from now on, and with the current one too until `overlap` has passed.
+    /// Signs with `secret` from now on, and with the current one too until `overlap` has passed;
+    /// refused while an earlier rotation's previous secret still signs.
     func rotateSecret(id: String, secret: WebhookSecret, overlap: TimeInterval) async throws -> WebhookEndpoint
     func deleteEndpoint(id: String) async throws
     func deliveries(endpointID: String, status: String?, limit: Int, cursor: Int64?) async throws -> WebhookDeliveryPage
     func attempts(endpointID: String, eventID: String) async throws -> [WebhookAttempt]
-    /// Makes the event due at once for the endpoint again (or for the first time), whatever its state.
+    /// Makes the event due at once for the endpoint again (or for the first time), whatever its
+    /// state; refused while the endpoint is disabled or a worker is sending the event.
     func replay(endpointID: String, eventID: String) async throws -> WebhookDelivery
     func events(after: Int64?, type: TallyEventType?, userID: String?, limit: Int) async throws -> TallyEventPage
     /// Claims up to `limit` due deliveries for `lease` seconds.

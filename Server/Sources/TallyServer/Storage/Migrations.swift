@@ -46,7 +46,9 @@ public enum Migrations {
     /// transaction as the change (an outbox, ordered by `seq`); the webhook endpoints with
     /// their event filters and secrets (the previous secret signs too until
     /// `previous_secret_until`); one delivery per endpoint and event (the primary key makes it
-    /// once), claimed by one worker at a time; and every attempt made.
+    /// once), claimed by one worker at a time; and every attempt made. Endpoint ids are not
+    /// foreign keys: a money write that queues a delivery never waits on, or fails with, an
+    /// endpoint being deleted (the delete removes its rows itself).
     static let events = Migration(
         name: "0004_events",
         sqlite: eventTables(autoIncrement: "INTEGER PRIMARY KEY AUTOINCREMENT"),
@@ -59,6 +61,7 @@ public enum Migrations {
                 seq \(autoIncrement),
                 id TEXT NOT NULL UNIQUE,
                 type TEXT NOT NULL,
+                version BIGINT NOT NULL,
                 user_id TEXT,
                 data TEXT NOT NULL,
                 created_at BIGINT NOT NULL
@@ -83,16 +86,16 @@ public enum Migrations {
             """,
             """
             CREATE TABLE webhook_endpoint_types (
-                endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+                endpoint_id TEXT NOT NULL,
                 type TEXT NOT NULL,
                 PRIMARY KEY (endpoint_id, type)
             )
             """,
             """
             CREATE TABLE webhook_deliveries (
-                endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+                endpoint_id TEXT NOT NULL,
                 event_seq BIGINT NOT NULL REFERENCES events(seq),
-                status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+                status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed', 'paused')),
                 attempts BIGINT NOT NULL DEFAULT 0,
                 next_attempt_at BIGINT NOT NULL,
                 claim TEXT,
@@ -108,7 +111,7 @@ public enum Migrations {
             """
             CREATE TABLE webhook_attempts (
                 id \(autoIncrement),
-                endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+                endpoint_id TEXT NOT NULL,
                 event_seq BIGINT NOT NULL,
                 attempted_at BIGINT NOT NULL,
                 status_code BIGINT,

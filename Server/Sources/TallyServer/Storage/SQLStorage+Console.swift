@@ -189,18 +189,13 @@ extension SQLStorage: ConsoleStorage {
             }
             guard expires > time else { throw TallyAPIError(.invalidRequest, "the grant must end in the future") }
             let id = UUID().uuidString.lowercased()
+            try await touchEntitlements(executor, user: userID, time: time, actor: actor)
             try await executor.execute(
                 """
                 INSERT INTO granted_entitlements (id, user_id, entitlement, expires_at, reason, granted_by, idempotency_key, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [.text(id), .text(userID), .text(entitlement), .int(expires), .text(reason), .text(actor), .text(idempotencyKey), .int(time)])
-            var data = TallyEventData(userID: userID)
-            data.entitlements = [entitlement]
-            data.expiresAt = Self.date(expires)
-            data.reason = reason
-            data.actor = actor
-            try await Outbox(executor: executor, now: time).emit(.entitlementGranted, data)
             try await Self.appendAudit(
                 executor, time: time, actor: actor, action: "grant_entitlement", target: userID, before: nil,
                 after: "{\"entitlement\":\"\(entitlement)\",\"until\":\"\(Self.isoText(expires))\",\"grant\":\"\(id)\"}", detail: reason)
@@ -222,6 +217,7 @@ extension SQLStorage: ConsoleStorage {
                 grant.replayed = true
                 return grant
             }
+            try await touchEntitlements(executor, user: userID, time: time, actor: actor)
             let changed = try await executor.execute(
                 "UPDATE granted_entitlements SET revoked_at = ?, revoked_by = ? WHERE id = ? AND revoked_at IS NULL",
                 [.int(time), .text(actor), .text(grantID)])
@@ -234,10 +230,6 @@ extension SQLStorage: ConsoleStorage {
                 first.replayed = true
                 return first
             }
-            var data = TallyEventData(userID: userID)
-            data.entitlements = [grant.entitlement]
-            data.actor = actor
-            try await Outbox(executor: executor, now: time).emit(.entitlementRemoved, data)
             try await Self.appendAudit(
                 executor, time: time, actor: actor, action: "revoke_entitlement", target: userID,
                 before: "{\"entitlement\":\"\(grant.entitlement)\",\"until\":\"\(Self.isoText(Self.millis(grant.expiresAt)))\",\"grant\":\"\(grantID)\"}",

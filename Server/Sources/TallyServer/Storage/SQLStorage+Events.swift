@@ -43,7 +43,6 @@ extension SQLStorage {
             let first = data.originalTransactionID == nil || data.originalTransactionID == transactionID
             try await outbox.emit(first ? .subscriptionStarted : .subscriptionRenewed, data)
         }
-        if !product.entitlements.isEmpty { try await outbox.emit(.entitlementGranted, data) }
     }
 
     /// The events of a refund or revocation that took back what a transaction granted.
@@ -59,7 +58,6 @@ extension SQLStorage {
         if let product, !product.entitlements.isEmpty { data.entitlements = product.entitlements }
         try await outbox.emit(.purchaseRefunded, data)
         if data.productKind == ProductKind.autoRenewable.rawValue { try await outbox.emit(.subscriptionRevoked, data) }
-        if data.entitlements != nil { try await outbox.emit(.entitlementRemoved, data) }
     }
 
     /// The subscription event an App Store notification brings beyond its transaction: a
@@ -91,5 +89,62 @@ extension SQLStorage {
         data.currency = currency
         data.amount = amount
         return data
+    }
+
+    // MARK: - Entitlements
+
+    /// Notes, before a change that may alter `user`'s access, which entitlements are active;
+    /// the write then says what changed (``emitEntitlementChanges(_:time:)``). Only the first
+    /// note of a transaction counts.
+    func touchEntitlements(
+        _ executor: any SQLExecutor, user: String, time: Int64, transactionID: String? = nil, actor: String? = nil
+    ) async throws {
+        guard let counting = executor as? EventCountingExecutor, !counting.hasTouched(user) else { return }
+        let before = try await activeEntitlements(executor, user: user, time: time)
+        counting.touch(user, .init(before: before, transactionID: transactionID, actor: actor))
+    }
+
+    /// Notes the access of a recorded transaction's owner, when its product brings entitlements.
+    func touchEntitlements(_ executor: any SQLExecutor, transactionID: String, time: Int64) async throws {
+        guard
+            let row = try await executor.query(
+                "SELECT user_id, product_id FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]
+            ).first, let user = row.optionalText("user_id"), bringsEntitlements(try row.text("product_id"))
+        else { return }
+        try await touchEntitlements(executor, user: user, time: time, transactionID: transactionID)
+    }
+
+    /// Whether a product brings entitlements, so that its changes may alter access.
+    func bringsEntitlements(_ productID: String) -> Bool {
+        !(catalog.product(productID)?.entitlements.isEmpty ?? true)
+    }
+
+    func activeEntitlements(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> Set<String> {
+        Set(try await entitlements(executor, user: user, time: time).filter(\.active).map(\.id))
+    }
+
+    /// At the end of a write: for each user whose access it may have changed, an
+    /// `entitlement.granted` for what became active and an `entitlement.removed` for what no
+    /// longer is. Nothing when access is what it was (a renewal of an active subscription, a
+    /// refund of an old period while a later one goes on).
+    func emitEntitlementChanges(_ executor: EventCountingExecutor, time: Int64) async throws {
+        for (user, touched) in executor.touchedUsers {
+            let after = try await activeEntitlements(executor, user: user, time: time)
+            guard after != touched.before else { continue }
+            var data = TallyEventData(userID: user)
+            data.transactionID = touched.transactionID
+            data.actor = touched.actor
+            let outbox = Outbox(executor: executor, now: time)
+            let gained = after.subtracting(touched.before)
+            if !gained.isEmpty {
+                data.entitlements = gained.sorted()
+                try await outbox.emit(.entitlementGranted, data)
+            }
+            let lost = touched.before.subtracting(after)
+            if !lost.isEmpty {
+                data.entitlements = lost.sorted()
+                try await outbox.emit(.entitlementRemoved, data)
+            }
+        }
     }
 }

@@ -29,7 +29,7 @@ extension SQLStorage {
             var outcome = NotificationOutcome.recorded
             var detail: String?
             if let renewal = notification.renewalInfo, let signed = payload.data?.signedRenewalInfo {
-                try await saveRenewalInfo(executor, renewal.payload, jws: signed)
+                try await saveRenewalInfo(executor, renewal.payload, jws: signed, time: time)
             }
             if let transaction = notification.transaction, let signed = payload.data?.signedTransactionInfo,
                 transaction.payload.transactionID != nil
@@ -68,8 +68,13 @@ extension SQLStorage {
     }
 
     /// Keeps the newest renewal info of a subscription (by its signed date), whatever order they come in.
-    func saveRenewalInfo(_ executor: any SQLExecutor, _ renewal: RenewalInfoPayload, jws: String) async throws {
+    func saveRenewalInfo(_ executor: any SQLExecutor, _ renewal: RenewalInfoPayload, jws: String, time: Int64) async throws {
         guard let original = renewal.originalTransactionID, let signed = renewal.signedDate else { return }
+        if let owner = try await executor.query(
+            "SELECT user_id, product_id FROM store_transactions WHERE original_transaction_id = ? AND user_id IS NOT NULL LIMIT 1", [.text(original)]
+        ).first, bringsEntitlements(try owner.text("product_id")) {
+            try await touchEntitlements(executor, user: try owner.text("user_id"), time: time)
+        }
         try await executor.execute(
             """
             INSERT INTO renewal_infos (original_transaction_id, signed_date, auto_renew, auto_renew_product_id, in_billing_retry,
@@ -101,6 +106,7 @@ extension SQLStorage {
             """,
             [.int(eventAt), .optional(reason.map { Int64($0.rawValue) }), .text(transactionID), .int(eventAt)])
         guard current == 1 else { return false }
+        try await touchEntitlements(executor, transactionID: transactionID, time: time)
         let claimed = try await executor.execute(
             "UPDATE store_transactions SET revoked = 1 WHERE transaction_id = ? AND revoked = 0", [.text(transactionID)])
         guard claimed == 1,
@@ -131,6 +137,7 @@ extension SQLStorage {
             """,
             [.int(eventAt), .text(transactionID), .int(eventAt)])
         guard current == 1 else { return false }
+        try await touchEntitlements(executor, transactionID: transactionID, time: time)
         let claimed = try await executor.execute(
             "UPDATE store_transactions SET revoked = 0 WHERE transaction_id = ? AND revoked = 1", [.text(transactionID)])
         guard claimed == 1,
@@ -154,12 +161,7 @@ extension SQLStorage {
         }
         var data = try await transactionEvent(executor, transactionID: transactionID)
         data.amounts = restored
-        let outbox = Outbox(executor: executor, now: time)
-        try await outbox.emit(.purchaseRefundReversed, data)
-        if let product = catalog.product(try row.text("product_id")), !product.entitlements.isEmpty {
-            data.entitlements = product.entitlements
-            try await outbox.emit(.entitlementGranted, data)
-        }
+        try await Outbox(executor: executor, now: time).emit(.purchaseRefundReversed, data)
         return true
     }
 

@@ -84,8 +84,20 @@ extension SQLStorage {
         if let existing = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first {
             var owner = existing.optionalText("user_id")
             if owner == nil, let presenter {
-                // Recorded before by a notification that could not tell whose it was: the presenter takes it.
-                try await bind(executor, transactionID: transactionID, to: presenter.id, binding: "first_presenter")
+                // Recorded before by a notification that could not tell whose it was: the presenter takes it,
+                // unless another presenter did at the same moment (the row lock made this one wait for it).
+                if bringsEntitlements(try existing.text("product_id")) {
+                    try await touchEntitlements(executor, user: presenter.id, time: time, transactionID: transactionID)
+                }
+                if try await bind(executor, transactionID: transactionID, to: presenter.id, binding: "first_presenter") == 0 {
+                    let winner = try await executor.query(
+                        "SELECT user_id FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]
+                    ).first?.optionalText("user_id")
+                    guard winner == presenter.id else {
+                        throw TallyAPIError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
+                    }
+                    return Recorded(granted: try await grantsOf(executor, transactionID: transactionID), firstDelivery: false, userID: winner)
+                }
                 owner = presenter.id
                 if try existing.int("revoked") == 0 {
                     try await grant(
@@ -122,6 +134,10 @@ extension SQLStorage {
 
         let product = catalog.product(payload.productID ?? "")
         let revoked = payload.revocationDate != nil
+        // The row counts toward the owner's subscriptions as soon as it is there: access before it.
+        if let owner, let product, !product.entitlements.isEmpty {
+            try await touchEntitlements(executor, user: owner, time: time, transactionID: transactionID)
+        }
         try await executor.execute(
             """
             INSERT INTO store_transactions (transaction_id, original_transaction_id, user_id, binding, product_id, product_kind,
@@ -157,7 +173,8 @@ extension SQLStorage {
         }
     }
 
-    func bind(_ executor: any SQLExecutor, transactionID: String, to userID: String, binding: String) async throws {
+    @discardableResult
+    func bind(_ executor: any SQLExecutor, transactionID: String, to userID: String, binding: String) async throws -> Int {
         try await executor.execute(
             "UPDATE store_transactions SET user_id = ?, binding = ? WHERE transaction_id = ? AND user_id IS NULL",
             [.text(userID), .text(binding), .text(transactionID)])
@@ -175,6 +192,7 @@ extension SQLStorage {
     /// Grants a recorded transaction's product × quantity, once (the `granted` flag is set in
     /// the same statement that checks it).
     func grant(_ executor: any SQLExecutor, time: Int64, transactionID: String, userID: String, productID: String, quantity: Int64) async throws {
+        if bringsEntitlements(productID) { try await touchEntitlements(executor, user: userID, time: time, transactionID: transactionID) }
         let claimed = try await executor.execute(
             "UPDATE store_transactions SET granted = 1 WHERE transaction_id = ? AND granted = 0", [.text(transactionID)])
         guard claimed == 1, let product = catalog.product(productID) else { return }

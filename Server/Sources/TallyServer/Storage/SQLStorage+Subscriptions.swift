@@ -71,7 +71,7 @@ extension SQLStorage {
     ) async throws {
         try Self.checkQuantity(transaction.payload)
         _ = try await write { executor, time in
-            if let renewal, let renewalJWS { try await saveRenewalInfo(executor, renewal.payload, jws: renewalJWS) }
+            if let renewal, let renewalJWS { try await saveRenewalInfo(executor, renewal.payload, jws: renewalJWS, time: time) }
             _ = try await record(executor, time: time, payload: transaction.payload, evidence: .jws(jws), presenter: nil)
             if let id = transaction.payload.transactionID, let revoked = transaction.payload.revocationDate {
                 _ = try await revoke(

@@ -11,10 +11,22 @@ extension SQLStorage: WebhookStorage {
             throw TallyAPIError(.invalidRequest, "url must be an absolute http or https URL of at most 2048 bytes, without credentials")
         }
         guard description.unicodeScalars.count <= 500 else { throw TallyAPIError(.invalidRequest, "description must be at most 500 characters") }
+        // NUL is no text to PostgreSQL; no URL or note needs a control character.
+        guard !(url + description).unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) else {
+            throw TallyAPIError(.invalidRequest, "url and description must not contain control characters")
+        }
+    }
+
+    /// Refuses event types this version does not know.
+    static func checkTypes(_ types: [TallyEventType]) throws(TallyAPIError) {
+        if let unknown = types.first(where: { !$0.isKnown }) {
+            throw TallyAPIError(.invalidRequest, "event_types: \(unknown.rawValue.prefix(64)) is not an event type")
+        }
     }
 
     func createEndpoint(url: String, description: String, eventTypes: [TallyEventType], secret: WebhookSecret) async throws -> WebhookEndpoint {
         try Self.checkEndpoint(url: url, description: description)
+        try Self.checkTypes(eventTypes)
         let id = "we_" + String(Outbox.newID().dropFirst(4))
         let types = Array(Set(eventTypes)).sorted { $0.rawValue < $1.rawValue }
         return try await write { executor, time in
@@ -54,7 +66,7 @@ extension SQLStorage: WebhookStorage {
         }
         let types = try await executor.query(
             "SELECT type FROM webhook_endpoint_types WHERE endpoint_id = ? ORDER BY type", [.text(id)]
-        ).compactMap { TallyEventType(rawValue: try $0.text("type")) }
+        ).map { TallyEventType(rawValue: try $0.text("type")) }
         return WebhookEndpoint(
             id: id, url: try row.text("url"), description: try row.text("description"), eventTypes: types,
             disabled: try row.int("disabled") == 1, disabledReason: row.optionalText("disabled_reason"),
@@ -66,6 +78,7 @@ extension SQLStorage: WebhookStorage {
         if change.url != nil || change.description != nil {
             try Self.checkEndpoint(url: change.url ?? "https://unchanged.invalid", description: change.description ?? "")
         }
+        try Self.checkTypes(change.eventTypes ?? [])
         return try await write { executor, time in
             _ = try await Self.endpoint(executor, id: id)
             if let url = change.url {
@@ -86,9 +99,10 @@ extension SQLStorage: WebhookStorage {
                     "UPDATE webhook_endpoints SET all_types = ?, updated_at = ? WHERE id = ?", [.int(unique.isEmpty ? 1 : 0), .int(time), .text(id)])
             }
             if let disabled = change.disabled {
-                try await executor.execute(
-                    "UPDATE webhook_endpoints SET disabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ?",
-                    [.int(disabled ? 1 : 0), .optional(disabled ? "disabled by an operator" : nil), .int(time), .text(id)])
+                let changed = try await executor.execute(
+                    "UPDATE webhook_endpoints SET disabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND disabled = ?",
+                    [.int(disabled ? 1 : 0), .optional(disabled ? "disabled by an operator" : nil), .int(time), .text(id), .int(disabled ? 0 : 1)])
+                if changed == 1 { try await Self.pause(executor, endpoint: id, disabled ? .pause : .resume, time: time) }
             }
             return try await Self.endpoint(executor, id: id)
         }
@@ -96,7 +110,12 @@ extension SQLStorage: WebhookStorage {
 
     func rotateSecret(id: String, secret: WebhookSecret, overlap: TimeInterval) async throws -> WebhookEndpoint {
         try await write { executor, time in
-            _ = try await Self.endpoint(executor, id: id)
+            let current = try await Self.endpoint(executor, id: id)
+            // A second rotation now would stop the first secret at once, under receivers that
+            // may not have moved yet (or a retried request would): one at a time.
+            if let until = current.previousSecretUntil, Self.millis(until) > time {
+                throw TallyAPIError(.conflict, "a rotation is under way: the previous secret signs until \(TallyAPI.timestamp(until))")
+            }
             try await executor.execute(
                 """
                 UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = ?, secret = ?, updated_at = ?
@@ -106,6 +125,22 @@ extension SQLStorage: WebhookStorage {
             var endpoint = try await Self.endpoint(executor, id: id)
             endpoint.secret = secret.text
             return endpoint
+        }
+    }
+
+    enum Pause { case pause, resume }
+
+    /// A disabled endpoint's pending deliveries wait as `paused` (so that no worker looks at
+    /// them); enabling it makes them due at once.
+    static func pause(_ executor: any SQLExecutor, endpoint: String, _ pause: Pause, time: Int64) async throws {
+        switch pause {
+        case .pause:
+            try await executor.execute(
+                "UPDATE webhook_deliveries SET status = 'paused' WHERE endpoint_id = ? AND status = 'pending'", [.text(endpoint)])
+        case .resume:
+            try await executor.execute(
+                "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ? WHERE endpoint_id = ? AND status = 'paused'",
+                [.int(time), .text(endpoint)])
         }
     }
 
@@ -121,8 +156,8 @@ extension SQLStorage: WebhookStorage {
     }
 
     func deliveries(endpointID: String, status: String?, limit: Int, cursor: Int64?) async throws -> WebhookDeliveryPage {
-        if let status, !["pending", "delivered", "failed"].contains(status) {
-            throw TallyAPIError(.invalidRequest, "status must be pending, delivered or failed")
+        if let status, !["pending", "delivered", "failed", "paused"].contains(status) {
+            throw TallyAPIError(.invalidRequest, "status must be pending, delivered, failed or paused")
         }
         return try await read { executor, _ in
             _ = try await Self.endpoint(executor, id: endpointID)
@@ -150,7 +185,7 @@ extension SQLStorage: WebhookStorage {
     static func delivery(_ row: SQLRow) throws -> WebhookDelivery {
         let status = try row.text("status")
         return WebhookDelivery(
-            eventID: try row.text("event_id"), eventType: TallyEventType(rawValue: try row.text("type")) ?? .purchaseGranted,
+            eventID: try row.text("event_id"), eventType: TallyEventType(rawValue: try row.text("type")),
             status: status, attempts: try row.int("attempts"),
             nextAttemptAt: status == "pending" ? date(try row.int("next_attempt_at")) : nil,
             deliveredAt: row.optionalInt("delivered_at").map(date), lastStatusCode: row.optionalInt("last_status_code"))
@@ -179,15 +214,20 @@ extension SQLStorage: WebhookStorage {
 
     func replay(endpointID: String, eventID: String) async throws -> WebhookDelivery {
         try await write { executor, time in
-            _ = try await Self.endpoint(executor, id: endpointID)
+            guard !(try await Self.endpoint(executor, id: endpointID)).disabled else {
+                throw TallyAPIError(.conflict, "endpoint \(endpointID) is disabled: enable it first")
+            }
             let seq = try await Self.eventSeq(executor, id: eventID)
-            try await executor.execute(
+            // A delivery a worker is sending now keeps its claim: replaying it would send it twice at once.
+            let changed = try await executor.execute(
                 """
                 INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at) VALUES (?, ?, 'pending', ?, ?)
                 ON CONFLICT (endpoint_id, event_seq) DO UPDATE SET status = 'pending', next_attempt_at = excluded.next_attempt_at,
                     claim = NULL, claimed_until = NULL
+                WHERE webhook_deliveries.claimed_until IS NULL OR webhook_deliveries.claimed_until < excluded.next_attempt_at
                 """,
                 [.text(endpointID), .int(seq), .int(time), .int(time)])
+            guard changed == 1 else { throw TallyAPIError(.conflict, "event \(eventID) is being sent to \(endpointID) now") }
             let row = try await executor.query(
                 """
                 SELECT d.*, e.id AS event_id, e.type FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
@@ -219,12 +259,28 @@ extension SQLStorage: WebhookStorage {
     }
 
     static func event(_ row: SQLRow) throws -> TallyEvent {
-        guard let type = TallyEventType(rawValue: try row.text("type")) else {
-            throw SQLDatabaseError(.decoding, "unknown event type \(try row.text("type"))")
-        }
-        return TallyEvent(
-            id: try row.text("id"), type: type, version: TallyEvent.version, sequence: try row.int("seq"),
+        TallyEvent(
+            id: try row.text("id"), type: TallyEventType(rawValue: try row.text("type")), version: Int(try row.int("version")), sequence: try row.int("seq"),
             timestamp: date(try row.int("created_at")), ordering: "unordered", data: try decode(TallyEventData.self, try row.text("data")))
+    }
+
+    /// The bytes an event is posted as: the envelope in Tally's JSON (sorted keys) around the
+    /// data exactly as it was written, so that no later version re-encodes an old event.
+    static func body(_ row: SQLRow) throws -> [UInt8] {
+        struct Envelope: Encodable {
+            var id: String
+            var ordering = "unordered"
+            var sequence: Int64
+            var timestamp: Date
+            var type: String
+            var version: Int64
+        }
+        let envelope = try TallyAPI.encoder().encode(
+            Envelope(
+                id: try row.text("id"), sequence: try row.int("seq"), timestamp: date(try row.int("created_at")), type: try row.text("type"),
+                version: try row.int("version")))
+        // "data" sorts before every other key: {"data":…, then the envelope's members.
+        return Array("{\"data\":".utf8) + Array(try row.text("data").utf8) + [UInt8(ascii: ",")] + Array(envelope.dropFirst())
     }
 
     func claimDeliveries(limit: Int, lease: TimeInterval) async throws -> [ClaimedDelivery] {
@@ -232,11 +288,22 @@ extension SQLStorage: WebhookStorage {
         // A look on a snapshot first: an idle worker polls without taking the write lock.
         let due = try await read { executor, time in
             try await executor.query(
-                "SELECT 1 AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? LIMIT 1", [.int(time)]
+                """
+                SELECT 1 AS due FROM webhook_deliveries
+                WHERE status = 'pending' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until < ?) LIMIT 1
+                """,
+                [.int(time), .int(time)]
             ).isEmpty == false
         }
         guard due else { return [] }
         return try await write { executor, time in
+            // Queued for an endpoint while it was being disabled: paused like the rest of its deliveries.
+            try await executor.execute(
+                """
+                UPDATE webhook_deliveries SET status = 'paused'
+                WHERE status = 'pending' AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE disabled = 1)
+                """,
+                [])
             // Due, and not claimed by a live worker; on PostgreSQL rows another worker is
             // claiming right now are skipped rather than waited for.
             let rows = try await executor.query(
@@ -268,8 +335,8 @@ extension SQLStorage: WebhookStorage {
                 }
                 claimed.append(
                     ClaimedDelivery(
-                        endpointID: endpointID, url: try row.text("url"), secrets: secrets, event: try Self.event(eventRow),
-                        attempts: try row.int("attempts"), claim: claim))
+                        endpointID: endpointID, url: try row.text("url"), secrets: secrets, eventID: try eventRow.text("id"), sequence: seq,
+                        body: try Self.body(eventRow), attempts: try row.int("attempts"), claim: claim))
             }
             return claimed
         }
@@ -285,15 +352,16 @@ extension SQLStorage: WebhookStorage {
     private static func record(_ executor: any SQLExecutor, _ attempt: RecordedAttempt, time: Int64) async throws {
         let delivery = attempt.delivery
         let result = attempt.result
+        // Kept only while the delivery is: an endpoint deleted meanwhile leaves nothing behind.
         try await executor.execute(
             """
             INSERT INTO webhook_attempts (endpoint_id, event_seq, attempted_at, status_code, latency_ms, response_excerpt, error)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE endpoint_id = ? AND event_seq = ?)
             """,
             [
-                .text(delivery.endpointID), .int(delivery.event.sequence), .int(time - result.latencyMilliseconds),
+                .text(delivery.endpointID), .int(delivery.sequence), .int(millis(result.startedAt)),
                 .optional(result.statusCode.map(Int64.init)), .int(result.latencyMilliseconds), .optional(result.excerpt),
-                .optional(result.error),
+                .optional(result.error), .text(delivery.endpointID), .int(delivery.sequence),
             ])
         let status = result.delivered ? "delivered" : attempt.retryAfter == nil ? "failed" : "pending"
         // Only the claim's holder moves the delivery on: a replay or a newer claim since stays.
@@ -305,12 +373,13 @@ extension SQLStorage: WebhookStorage {
             """,
             [
                 .text(status), .int(time + Int64((attempt.retryAfter ?? 0) * 1000)), .optional(result.statusCode.map(Int64.init)),
-                .optional(result.delivered ? time : nil), .text(delivery.endpointID), .int(delivery.event.sequence), .text(delivery.claim),
+                .optional(result.delivered ? time : nil), .text(delivery.endpointID), .int(delivery.sequence), .text(delivery.claim),
             ])
         if let disable = attempt.disable {
-            try await executor.execute(
-                "UPDATE webhook_endpoints SET disabled = 1, disabled_reason = ?, updated_at = ? WHERE id = ?",
+            let changed = try await executor.execute(
+                "UPDATE webhook_endpoints SET disabled = 1, disabled_reason = ?, updated_at = ? WHERE id = ? AND disabled = 0",
                 [.text(disable), .int(time), .text(delivery.endpointID)])
+            if changed == 1 { try await pause(executor, endpoint: delivery.endpointID, .pause, time: time) }
         }
     }
 }

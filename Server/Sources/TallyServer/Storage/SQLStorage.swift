@@ -43,7 +43,9 @@ public struct SQLStorage: TallyStorage {
                 let result = try await database.write { executor in
                     let executor = EventCountingExecutor(executor)
                     counting.executor = executor
-                    return try await work(executor, time)
+                    let value = try await work(executor, time)
+                    try await emitEntitlementChanges(executor, time: time)
+                    return value
                 }
                 if let eventsCommitted, let types = counting.executor?.types, !types.isEmpty { eventsCommitted(types) }
                 return result

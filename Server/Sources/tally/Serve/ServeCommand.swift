@@ -71,6 +71,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("webhook-poll-interval"), help: "Seconds between looks for due webhooks when none were due.")
     var webhookPollInterval: Double = 1
 
+    @Option(
+        name: .customLong("webhook-claim-lease"),
+        help: "Seconds a worker keeps the deliveries it claimed before another instance may take them (default: the timeout + 30).")
+    var webhookClaimLease: Double?
+
     @Flag(name: .customLong("no-webhook-delivery"), help: "Run no webhook delivery worker in this instance (another one delivers).")
     var noWebhookDelivery = false
 
@@ -223,10 +228,16 @@ struct ServeCommand: AsyncParsableCommand {
     func webhookDelivery() throws -> WebhookDeliveryConfiguration {
         var delivery = WebhookDeliveryConfiguration()
         guard webhookTimeout > 0, webhookTimeout <= 300 else { throw ValidationError("--webhook-timeout must be above 0 and at most 300 seconds") }
-        guard webhookPollInterval > 0, webhookPollInterval <= 3600 else {
-            throw ValidationError("--webhook-poll-interval must be above 0 and at most 3600 seconds")
+        guard webhookPollInterval >= 0.01, webhookPollInterval <= 3600 else {
+            throw ValidationError("--webhook-poll-interval must be 0.01 to 3600 seconds")
         }
         delivery.timeout = webhookTimeout
+        if let webhookClaimLease {
+            guard webhookClaimLease > webhookTimeout, webhookClaimLease <= 3600 else {
+                throw ValidationError("--webhook-claim-lease must be longer than --webhook-timeout and at most 3600 seconds")
+            }
+            delivery.lease = webhookClaimLease
+        }
         delivery.pollInterval = .milliseconds(Int64(webhookPollInterval * 1000))
         if let webhookRetryDelays {
             let delays = webhookRetryDelays.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }

@@ -28,7 +28,7 @@ import Testing
 
             // The secret is shown once.
             let listed = try API.json(try await Self.send(client, .get, "/v1/admin/webhooks"))["endpoints"] as? [[String: Any]]
-            #expect(listed?.count == 1 && listed?.first?["secret"] == nil)
+            #expect(listed?.count == 1 && listed?.first?["secret"] == nil && listed?.first?["url"] as? String == "https://hooks.example.com/t")
             #expect(try API.decode(WebhookEndpoint.self, try await Self.send(client, .get, "/v1/admin/webhooks/\(endpoint.id)")).secret == nil)
 
             let changed = try API.decode(
@@ -38,9 +38,15 @@ import Testing
 
             let rotated = try API.decode(WebhookEndpoint.self, try await Self.send(client, .post, "/v1/admin/webhooks/\(endpoint.id)/rotate-secret", "{}"))
             #expect(rotated.secret != nil && rotated.secret != secret && rotated.previousSecretUntil != nil)
+            // One rotation at a time: the first one's previous secret still signs.
+            let again = try await Self.send(client, .post, "/v1/admin/webhooks/\(endpoint.id)/rotate-secret")
+            #expect(again.status == .conflict && API.errorCode(again) == "conflict")
+            // A secret of the team's own, on another endpoint; no body is a random one.
+            let other = try API.decode(
+                WebhookEndpoint.self, try await Self.send(client, .post, "/v1/admin/webhooks", #"{"url":"https://other.example.com/"}"#))
             let own = "whsec_" + Data(repeating: 9, count: 40).base64EncodedString()
             let chosen = try API.decode(
-                WebhookEndpoint.self, try await Self.send(client, .post, "/v1/admin/webhooks/\(endpoint.id)/rotate-secret", #"{"secret":"\#(own)"}"#))
+                WebhookEndpoint.self, try await Self.send(client, .post, "/v1/admin/webhooks/\(other.id)/rotate-secret", #"{"secret":"\#(own)"}"#))
             #expect(chosen.secret == own)
 
             // Disabled: a new user's event is not queued for it.
@@ -122,6 +128,27 @@ import Testing
             }
             let unchanged = try API.decode(WebhookEndpoint.self, try await Self.send(client, .get, "/v1/admin/webhooks/\(endpoint.id)"))
             #expect(unchanged.url == "https://hooks.example.com/" && !unchanged.disabled && unchanged.updatedAt == endpoint.updatedAt)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func controlCharactersAreRefusedNotA500(backend: Backend) async throws {
+        let api = try await API(backend)
+        try await api.test { client in
+            // Query values and JSON strings are decoded: a NUL there is refused.
+            for (method, path, body) in [
+                (HTTPRequest.Method.get, "/v1/admin/events?user_id=%00", nil),
+                (.post, "/v1/admin/webhooks", #"{"url":"https://hooks.example.com/","description":"a\u0000b"}"#),
+                (.post, "/v1/admin/webhooks", #"{"url":"https://hooks.example.com/\u0000"}"#),
+            ] as [(HTTPRequest.Method, String, String?)] {
+                let response = try await Self.send(client, method, path, body)
+                #expect(response.status == .badRequest, "\(path): \(String(buffer: response.body))")
+            }
+            // Path segments are not percent-decoded: "%00" is three characters, and nobody's id.
+            for path in ["/v1/admin/webhooks/%00", "/v1/admin/users/a%00b", "/v1/admin/webhooks/we_none/deliveries/evt%01/replay"] {
+                let response = try await Self.send(client, path.hasSuffix("replay") ? .post : .get, path)
+                #expect(response.status == .notFound, "\(path): \(String(buffer: response.body))")
+            }
         }
     }
 }

@@ -109,6 +109,9 @@ final class ScriptedReceiver: WebhookTransport, @unchecked Sendable {
         #expect(request.headers["webhook-timestamp"] == String(Int64(harness.clock.now.timeIntervalSince1970)))
         #expect(Self.verifies(request, secret: try #require(endpoint.secret)))
         #expect(!Self.verifies(request, secret: WebhookSecret.generate().text))
+        // The bytes posted are the event as GET /v1/admin/events lists it.
+        let listed = try #require(try await harness.storage.events(after: nil, type: nil, userID: nil, limit: 1).events.first)
+        #expect(request.body == Array(try TallyAPI.encoder().encode(listed)))
         let page = try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
         #expect(page.deliveries.map(\.status) == ["delivered"])
         let attempts = try await harness.storage.attempts(endpointID: endpoint.id, eventID: request.event.id)
@@ -266,11 +269,11 @@ final class ScriptedReceiver: WebhookTransport, @unchecked Sendable {
         #expect(try await Self.drain(Self.dispatcher(harness, receiver)) == WebhookDispatcher.Report())
         try await harness.advance(by: .seconds(46))
         #expect(try await Self.drain(Self.dispatcher(harness, receiver)).delivered == 1)
-        #expect(receiver.requests.first?.headers["webhook-id"] == claimed[0].event.id)
+        #expect(receiver.requests.first?.headers["webhook-id"] == claimed[0].eventID)
         // The dead worker's late record does not undo the delivery.
         try await harness.storage.recordAttempts([
             RecordedAttempt(
-                delivery: claimed[0], result: AttemptResult(statusCode: 500, latencyMilliseconds: 3, excerpt: nil, error: nil), retryAfter: 5,
+                delivery: claimed[0], result: AttemptResult(startedAt: harness.clock.now, statusCode: 500, latencyMilliseconds: 3), retryAfter: 5,
                 disable: nil)
         ])
         let delivery = try #require(try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 1, cursor: nil).deliveries.first)
@@ -293,6 +296,95 @@ final class ScriptedReceiver: WebhookTransport, @unchecked Sendable {
         #expect(try await harness.storage.events(after: nil, type: nil, userID: nil, limit: 10).events.count == 1)
     }
 
+    @Test(arguments: Backend.available)
+    func aDisabledEndpointsDeliveriesWaitPausedAndResumeWhenEnabled(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        _ = try await harness.user()
+        _ = try await harness.storage.updateEndpoint(id: endpoint.id, change: WebhookEndpointChange(disabled: true))
+        _ = try await harness.user()  // queued for nobody: the endpoint is disabled
+        let receiver = ScriptedReceiver()
+        #expect(try await Self.drain(Self.dispatcher(harness, receiver)) == WebhookDispatcher.Report())
+        var page = try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
+        #expect(page.deliveries.map(\.status) == ["paused"])
+        await #expect(throws: TallyAPIError.self) { _ = try await harness.storage.replay(endpointID: endpoint.id, eventID: page.deliveries[0].eventID) }
+        _ = try await harness.storage.updateEndpoint(id: endpoint.id, change: WebhookEndpointChange(disabled: false))
+        #expect(try await Self.drain(Self.dispatcher(harness, receiver)).delivered == 1)
+        page = try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
+        #expect(page.deliveries.map(\.status) == ["delivered"])
+    }
+
+    @Test(arguments: Backend.available)
+    func aSecondRotationWaitsForTheFirstToEnd(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        _ = try await harness.storage.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400)
+        await #expect(throws: TallyAPIError.self) { _ = try await harness.storage.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400) }
+        try await harness.advance(by: .seconds(86_401))
+        _ = try await harness.storage.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400)
+    }
+
+    @Test(arguments: Backend.available)
+    func anEventBeingSentIsNotReplayedTwiceAtOnce(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        _ = try await harness.user()
+        let claimed = try await harness.storage.claimDeliveries(limit: 1, lease: 45)
+        let error = await #expect(throws: TallyAPIError.self) {
+            _ = try await harness.storage.replay(endpointID: endpoint.id, eventID: claimed[0].eventID)
+        }
+        #expect(error?.code == .conflict)
+    }
+
+    @Test(arguments: Backend.available)
+    func anAnswerWithNulAndBinaryIsKeptAsText(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        _ = try await harness.user()
+        let excerpt = HTTPWebhookTransport.excerpt([0x1F, 0x8B, 0x00, 0x41, 0x0A, 0xFF, 0x42])
+        #expect(excerpt == "\u{FFFD}A\n\u{FFFD}B")
+        let receiver = ScriptedReceiver { _, _ in WebhookResponse(statusCode: 500, excerpt: excerpt) }
+        #expect(try await Self.drain(Self.dispatcher(harness, receiver)).failedAttempts == 1)
+        let delivery = try #require(try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 1, cursor: nil).deliveries.first)
+        #expect(try await harness.storage.attempts(endpointID: endpoint.id, eventID: delivery.eventID).first?.responseExcerpt == excerpt)
+    }
+
+    @Test(arguments: Backend.available)
+    func anEndpointDeletedWhileItsDeliveryIsInFlightLosesNothingElse(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let doomed = try await harness.storage.createEndpoint(url: "https://doomed.example.com/", description: "", eventTypes: [], secret: .generate())
+        let kept = try await harness.storage.createEndpoint(url: "https://kept.example.com/", description: "", eventTypes: [], secret: .generate())
+        _ = try await harness.user()
+        let claimed = try await harness.storage.claimDeliveries(limit: 10, lease: 45)
+        #expect(claimed.count == 2)
+        try await harness.storage.deleteEndpoint(id: doomed.id)
+        try await harness.storage.recordAttempts(
+            claimed.map {
+                RecordedAttempt(
+                    delivery: $0, result: AttemptResult(startedAt: harness.clock.now, statusCode: 200, latencyMilliseconds: 4), retryAfter: nil,
+                    disable: nil)
+            })
+        let page = try await harness.storage.deliveries(endpointID: kept.id, status: nil, limit: 10, cursor: nil)
+        #expect(page.deliveries.map(\.status) == ["delivered"])
+        let orphans = try await harness.database.read { executor in
+            try await executor.query("SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?", [.text(doomed.id)])[0].int("n")
+        }
+        #expect(orphans == 0)
+    }
+
+    @Test(arguments: Backend.available)
+    func aMoneyWriteDoesNotWaitForOrFailOnAnEndpointBeingDeleted(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        for index in 0..<5 {
+            let endpoint = try await harness.storage.createEndpoint(
+                url: "https://hooks\(index).example.com/", description: "", eventTypes: [], secret: .generate())
+            async let deleted: Void = harness.storage.deleteEndpoint(id: endpoint.id)
+            async let user = harness.user()
+            _ = try await (deleted, user)
+        }
+        try await harness.checkInvariants()
+    }
+
     @Test func theHTTPTransportReadsAnswersTimesOutAndFollowsNoRedirect() async throws {
         let router = Router()
         router.post("ok") { _, _ in "fine" }
@@ -304,23 +396,38 @@ final class ScriptedReceiver: WebhookTransport, @unchecked Sendable {
             return "late"
         }
         router.post("moved") { _, _ -> Response in Response(status: .found, headers: [.location: "/ok"]) }
+        router.post("trickle") { _, _ -> Response in
+            // The head at once, then a body that takes longer than the timeout.
+            Response(
+                status: .ok,
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: "a"))
+                    try await Task.sleep(for: .seconds(3))
+                    try await writer.write(ByteBuffer(string: "b"))
+                    try await writer.finish(nil)
+                })
+        }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)
             let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
             let transport = HTTPWebhookTransport(client: http)
-            func post(_ path: String) async -> WebhookResponse {
+            func post(_ path: String, timeout: TimeInterval = 30) async -> WebhookResponse {
                 await transport.post(
-                    url: "http://127.0.0.1:\(port)/\(path)", headers: [("content-type", "application/json")], body: Array("{}".utf8), timeout: 1)
+                    url: "http://127.0.0.1:\(port)/\(path)", headers: [("content-type", "application/json")], body: Array("{}".utf8), timeout: timeout)
             }
             let ok = await post("ok")
             #expect(ok.statusCode == 200 && ok.excerpt == "fine")
             let busy = await post("busy")
             #expect(busy.statusCode == 503 && busy.retryAfter == 120 && busy.excerpt == "later")
-            let slow = await post("slow")
+            let slow = await post("slow", timeout: 1)
             #expect(slow.statusCode == nil && slow.error == "timed out")
             let moved = await post("moved")
             #expect(moved.statusCode == 302)
+            // The head came at once: only a deadline over the whole exchange says "timed out"
+            // (without it the answer would be 200 "ab", after the body's 3 s).
+            let trickle = await post("trickle", timeout: 1)
+            #expect(trickle.statusCode == nil && trickle.error == "timed out")
             let refused = await transport.post(url: "http://127.0.0.1:1/", headers: [], body: [], timeout: 1)
             #expect(refused.statusCode == nil && refused.error != nil)
             try await http.shutdown()

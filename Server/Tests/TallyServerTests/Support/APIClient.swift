@@ -35,7 +35,8 @@ struct API: Sendable {
     }
 
     /// The configuration of the tests' servers: the harness's clock and verifier, the test
-    /// secret key, no sweeper (tests expire reservations by moving the clock).
+    /// secret key, no sweeper (tests expire reservations by moving the clock), no webhook
+    /// delivery worker (the delivery tests run one by hand).
     static func configuration(harness: Harness, catalog: TallyCatalog = Harness.catalog, database: any SQLDatabase) -> ServerConfiguration {
         var configuration = ServerConfiguration(database: .opened(database), catalog: catalog)
         let clock = harness.clock
@@ -43,6 +44,7 @@ struct API: Sendable {
         configuration.verifier = harness.verifier
         configuration.secretKey = secret
         configuration.reservationSweepInterval = nil
+        configuration.webhookDelivery = nil
         configuration.logger.logLevel = .warning
         return configuration
     }

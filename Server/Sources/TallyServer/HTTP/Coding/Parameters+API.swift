@@ -3,11 +3,14 @@ import Hummingbird
 /// The API's path and query parameters, read strictly: anything out of range is 400
 /// `invalid_request` naming the parameter, never a silent default.
 extension Parameters {
-    /// A resource's identifier from the path: 1 to 128 characters.
+    /// A resource's identifier from the path: 1 to 128 characters, none a control character
+    /// (a percent-encoded NUL is no text to PostgreSQL).
     /// - Throws: ``TallyAPIError`` `invalid_request` otherwise.
     func identifier(_ name: String) throws -> String {
-        guard let value = get(name), !value.isEmpty, value.unicodeScalars.count <= 128 else {
-            throw TallyAPIError(.invalidRequest, "\(name) must be 1 to 128 characters")
+        guard let value = get(name), !value.isEmpty, value.unicodeScalars.count <= 128,
+            !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw TallyAPIError(.invalidRequest, "\(name) must be 1 to 128 characters, none of them a control character")
         }
         return value
     }

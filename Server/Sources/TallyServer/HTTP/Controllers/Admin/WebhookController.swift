@@ -78,7 +78,9 @@ struct WebhookController {
     }
 
     func rotate(_ request: Request, context: AdminRequestContext) async throws -> WebhookEndpoint {
-        let body = try await request.decode(as: RotateBody.self, context: context)
+        // Every member is optional, so no body at all is a rotation to a new random secret.
+        let bytes = try await TallyRequestDecoder.body(of: request, upTo: context.maxUploadSize)
+        let body = bytes.readableBytes == 0 ? RotateBody() : try TallyRequestDecoder().decode(RotateBody.self, from: bytes)
         return try await storage.rotateSecret(
             id: context.parameters.identifier("id"), secret: try Self.secret(body.secret), overlap: rotationOverlap)
     }
@@ -106,7 +108,7 @@ struct WebhookController {
         let query = request.uri.queryParameters
         var type: TallyEventType?
         if let text = query.string("type") {
-            guard let known = TallyEventType(rawValue: text) else { throw TallyAPIError(.invalidRequest, "type is not an event type") }
+            guard let known = TallyEventType(known: text) else { throw TallyAPIError(.invalidRequest, "type is not an event type") }
             type = known
         }
         var after: Int64?
@@ -115,7 +117,9 @@ struct WebhookController {
             after = value
         }
         let user = query.string("user_id")
-        if let user, user.isEmpty || user.unicodeScalars.count > 128 { throw TallyAPIError(.invalidRequest, "user_id must be 1 to 128 characters") }
+        if let user, user.isEmpty || user.unicodeScalars.count > 128 || user.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw TallyAPIError(.invalidRequest, "user_id must be 1 to 128 characters, none of them a control character")
+        }
         return try await storage.events(after: after, type: type, userID: user, limit: try query.pageSize(maximum: 1000))
     }
 }
