@@ -304,82 +304,102 @@ extension SQLStorage: WebhookStorage {
                 WHERE status = 'pending' AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE disabled = 1)
                 """,
                 [])
-            // Due, and not claimed by a live worker; on PostgreSQL rows another worker is
-            // claiming right now are skipped rather than waited for.
+            // One statement claims the batch: due, and not claimed by a live worker; on
+            // PostgreSQL rows another worker is claiming right now are skipped, not waited for.
+            let claim = UUID().uuidString
+            try await executor.execute(
+                """
+                UPDATE webhook_deliveries SET claim = ?, claimed_until = ?
+                WHERE (endpoint_id, event_seq) IN (
+                    SELECT d.endpoint_id, d.event_seq FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                    WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.disabled = 0
+                        AND (d.claimed_until IS NULL OR d.claimed_until < ?)
+                    ORDER BY d.next_attempt_at LIMIT ?\(skipLocked))
+                """,
+                [.text(claim), .int(time + Int64(lease * 1000)), .int(time), .int(time), .int(Int64(limit))])
             let rows = try await executor.query(
                 """
-                SELECT d.endpoint_id, d.event_seq, d.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until
-                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.disabled = 0
-                    AND (d.claimed_until IS NULL OR d.claimed_until < ?)
-                ORDER BY d.next_attempt_at LIMIT ?\(skipLocked)
+                SELECT d.endpoint_id, d.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until,
+                    e.seq, e.id, e.type, e.version, e.data, e.created_at
+                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.seq = d.event_seq
+                WHERE d.claim = ?
+                ORDER BY d.next_attempt_at, e.seq
                 """,
-                [.int(time), .int(time), .int(Int64(limit))])
-            var claimed: [ClaimedDelivery] = []
-            for row in rows {
-                let claim = UUID().uuidString
-                let endpointID = try row.text("endpoint_id")
-                let seq = try row.int("event_seq")
-                // Another worker may have claimed it since the read (SQLite readers, a lease
-                // that ran out): the condition decides.
-                let won = try await executor.execute(
-                    """
-                    UPDATE webhook_deliveries SET claim = ?, claimed_until = ?
-                    WHERE endpoint_id = ? AND event_seq = ? AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < ?)
-                    """,
-                    [.text(claim), .int(time + Int64(lease * 1000)), .text(endpointID), .int(seq), .int(time)])
-                guard won == 1, let eventRow = try await executor.query("SELECT * FROM events WHERE seq = ?", [.int(seq)]).first else { continue }
+                [.text(claim)])
+            return try rows.map { row in
                 var secrets = [WebhookSecret(try row.text("secret"))].compactMap { $0 }
                 if let previous = row.optionalText("previous_secret").flatMap(WebhookSecret.init), (row.optionalInt("previous_secret_until") ?? 0) > time {
                     secrets.append(previous)
                 }
-                claimed.append(
-                    ClaimedDelivery(
-                        endpointID: endpointID, url: try row.text("url"), secrets: secrets, eventID: try eventRow.text("id"), sequence: seq,
-                        body: try Self.body(eventRow), attempts: try row.int("attempts"), claim: claim))
+                return ClaimedDelivery(
+                    endpointID: try row.text("endpoint_id"), url: try row.text("url"), secrets: secrets, eventID: try row.text("id"),
+                    sequence: try row.int("seq"), body: try Self.body(row), attempts: try row.int("attempts"), claim: claim)
             }
-            return claimed
         }
     }
 
     func recordAttempts(_ attempts: [RecordedAttempt]) async throws {
         guard !attempts.isEmpty else { return }
         try await write { executor, time in
-            for attempt in attempts { try await Self.record(executor, attempt, time: time) }
-        }
-    }
-
-    private static func record(_ executor: any SQLExecutor, _ attempt: RecordedAttempt, time: Int64) async throws {
-        let delivery = attempt.delivery
-        let result = attempt.result
-        // Kept only while the delivery is: an endpoint deleted meanwhile leaves nothing behind.
-        try await executor.execute(
-            """
-            INSERT INTO webhook_attempts (endpoint_id, event_seq, attempted_at, status_code, latency_ms, response_excerpt, error)
-            SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE endpoint_id = ? AND event_seq = ?)
-            """,
-            [
-                .text(delivery.endpointID), .int(delivery.sequence), .int(millis(result.startedAt)),
-                .optional(result.statusCode.map(Int64.init)), .int(result.latencyMilliseconds), .optional(result.excerpt),
-                .optional(result.error), .text(delivery.endpointID), .int(delivery.sequence),
-            ])
-        let status = result.delivered ? "delivered" : attempt.retryAfter == nil ? "failed" : "pending"
-        // Only the claim's holder moves the delivery on: a replay or a newer claim since stays.
-        try await executor.execute(
-            """
-            UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_status_code = ?,
-                delivered_at = ?, claim = NULL, claimed_until = NULL
-            WHERE endpoint_id = ? AND event_seq = ? AND claim = ?
-            """,
-            [
-                .text(status), .int(time + Int64((attempt.retryAfter ?? 0) * 1000)), .optional(result.statusCode.map(Int64.init)),
-                .optional(result.delivered ? time : nil), .text(delivery.endpointID), .int(delivery.sequence), .text(delivery.claim),
-            ])
-        if let disable = attempt.disable {
-            let changed = try await executor.execute(
-                "UPDATE webhook_endpoints SET disabled = 1, disabled_reason = ?, updated_at = ? WHERE id = ? AND disabled = 0",
-                [.text(disable), .int(time), .text(delivery.endpointID)])
-            if changed == 1 { try await pause(executor, endpoint: delivery.endpointID, .pause, time: time) }
+            // A few statements for the whole batch, not a few per delivery: every attempt in one
+            // insert, then the deliveries moved on in groups that end the same way.
+            let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: attempts.count).joined(separator: ", ")
+            try await executor.execute(
+                """
+                INSERT INTO webhook_attempts (endpoint_id, event_seq, attempted_at, status_code, latency_ms, response_excerpt, error)
+                VALUES \(rows)
+                """,
+                attempts.flatMap { attempt -> [SQLValue] in
+                    let result = attempt.result
+                    return [
+                        .text(attempt.delivery.endpointID), .int(attempt.delivery.sequence), .int(Self.millis(result.startedAt)),
+                        .optional(result.statusCode.map(Int64.init)), .int(result.latencyMilliseconds), .optional(result.excerpt),
+                        .optional(result.error),
+                    ]
+                })
+            // An endpoint deleted while its deliveries were in flight keeps no attempts.
+            let endpoints = Array(Set(attempts.map(\.delivery.endpointID))).sorted()
+            try await executor.execute(
+                """
+                DELETE FROM webhook_attempts WHERE endpoint_id IN (\(Array(repeating: "?", count: endpoints.count).joined(separator: ", ")))
+                    AND endpoint_id NOT IN (SELECT id FROM webhook_endpoints)
+                """,
+                endpoints.map { .text($0) })
+            struct Outcome: Hashable {
+                var status: String
+                var next: Int64
+                var code: Int64?
+                var delivered: Int64?
+                var claim: String
+            }
+            var groups: [Outcome: [ClaimedDelivery]] = [:]
+            for attempt in attempts {
+                let result = attempt.result
+                let outcome = Outcome(
+                    status: result.delivered ? "delivered" : attempt.retryAfter == nil ? "failed" : "pending",
+                    next: time + Int64((attempt.retryAfter ?? 0) * 1000), code: result.statusCode.map(Int64.init),
+                    delivered: result.delivered ? time : nil, claim: attempt.delivery.claim)
+                groups[outcome, default: []].append(attempt.delivery)
+            }
+            for (outcome, deliveries) in groups {
+                // Only the claim's holder moves a delivery on: a replay or a newer claim since stays.
+                let keys = Array(repeating: "(?, ?)", count: deliveries.count).joined(separator: ", ")
+                try await executor.execute(
+                    """
+                    UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_status_code = ?,
+                        delivered_at = ?, claim = NULL, claimed_until = NULL
+                    WHERE claim = ? AND (endpoint_id, event_seq) IN (VALUES \(keys))
+                    """,
+                    [.text(outcome.status), .int(outcome.next), .optional(outcome.code), .optional(outcome.delivered), .text(outcome.claim)]
+                        + deliveries.flatMap { [SQLValue.text($0.endpointID), .int($0.sequence)] })
+            }
+            for attempt in attempts {
+                guard let disable = attempt.disable else { continue }
+                let changed = try await executor.execute(
+                    "UPDATE webhook_endpoints SET disabled = 1, disabled_reason = ?, updated_at = ? WHERE id = ? AND disabled = 0",
+                    [.text(disable), .int(time), .text(attempt.delivery.endpointID)])
+                if changed == 1 { try await Self.pause(executor, endpoint: attempt.delivery.endpointID, .pause, time: time) }
+            }
         }
     }
 }
