@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 import TallyCore
 import TallySQL
@@ -83,10 +84,19 @@ enum InProcessServer {
         configuration.testRoots = [authority.root]
         configuration.logger = logger
         configure(&configuration)
+        return try await running(
+            logger: logger, { onServerRunning in try await buildApplication(configuration: configuration, onServerRunning: onServerRunning) },
+            body)
+    }
+
+    /// Runs an application made by `makeApplication` (given the callback that learns its port)
+    /// while `body` runs with the port, then stops it gracefully.
+    static func running<T: Sendable, App: Service>(
+        logger: Logger, _ makeApplication: (@escaping @Sendable (any Channel) async -> Void) async throws -> App,
+        _ body: @escaping @Sendable (_ port: Int) async throws -> T
+    ) async throws -> T {
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-        let app = try await buildApplication(configuration: configuration) { channel in
-            portContinuation.yield(channel.localAddress?.port ?? 0)
-        }
+        let app = try await makeApplication { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }
 
         // No signal handlers: the benchmark stops its server itself, gracefully, when done.
         let server = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))

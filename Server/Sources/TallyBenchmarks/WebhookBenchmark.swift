@@ -4,7 +4,6 @@ import Hummingbird
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-import ServiceLifecycle
 public import TallyCore
 import TallySQL
 public import TallyServer
@@ -131,27 +130,13 @@ public enum WebhookBenchmark {
             tally.record(context.parameters.get("round") ?? "", id: id, body: body)
             return .noContent
         }
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = Application(
-            router: router, configuration: .init(address: .hostname(InProcessServer.host, port: 0)),
-            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask {
-                defer { continuation.finish() }
-                try await group.run()
-            }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next(), port > 0 else {
-                await group.triggerGracefulShutdown()
-                throw Failure(description: "the receiver did not start")
-            }
-            let outcome: Swift.Result<T, any Error>
-            do { outcome = .success(try await body(port)) } catch { outcome = .failure(error) }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-            return try outcome.get()
-        }
+        return try await InProcessServer.running(
+            logger: logger,
+            { onServerRunning in
+                Application(
+                    router: router, configuration: .init(address: .hostname(InProcessServer.host, port: 0)), onServerRunning: onServerRunning,
+                    logger: logger)
+            }, body)
     }
 
     static func rounds(
