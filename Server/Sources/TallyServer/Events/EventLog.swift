@@ -4,8 +4,9 @@ import TallyCore
 /// Appends every event to a JSON-lines file, one line each, in sequence order: a sink for
 /// analytics tools that read files. The file is its own bookmark: on start the last line that
 /// is a whole event says where to go on (anything after it, a line cut short by a crash, is
-/// removed), so a restart neither skips nor repeats an event. A file moved away (log rotation)
-/// is made again, and the log goes on from where it was.
+/// removed), so a restart neither skips nor repeats an event. A file moved away or emptied
+/// (log rotation) goes on from where it was: the bookmark is also kept beside it
+/// (`FILE.cursor`), for when the file has no line to read it from.
 ///
 /// Sequence numbers can have gaps: on PostgreSQL a number is taken before its transaction
 /// commits (or rolls back, leaving the gap for ever), so a later number can be visible first.
@@ -34,19 +35,22 @@ final class EventLog: @unchecked Sendable {
         self.storage = storage
         self.gapWait = gapWait
         self.now = now
-        cursor = try Self.recover(path)
+        // The file's last line when it has one; the bookmark beside it when it is empty.
+        let saved = (try? String(contentsOfFile: path + ".cursor", encoding: .utf8)).flatMap { Int64($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        cursor = try Self.recover(path) ?? saved ?? 0
     }
 
-    /// The sequence of the last whole event in the file, after cutting off whatever follows it.
-    static func recover(_ path: String) throws -> Int64 {
+    /// The sequence of the last whole event in the file, after cutting off whatever follows
+    /// it; nil for an empty file.
+    static func recover(_ path: String) throws -> Int64? {
         guard FileManager.default.fileExists(atPath: path) else {
             try create(path)
-            return 0
+            return nil
         }
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
         defer { try? handle.close() }
         let size = try handle.seekToEnd()
-        guard size > 0 else { return 0 }
+        guard size > 0 else { return nil }
         // The last 64 kB hold the last event: an event is under 20 kB.
         let start = size > 65_536 ? size - 65_536 : 0
         try handle.seek(toOffset: start)
@@ -72,9 +76,11 @@ final class EventLog: @unchecked Sendable {
         throw Corrupt(path: path)
     }
 
-    /// The event's sequence, when the line is a whole event.
+    /// The event's sequence, when the line is a whole JSON object with one (an event of a
+    /// later version too).
     static func sequence(of line: Data) -> Int64? {
-        (try? TallyAPI.decoder().decode(TallyEvent.self, from: line))?.sequence
+        struct Line: Decodable { var sequence: Int64 }
+        return (try? TallyAPI.decoder().decode(Line.self, from: line))?.sequence
     }
 
     static func create(_ path: String) throws {
@@ -89,16 +95,22 @@ final class EventLog: @unchecked Sendable {
         while true {
             let after = lock.withLock { cursor }
             let page = try await storage.events(after: after, type: nil, userID: nil, limit: 500)
+            // Every gap of the page starts its wait now, not when the ones before it are passed.
+            let seenAt = now()
+            var gapStart = after + 1
+            for event in page.events {
+                if event.sequence != gapStart {
+                    lock.withLock { if gaps[gapStart] == nil { gaps[gapStart] = seenAt } }
+                }
+                gapStart = event.sequence + 1
+            }
             var ready: [TallyEvent] = []
             var expected = after + 1
             var blocked = false
             for event in page.events {
                 if event.sequence != expected {
-                    let seen = lock.withLock {
-                        if gaps[expected] == nil { gaps[expected] = now() }
-                        return gaps[expected]!
-                    }
-                    guard now().timeIntervalSince(seen) >= gapWait else {
+                    let seen = lock.withLock { gaps[expected] ?? seenAt }
+                    guard seenAt.timeIntervalSince(seen) >= gapWait else {
                         blocked = true
                         break
                     }
@@ -113,6 +125,7 @@ final class EventLog: @unchecked Sendable {
                 bytes.append(UInt8(ascii: "\n"))
             }
             try append(bytes)
+            try? Data(String(last.sequence).utf8).write(to: URL(fileURLWithPath: path + ".cursor"), options: .atomic)
             lock.withLock {
                 cursor = last.sequence
                 gaps = gaps.filter { $0.key > last.sequence }

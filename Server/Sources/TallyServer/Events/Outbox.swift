@@ -76,9 +76,15 @@ final class EventCountingExecutor: SQLExecutor, @unchecked Sendable {
 
     func touch(_ user: String, _ value: Touched) {
         lock.withLock {
-            guard touched[user] == nil else { return }
-            touched[user] = value
-            order.append(user)
+            guard var existing = touched[user] else {
+                touched[user] = value
+                order.append(user)
+                return
+            }
+            // The first note keeps its snapshot; a later one may name the cause it lacked.
+            existing.transactionID = existing.transactionID ?? value.transactionID
+            existing.actor = existing.actor ?? value.actor
+            touched[user] = existing
         }
     }
 

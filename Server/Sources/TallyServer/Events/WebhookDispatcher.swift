@@ -159,6 +159,9 @@ struct WebhookDispatcher: Sendable {
             for try await attempt in group { attempts.append(attempt) }
             return attempts
         }
+        // Cut off by a hard shutdown: what came back is not known for sure, so nothing is
+        // recorded, and the claims run out for another worker to send again.
+        if Task.isCancelled { return Report() }
         // One transaction for the batch: a crash before it commits sends the batch again
         // (receivers keep webhook-id), and a durable commit per delivery would be the bottleneck.
         try await storage.recordAttempts(attempts)

@@ -108,6 +108,8 @@ public enum Migrations {
             """,
             "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'",
             "CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, status, event_seq)",
+            // Only the deliveries in flight carry a claim: a small index however long the history.
+            "CREATE INDEX webhook_deliveries_claim ON webhook_deliveries (claim) WHERE claim IS NOT NULL",
             """
             CREATE TABLE webhook_attempts (
                 id \(autoIncrement),

@@ -99,24 +99,37 @@ extension SQLStorage {
     func touchEntitlements(
         _ executor: any SQLExecutor, user: String, time: Int64, transactionID: String? = nil, actor: String? = nil
     ) async throws {
-        guard let counting = executor as? EventCountingExecutor, !counting.hasTouched(user) else { return }
+        guard let counting = executor as? EventCountingExecutor else { return }
+        guard !counting.hasTouched(user) else {
+            counting.touch(user, .init(before: [], transactionID: transactionID, actor: actor))
+            return
+        }
+        if database.dialect == .postgres {
+            // One write at a time reads and changes a user's access: without it two writes
+            // would each compare against a state the other is changing (READ COMMITTED), and
+            // the events would contradict GET /v1/me. The next statement sees the other's commit.
+            _ = try await executor.query("SELECT id FROM users WHERE id = ? FOR UPDATE", [.text(user)])
+        }
         let before = try await activeEntitlements(executor, user: user, time: time)
         counting.touch(user, .init(before: before, transactionID: transactionID, actor: actor))
     }
 
-    /// Notes the access of a recorded transaction's owner, when its product brings entitlements.
+    /// Notes the access of a recorded transaction's owner, when the transaction can change it.
     func touchEntitlements(_ executor: any SQLExecutor, transactionID: String, time: Int64) async throws {
         guard
             let row = try await executor.query(
-                "SELECT user_id, product_id FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]
-            ).first, let user = row.optionalText("user_id"), bringsEntitlements(try row.text("product_id"))
+                "SELECT user_id, product_id, product_kind FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]
+            ).first, let user = row.optionalText("user_id"),
+            affectsAccess(productID: try row.text("product_id"), kind: try row.text("product_kind"))
         else { return }
         try await touchEntitlements(executor, user: user, time: time, transactionID: transactionID)
     }
 
-    /// Whether a product brings entitlements, so that its changes may alter access.
-    func bringsEntitlements(_ productID: String) -> Bool {
-        !(catalog.product(productID)?.entitlements.isEmpty ?? true)
+    /// Whether a transaction of this product can change access: its product brings
+    /// entitlements, or it is a subscription's (the latest transaction of a subscription decides
+    /// its state, whatever its product).
+    func affectsAccess(productID: String, kind: String) -> Bool {
+        kind == ProductKind.autoRenewable.rawValue || !(catalog.product(productID)?.entitlements.isEmpty ?? true)
     }
 
     func activeEntitlements(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> Set<String> {

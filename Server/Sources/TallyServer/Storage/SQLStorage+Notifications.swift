@@ -70,9 +70,11 @@ extension SQLStorage {
     /// Keeps the newest renewal info of a subscription (by its signed date), whatever order they come in.
     func saveRenewalInfo(_ executor: any SQLExecutor, _ renewal: RenewalInfoPayload, jws: String, time: Int64) async throws {
         guard let original = renewal.originalTransactionID, let signed = renewal.signedDate else { return }
-        if let owner = try await executor.query(
-            "SELECT user_id, product_id FROM store_transactions WHERE original_transaction_id = ? AND user_id IS NOT NULL LIMIT 1", [.text(original)]
-        ).first, bringsEntitlements(try owner.text("product_id")) {
+        // Every owner of the subscription's transactions: its state decides their access.
+        for owner in try await executor.query(
+            "SELECT DISTINCT user_id FROM store_transactions WHERE original_transaction_id = ? AND user_id IS NOT NULL ORDER BY user_id",
+            [.text(original)])
+        {
             try await touchEntitlements(executor, user: try owner.text("user_id"), time: time)
         }
         try await executor.execute(

@@ -86,7 +86,7 @@ extension SQLStorage {
             if owner == nil, let presenter {
                 // Recorded before by a notification that could not tell whose it was: the presenter takes it,
                 // unless another presenter did at the same moment (the row lock made this one wait for it).
-                if bringsEntitlements(try existing.text("product_id")) {
+                if affectsAccess(productID: try existing.text("product_id"), kind: try existing.text("product_kind")) {
                     try await touchEntitlements(executor, user: presenter.id, time: time, transactionID: transactionID)
                 }
                 if try await bind(executor, transactionID: transactionID, to: presenter.id, binding: "first_presenter") == 0 {
@@ -135,7 +135,7 @@ extension SQLStorage {
         let product = catalog.product(payload.productID ?? "")
         let revoked = payload.revocationDate != nil
         // The row counts toward the owner's subscriptions as soon as it is there: access before it.
-        if let owner, let product, !product.entitlements.isEmpty {
+        if let owner, affectsAccess(productID: payload.productID ?? "", kind: product?.kind.rawValue ?? Self.kind(payload.type)) {
             try await touchEntitlements(executor, user: owner, time: time, transactionID: transactionID)
         }
         try await executor.execute(
@@ -192,7 +192,9 @@ extension SQLStorage {
     /// Grants a recorded transaction's product × quantity, once (the `granted` flag is set in
     /// the same statement that checks it).
     func grant(_ executor: any SQLExecutor, time: Int64, transactionID: String, userID: String, productID: String, quantity: Int64) async throws {
-        if bringsEntitlements(productID) { try await touchEntitlements(executor, user: userID, time: time, transactionID: transactionID) }
+        if let product = catalog.product(productID), affectsAccess(productID: productID, kind: product.kind.rawValue) {
+            try await touchEntitlements(executor, user: userID, time: time, transactionID: transactionID)
+        }
         let claimed = try await executor.execute(
             "UPDATE store_transactions SET granted = 1 WHERE transaction_id = ? AND granted = 0", [.text(transactionID)])
         guard claimed == 1, let product = catalog.product(productID) else { return }

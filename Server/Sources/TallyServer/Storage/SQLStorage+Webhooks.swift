@@ -326,6 +326,12 @@ extension SQLStorage: WebhookStorage {
                 ORDER BY d.next_attempt_at, e.seq
                 """,
                 [.text(claim)])
+            if rows.isEmpty {
+                // Due but nothing to claim: deliveries queued for an endpoint while it was being
+                // deleted (PostgreSQL) are dropped, so that idle polls stay read-only.
+                try await executor.execute(
+                    "DELETE FROM webhook_deliveries WHERE status = 'pending' AND endpoint_id NOT IN (SELECT id FROM webhook_endpoints)", [])
+            }
             return try rows.map { row in
                 var secrets = [WebhookSecret(try row.text("secret"))].compactMap { $0 }
                 if let previous = row.optionalText("previous_secret").flatMap(WebhookSecret.init), (row.optionalInt("previous_secret_until") ?? 0) > time {
@@ -358,13 +364,15 @@ extension SQLStorage: WebhookStorage {
                     ]
                 })
             // An endpoint deleted while its deliveries were in flight keeps no attempts.
-            let endpoints = Array(Set(attempts.map(\.delivery.endpointID))).sorted()
-            try await executor.execute(
-                """
-                DELETE FROM webhook_attempts WHERE endpoint_id IN (\(Array(repeating: "?", count: endpoints.count).joined(separator: ", ")))
-                    AND endpoint_id NOT IN (SELECT id FROM webhook_endpoints)
-                """,
-                endpoints.map { .text($0) })
+            let endpoints = Set(attempts.map(\.delivery.endpointID)).sorted()
+            let existing = Set(
+                try await executor.query(
+                    "SELECT id FROM webhook_endpoints WHERE id IN (\(Array(repeating: "?", count: endpoints.count).joined(separator: ", ")))",
+                    endpoints.map { .text($0) }
+                ).map { try $0.text("id") })
+            for gone in endpoints where !existing.contains(gone) {
+                try await executor.execute("DELETE FROM webhook_attempts WHERE endpoint_id = ?", [.text(gone)])
+            }
             struct Outcome: Hashable {
                 var status: String
                 var next: Int64

@@ -233,8 +233,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         delivery.timeout = webhookTimeout
         if let webhookClaimLease {
-            guard webhookClaimLease > webhookTimeout, webhookClaimLease <= 3600 else {
-                throw ValidationError("--webhook-claim-lease must be longer than --webhook-timeout and at most 3600 seconds")
+            // The lease covers the claim, the slowest request and the record that follows it.
+            guard webhookClaimLease >= webhookTimeout + 1, webhookClaimLease <= 3600 else {
+                throw ValidationError("--webhook-claim-lease must be at least --webhook-timeout + 1 and at most 3600 seconds")
             }
             delivery.lease = webhookClaimLease
         }

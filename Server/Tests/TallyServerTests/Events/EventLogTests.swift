@@ -15,7 +15,10 @@ import Testing
     @Test func eventsAreAppendedOnceInOrderAcrossRestarts() async throws {
         let harness = try await Harness(.sqlite)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-events-\(UUID().uuidString).jsonl").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: path + ".cursor")
+        }
         let clock = harness.clock
         for _ in 0..<3 { _ = try await harness.user() }
         let log = try EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now })
@@ -33,7 +36,10 @@ import Testing
     @Test func aLineCutShortByACrashIsWrittenAgainWhole() async throws {
         let harness = try await Harness(.sqlite)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-events-\(UUID().uuidString).jsonl").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: path + ".cursor")
+        }
         let clock = harness.clock
         for _ in 0..<2 { _ = try await harness.user() }
         _ = try await EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now }).catchUp()
@@ -49,7 +55,10 @@ import Testing
     @Test func aGapIsWaitedForThenPassedAsARollback() async throws {
         let harness = try await Harness(.sqlite)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-events-\(UUID().uuidString).jsonl").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: path + ".cursor")
+        }
         let clock = harness.clock
         _ = try await harness.user()
         // Number 2 taken by a transaction not yet visible (on PostgreSQL): 3 is there first.
@@ -103,6 +112,46 @@ import Testing
         _ = try await harness.user()
         #expect(try await log.catchUp() == 1)
         #expect(try Self.lines(path).map(\.sequence) == [3])
+    }
+
+    @Test func anEmptiedFileGoesOnFromTheBookmarkBesideIt() async throws {
+        let harness = try await Harness(.sqlite)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-events-\(UUID().uuidString).jsonl").path
+        defer {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: path + ".cursor")
+        }
+        let clock = harness.clock
+        for _ in 0..<2 { _ = try await harness.user() }
+        _ = try await EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now }).catchUp()
+        // Rotated by copy and truncate, then a restart: nothing is written twice.
+        try Data().write(to: URL(fileURLWithPath: path))
+        _ = try await harness.user()
+        #expect(try await EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now }).catchUp() == 1)
+        #expect(try Self.lines(path).map(\.sequence) == [3])
+    }
+
+    @Test func gapsInOnePageWaitTogether() async throws {
+        let harness = try await Harness(.sqlite)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-events-\(UUID().uuidString).jsonl").path
+        defer {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: path + ".cursor")
+        }
+        let clock = harness.clock
+        try await harness.database.write { executor in
+            for seq in [2, 4, 6] {
+                try await executor.execute(
+                    "INSERT INTO events (seq, id, type, version, user_id, data, created_at) VALUES (?, ?, 'credits.granted', 1, NULL, '{}', 0)",
+                    [.int(Int64(seq)), .text("evt_\(seq)")])
+            }
+        }
+        let log = try EventLog(path: path, storage: harness.storage, gapWait: 60, now: { clock.now })
+        #expect(try await log.catchUp() == 0)
+        try await harness.advance(by: .seconds(60))
+        // Three rolled-back numbers (1, 3, 5), one wait.
+        #expect(try await log.catchUp() == 3)
+        #expect(try Self.lines(path).map(\.sequence) == [2, 4, 6])
     }
 
     @Test func aFileWithNoEventInItIsRefusedNotOverwritten() throws {

@@ -189,6 +189,32 @@ import Testing
         #expect(events.first?.data.actor == "ana" && events.first?.data.entitlements == ["pro"])
     }
 
+    @Test(arguments: Backend.available)
+    func concurrentChangesToOnesAccessTellTheEndStateInOrder(backend: Backend) async throws {
+        for _ in 0..<4 {
+            let harness = try await Harness(backend)
+            let user = try await harness.user()
+            let (monthly, monthlyJWS) = try await harness.buy("com.tally.pro.monthly", for: user)
+            _ = try await harness.storage.deliver(monthly, jws: monthlyJWS, presenter: user, orderID: nil)
+            try await harness.store.refund(transactionID: monthly.payload.transactionID!)
+            let (refund, refundJWS) = try #require(try await harness.notifications().last { $0.0.payload.notificationType == .refund })
+            let (yearly, yearlyJWS) = try await harness.buy("com.tally.pro.yearly", for: user)
+            // The refund takes "pro" away while a purchase of the other plan gives it back:
+            // whichever commits first, the events must end where GET /v1/me does.
+            async let refunded = harness.storage.apply(refund, jws: refundJWS)
+            async let bought = harness.storage.deliver(yearly, jws: yearlyJWS, presenter: user, orderID: nil)
+            _ = try await (refunded, bought)
+            var active = Set<String>()
+            for event in try await Self.events(harness, user: user) {
+                if event.type == .entitlementGranted { active.formUnion(event.data.entitlements ?? []) }
+                if event.type == .entitlementRemoved { active.subtract(event.data.entitlements ?? []) }
+            }
+            let account = try await harness.storage.account(user: user)
+            #expect(active == Set(account.entitlements.filter(\.active).map(\.id)))
+            #expect(active == ["pro"])
+        }
+    }
+
     @Test func theCounterPerTypeCountsCommittedEventsOnly() async throws {
         let harness = try await Harness(.sqlite)
         let metrics = Metrics()
