@@ -49,7 +49,7 @@ public enum WebhookBenchmark {
         public var rounds: [Round]
         public var medianDeliveredPerSecond: Double
         public var medianBaselinePerSecond: Double
-        /// Delivery throughput as a fraction of the baseline's.
+        /// Delivery throughput as a fraction of the same round's baseline, the median over rounds.
         public var medianRatio: Double
     }
 
@@ -108,7 +108,7 @@ public enum WebhookBenchmark {
             return Result(
                 database: database.dialect == .sqlite ? "SQLite" : "PostgreSQL", durability: durability, events: options.events,
                 batch: options.batch, bodyBytes: result.bodyBytes, rounds: result.rounds, medianDeliveredPerSecond: delivered,
-                medianBaselinePerSecond: baseline, medianRatio: baseline > 0 ? delivered / baseline : 0)
+                medianBaselinePerSecond: baseline, medianRatio: median(result.rounds.map { $0.deliveredPerSecond / $0.baselinePerSecond }))
         } catch {
             try? await client.shutdown()
             await database.close()

@@ -64,8 +64,8 @@ struct BenchWebhooksCommand: AsyncParsableCommand {
         }
         lines.append(
             String(
-                format: "median: %.0f deliveries/s, %.2f× the baseline's %.0f POSTs/s", result.medianDeliveredPerSecond, result.medianRatio,
-                result.medianBaselinePerSecond))
+                format: "median: %.0f deliveries/s (baseline %.0f POSTs/s); ÷ baseline, the median over rounds: %.2f×",
+                result.medianDeliveredPerSecond, result.medianBaselinePerSecond, result.medianRatio))
         return lines.joined(separator: "\n")
     }
 }
