@@ -24,15 +24,6 @@ enum CommandLine {
         return Repository.server.appendingPathComponent(".build/debug/tally")
     }()
 
-    /// Held while a process starts: Foundation's `Process.run()` on Linux has crashed in
-    /// `memcpy` when two threads of the test process start processes at once, so one at a time.
-    static let launching = NSLock()
-
-    /// Starts `process`, one launch at a time.
-    static func launch(_ process: Process) throws {
-        try launching.withLock { try process.run() }
-    }
-
     static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = executable
@@ -47,7 +38,7 @@ enum CommandLine {
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = input
-        try launch(process)
+        try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         let out = output.fileHandleForReading.readDataToEndOfFile()

@@ -25,7 +25,7 @@ import FoundationNetworking
         let log = Pipe()
         process.standardOutput = log
         process.standardError = log
-        try CommandLine.launch(process)
+        try process.run()
         var seen = ""
         while true {
             if let range = seen.range(of: #"listening on [^\s]*:(\d+)"#, options: .regularExpression),

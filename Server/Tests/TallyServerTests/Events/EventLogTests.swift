@@ -6,6 +6,15 @@ import Testing
 
 /// The JSON-lines sink: every event once, in order, across restarts and a line cut by a crash.
 @Suite struct EventLogTests {
+    /// A new file name in the temporary folder; ``remove(_:)`` deletes it with its bookmark and a rotated copy.
+    static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("tally-events-\(UUID().uuidString).jsonl").path
+    }
+
+    static func remove(_ path: String) {
+        for suffix in ["", ".cursor", ".1"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
     static func lines(_ path: String) throws -> [TallyEvent] {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
             try TallyAPI.decoder().decode(TallyEvent.self, from: Data($0.utf8))
@@ -14,11 +23,8 @@ import Testing
 
     @Test func eventsAreAppendedOnceInOrderAcrossRestarts() async throws {
         let harness = try await Harness(.sqlite)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-events-\(UUID().uuidString).jsonl").path
-        defer {
-            try? FileManager.default.removeItem(atPath: path)
-            try? FileManager.default.removeItem(atPath: path + ".cursor")
-        }
+        let path = Self.temporaryPath()
+        defer { Self.remove(path) }
         let clock = harness.clock
         for _ in 0..<3 { _ = try await harness.user() }
         let log = try EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now })
@@ -35,11 +41,8 @@ import Testing
 
     @Test func aLineCutShortByACrashIsWrittenAgainWhole() async throws {
         let harness = try await Harness(.sqlite)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-events-\(UUID().uuidString).jsonl").path
-        defer {
-            try? FileManager.default.removeItem(atPath: path)
-            try? FileManager.default.removeItem(atPath: path + ".cursor")
-        }
+        let path = Self.temporaryPath()
+        defer { Self.remove(path) }
         let clock = harness.clock
         for _ in 0..<2 { _ = try await harness.user() }
         _ = try await EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now }).catchUp()
@@ -54,11 +57,8 @@ import Testing
 
     @Test func aGapIsWaitedForThenPassedAsARollback() async throws {
         let harness = try await Harness(.sqlite)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-events-\(UUID().uuidString).jsonl").path
-        defer {
-            try? FileManager.default.removeItem(atPath: path)
-            try? FileManager.default.removeItem(atPath: path + ".cursor")
-        }
+        let path = Self.temporaryPath()
+        defer { Self.remove(path) }
         let clock = harness.clock
         _ = try await harness.user()
         // Number 2 taken by a transaction not yet visible (on PostgreSQL): 3 is there first.
@@ -90,11 +90,8 @@ import Testing
 
     @Test func garbageAfterTheLastEventIsCutAndAMovedFileIsMadeAgain() async throws {
         let harness = try await Harness(.sqlite)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-events-\(UUID().uuidString).jsonl").path
-        defer {
-            try? FileManager.default.removeItem(atPath: path)
-            try? FileManager.default.removeItem(atPath: path + ".1")
-        }
+        let path = Self.temporaryPath()
+        defer { Self.remove(path) }
         let clock = harness.clock
         _ = try await harness.user()
         _ = try await EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now }).catchUp()
@@ -116,11 +113,8 @@ import Testing
 
     @Test func anEmptiedFileGoesOnFromTheBookmarkBesideIt() async throws {
         let harness = try await Harness(.sqlite)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-events-\(UUID().uuidString).jsonl").path
-        defer {
-            try? FileManager.default.removeItem(atPath: path)
-            try? FileManager.default.removeItem(atPath: path + ".cursor")
-        }
+        let path = Self.temporaryPath()
+        defer { Self.remove(path) }
         let clock = harness.clock
         for _ in 0..<2 { _ = try await harness.user() }
         _ = try await EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now }).catchUp()
@@ -133,11 +127,8 @@ import Testing
 
     @Test func gapsInOnePageWaitTogether() async throws {
         let harness = try await Harness(.sqlite)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-events-\(UUID().uuidString).jsonl").path
-        defer {
-            try? FileManager.default.removeItem(atPath: path)
-            try? FileManager.default.removeItem(atPath: path + ".cursor")
-        }
+        let path = Self.temporaryPath()
+        defer { Self.remove(path) }
         let clock = harness.clock
         try await harness.database.write { executor in
             for seq in [2, 4, 6] {
@@ -155,8 +146,8 @@ import Testing
     }
 
     @Test func aFileWithNoEventInItIsRefusedNotOverwritten() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-events-\(UUID().uuidString).jsonl").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let path = Self.temporaryPath()
+        defer { Self.remove(path) }
         try "not an event\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: EventLog.Corrupt.self) { _ = try EventLog.recover(path) }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "not an event\n")
