@@ -12,20 +12,36 @@ import FoundationNetworking
 /// when credits run out. Launching signs up with the Tally server once and starts the manager.
 @available(iOS 17, macOS 14, *)
 public struct PhotoCreditsApp: App {
-    /// The app's Tally server.
-    public nonisolated static let server = URL(string: "https://tally.example.com")!
+    /// The app's Tally server (``PhotoServer``).
+    public nonisolated static let server = PhotoServer.url(info: Bundle.main.infoDictionary ?? [:])
 
     @State private var studio: PhotoStudio?
     @State private var problem: String?
 
-    public init() {}
+    /// Made once, at launch, so that StoreKit's early transactions are kept and a second
+    /// launch attempt listens on the same store.
+    private let store: any Store
+
+    public init() {
+        store = DeviceStore.automatic()
+    }
 
     public var body: some Scene {
         WindowGroup {
             if let studio {
                 StudioScreen(studio: studio)
+            } else if let problem {
+                // A server that is down now may be up in a moment: the launch can be tried again.
+                VStack(spacing: 12) {
+                    Text(problem)
+                    Button("Try Again") {
+                        self.problem = nil
+                        Task { await launch() }
+                    }
+                }
+                .padding()
             } else {
-                Text(problem ?? "…").padding().onAppear { Task { await launch() } }
+                Text("…").padding().onAppear { Task { await launch() } }
             }
         }
     }
@@ -33,7 +49,6 @@ public struct PhotoCreditsApp: App {
     /// Makes the store first (so StoreKit's early transactions are kept), then signs up with the
     /// server once per install and starts the manager.
     private func launch() async {
-        let store = DeviceStore.automatic()
         let language = TallyLanguage.preferred
         do {
             let credentials = try await SavedCredentials.standard().load(server: Self.server)
