@@ -203,7 +203,8 @@ if [ "$only" != server ]; then
   swift test "${checks[@]}" "$@" || status=$?
   [ $status -eq 0 ] || exit $status
   echo "client package: swift test passed in $((SECONDS - run_start)) s" >&2
-  # The Apple-only sources, typechecked against stand-ins of StoreKit (about 45 s).
+  # The Apple-only sources, typechecked against stand-ins of StoreKit, SwiftUI and UIKit, then
+  # their availability on each platform's floor (decision 0023: about 140 s of CPU more).
   scripts/check_apple_sources.sh .build/debug || exit $?
 fi
 if [ "$only" != client ]; then

@@ -17,7 +17,7 @@ struct ModelObservation: Sendable {
     private let registrar: (any Sendable)?
 
     init() {
-        if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+        if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *) {
             registrar = ObservationRegistrar()
         } else {
             registrar = nil
@@ -26,7 +26,7 @@ struct ModelObservation: Sendable {
 
     /// Reports that `model` was read at `keyPath`.
     func access<Model: AnyObject, Member>(_ model: Model, _ keyPath: KeyPath<Model, Member>) {
-        guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let registrar = registrar as? ObservationRegistrar,
+        guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *), let registrar = registrar as? ObservationRegistrar,
             let observable = model as? any Observable
         else { return }
         func report<Subject: Observable>(_ subject: Subject) {
@@ -38,7 +38,7 @@ struct ModelObservation: Sendable {
 
     /// Runs `mutation`, reporting it as a change of `model` at `keyPath`.
     func withMutation<Model: AnyObject, Member>(of model: Model, _ keyPath: KeyPath<Model, Member>, _ mutation: () -> Void) {
-        guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let registrar = registrar as? ObservationRegistrar,
+        guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *), let registrar = registrar as? ObservationRegistrar,
             let observable = model as? any Observable
         else { return mutation() }
         func report<Subject: Observable>(_ subject: Subject) {

@@ -17,7 +17,7 @@ public enum DeviceStore {
     /// - Parameter productKinds: the kind of each product sold, which StoreKit 1 does not report.
     /// - Returns: the store; make it once, at launch.
     public static func automatic(productKinds: [String: ProductKind] = [:]) -> any Store {
-        if #available(iOS 15, macOS 12, tvOS 15, watchOS 8, *) { return StoreKit2Store() }
+        if #available(iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1, *) { return StoreKit2Store() }
         return StoreKit1Store(productKinds: productKinds)
     }
 
@@ -26,7 +26,7 @@ public enum DeviceStore {
     /// ``OnDeviceLedger`` so that a JWS copied from another device is refused. `nil` below those
     /// systems, where StoreKit 1's app receipt is bound to `identifierForVendor` instead.
     public static var deviceVerificationID: UUID? {
-        if #available(iOS 15, macOS 12, tvOS 15, watchOS 8, *) { return AppStore.deviceVerificationID }
+        if #available(iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1, *) { return AppStore.deviceVerificationID }
         return nil
     }
 }

@@ -39,7 +39,7 @@ public actor StoreKit2Store: Store {
     /// ``transactionUpdates()`` is called is kept and handed to its first caller.
     public init() {
         Task { await self.listen() }
-        #if !os(tvOS) && !os(watchOS)
+        #if !os(tvOS) && !os(watchOS) && !os(visionOS)
         if #available(iOS 16.4, macOS 14.4, *) { Task { await self.listenForIntents() } }
         #endif
     }
@@ -103,12 +103,12 @@ public actor StoreKit2Store: Store {
     }
 
     /// Purchases started on the App Store (`PurchaseIntent`, iOS 16.4 and macOS 14.4; none on
-    /// tvOS and watchOS), kept for the first listener when they arrive before it.
+    /// tvOS, watchOS and visionOS), kept for the first listener when they arrive before it.
     public func purchaseIntents() async -> AsyncStream<StorePurchaseIntent> {
         intents.stream()
     }
 
-    #if !os(tvOS) && !os(watchOS)
+    #if !os(tvOS) && !os(watchOS) && !os(visionOS)
     @available(iOS 16.4, macOS 14.4, *)
     private func listenForIntents() async {
         for await intent in PurchaseIntent.intents {
@@ -211,7 +211,7 @@ public actor StoreKit2Store: Store {
     /// - Throws: ``TallyError`` `store_unavailable` when StoreKit cannot provide it, or the device
     ///   has no receipt.
     public nonisolated func appTransaction() async throws(TallyError) -> TransactionEvidence {
-        if #available(iOS 16, macOS 13, tvOS 16, watchOS 9, *) {
+        if #available(iOS 16, macOS 13, tvOS 16, watchOS 9, visionOS 1, *) {
             do {
                 return .jws(try await AppTransaction.shared.jwsRepresentation)
             } catch {
@@ -279,7 +279,7 @@ public actor StoreKit2Store: Store {
             purchaseOptions.insert(.quantity(options.quantity))
         }
         if let offerID = options.winBackOfferID {
-            guard #available(iOS 18, macOS 15, tvOS 18, watchOS 11, *),
+            guard #available(iOS 18, macOS 15, tvOS 18, watchOS 11, visionOS 2, *),
                 let offer = product.subscription?.winBackOffers.first(where: { $0.id == offerID })
             else {
                 throw TallyError(.offerNotEligible, "\(productID) has no win-back offer \(offerID) for this customer")
@@ -391,7 +391,7 @@ public actor StoreKit2Store: Store {
 
     /// `notEntitled` came with iOS 15.4 and macOS 12.3; before them StoreKit never reports it.
     private static func isNotEntitled(_ error: StoreKitError) -> Bool {
-        guard #available(iOS 15.4, macOS 12.3, tvOS 15.4, watchOS 8.5, *) else { return false }
+        guard #available(iOS 15.4, macOS 12.3, tvOS 15.4, watchOS 8.5, visionOS 1, *) else { return false }
         if case .notEntitled = error { return true }
         return false
     }

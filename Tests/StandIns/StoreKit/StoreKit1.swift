@@ -1,10 +1,13 @@
 // Stand-in declarations of the StoreKit 1 API that TallyKit uses, with Apple's names, labels
 // and types, so that the Apple-only sources typecheck on Linux (scripts/check_apple_sources.sh).
-// Nothing here runs. Requirements that Apple's Objective-C protocols mark optional are
+// Nothing here runs. Each declaration carries Apple's availability on the five platforms the
+// package declares (Tests/StandIns/AVAILABILITY.md). Requirements that Apple's Objective-C protocols mark optional are
 // required here (Linux has no Objective-C runtime): a misspelt observer method fails the check
 // instead of compiling to a method StoreKit never calls.
 import Foundation
 
+// Apple: storekit/skpaymentqueue (page not re-read)
+@available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKPaymentQueue: NSObject {
     open class func `default`() -> SKPaymentQueue { fatalError("stand-in") }
     open class func canMakePayments() -> Bool { fatalError("stand-in") }
@@ -15,18 +18,29 @@ open class SKPaymentQueue: NSObject {
     open func finishTransaction(_ transaction: SKPaymentTransaction) {}
     open func add(_ observer: any SKPaymentTransactionObserver) {}
     open func remove(_ observer: any SKPaymentTransactionObserver) {}
+    // Apple: storekit/skpaymentqueue/presentcoderedemptionsheet()
+    @available(iOS 14, visionOS 1, *)
+    @available(macOS, unavailable)
+    @available(tvOS, unavailable)
+    @available(watchOS, unavailable)
+    open func presentCodeRedemptionSheet() {}
 }
 
+// Apple: storekit/skpaymenttransactionobserver (page not re-read)
+@available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 public protocol SKPaymentTransactionObserver: NSObjectProtocol {
     func paymentQueue(_ queue: SKPaymentQueue, updatedTransactions transactions: [SKPaymentTransaction])
     // Optional on Apple's platforms.
     func paymentQueue(_ queue: SKPaymentQueue, restoreCompletedTransactionsFailedWithError error: any Error)
     // Optional on Apple's platforms.
     func paymentQueueRestoreCompletedTransactionsFinished(_ queue: SKPaymentQueue)
-    // Optional on Apple's platforms (iOS 11, macOS 11; not tvOS or watchOS).
+    // Optional on Apple's platforms (iOS 11, macOS 11; not tvOS or watchOS). Its availability
+    // is not declared: a requirement of a Swift protocol cannot be unavailable.
     func paymentQueue(_ queue: SKPaymentQueue, shouldAddStorePayment payment: SKPayment, for product: SKProduct) -> Bool
 }
 
+// Apple: storekit/skpaymenttransactionstate (page not re-read)
+@available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 public enum SKPaymentTransactionState: Int, @unchecked Sendable {
     case purchasing = 0
     case purchased = 1
@@ -35,6 +49,8 @@ public enum SKPaymentTransactionState: Int, @unchecked Sendable {
     case deferred = 4
 }
 
+// Apple: storekit/skpaymenttransaction (page not re-read)
+@available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKPaymentTransaction: NSObject {
     open var error: (any Error)? { fatalError("stand-in") }
     open var original: SKPaymentTransaction? { fatalError("stand-in") }
@@ -44,6 +60,8 @@ open class SKPaymentTransaction: NSObject {
     open var transactionState: SKPaymentTransactionState { fatalError("stand-in") }
 }
 
+// Apple: storekit/skpayment (page not re-read)
+@available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKPayment: NSObject {
     public init(product: SKProduct) {}
     open var productIdentifier: String { fatalError("stand-in") }
@@ -54,6 +72,8 @@ open class SKPayment: NSObject {
     open var paymentDiscount: SKPaymentDiscount? { fatalError("stand-in") }
 }
 
+// Apple: storekit/skmutablepayment (page not re-read)
+@available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKMutablePayment: SKPayment {
     open override var productIdentifier: String {
         get { fatalError("stand-in") }
@@ -81,6 +101,8 @@ open class SKMutablePayment: SKPayment {
     }
 }
 
+// Apple: storekit/skpaymentdiscount (page not re-read)
+@available(iOS 12.2, macOS 10.14.4, tvOS 12.2, watchOS 6.2, visionOS 1, *)
 open class SKPaymentDiscount: NSObject {
     public init(identifier: String, keyIdentifier: String, nonce: UUID, signature: String, timestamp: NSNumber) {}
     open var identifier: String { fatalError("stand-in") }
@@ -90,6 +112,8 @@ open class SKPaymentDiscount: NSObject {
     open var timestamp: NSNumber { fatalError("stand-in") }
 }
 
+// Apple: storekit/skproduct (page not re-read)
+@available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKProduct: NSObject {
     public enum PeriodUnit: UInt, @unchecked Sendable {
         case day = 0
@@ -108,6 +132,8 @@ open class SKProduct: NSObject {
     open var introductoryPrice: SKProductDiscount? { fatalError("stand-in") }
 }
 
+// Apple: storekit/skproductdiscount (page not re-read)
+@available(iOS 11.2, macOS 10.13.2, tvOS 11.2, watchOS 6.2, visionOS 1, *)
 open class SKProductDiscount: NSObject {
     public enum PaymentMode: UInt, @unchecked Sendable {
         case payAsYouGo = 0
@@ -123,11 +149,15 @@ open class SKProductDiscount: NSObject {
     open var paymentMode: SKProductDiscount.PaymentMode { fatalError("stand-in") }
 }
 
+// Apple: storekit/skproductsubscriptionperiod (page not re-read)
+@available(iOS 11.2, macOS 10.13.2, tvOS 11.2, watchOS 6.2, visionOS 1, *)
 open class SKProductSubscriptionPeriod: NSObject {
     open var numberOfUnits: Int { fatalError("stand-in") }
     open var unit: SKProduct.PeriodUnit { fatalError("stand-in") }
 }
 
+// Apple: storekit/skrequest (page not re-read)
+@available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKRequest: NSObject {
     // `SKProductsRequest` narrows it to `SKProductsRequestDelegate` on Apple's platforms;
     // Swift cannot redeclare it, so both assignments typecheck against this one.
@@ -136,6 +166,8 @@ open class SKRequest: NSObject {
     open func start() {}
 }
 
+// Apple: storekit/skrequestdelegate (page not re-read)
+@available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 public protocol SKRequestDelegate: NSObjectProtocol {
     // Optional on Apple's platforms.
     func requestDidFinish(_ request: SKRequest)
@@ -143,23 +175,33 @@ public protocol SKRequestDelegate: NSObjectProtocol {
     func request(_ request: SKRequest, didFailWithError error: any Error)
 }
 
+// Apple: storekit/skproductsrequest (page not re-read)
+@available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKProductsRequest: SKRequest {
     public init(productIdentifiers: Set<String>) {}
 }
 
+// Apple: storekit/skproductsrequestdelegate (page not re-read)
+@available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 public protocol SKProductsRequestDelegate: SKRequestDelegate {
     func productsRequest(_ request: SKProductsRequest, didReceive response: SKProductsResponse)
 }
 
+// Apple: storekit/skproductsresponse (page not re-read)
+@available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKProductsResponse: NSObject {
     open var products: [SKProduct] { fatalError("stand-in") }
     open var invalidProductIdentifiers: [String] { fatalError("stand-in") }
 }
 
+// Apple: storekit/skreceiptrefreshrequest (page not re-read)
+@available(iOS 7, macOS 10.9, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKReceiptRefreshRequest: SKRequest {
     public init(receiptProperties properties: [String: Any]? = nil) {}
 }
 
+// Apple: storekit/skerror (page not re-read)
+@available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 public struct SKError: Error, Hashable, Sendable {
     public enum Code: Int, Sendable {
         case unknown = 0
@@ -180,6 +222,8 @@ public struct SKError: Error, Hashable, Sendable {
         case overlayCancelled = 15
         case overlayInvalidConfiguration = 16
         case overlayTimeout = 17
+        // iOS 14, macOS 11, tvOS 14, watchOS 7, but not declared: Swift does not diagnose a newer
+        // case of an imported C enum in a pattern (swiftlang/swift#77254), the only use here.
         case ineligibleForOffer = 18
         case unsupportedPlatform = 19
         case overlayPresentedInBackgroundScene = 20

@@ -1,8 +1,12 @@
 // Stand-in declarations of the StoreKit 2 API that TallyKit uses, with Apple's names, labels
-// and types (see StoreKit1.swift). Availability is not declared: Linux does not check it.
+// and types (see StoreKit1.swift), and Apple's availability on the five platforms the package
+// declares (Tests/StandIns/AVAILABILITY.md says where each figure comes from and how
+// scripts/apple_availability.py makes the Linux compiler enforce it).
 import Foundation
 import UIKit
 
+// Apple: storekit/product
+@available(iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1, *)
 public struct Product: Identifiable, Hashable, Sendable {
     public struct ProductType: RawRepresentable, Hashable, Sendable {
         public var rawValue: String
@@ -46,7 +50,10 @@ public struct Product: Identifiable, Hashable, Sendable {
 
         public let subscriptionPeriod: SubscriptionPeriod
         public let subscriptionGroupID: String
-        public let winBackOffers: [SubscriptionOffer]
+        // Apple: storekit/product/subscriptioninfo/winbackoffers
+        @available(iOS 18, macOS 15, tvOS 18, watchOS 11, visionOS 2, *)
+        // A computed property here: a stored one cannot be newer than its type.
+        public var winBackOffers: [SubscriptionOffer] { fatalError("stand-in") }
         public let introductoryOffer: SubscriptionOffer?
         public var isEligibleForIntroOffer: Bool { get async { fatalError("stand-in") } }
 
@@ -70,6 +77,8 @@ public struct Product: Identifiable, Hashable, Sendable {
     }
 
     public struct PurchaseOption: Hashable, Sendable {
+        // Apple: storekit/product/purchaseoption/winbackoffer(_:)
+        @available(iOS 18, macOS 15, tvOS 18, watchOS 11, visionOS 2, *)
         public static func winBackOffer(_ offer: SubscriptionOffer) -> PurchaseOption { fatalError("stand-in") }
         public static func appAccountToken(_ token: UUID) -> PurchaseOption { fatalError("stand-in") }
         public static func quantity(_ quantity: Int) -> PurchaseOption { fatalError("stand-in") }
@@ -107,15 +116,24 @@ public struct Product: Identifiable, Hashable, Sendable {
 
     public static func products(for identifiers: some Collection<String>) async throws -> [Product] { fatalError("stand-in") }
 
+    // Apple: storekit/product/purchase(options:)
+    @available(iOS 15, macOS 12, tvOS 15, watchOS 8, *)
+    @available(visionOS, unavailable)
     @MainActor
     public func purchase(options: Set<PurchaseOption> = []) async throws -> PurchaseResult { fatalError("stand-in") }
 
+    // Apple: storekit/product/purchase(confirmin:options:)-6dj6y
+    @available(iOS 17, tvOS 17, visionOS 1, *)
+    @available(macOS, unavailable)
+    @available(watchOS, unavailable)
     @MainActor
     public func purchase(confirmIn scene: some UIScene, options: Set<PurchaseOption> = []) async throws -> PurchaseResult {
         fatalError("stand-in")
     }
 }
 
+// Apple: storekit/transaction (page not re-read)
+@available(iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1, *)
 public struct Transaction: Identifiable, Hashable, Sendable {
     public typealias Transactions = AsyncStream<VerificationResult<Transaction>>
 
@@ -123,6 +141,11 @@ public struct Transaction: Identifiable, Hashable, Sendable {
         case userCancelled
         case success
     }
+    // Apple: storekit/transaction/beginrefundrequest(for:in:)-5jha3 (page not re-read)
+    @available(iOS 15, visionOS 1, *)
+    @available(macOS, unavailable)
+    @available(tvOS, unavailable)
+    @available(watchOS, unavailable)
     @MainActor public static func beginRefundRequest(for transactionID: UInt64, in scene: UIWindowScene) async throws -> RefundRequestStatus {
         fatalError("stand-in")
     }
@@ -144,6 +167,8 @@ public struct Transaction: Identifiable, Hashable, Sendable {
     public static var currentEntitlements: Transactions { fatalError("stand-in") }
 }
 
+// Apple: storekit/verificationresult (page not re-read)
+@available(iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1, *)
 public enum VerificationResult<SignedType: Sendable>: Sendable {
     public enum VerificationError: Error, Sendable {
         case revokedCertificate, invalidCertificateChain, invalidDeviceVerification, invalidEncoding, invalidSignature, missingRequiredProperties
@@ -155,39 +180,72 @@ public enum VerificationResult<SignedType: Sendable>: Sendable {
     public var jwsRepresentation: String { fatalError("stand-in") }
 }
 
+// Apple: storekit/message
+@available(iOS 16, visionOS 1, *)
+@available(macOS, unavailable)
+@available(tvOS, unavailable)
+@available(watchOS, unavailable)
 public struct Message: Sendable {
     public typealias Messages = AsyncStream<Message>
     public static var messages: Messages { fatalError("stand-in") }
     @MainActor public func display(in scene: UIWindowScene) throws {}
 }
 
+// Apple: storekit/apptransaction/shared
+@available(iOS 16, macOS 13, tvOS 16, watchOS 9, visionOS 1, *)
 public struct AppTransaction: Sendable {
     public static var shared: VerificationResult<AppTransaction> {
         get async throws { fatalError("stand-in") }
     }
 }
 
+// Apple: storekit/appstore
+@available(iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1, *)
 public enum AppStore {
     public static func sync() async throws {}
     public static var deviceVerificationID: UUID? { fatalError("stand-in") }
+    // Apple: storekit/appstore/showmanagesubscriptions(in:) (page not re-read)
+    @available(iOS 15, visionOS 1, *)
+    @available(macOS, unavailable)
+    @available(tvOS, unavailable)
+    @available(watchOS, unavailable)
     @MainActor public static func showManageSubscriptions(in scene: UIWindowScene) async throws {}
+    // Apple: storekit/appstore/presentoffercoderedeemsheet(in:)
+    @available(iOS 16, visionOS 1, *)
+    @available(macOS, unavailable)
+    @available(tvOS, unavailable)
+    @available(watchOS, unavailable)
     @MainActor public static func presentOfferCodeRedeemSheet(in scene: UIWindowScene) async throws {}
 }
 
+// Apple: storekit/storekiterror (page not re-read)
+@available(iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1, *)
 public enum StoreKitError: Error, Sendable {
     case unknown
     case userCancelled
     case networkError(URLError)
     case systemError(any Error)
     case notAvailableInStorefront
+    // Apple: storekit/storekiterror/notentitled (page not re-read)
+    @available(iOS 15.4, macOS 12.3, tvOS 15.4, watchOS 8.5, visionOS 1, *)
     case notEntitled
     case unsupported
 }
 
+// Apple: storekit/purchaseintent/product
+@available(iOS 16.4, macOS 14.4, *)
+@available(tvOS, unavailable)
+@available(watchOS, unavailable)
+@available(visionOS, unavailable)
 public struct PurchaseIntent: Identifiable, Hashable, Sendable {
     public typealias PurchaseIntents = AsyncStream<PurchaseIntent>
     public let id: String
     public let product: Product
-    public let offer: Product.SubscriptionOffer?
+    // Apple: storekit/purchaseintent/offer
+    @available(iOS 18, macOS 15, *)
+    @available(tvOS, unavailable)
+    @available(watchOS, unavailable)
+    @available(visionOS, unavailable)
+    public var offer: Product.SubscriptionOffer? { fatalError("stand-in") }
     public static var intents: PurchaseIntents { fatalError("stand-in") }
 }

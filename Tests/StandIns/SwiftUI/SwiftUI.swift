@@ -1,7 +1,9 @@
 // Stand-in declarations of the SwiftUI API that TallyUI and the example apps use, with Apple's
 // names, labels and types, so that they typecheck on Linux (scripts/check_apple_sources.sh).
 // Modifiers return concrete types where Apple's return `some View`; callers cannot tell. Nothing
-// here runs. Availability is not declared: Linux does not check it.
+// here runs. Each declaration carries Apple's availability on the five platforms the package
+// declares (Tests/StandIns/AVAILABILITY.md); members share their type's or extension's unless
+// they say otherwise.
 import Combine
 import Foundation
 import Observation
@@ -9,17 +11,23 @@ import UIKit
 
 // MARK: Views and their builder
 
+// Apple: swiftui/view (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @MainActor @preconcurrency
 public protocol View {
     associatedtype Body: View
     @ViewBuilder @MainActor var body: Body { get }
 }
 
+// Apple: swiftui/never (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension Never: View {
     public typealias Body = Never
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/viewbuilder (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @resultBuilder
 public struct ViewBuilder {
     public static func buildBlock() -> EmptyView { EmptyView() }
@@ -37,39 +45,59 @@ public struct ViewBuilder {
     }
 }
 
+// Apple: swiftui/emptyview (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct EmptyView: View {
     public init() {}
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/tupleview (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct TupleView<T>: View {
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/_conditionalcontent (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct _ConditionalContent<TrueContent: View, FalseContent: View>: View {
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/swift/optional (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension Optional: View where Wrapped: View {
     public var body: Never { fatalError("stand-in") }
 }
 
 /// What a modifier returns here; Apple's return `some View` or a `ModifiedContent`.
+// Apple: swiftui/modifiedcontent (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct ModifiedContent<Content, Modifier>: View {
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/viewmodifier (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct _StandInModifier {}
 
 // MARK: Values
 
+// Apple: swiftui/horizontalalignment (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public enum HorizontalAlignment: Sendable { case leading, center, trailing }
+// Apple: swiftui/verticalalignment (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public enum VerticalAlignment: Sendable { case top, center, bottom }
+// Apple: swiftui/alignment (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Alignment: Sendable {
     public static let center = Alignment()
     public static let leading = Alignment()
 }
 
+// Apple: swiftui/edge (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public enum Edge: Sendable {
     public struct Set: OptionSet, Sendable {
         public let rawValue: Int8
@@ -80,6 +108,8 @@ public enum Edge: Sendable {
     }
 }
 
+// Apple: swiftui/axis (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public enum Axis: Sendable {
     public struct Set: OptionSet, Sendable {
         public let rawValue: Int8
@@ -89,6 +119,8 @@ public enum Axis: Sendable {
     }
 }
 
+// Apple: swiftui/font (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Font: Hashable, Sendable {
     public static let largeTitle = Font()
     public static let title = Font()
@@ -99,8 +131,12 @@ public struct Font: Hashable, Sendable {
     public static let caption = Font()
 }
 
+// Apple: swiftui/shapestyle (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public protocol ShapeStyle {}
 
+// Apple: swiftui/color (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Color: View, ShapeStyle, Hashable, Sendable {
     public static let accentColor = Color()
     public static let white = Color()
@@ -109,6 +145,8 @@ public struct Color: View, ShapeStyle, Hashable, Sendable {
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/localizedstringkey (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct LocalizedStringKey: ExpressibleByStringInterpolation, Sendable {
     public init(_ value: String) {}
     public init(stringLiteral value: String) {}
@@ -116,6 +154,8 @@ public struct LocalizedStringKey: ExpressibleByStringInterpolation, Sendable {
 
 // MARK: Views
 
+// Apple: swiftui/text (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Text: View, Sendable {
     public init<S: StringProtocol>(_ content: S) {}
     public init(verbatim content: String) {}
@@ -123,91 +163,131 @@ public struct Text: View, Sendable {
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/vstack (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct VStack<Content: View>: View {
     public init(alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) {}
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/hstack (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct HStack<Content: View>: View {
     public init(alignment: VerticalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) {}
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/scrollview (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct ScrollView<Content: View>: View {
     public init(_ axes: Axis.Set = .vertical, showsIndicators: Bool = true, @ViewBuilder content: () -> Content) {}
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/list (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct List<SelectionValue: Hashable, Content: View>: View {
     public init(@ViewBuilder content: () -> Content) where SelectionValue == Never {}
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/section (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Section<Parent, Content, Footer>: View {
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/section (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension Section where Parent: View, Content: View, Footer == EmptyView {
     public init(header: Parent, @ViewBuilder content: () -> Content) {}
 }
 
+// Apple: swiftui/navigationview
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 7, visionOS 1, *)
 public struct NavigationView<Content: View>: View {
     public init(@ViewBuilder content: () -> Content) {}
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/foreach (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct ForEach<Data: RandomAccessCollection, ID: Hashable, Content>: View {
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/foreach (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension ForEach where Content: View {
     public init(_ data: Data, @ViewBuilder content: @escaping (Data.Element) -> Content) where ID == Data.Element.ID, Data.Element: Identifiable {}
     public init(_ data: Data, id: KeyPath<Data.Element, ID>, @ViewBuilder content: @escaping (Data.Element) -> Content) {}
 }
 
+// Apple: swiftui/button (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Button<Label: View>: View {
     public init(action: @escaping @MainActor () -> Void, @ViewBuilder label: () -> Label) {}
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/button (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension Button where Label == Text {
     public init<S: StringProtocol>(_ title: S, action: @escaping @MainActor () -> Void) {}
 }
 
+// Apple: swiftui/link (page not re-read)
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct Link<Label: View>: View {
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/link (page not re-read)
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 extension Link where Label == Text {
     public init<S: StringProtocol>(_ title: S, destination: URL) {}
 }
 
+// Apple: swiftui/progressview (page not re-read)
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct ProgressView<Label: View, CurrentValueLabel: View>: View {
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/progressview (page not re-read)
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 extension ProgressView where Label == EmptyView, CurrentValueLabel == EmptyView {
     public init() {}
 }
 
+// Apple: swiftui/spacer (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Spacer: View {
     public init(minLength: CGFloat? = nil) {}
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/shape (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public protocol Shape: View {}
 
+// Apple: swiftui/capsule (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Capsule: Shape {
     public init() {}
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/shape/fill(_:style:) (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension Shape {
     public func fill<S: ShapeStyle>(_ content: S) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
 }
 
 // MARK: Alerts
 
+// Apple: swiftui/alert (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Alert {
     public struct Button {
         public static func `default`(_ label: Text, action: (() -> Void)? = {}) -> Alert.Button { fatalError("stand-in") }
@@ -220,6 +300,8 @@ public struct Alert {
 
 // MARK: Modifiers
 
+// Apple: swiftui/view (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension View {
     public func font(_ font: Font?) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
     public func foregroundColor(_ color: Color?) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
@@ -241,12 +323,23 @@ extension View {
     )
         -> ModifiedContent<Self, _StandInModifier>
     { fatalError("stand-in") }
+    // Apple: swiftui/view/navigationtitle(_:)-43srq (page not re-read)
+    @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
     public func navigationTitle<S: StringProtocol>(_ title: S) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
+    // Apple: swiftui/view/task(name:priority:file:line:_:) (its iOS 15 form, task(priority:_:))
+    @available(iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1, *)
+    public func task(
+        priority: TaskPriority = .userInitiated, _ action: @escaping @Sendable () async -> Void
+    )
+        -> ModifiedContent<Self, _StandInModifier>
+    { fatalError("stand-in") }
     public func environmentObject<T: ObservableObject>(_ object: T) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
 }
 
 // MARK: State and the environment
 
+// Apple: swiftui/binding (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @propertyWrapper @dynamicMemberLookup
 public struct Binding<Value> {
     @preconcurrency public init(get: @escaping @isolated(any) @Sendable () -> Value, set: @escaping @isolated(any) @Sendable (Value) -> Void) {}
@@ -259,8 +352,12 @@ public struct Binding<Value> {
 }
 
 /// Sendable when its value is, as Apple's.
+// Apple: swiftui/binding (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension Binding: Sendable where Value: Sendable {}
 
+// Apple: swiftui/state (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @propertyWrapper
 public struct State<Value> {
     public init(wrappedValue value: Value) {}
@@ -271,6 +368,8 @@ public struct State<Value> {
     public var projectedValue: Binding<Value> { fatalError("stand-in") }
 }
 
+// Apple: swiftui/observedobject (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @MainActor @preconcurrency @propertyWrapper
 public struct ObservedObject<ObjectType: ObservableObject> {
     public init(wrappedValue: ObjectType) {}
@@ -280,32 +379,46 @@ public struct ObservedObject<ObjectType: ObservableObject> {
     }
 }
 
+// Apple: swiftui/stateobject (page not re-read)
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 @MainActor @preconcurrency @propertyWrapper
 public struct StateObject<ObjectType: ObservableObject> {
     public init(wrappedValue thunk: @autoclosure @escaping () -> ObjectType) {}
     public var wrappedValue: ObjectType { fatalError("stand-in") }
 }
 
+// Apple: swiftui/environmentobject (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @MainActor @preconcurrency @propertyWrapper
 public struct EnvironmentObject<ObjectType: ObservableObject> {
     public init() {}
     public var wrappedValue: ObjectType { fatalError("stand-in") }
 }
 
+// Apple: swiftui/openurlaction (page not re-read)
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct OpenURLAction {
     public func callAsFunction(_ url: URL) {}
 }
 
+// Apple: swiftui/environmentvalues (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct EnvironmentValues {
+    // Apple: swiftui/environmentvalues/openurl (page not re-read)
+    @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
     public var openURL: OpenURLAction { fatalError("stand-in") }
 }
 
+// Apple: swiftui/environment (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @propertyWrapper
 public struct Environment<Value> {
     public init(_ keyPath: KeyPath<EnvironmentValues, Value>) {}
     public var wrappedValue: Value { fatalError("stand-in") }
 }
 
+// Apple: swiftui/bindable (page not re-read)
+@available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
 @propertyWrapper @dynamicMemberLookup
 public struct Bindable<Value> {
     public init(wrappedValue: Value) where Value: AnyObject, Value: Observable {}
@@ -319,16 +432,22 @@ public struct Bindable<Value> {
     }
 }
 
+// Apple: swiftui/textfield (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct TextField<Label: View>: View {
     public var body: Never { fatalError("stand-in") }
 }
 
+// Apple: swiftui/textfield (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension TextField where Label == Text {
     public init<S: StringProtocol>(_ title: S, text: Binding<String>) {}
 }
 
 // MARK: Apps
 
+// Apple: swiftui/app (page not re-read)
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 @MainActor @preconcurrency
 public protocol App {
     associatedtype Body: Scene
@@ -336,22 +455,32 @@ public protocol App {
     init()
 }
 
+// Apple: swiftui/app/main() (page not re-read)
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 extension App {
     @MainActor public static func main() {}
 }
 
+// Apple: swiftui/scene (page not re-read)
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 @MainActor @preconcurrency
 public protocol Scene {}
 
+// Apple: swiftui/scenebuilder (page not re-read)
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 @resultBuilder
 public struct SceneBuilder {
     public static func buildBlock<Content: Scene>(_ content: Content) -> Content { content }
 }
 
+// Apple: swiftui/windowgroup (page not re-read)
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct WindowGroup<Content: View>: Scene {
     public init(@ViewBuilder content: () -> Content) {}
 }
 
+// Apple: swiftui/previewprovider (page not re-read)
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @MainActor @preconcurrency
 public protocol PreviewProvider {
     associatedtype Previews: View
@@ -360,6 +489,10 @@ public protocol PreviewProvider {
 
 // MARK: UIKit
 
+// Apple: swiftui/uihostingcontroller (page not re-read)
+@available(iOS 13, tvOS 13, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor @preconcurrency
 open class UIHostingController<Content: View>: UIViewController {
     public init(rootView: Content) { super.init(nibName: nil, bundle: nil) }

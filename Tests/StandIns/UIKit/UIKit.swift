@@ -1,8 +1,14 @@
 // Stand-in declarations of the UIKit API that TallyKit uses, with Apple's names, labels and
 // types, so that the Apple-only sources typecheck on Linux (scripts/check_apple_sources.sh).
-// Nothing here runs.
+// Nothing here runs. Each declaration carries Apple's availability on the five platforms the
+// package declares (Tests/StandIns/AVAILABILITY.md); UIKit has none of these on macOS (Mac
+// Catalyst is not checked) or, as here, on watchOS.
 @_exported import Foundation  // as UIKit does
 
+// Apple: uikit/uiscene (page not re-read)
+@available(iOS 13, tvOS 13, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UIScene: NSObject {
     public enum ActivationState: Int, Sendable {
@@ -16,15 +22,31 @@ open class UIScene: NSObject {
     public nonisolated static let didActivateNotification = NSNotification.Name("UISceneDidActivateNotification")
 }
 
+// Apple: uikit/uiwindowscene (page not re-read)
+@available(iOS 13, tvOS 13, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UIWindowScene: UIScene {}
 
+// Apple: uikit/uiapplication (page not re-read)
+@available(iOS 2, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UIApplication: NSObject {
     open class var shared: UIApplication { fatalError("stand-in") }
+    // Apple: uikit/uiapplication/connectedscenes (page not re-read)
+    @available(iOS 13, tvOS 13, visionOS 1, *)
+    @available(macOS, unavailable)
+    @available(watchOS, unavailable)
     open var connectedScenes: Set<UIScene> { fatalError("stand-in") }
 }
 
+// Apple: uikit/uiapplication/open(_:options:completionhandler:) (page not re-read)
+@available(iOS 10, tvOS 10, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 extension UIApplication {
     public struct OpenExternalURLOptionsKey: Hashable, RawRepresentable, Sendable {
         public var rawValue: String
@@ -36,9 +58,17 @@ extension UIApplication {
     ) {}
 }
 
+// Apple: uikit/uiresponder (page not re-read)
+@available(iOS 2, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UIResponder: NSObject {}
 
+// Apple: uikit/uiviewcontroller (page not re-read)
+@available(iOS 2, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UIViewController: UIResponder {
     public init(nibName nibNameOrNil: String?, bundle nibBundleOrNil: Bundle?) { super.init() }
@@ -54,6 +84,10 @@ open class UIViewController: UIResponder {
     open var navigationController: UINavigationController? { fatalError("stand-in") }
 }
 
+// Apple: uikit/uinavigationcontroller (page not re-read)
+@available(iOS 2, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UINavigationController: UIViewController {
     public init(rootViewController: UIViewController) { super.init(nibName: nil, bundle: nil) }
@@ -61,6 +95,10 @@ open class UINavigationController: UIViewController {
     open func pushViewController(_ viewController: UIViewController, animated: Bool) {}
 }
 
+// Apple: uikit/uialertcontroller (page not re-read)
+@available(iOS 8, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UIAlertController: UIViewController {
     public enum Style: Int, Sendable {
@@ -73,6 +111,10 @@ open class UIAlertController: UIViewController {
     open func addAction(_ action: UIAlertAction) {}
 }
 
+// Apple: uikit/uialertaction (page not re-read)
+@available(iOS 8, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UIAlertAction: NSObject {
     public enum Style: Int, Sendable {
@@ -83,6 +125,10 @@ open class UIAlertAction: NSObject {
     public convenience init(title: String?, style: UIAlertAction.Style, handler: ((UIAlertAction) -> Void)? = nil) { self.init() }
 }
 
+// Apple: uikit/uiview (page not re-read)
+@available(iOS 2, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UIView: UIResponder {
     public struct AutoresizingMask: OptionSet, Sendable {
@@ -109,6 +155,10 @@ open class UIView: UIResponder {
     open func removeFromSuperview() {}
 }
 
+// Apple: uikit/uistackview (page not re-read)
+@available(iOS 9, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UIStackView: UIView {
     open var axis: NSLayoutConstraint.Axis {
@@ -123,6 +173,10 @@ open class UIStackView: UIView {
     open func addArrangedSubview(_ view: UIView) {}
 }
 
+// Apple: uikit/nslayoutconstraint (page not re-read)
+@available(iOS 6, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class NSLayoutConstraint: NSObject {
     public enum Axis: Int, Sendable {
@@ -131,6 +185,10 @@ open class NSLayoutConstraint: NSObject {
     }
 }
 
+// Apple: uikit/uicontrol (page not re-read)
+@available(iOS 2, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UIControl: UIView {
     public struct State: OptionSet, Sendable {
@@ -143,9 +201,17 @@ open class UIControl: UIView {
         public init(rawValue: UInt) { self.rawValue = rawValue }
         public static let touchUpInside = Event(rawValue: 1 << 6)
     }
+    // Apple: uikit/uicontrol/addaction(_:for:) (page not re-read)
+    @available(iOS 14, tvOS 14, visionOS 1, *)
+    @available(macOS, unavailable)
+    @available(watchOS, unavailable)
     open func addAction(_ action: UIAction, for controlEvents: UIControl.Event) {}
 }
 
+// Apple: uikit/uibutton (page not re-read)
+@available(iOS 2, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UIButton: UIControl {
     public enum ButtonType: Int, Sendable {
@@ -156,28 +222,53 @@ open class UIButton: UIControl {
     open func setTitle(_ title: String?, for state: UIControl.State) {}
 }
 
+// Apple: uikit/uiactionhandler (page not re-read)
+@available(iOS 13, tvOS 14, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 public typealias UIActionHandler = @MainActor (UIAction) -> Void
 
+// Apple: uikit/uimenuelement (page not re-read)
+@available(iOS 13, tvOS 14, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UIMenuElement: NSObject {}
 
+// Apple: uikit/uiaction (page not re-read)
+@available(iOS 13, tvOS 14, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UIAction: UIMenuElement {
     public convenience init(title: String = "", handler: @escaping UIActionHandler) { self.init() }
 }
 
+// Apple: uikit/uidevice (page not re-read)
+@available(iOS 2, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UIDevice: NSObject {
     open class var current: UIDevice { fatalError("stand-in") }
     open var identifierForVendor: UUID? { fatalError("stand-in") }
 }
 
+// Apple: uikit/uiscreen
+@available(iOS 2, tvOS 9, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
+@available(visionOS, unavailable)
 @MainActor
 open class UIScreen: NSObject {
     open class var main: UIScreen { fatalError("stand-in") }
     open var bounds: CGRect { fatalError("stand-in") }
 }
 
+// Apple: uikit/uiwindow (page not re-read)
+@available(iOS 2, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 open class UIWindow: UIView {
     open var rootViewController: UIViewController? {
@@ -187,6 +278,10 @@ open class UIWindow: UIView {
     open func makeKeyAndVisible() {}
 }
 
+// Apple: uikit/uiapplication/launchoptionskey (page not re-read)
+@available(iOS 2, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 extension UIApplication {
     public struct LaunchOptionsKey: Hashable, RawRepresentable, Sendable {
         public var rawValue: String
@@ -194,16 +289,28 @@ extension UIApplication {
     }
 }
 
+// Apple: uikit/uiapplicationdelegate (page not re-read)
+@available(iOS 2, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 public protocol UIApplicationDelegate: NSObjectProtocol {
     func application(_ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool
 }
 
+// Apple: uikit/uiapplicationdelegate (page not re-read)
+@available(iOS 2, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 extension UIApplicationDelegate {
     /// What `@main` on an application delegate calls.
     @MainActor public static func main() {}
 }
 
+// Apple: uikit/uiapplicationmain(_:_:_:_:) (page not re-read)
+@available(iOS 2, tvOS 9, visionOS 1, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
 @MainActor
 public func UIApplicationMain(
     _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, _ principalClassName: String?, _ delegateClassName: String?
