@@ -89,7 +89,7 @@ import Testing
         #expect(storeKit.subtracting(catalog).sorted() == [], "in Tally.storekit, not in tally.json")
     }
 
-    @Test func everyProductTheExamplesSellExistsInBoth() throws {
+    @MainActor @Test func everyProductTheExamplesSellExistsInBoth() throws {
         let catalog = try Self.catalogProducts()
         let storeKit = try Self.storeKitProducts()
         let named = ReportShelf.Kind.allCases.map(\.productID) + PhotoStudio.packs
