@@ -23,8 +23,15 @@ public struct AppStoreServerAPIConfiguration: Sendable {
     /// default, so a transaction the production API does not know (a TestFlight or review
     /// purchase) is looked up in the sandbox.
     public var environments: [(environment: AppStoreEnvironment, baseURL: URL)]
-    /// How long one request may take.
-    public var timeout: TimeInterval = 15
+    /// How long one try may take, connecting (at most
+    /// ``AsyncHTTPClientTransport/connectTimeout``) included; never more than what is left of
+    /// ``callBudget``.
+    public var timeout: TimeInterval = 5
+    /// The most time one call to Apple may take, every try, environment and wait between tries
+    /// included; a request to Tally that asks Apple several things shares one budget among them
+    /// (``AppStoreServerClient/sharingBudget(_:)``). 10 seconds: a device waits 30 for Tally's
+    /// answer, so an Apple that does not answer is reported (`apple_unavailable`) well before.
+    public var callBudget: TimeInterval = 10
     /// How many times one request is tried in one environment when Apple answers 429 or 5xx,
     /// or does not answer.
     public var maximumAttempts = 3

@@ -7,6 +7,10 @@ public import TallyVerify
 /// and 5xx honouring `Retry-After`, timeouts, and every signed answer verified with TallyVerify
 /// before it is returned.
 ///
+/// Every call has a budget (``AppStoreServerAPIConfiguration/callBudget``, 10 seconds) that its
+/// tries, environments and waits share: an Apple that refuses connections or never answers is
+/// reported as `unavailable` within it. Calls made inside ``sharingBudget(_:)`` share one.
+///
 /// ```swift
 /// let apple = AppStoreServerClient(configuration: configuration, verifier: verifier)
 /// let found = try await apple.transactionInfo("2000000123456789")   // verified, with its JWS
@@ -63,6 +67,9 @@ public actor AppStoreServerClient {
     private let sleep: @Sendable (TimeInterval) async throws -> Void
     private var token: (value: String, expiresAt: Date)?
 
+    /// The deadline the calls of ``sharingBudget(_:)`` share.
+    @TaskLocal private static var sharedDeadline: ContinuousClock.Instant?
+
     /// - Parameters:
     ///   - configuration: the key, the bundle and where Apple is.
     ///   - transport: how Apple is reached; AsyncHTTPClient by default.
@@ -78,6 +85,16 @@ public actor AppStoreServerClient {
         self.verifier = verifier
         self.now = configuration.now
         self.sleep = sleep
+    }
+
+    /// Runs `body` with one budget, ``AppStoreServerAPIConfiguration/callBudget``, for every
+    /// call it makes to Apple: a request to Tally that asks Apple several things answers within
+    /// it whatever Apple does. Inside another `sharingBudget`, the outer budget holds.
+    public nonisolated func sharingBudget<Value>(_ body: () async throws -> Value) async rethrows -> Value {
+        if Self.sharedDeadline != nil { return try await body() }
+        return try await Self.$sharedDeadline.withValue(ContinuousClock.now.advanced(by: .seconds(configuration.callBudget))) {
+            try await body()
+        }
     }
 
     // MARK: - Endpoints
@@ -187,7 +204,8 @@ public actor AppStoreServerClient {
     // MARK: - Calls
 
     /// Sends the call to each environment in turn until one knows the subject (404 goes on to
-    /// the next); tries each up to `maximumAttempts` times on 429, 5xx and no answer.
+    /// the next); tries each up to `maximumAttempts` times on 429, 5xx and no answer, all within
+    /// the call's budget (or the budget it shares).
     private func call(
         _ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, only: AppStoreEnvironment? = nil
     ) async throws(AppStoreServerAPIError) -> (Data, AppStoreEnvironment) {
@@ -195,11 +213,12 @@ public actor AppStoreServerClient {
         guard !environments.isEmpty else {
             throw AppStoreServerAPIError(.invalidRequest, "no App Store Server API is configured for \(only?.rawValue ?? "any environment")")
         }
+        let deadline = Self.sharedDeadline ?? ContinuousClock.now.advanced(by: .seconds(configuration.callBudget))
         var notFound: AppStoreServerAPIError?
         for (environment, baseURL) in environments {
             // One catch-all clause with an `if`, not `catch where`, which Swift 6.3.1's SIL passes crash on in some functions.
             do {
-                return (try await attempt(method, baseURL: baseURL, path: path, query: query, body: body), environment)
+                return (try await attempt(method, baseURL: baseURL, path: path, query: query, body: body, deadline: deadline), environment)
             } catch {
                 guard error.kind == .notFound else { throw error }
                 notFound = error
@@ -208,7 +227,9 @@ public actor AppStoreServerClient {
         throw notFound!
     }
 
-    private func attempt(_ method: String, baseURL: URL, path: String, query: [URLQueryItem], body: Data?) async throws(AppStoreServerAPIError) -> Data {
+    private func attempt(
+        _ method: String, baseURL: URL, path: String, query: [URLQueryItem], body: Data?, deadline: ContinuousClock.Instant
+    ) async throws(AppStoreServerAPIError) -> Data {
         guard var components = URLComponents(url: baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false) else {
             throw AppStoreServerAPIError(.invalidRequest, "cannot make a URL of \(baseURL) and \(path)")
         }
@@ -216,9 +237,14 @@ public actor AppStoreServerClient {
         guard let url = components.url else { throw AppStoreServerAPIError(.invalidRequest, "cannot make a URL of \(components)") }
         var last: AppStoreServerAPIError?
         for attempt in 1...max(1, configuration.maximumAttempts) {
+            let left = Self.seconds(until: deadline)
+            guard left > 0 else {
+                throw last
+                    ?? AppStoreServerAPIError(.unavailable, "no time left to ask \(url.host ?? "Apple") within the budget of \(configuration.callBudget) s")
+            }
             var headers = ["authorization": "Bearer \(try bearer())", "accept": "application/json"]
             if body != nil { headers["content-type"] = "application/json" }
-            let request = AppleHTTPRequest(method: method, url: url, headers: headers, body: body, timeout: configuration.timeout)
+            let request = AppleHTTPRequest(method: method, url: url, headers: headers, body: body, timeout: min(configuration.timeout, left))
             let failure: AppStoreServerAPIError
             do {
                 let response = try await transport.send(request)
@@ -231,7 +257,8 @@ public actor AppStoreServerClient {
             guard Self.isRetryable(failure), attempt < configuration.maximumAttempts else { throw failure }
             let backoff = min(configuration.maximumBackoff, pow(2, Double(attempt - 1)) * Double.random(in: 0.5...1.0))
             let wait = failure.retryAfter ?? backoff
-            guard wait <= configuration.maximumBackoff else { throw failure }
+            // A wait that leaves no time for the next try is not waited.
+            guard wait <= configuration.maximumBackoff, wait < Self.seconds(until: deadline) else { throw failure }
             do {
                 try await sleep(wait)
             } catch {
@@ -240,6 +267,11 @@ public actor AppStoreServerClient {
             last = failure
         }
         throw last ?? AppStoreServerAPIError(.unavailable, "no try was made")
+    }
+
+    private static func seconds(until deadline: ContinuousClock.Instant) -> TimeInterval {
+        let left = ContinuousClock.now.duration(to: deadline).components
+        return Double(left.seconds) + Double(left.attoseconds) / 1e18
     }
 
     /// The bearer token, reused until a minute before it expires.

@@ -13,7 +13,7 @@ public struct AppleHTTPRequest: Sendable {
     public var headers: [String: String]
     /// The body, for `POST` and `PUT`.
     public var body: Data?
-    /// How long it may take.
+    /// How long it may take, connecting included: the try's share of the call's budget.
     public var timeout: TimeInterval
 }
 
@@ -45,14 +45,28 @@ public protocol AppleHTTPTransport: Sendable {
 }
 
 /// The transport over AsyncHTTPClient (the Swift Server Workgroup's HTTP client).
+///
+/// Connecting to Apple may take ``connectTimeout``, and a connection Apple refuses fails the try
+/// at once: AsyncHTTPClient's default is to retry it until the request's deadline, which made an
+/// unreachable Apple cost every try its whole timeout.
 public struct AsyncHTTPClientTransport: AppleHTTPTransport {
     /// The largest answer read: Apple's pages of history are far smaller.
     static let maximumBody = 4 << 20
+    /// How long connecting to Apple may take, TLS included: 2 seconds.
+    public static let connectTimeout: TimeInterval = 2
+    /// One client for every call to Apple, for the life of the process (as `HTTPClient.shared`,
+    /// which is never shut down either).
+    private static let appleClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.timeout.connect = .milliseconds(Int64(connectTimeout * 1000))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
     let client: HTTPClient
 
-    /// The transport over AsyncHTTPClient's process-wide shared client.
+    /// The transport over the process-wide client for Apple.
     public init() {
-        client = .shared
+        client = Self.appleClient
     }
 
     public func send(_ request: AppleHTTPRequest) async throws -> AppleHTTPResponse {

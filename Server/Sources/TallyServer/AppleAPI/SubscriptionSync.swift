@@ -43,11 +43,7 @@ public struct SubscriptionSync: Sendable {
             from: moment.addingTimeInterval(-behind), to: moment.addingTimeInterval(ahead), checkedBefore: moment.addingTimeInterval(-quiet),
             limit: 50)
         for original in due {
-            let states = try await statuses(original)
-            for state in states {
-                let renewal = state.renewal
-                try await storage.recordFromApple(state.transaction.verified, jws: state.transaction.jws, renewal: renewal?.verified, renewalJWS: renewal?.jws)
-            }
+            try await storage.recordFromApple(try await statuses(original))
             try await storage.markSubscriptionChecked(original)
         }
         return due.count
@@ -60,6 +56,19 @@ public struct SubscriptionSync: Sendable {
         } catch {
             if error.kind == .notFound { return [] }
             throw error
+        }
+    }
+}
+
+extension TallyStorage {
+    /// Takes in what Apple says of subscriptions now (Get All Subscription Statuses), as their
+    /// notifications would have: each latest transaction with its signed renewal info, so a
+    /// renewal, a billing grace period, billing retry or an expiry is what the account shows.
+    /// The refresh endpoint, the scheduled sync and `tally import` take Apple's word this way.
+    func recordFromApple(_ states: [AppStoreServerClient.SubscriptionState]) async throws {
+        for state in states {
+            try await recordFromApple(
+                state.transaction.verified, jws: state.transaction.jws, renewal: state.renewal?.verified, renewalJWS: state.renewal?.jws)
         }
     }
 }

@@ -36,7 +36,8 @@ public struct DatabaseMaintenanceError: Error, Hashable, Sendable, CustomStringC
         /// A code from its text.
         public init(rawValue: String) { self.rawValue = rawValue }
 
-        /// The file cannot be opened, or is not an SQLite database.
+        /// The source cannot be opened, or is not an SQLite database: the database a backup
+        /// copies, the backup a restore copies, the file a check reads.
         public static let cannotOpen = Self(rawValue: "cannot_open")
         /// An SQLite database, but not one with Tally's tables.
         public static let notATallyDatabase = Self(rawValue: "not_a_tally_database")
@@ -50,13 +51,17 @@ public struct DatabaseMaintenanceError: Error, Hashable, Sendable, CustomStringC
         public static let databaseInUse = Self(rawValue: "database_in_use")
         /// The file to write exists and replacing it was not asked for.
         public static let destinationExists = Self(rawValue: "destination_exists")
-        /// SQLite failed while copying or moving the database.
+        /// SQLite failed while copying the database (the disk filled, an I/O error).
         public static let copyFailed = Self(rawValue: "copy_failed")
+        /// The destination cannot be written: the folder of the backup, or of the database a
+        /// restore puts in place, does not exist, is a file, or may not be written. The reason
+        /// names the file and the system's reason.
+        public static let cannotWrite = Self(rawValue: "cannot_write")
 
         /// Every code, in the order of their declaration.
         public static let all: [Self] = [
             .cannotOpen, .notATallyDatabase, .newerSchema, .integrityCheckFailed, .ledgerMismatch, .databaseInUse,
-            .destinationExists, .copyFailed,
+            .destinationExists, .copyFailed, .cannotWrite,
         ]
     }
 }

@@ -40,8 +40,9 @@ public enum SQLiteBackup {
     ///   - destination: the backup to write.
     ///   - replacing: whether an existing `destination` may be replaced.
     /// - Returns: the backup and its check.
-    /// - Throws: ``DatabaseMaintenanceError``: `destination_exists`, `cannot_open`, `copy_failed`,
-    ///   or the check's codes (then nothing is left at `destination`).
+    /// - Throws: ``DatabaseMaintenanceError``: `destination_exists`, `cannot_open` (the database),
+    ///   `cannot_write` (the destination), `copy_failed`, or the check's codes (then nothing is
+    ///   left at `destination`).
     public static func backup(database: String, to destination: String, replacing: Bool) async throws -> Outcome {
         guard FileManager.default.fileExists(atPath: database) else {
             throw DatabaseMaintenanceError(.cannotOpen, "no database at \(database)")
@@ -52,8 +53,9 @@ public enum SQLiteBackup {
         let partial = destination + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
         removeDatabaseFiles(partial)
         defer { removeDatabaseFiles(partial) }
+        try create(partial)
         try copy(from: database, to: partial)
-        let audit = try await checked(partial)
+        let audit = try await checked(partial, named: destination)
         if replacing, FileManager.default.fileExists(atPath: destination) {
             // A backup someone opened may have a WAL beside it, which SQLite would replay into the new file.
             try quiesce(destination)
@@ -71,8 +73,9 @@ public enum SQLiteBackup {
     ///     `<database>.replaced-<time>` (with its WAL, if any).
     ///   - now: the time that names the replaced database.
     /// - Returns: the restored database, its check and where the replaced one went.
-    /// - Throws: ``DatabaseMaintenanceError``: the check's codes (nothing changed), `destination_exists`,
-    ///   `database_in_use` when another process has `database` open, `cannot_open`, `copy_failed`.
+    /// - Throws: ``DatabaseMaintenanceError``: the check's codes, naming `backup` (nothing changed),
+    ///   `destination_exists`, `database_in_use` when another process has `database` open,
+    ///   `cannot_open` (the backup), `cannot_write` (where `database` goes), `copy_failed`.
     public static func restore(from backup: String, to database: String, replacing: Bool, now: Date) async throws -> Outcome {
         guard FileManager.default.fileExists(atPath: backup) else {
             throw DatabaseMaintenanceError(.cannotOpen, "no backup at \(backup)")
@@ -84,8 +87,10 @@ public enum SQLiteBackup {
         let restoring = database + ".restoring-\(ProcessInfo.processInfo.processIdentifier)"
         removeDatabaseFiles(restoring)
         defer { removeDatabaseFiles(restoring) }
+        try create(restoring)
         try copy(from: backup, to: restoring)
-        let audit = try await checked(restoring)
+        // The copy is checked; what it finds is said of the backup, the file the operator named.
+        let audit = try await checked(restoring, named: backup)
 
         var replaced: String?
         if exists {
@@ -93,7 +98,7 @@ public enum SQLiteBackup {
             let aside = database + ".replaced-" + stamp(now)
             for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: database + suffix) {
                 guard rename(database + suffix, aside + suffix) == 0 else {
-                    throw DatabaseMaintenanceError(.copyFailed, "cannot move \(database + suffix) aside: \(String(cString: strerror(errno)))")
+                    throw DatabaseMaintenanceError(.cannotWrite, "cannot move \(database + suffix) aside: \(String(cString: strerror(errno)))")
                 }
             }
             replaced = aside
@@ -108,8 +113,13 @@ public enum SQLiteBackup {
     /// - Throws: ``DatabaseMaintenanceError``: `cannot_open`, `integrity_check_failed`,
     ///   `not_a_tally_database`, `newer_schema`.
     public static func check(file path: String) async throws -> DatabaseAudit {
+        try await check(file: path, named: path)
+    }
+
+    /// Checks `path`, saying what it finds of `name`: a restore checks a copy of the backup.
+    private static func check(file path: String, named name: String) async throws -> DatabaseAudit {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw DatabaseMaintenanceError(.cannotOpen, "no database at \(path)")
+            throw DatabaseMaintenanceError(.cannotOpen, "no database at \(name)")
         }
         let connection: SQLiteConnection
         let problems: [String]
@@ -121,31 +131,46 @@ public enum SQLiteBackup {
                     "foreign key: row \(row.optionalInt("rowid").map { String($0) } ?? "?") of \(row.optionalText("table") ?? "?") points to no \(row.optionalText("parent") ?? "?")"
                 }
         } catch {
-            throw DatabaseMaintenanceError(.cannotOpen, "\(path) cannot be read as an SQLite database: \(reason(error))")
+            throw DatabaseMaintenanceError(.cannotOpen, "\(name) cannot be read as an SQLite database: \(reason(error))")
         }
         guard problems.isEmpty else {
-            throw DatabaseMaintenanceError(.integrityCheckFailed, "\(path): " + problems.prefix(5).joined(separator: "; "))
+            throw DatabaseMaintenanceError(.integrityCheckFailed, "\(name): " + problems.prefix(5).joined(separator: "; "))
         }
         do {
             try connection.execute("BEGIN")
         } catch {
-            throw DatabaseMaintenanceError(.cannotOpen, "\(path): \(reason(error))")
+            throw DatabaseMaintenanceError(.cannotOpen, "\(name): \(reason(error))")
         }
         defer { try? connection.execute("COMMIT") }
-        return try await DatabaseAudit.run(on: connection)
+        do {
+            return try await DatabaseAudit.run(on: connection)
+        } catch let error as DatabaseMaintenanceError {
+            throw DatabaseMaintenanceError(error.code, "\(name): \(error.reason)", file: error.file, line: error.line)
+        }
     }
 
     // MARK: - Steps
 
-    private static func checked(_ path: String) async throws -> DatabaseAudit {
-        let audit = try await check(file: path)
+    private static func checked(_ path: String, named name: String) async throws -> DatabaseAudit {
+        let audit = try await check(file: path, named: name)
         guard audit.isConsistent else {
             throw DatabaseMaintenanceError(
                 .ledgerMismatch,
-                "\(audit.mismatchCount) balance(s) differ from their ledger or lots: "
+                "\(name): \(audit.mismatchCount) balance(s) differ from their ledger or lots: "
                     + audit.mismatches.prefix(5).map(\.description).joined(separator: "; "))
         }
         return audit
+    }
+
+    /// Creates the empty file a copy goes into, so that a destination that cannot be written is
+    /// named with the system's reason (SQLite says only "unable to open database file") and
+    /// is not mistaken for a source that cannot be read.
+    private static func create(_ path: String) throws {
+        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw DatabaseMaintenanceError(.cannotWrite, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
     }
 
     private static func copy(from source: String, to destination: String) throws {
@@ -153,8 +178,9 @@ public enum SQLiteBackup {
             let connection = try SQLiteConnection(path: source, readOnly: true)
             try connection.backup(to: destination)
         } catch {
-            let code: DatabaseMaintenanceError.Code = error.kind == .unavailable ? .cannotOpen : .copyFailed  // not a database, or not there
-            throw DatabaseMaintenanceError(code, "copying \(source) to \(destination): \(reason(error))")
+            // The destination was created writable: a file that cannot be opened is the source, not a database or not there.
+            guard error.kind != .unavailable else { throw DatabaseMaintenanceError(.cannotOpen, "cannot read \(source): \(reason(error))") }
+            throw DatabaseMaintenanceError(.copyFailed, "copying \(source) to \(destination): \(reason(error))")
         }
     }
 
@@ -191,7 +217,7 @@ public enum SQLiteBackup {
         guard result == 0 else {
             let reason = String(cString: strerror(errno))
             if errno == EEXIST { throw DatabaseMaintenanceError(.destinationExists, "\(destination) exists; --force replaces it") }
-            throw DatabaseMaintenanceError(.copyFailed, "cannot write \(destination): \(reason)")
+            throw DatabaseMaintenanceError(.cannotWrite, "cannot write \(destination): \(reason)")
         }
         if let folder = FileHandle(
             forReadingAtPath: (destination as NSString).deletingLastPathComponent.isEmpty

@@ -18,9 +18,12 @@ struct ImportCommand: AsyncParsableCommand {
             for each customer's transaction history and replays it through the normal grant path: a transaction
             Tally has already grants nothing, so an import may run again, and what devices post later is a replay.
             Without an app user id, transactions are recorded as a notification would record them: granted to the
-            user whose app account token they carry, else to the first user who presents them.
-            --dry-run reads Apple and the database and writes nothing. Prints a JSON report; exits 1 when a
-            customer or a transaction failed.
+            user whose app account token they carry, else to the first user who presents them. A customer with
+            subscriptions then gets what Apple says of them now (Get All Subscription Statuses), taken in as a
+            subscription refresh takes it: billing grace keeps access, billing retry shows as such.
+            --dry-run reads Apple and the database, writes nothing, and reports the counts the run would (a
+            transaction several lines bring is new once). Prints a JSON report; exits 1 when a customer or a
+            transaction failed.
             """)
 
     @Option(help: "The catalog (JSON).")

@@ -86,6 +86,56 @@ import Testing
         }
     }
 
+    @Test(arguments: Backend.available)
+    func aSubscriberInGraceKeepsAccessAndOneInBillingRetryShowsIt(_ backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        try await harness.store.updateSettings { $0.billingGracePeriodEnabled = true }
+        let bought = try await Self.boughtElsewhere(harness, "com.tally.pro.monthly")
+        try await harness.advance(by: .seconds(8 * 86_400))  // the trial renews into a paid month
+        try await harness.store.failNextRenewal(originalTransactionID: bought.transactionID)
+        try await harness.advance(by: .seconds(31 * 86_400))  // the next renewal fails: grace
+        let key = P256.Signing.PrivateKey()
+        try await AppStoreServerClientTests.apple(harness.store, key: key) { url in
+            let importer = Self.importer(harness, url, key: key)
+            let customers = [AppleImport.Customer(transactionID: bought.transactionID, appUserID: "carol")]
+            let report = await importer.run(customers)
+            #expect(report.failures.isEmpty, "\(report)")
+            let carol = try #require(try await harness.storage.createUser(appUserID: "carol", tokenHash: "carol-device").0 as User?)
+            var account = try await harness.storage.account(user: carol)
+            #expect(account.subscriptions.first?.status == .gracePeriod, "\(account.subscriptions)")
+            #expect(account.entitlements.first { $0.id == "pro" }.map { $0.active && $0.inGracePeriod } == true, "grace keeps access")
+
+            try await harness.advance(by: .seconds(17 * 86_400))  // grace over: billing retry
+            _ = await importer.run(customers)
+            account = try await harness.storage.account(user: carol)
+            #expect(account.subscriptions.first?.status == .billingRetry, "\(account.subscriptions)")
+            #expect(account.entitlements.first { $0.id == "pro" }?.active == false)
+            try await harness.checkInvariants()
+        }
+    }
+
+    @Test func aDryRunCountsWhatTheRunDoes() async throws {
+        let harness = try await Harness(.sqlite)
+        let first = try await Self.boughtElsewhere(harness, "com.tally.photo.credits.50")
+        let second = try await Self.boughtElsewhere(harness, "com.tally.photo.credits.10")
+        let subscription = try await Self.boughtElsewhere(harness, "com.tally.pro.monthly")
+        try await harness.advance(by: .seconds(31 * 86_400))  // renewed once
+        let key = P256.Signing.PrivateKey()
+        try await AppStoreServerClientTests.apple(harness.store, key: key) { url in
+            let importer = Self.importer(harness, url, key: key)
+            // One customer named by each of their purchases, as an export of the old system lists them.
+            let customers = [first, second, subscription].map { AppleImport.Customer(transactionID: $0.transactionID, appUserID: "dave") }
+            var dry = await importer.run(customers, dryRun: true)
+            let done = await importer.run(customers)
+            #expect(done.new == 4 && done.failures.isEmpty, "two packs, the subscription and its renewal, each once: \(done)")
+            dry.dryRun = false
+            #expect(dry == done, "the dry run counts what the run does")
+
+            let again = await importer.run(customers)
+            #expect(again.new == 0 && again.known == done.transactions, "\(again)")
+        }
+    }
+
     @Test func theCustomersFileIsReadStrictly() throws {
         let customers = try AppleImport.customers("# moved from the old backend\n2000000000000001\nalice, 2000000000000002\n\n")
         #expect(customers == [.init(transactionID: "2000000000000001"), .init(transactionID: "2000000000000002", appUserID: "alice")])

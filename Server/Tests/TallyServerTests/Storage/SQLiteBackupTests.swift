@@ -4,6 +4,10 @@ import TallySQL
 import TallyServer
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Backups of the SQLite database and their restore: what is kept is checked, what is
 /// refused leaves nothing behind. (Under a live `tally serve`: `BackupCommandTests`.)
 @Suite struct SQLiteBackupTests {
@@ -131,6 +135,58 @@ import Testing
                 try await SQLiteBackup.restore(from: path(name), to: path("target.sqlite"), replacing: true, now: Date())
             }
             #expect(files == before, "\(name) left \(files.subtracting(before))")
+        }
+    }
+
+    /// The error a step throws, to look at its code and reason.
+    func failure(_ body: () async throws -> Void) async -> DatabaseMaintenanceError? {
+        do {
+            try await body()
+        } catch let error as DatabaseMaintenanceError {
+            return error
+        } catch {
+            Issue.record("not a DatabaseMaintenanceError: \(error)")
+        }
+        return nil
+    }
+
+    @Test func aDestinationThatCannotBeWrittenIsNamedWithTheSystemsReason() async throws {
+        let harness = try await populated()
+        _ = harness
+        try Data("in the way".utf8).write(to: folder.appendingPathComponent("file"))
+        var cases = [("no-such-folder/backup.sqlite", "No such file or directory"), ("file/backup.sqlite", "Not a directory")]
+        // Root writes into a read-only folder: permission can only be provoked for other users.
+        if geteuid() != 0 {
+            try FileManager.default.createDirectory(atPath: path("read-only"), withIntermediateDirectories: false, attributes: [.posixPermissions: 0o500])
+            cases.append(("read-only/backup.sqlite", "Permission denied"))
+        }
+        for (destination, reason) in cases {
+            let before = files
+            let backup = await failure { _ = try await SQLiteBackup.backup(database: path("live.sqlite"), to: path(destination), replacing: false) }
+            #expect(backup?.code.rawValue == "cannot_write", "\(destination): \(String(describing: backup))")
+            #expect(backup?.reason.contains(path(destination)) == true, "names the destination: \(String(describing: backup))")
+            #expect(backup?.reason.contains(reason) == true, "and why: \(String(describing: backup))")
+            let restore = await failure { _ = try await SQLiteBackup.restore(from: path("live.sqlite"), to: path(destination), replacing: false, now: Date()) }
+            #expect(restore?.code.rawValue == "cannot_write", "\(destination): \(String(describing: restore))")
+            #expect(restore?.reason.contains(path(destination)) == true && restore?.reason.contains(reason) == true, "\(String(describing: restore))")
+            #expect(files == before, "\(destination) left \(files.subtracting(before))")
+        }
+        // The source side keeps its code.
+        let missing = await failure { _ = try await SQLiteBackup.backup(database: path("missing.sqlite"), to: path("backup.sqlite"), replacing: false) }
+        #expect(missing?.code == .cannotOpen)
+    }
+
+    @Test func aRestoreFromAnEmptyOrForeignFileNamesIt() async throws {
+        _ = FileManager.default.createFile(atPath: path("empty.sqlite"), contents: Data())
+        try Data((0..<8_192).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: folder.appendingPathComponent("noise.sqlite"))
+        try SQLiteConnection(path: path("other.sqlite")).execute("CREATE TABLE notes (text TEXT)")
+        for (name, code) in [
+            ("empty.sqlite", DatabaseMaintenanceError.Code.notATallyDatabase), ("noise.sqlite", .cannotOpen), ("other.sqlite", .notATallyDatabase),
+        ] {
+            let error = await failure { _ = try await SQLiteBackup.restore(from: path(name), to: path("target.sqlite"), replacing: false, now: Date()) }
+            #expect(error?.code == code, "\(name): \(String(describing: error))")
+            #expect(error?.reason.contains(path(name)) == true, "names the backup: \(String(describing: error))")
+            #expect(error?.reason.contains(".restoring-") == false, "not the copy it checked: \(String(describing: error))")
         }
     }
 }

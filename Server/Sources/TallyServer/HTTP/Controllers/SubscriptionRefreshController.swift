@@ -19,22 +19,23 @@ struct SubscriptionRefreshController {
         guard let apple else {
             throw TallyAPIError(.appleNotConfigured, "this server does not ask Apple (no App Store Server API key)")
         }
-        var seen = Set<String>()
-        for original in try await storage.subscriptionOriginals(user: context.user) where !seen.contains(original) {
-            let states: [AppStoreServerClient.SubscriptionState]
-            // One catch-all clause with an `if`, not `catch where`, which Swift 6.3.1's SIL passes crash on in some functions.
-            do {
-                states = try await apple.subscriptionStatuses(original)
-            } catch {
-                if error.kind == .notFound { continue }
-                context.logger.notice("subscription refresh failed", metadata: ["original_transaction_id": "\(original)", "error": "\(error)"])
-                throw TallyAPIError(.appleUnavailable, "the App Store Server API did not answer as it should; retry later")
-            }
-            // One answer covers every subscription of the customer: each is taken in once.
-            for state in states {
-                if let id = state.transaction.verified.payload.originalTransactionID { seen.insert(id) }
-                try await storage.recordFromApple(
-                    state.transaction.verified, jws: state.transaction.jws, renewal: state.renewal?.verified, renewalJWS: state.renewal?.jws)
+        // However many subscriptions the user has, Apple is asked within one budget.
+        try await apple.sharingBudget {
+            var seen = Set<String>()
+            for original in try await storage.subscriptionOriginals(user: context.user) where !seen.contains(original) {
+                let states: [AppStoreServerClient.SubscriptionState]
+                // One catch-all clause with an `if`, not `catch where`, which Swift 6.3.1's SIL passes crash on in some functions.
+                do {
+                    states = try await apple.subscriptionStatuses(original)
+                } catch {
+                    // Inside the closure the error is untyped; it is the client's.
+                    if (error as? AppStoreServerAPIError)?.kind == .notFound { continue }
+                    context.logger.notice("subscription refresh failed", metadata: ["original_transaction_id": "\(original)", "error": "\(error)"])
+                    throw TallyAPIError(.appleUnavailable, "the App Store Server API did not answer as it should; retry later")
+                }
+                // One answer covers every subscription of the customer: each is taken in once.
+                seen.formUnion(states.compactMap(\.transaction.verified.payload.originalTransactionID))
+                try await storage.recordFromApple(states)
             }
         }
         return try await storage.account(user: context.user)
