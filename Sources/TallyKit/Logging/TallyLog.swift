@@ -34,22 +34,22 @@ public struct ClosureLogSink: TallyLogSink {
 /// ```
 public struct TallyLog: Sendable {
     /// Where this log's messages go; `nil` for the app-wide ``TallyLog/sink``, read at each message.
-    public var sink: (any TallyLogSink)?
+    public var output: (any TallyLogSink)?
     /// Called with each fault after it was logged.
     public var alarm: @Sendable (LogMessage) -> Void
 
     /// - Parameters:
-    ///   - sink: where messages go; the app-wide ``TallyLog/sink`` when `nil`.
+    ///   - output: where messages go; the app-wide ``TallyLog/sink`` when `nil`.
     ///   - alarm: called with each fault; ``assertInDebug`` by default.
-    public init(sink: (any TallyLogSink)? = nil, alarm: @escaping @Sendable (LogMessage) -> Void = TallyLog.assertInDebug) {
-        self.sink = sink
+    public init(output: (any TallyLogSink)? = nil, alarm: @escaping @Sendable (LogMessage) -> Void = TallyLog.assertInDebug) {
+        self.output = output
         self.alarm = alarm
     }
 
     /// Logs a message, and raises the alarm when it is a fault.
     /// - Parameter message: what happened.
     public func log(_ message: LogMessage) {
-        (sink ?? Self.sink).log(message)
+        (output ?? Self.sink).log(message)
         if message.level == .fault { alarm(message) }
     }
 

@@ -85,7 +85,7 @@ struct LoggingTests {
         let recorder = LogRecorder(), alarms = LogRecorder()
         let manager = try await device.launch(
             delivery: try await Self.wrongBundleLedger(device, database), database: database, productIDs: [Kit.report("career")]
-        ) { $0.log = TallyLog(sink: recorder, alarm: { alarms.log($0) }) }
+        ) { $0.log = TallyLog(output: recorder, alarm: { alarms.log($0) }) }
         let error = await #expect(throws: TallyError.self) { try await manager.purchase(Kit.report("career")) }
         #expect(error?.code == .verificationFailed)
         #expect(error?.detail == "wrong_bundle_id")
@@ -108,7 +108,7 @@ struct LoggingTests {
         let delivery = FlakyDelivery(inner: try await device.onDeviceLedger(database), failures: .init(1))
         let manager = try await device.launch(delivery: delivery, database: database, productIDs: [Kit.report("career")]) {
             $0.attemptsDuringPurchase = 1
-            $0.log = TallyLog(sink: recorder, alarm: TallyLog.silent)
+            $0.log = TallyLog(output: recorder, alarm: TallyLog.silent)
         }
         guard case .deliveryPending(let transactionID) = try await manager.purchase(Kit.report("career")) else {
             Issue.record("the first delivery was meant to fail")
@@ -156,7 +156,7 @@ struct LoggingTests {
         try await device.advance(seconds: 3600)
         let recorder = LogRecorder()
         let soon = try await device.launch(delivery: try await device.onDeviceLedger(database), database: database, productIDs: [Kit.report("career")]) {
-            $0.log = TallyLog(sink: recorder, alarm: TallyLog.silent)
+            $0.log = TallyLog(output: recorder, alarm: TallyLog.silent)
         }
         #expect(try await soon.available("report.career") == 0)
         #expect(recorder.messages.contains { if case .rejectedBackedOff = $0 { true } else { false } })
