@@ -1,10 +1,11 @@
 import Foundation
 import TallyCore
-import TallyKit
 import TallyKitTesting
 import TallyTesting
 import TallyVerify
 import Testing
+
+@testable import TallyKit
 
 /// Setting TallyKit up: mistakes that would make every purchase paid-but-never-credited are
 /// refused when the objects are made, and each mode has one short way to be set up.
@@ -92,6 +93,47 @@ struct SetupTests {
             store: device.store, database: try await device.database())
         #expect(manager.configuration.scope == "user-7")
         #expect(manager.configuration.productIDs == ["com.tally.photo.credits.50"])
+    }
+
+    /// A purchase made with Xcode's StoreKit testing: an Xcode-environment transaction signed by
+    /// the developer's Mac's self-signed certificate alone.
+    static func xcodePurchase(signedBy mac: TestCertificateAuthority) throws -> StoreTransaction {
+        var payload = TransactionPayload()
+        payload.transactionID = "0"
+        payload.originalTransactionID = "0"
+        payload.bundleID = Kit.bundleID
+        payload.productID = Kit.report("career")
+        payload.type = .consumable
+        payload.quantity = 1
+        payload.environment = .xcode
+        payload.signedDate = Kit.start
+        payload.purchaseDate = Kit.start
+        let header = try TestCertificateAuthority.headerSegment(x5c: [mac.root])
+        return try StoreTransaction(
+            jws: try TestCertificateAuthority.sign(json: AppStoreJSON.encoder().encode(payload), headerSegment: header, key: mac.rootKey))
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    @Test func aPurchaseMadeInXcodeIsCreditedOnlyWithXcodesCertificateGivenTheDebugWay() async throws {
+        let mac = try TestCertificateAuthority(profile: .init(issuedAt: Kit.start.addingTimeInterval(-86_400)))
+        let purchase = try Self.xcodePurchase(signedBy: mac)
+        let device = try await Device()
+        let time = device.time
+        func manager(xcode certificate: Data?) async throws -> PurchaseManager {
+            try await PurchaseManager.onDevice(
+                catalog: Kit.onDeviceCatalog, appAppleID: Kit.appAppleID, bundleID: Kit.bundleID, xcodeTestingCertificate: certificate,
+                configuration: Device.configuration(productIDs: [Kit.report("career")]) { _ in }, store: device.store,
+                database: try await device.database(), now: { time.now })
+        }
+        // As shipped (Release): refused.
+        let release = try await manager(xcode: nil)
+        let error = await #expect(throws: TallyError.self) { try await release.delivery.deliver(purchase, ticket: nil) }
+        #expect(error?.code == .verificationFailed)
+        #expect(error?.detail == "bad_certificate_chain_length")
+        // Debug, with the certificate saved from Xcode: credited.
+        let debug = try await manager(xcode: Data(try TestCertificateAuthority.der(mac.root)))
+        let receipt = try await debug.delivery.deliver(purchase, ticket: nil)
+        #expect(receipt.granted == [Amount(currency: "report.career", amount: 1)])
     }
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
