@@ -9,11 +9,9 @@ public import TallyCore
 /// at every ``start()``; what crashed half-way is taken up where it stopped.
 ///
 /// ```swift
-/// let manager = try await PurchaseManager(
-///     store: StoreKit2Store(), delivery: ledger, database: database,
-///     configuration: .init(productIDs: ["com.zorya.report.career"]))
+/// let manager = try await PurchaseManager.onDevice(catalog: catalog, appAppleID: 6_450_000_000)   // or .server(url:credentials:productIDs:)
 /// await manager.start()                                  // at launch; the network work goes on in the background
-/// let outcome = try await manager.purchase("com.zorya.report.career")
+/// let outcome = try await manager.purchase("com.tally.zorya.report.career")
 /// let report = try await manager.consume("report.career", for: profile.id) { try await generate() }
 /// ```
 ///
