@@ -61,7 +61,7 @@ features=(-enable-upcoming-feature ExistentialAny -enable-upcoming-feature Inter
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # In dependency order: StoreKit and SwiftUI use UIKit's types, SwiftUI Combine's.
-for name in UIKit Combine Network StoreKit SwiftUI; do
+for name in os UIKit Combine Network StoreKit SwiftUI; do
   swiftc -emit-module -swift-version 6 -enable-library-evolution -parse-as-library -suppress-warnings -I "$work" \
     -module-name "$name" -emit-module-path "$work/$name.swiftmodule" Tests/StandIns/"$name"/*.swift
 done

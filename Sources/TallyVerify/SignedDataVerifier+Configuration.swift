@@ -21,7 +21,9 @@ extension SignedDataVerifier {
         /// The App Apple ID the data must name, where it names one (Production data must).
         public var appAppleID: Expectation<Int64>
         /// The environments accepted. Including ``AppStoreEnvironment/xcode`` enables data signed
-        /// by Xcode's self-signed certificate, and only for payloads that say Xcode.
+        /// by Xcode's self-signed certificate when that certificate is among
+        /// ``rootCertificates`` (see ``acceptXcodeTesting(certificate:)``), and only for payloads
+        /// that say Xcode.
         public var environments: Set<AppStoreEnvironment>
         /// Whether a payload with no environment field (transactions signed before Apple added
         /// it, in 2021 and earlier) passes the environment check. Off by default.

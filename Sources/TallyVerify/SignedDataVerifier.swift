@@ -8,7 +8,8 @@ import X509
 /// For each JWS it checks, in this order, and stops at the first failure:
 /// 1. shape: size, three base64url segments, a JSON header without unknown `crit`;
 /// 2. `alg` is `ES256`;
-/// 3. `x5c` holds three certificates (one, for Xcode data, when Xcode is configured);
+/// 3. `x5c` holds three certificates (one, for Xcode data, when Xcode is configured and that
+///    certificate is a configured root);
 /// 4. leaf and intermediate chain to a configured root under RFC 5280, with Apple's OIDs
 ///    (`x5c[2]` is never trusted; verified chains are cached);
 /// 5. the ES256 signature (raw r‖s) over `header.payload` verifies with the leaf's key;
@@ -199,8 +200,9 @@ public struct SignedDataVerifier: Sendable {
     }
 
     /// Xcode's StoreKit testing signs with one self-signed certificate. Nothing vouches for it,
-    /// so it proves integrity only; it is still checked all the way (Apple's libraries check
-    /// nothing here), and only ever accepted for payloads that say they come from Xcode.
+    /// so it is trusted only when it is one of the configured roots (the developer saved it from
+    /// Xcode); it is still checked all the way (Apple's libraries check nothing here), and only
+    /// ever accepted for payloads that say they come from Xcode.
     private func verifyXcode<Payload: IdentityClaiming>(
         _ parsed: CompactJWS, certificate base64: String, as: Payload.Type
     ) async -> VerificationResult<Verified<Payload>> {
@@ -209,6 +211,14 @@ public struct SignedDataVerifier: Sendable {
             certificate = try Self.certificate(base64, name: "x5c[0] (Xcode certificate)")
         } catch {
             return .invalid(error)
+        }
+        // Any Mac makes such a certificate: only the one the developer configured is trusted.
+        guard configuration.rootCertificates.contains(certificate) else {
+            return .invalid(
+                VerificationFailure(
+                    .untrustedChain,
+                    "the Xcode certificate '\(certificate.subject)' is not a configured root; Xcode data verifies only with Xcode's StoreKit testing certificate given explicitly (Configuration.acceptXcodeTesting(certificate:))"
+                ))
         }
         guard certificate.subject == certificate.issuer,
             certificate.publicKey.isValidSignature(certificate.signature, for: certificate)

@@ -20,17 +20,22 @@ public import TallyVerify
 /// `willRenew`. StoreKit 1 has no renewal info: there a subscription ends at its expiry date.
 /// Non-renewing subscriptions last the catalog's `duration_days` from their latest purchase.
 ///
+/// ``PurchaseManager/onDevice(catalog:appAppleID:bundleID:xcodeTestingCertificate:configuration:store:database:deviceIdentifier:deviceVerificationID:trust:now:)``
+/// makes one with the right defaults. By hand:
+///
 /// ```swift
 /// let database = try await LocalDatabase.standard()
+/// let bundleID = Bundle.main.bundleIdentifier!
 /// let ledger = try await OnDeviceLedger(
 ///     database: database, catalog: catalog,
-///     verifier: SignedDataVerifier(.init(bundleID: .equals("com.zorya.app"), appAppleID: .equals(6_450_000_000),
+///     verifier: SignedDataVerifier(.init(bundleID: .equals(bundleID), appAppleID: .equals(6_450_000_000),
 ///                                        environments: [.production, .sandbox]), now: { Date() }),
+///     receiptVerifier: ReceiptVerifier(.init(bundleID: .equals(bundleID), environments: [.production, .sandbox]), now: { Date() }),
 ///     now: { Date() })
 /// ```
 ///
 /// StoreKit 1 proves purchases with the app receipt: give a ``ReceiptVerifier`` (Apple Root
-/// CA, the RSA root, by default) and the device's identifier (`identifierForVendor` on iOS),
+/// CA, the RSA root, by default; required where StoreKit 1 can run) and the device's identifier (`identifierForVendor` on iOS),
 /// and a receipt-backed transaction is credited only when the receipt verifies, was issued to
 /// this device, and lists it.
 public struct OnDeviceLedger: Delivery {
@@ -51,25 +56,39 @@ public struct OnDeviceLedger: Delivery {
     ///   - database: the device's database.
     ///   - catalog: what each product grants and unlocks.
     ///   - verifier: checks every transaction's JWS before it is credited.
-    ///   - receiptVerifier: checks app receipts (StoreKit 1); without one, a receipt-backed
-    ///     transaction is refused with `verification_failed`.
+    ///   - receiptVerifier: checks app receipts (StoreKit 1). Required where StoreKit 1 can
+    ///     run (see `storeKit1`); elsewhere, without one, a receipt-backed transaction is refused
+    ///     with `verification_failed`.
     ///   - deviceIdentifier: the identifier the App Store binds this device's receipts to
     ///     (`identifierForVendor` on iOS); when given, a receipt issued to another device is refused.
     ///   - deviceVerificationID: the identifier StoreKit 2 binds this device's signed
     ///     transactions and renewal info to (``DeviceStore/deviceVerificationID``); when given, a
     ///     JWS signed for another device (``DeviceVerification``) is refused.
+    ///   - storeKit1: whether the app's store can be StoreKit 1, whose purchases only a
+    ///     `receiptVerifier` can prove. True by default where ``DeviceStore`` can pick it (every
+    ///     Apple platform but visionOS, since the package supports systems below iOS 15, macOS 12,
+    ///     tvOS 15 and watchOS 8); pass `false` only when the app's deployment target is at or
+    ///     above them, or its store is never a `StoreKit1Store`.
     ///   - now: the device's clock.
     ///   - uptime: seconds since the device started. Subscription expiries, holds and the
     ///     ledger's times are judged on the device's trusted time, which advances with uptime
     ///     (the same one ``PurchaseManager`` judges its cache on), so that moving the device's
     ///     clock neither ends a paid subscription nor extends one.
-    /// - Throws: ``TallyError`` `invalid_request` for a catalog with a problem, `storage_failed`.
+    /// - Throws: ``TallyError`` `invalid_request` for a catalog with a problem,
+    ///   `configuration_invalid` without a `receiptVerifier` where StoreKit 1 can run (every
+    ///   purchase made with it would be paid and never credited), `storage_failed`.
     public init(
         database: LocalDatabase, catalog: OnDeviceCatalog, verifier: SignedDataVerifier, receiptVerifier: ReceiptVerifier? = nil,
-        deviceIdentifier: DeviceIdentifier? = nil, deviceVerificationID: UUID? = nil, now: @escaping @Sendable () -> Date,
-        uptime: @escaping @Sendable () -> TimeInterval = PurchaseManager.timeSinceBoot
+        deviceIdentifier: DeviceIdentifier? = nil, deviceVerificationID: UUID? = nil, storeKit1: Bool = OnDeviceLedger.storeKit1CanRun,
+        now: @escaping @Sendable () -> Date, uptime: @escaping @Sendable () -> TimeInterval = PurchaseManager.timeSinceBoot
     ) async throws(TallyError) {
         if let problem = catalog.problem { throw TallyError(.invalidRequest, "the on-device catalog is wrong: \(problem)") }
+        if storeKit1, receiptVerifier == nil {
+            throw TallyError(
+                .configurationInvalid,
+                "OnDeviceLedger needs a receiptVerifier: StoreKit 1 (below iOS 15, macOS 12, tvOS 15, watchOS 8) proves purchases with the app receipt, and without one every such purchase is paid and never credited. Pass ReceiptVerifier(.init(bundleID:environments:), now:), or storeKit1: false when the deployment target is at or above those systems.",
+                detail: Self.noReceiptVerifier)
+        }
         self.database = database
         self.catalog = catalog
         self.verifier = verifier
@@ -79,6 +98,20 @@ public struct OnDeviceLedger: Delivery {
         self.now = now
         self.clock = TrustedClock(uptime: uptime)
     }
+
+    /// Whether ``DeviceStore/automatic(productKinds:)`` can pick StoreKit 1 on this platform:
+    /// on every Apple platform but visionOS (the package supports systems below StoreKit 2);
+    /// never where there is no StoreKit.
+    public static var storeKit1CanRun: Bool {
+        #if canImport(StoreKit) && !os(visionOS)
+        return true
+        #else
+        return false
+        #endif
+    }
+
+    /// The ``TallyError/detail`` of a receipt refused, or a ledger refused, for want of a receipt verifier.
+    static let noReceiptVerifier = "no_receipt_verifier"
 
     // MARK: - Delivery
 
@@ -374,7 +407,7 @@ public struct OnDeviceLedger: Delivery {
             return AppPurchase(payload)
         case .receipt(let receipt):
             guard let receiptVerifier else {
-                throw TallyError(.verificationFailed, "an app receipt arrived and the ledger has no receipt verifier")
+                throw TallyError(.verificationFailed, "an app receipt arrived and the ledger has no receipt verifier", detail: Self.noReceiptVerifier)
             }
             return AppPurchase(try Self.payload(of: await receiptVerifier.verify(base64: receipt, deviceIdentifier: deviceIdentifier)))
         }
@@ -395,7 +428,7 @@ public struct OnDeviceLedger: Delivery {
                 payload = try Self.payload(of: await verifier.verifyTransaction(jws))
             } catch {
                 // The transaction's id, for support: the customer paid and it was refused.
-                throw TallyError(error.code, "transaction \(transaction.id): \(error.reason)")
+                throw TallyError(error.code, "transaction \(transaction.id): \(error.reason)", detail: error.detail)
             }
             if let deviceVerificationID,
                 !DeviceVerification.matches(payload.deviceVerification, nonce: payload.deviceVerificationNonce, deviceVerificationID: deviceVerificationID)
@@ -405,7 +438,7 @@ public struct OnDeviceLedger: Delivery {
             return payload
         case .receipt(let receipt):
             guard let receiptVerifier else {
-                throw TallyError(.verificationFailed, "an app receipt arrived and the ledger has no receipt verifier")
+                throw TallyError(.verificationFailed, "an app receipt arrived and the ledger has no receipt verifier", detail: Self.noReceiptVerifier)
             }
             let verified: AppReceipt
             if let known = receipts[receipt] {
@@ -426,9 +459,9 @@ public struct OnDeviceLedger: Delivery {
         case .valid(let verified):
             return verified.payload
         case .invalid(let failure) where failure.isRetryable:
-            throw TallyError(.verificationUnavailable, failure.description)
+            throw TallyError(.verificationUnavailable, failure.description, detail: failure.code.rawValue)
         case .invalid(let failure):
-            throw TallyError(.verificationFailed, failure.description)
+            throw TallyError(.verificationFailed, failure.description, detail: failure.code.rawValue)
         }
     }
 

@@ -332,7 +332,7 @@ struct Client: Sendable {
         case .insufficientCredits?:
             return TallyError(.insufficientCredits, reason, currency: detail?.currency, available: detail?.available, requestID: requestID)
         case .verificationFailed?:
-            return TallyError(.verificationFailed, reason, requestID: requestID)
+            return TallyError(.verificationFailed, reason, requestID: requestID, detail: detail?.verificationCode)
         case .transactionBelongsToAnotherUser?:
             return TallyError(.transactionBelongsToAnotherUser, reason, requestID: requestID)
         case .orderMismatch?:

@@ -53,6 +53,7 @@ extension TallyError {
         case .purchaseInProgress: "error.purchase_in_progress"
         case .unusedCreditExists: "error.unused_credit"
         case .reservationClosed: "error.reservation_closed"
+        case .configurationInvalid: "error.configuration_invalid"
         default: "error.generic"
         }
     }

@@ -28,6 +28,10 @@ public struct TallyError: Error, Hashable, Sendable, CustomStringConvertible {
     public let requestID: String?
     /// For ``Code/rateLimited``: how long the server asked to wait, in seconds.
     public let retryAfter: TimeInterval?
+    /// The finer, stable code behind ``code`` where there is one: for ``Code/verificationFailed``
+    /// on the device, the verifier's (`wrong_bundle_id`, `untrusted_chain`, …, or
+    /// `no_receipt_verifier`), which says which setup to fix.
+    public let detail: String?
 
     /// Creates an error.
     /// - Parameters:
@@ -37,11 +41,13 @@ public struct TallyError: Error, Hashable, Sendable, CustomStringConvertible {
     ///   - available: what can be spent now, for ``Code/insufficientCredits``.
     ///   - requestID: the server's request id.
     ///   - retryAfter: how long the server asked to wait, in seconds.
+    ///   - detail: the finer code behind `code`, if any.
     public init(
         _ code: Code, _ reason: String, currency: String? = nil, available: Int64? = nil, requestID: String? = nil,
-        retryAfter: TimeInterval? = nil
+        retryAfter: TimeInterval? = nil, detail: String? = nil
     ) {
         self.retryAfter = retryAfter
+        self.detail = detail
         self.code = code
         self.reason = reason
         self.currency = currency
@@ -116,6 +122,10 @@ public struct TallyError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The server's answer did not carry a valid signature while ``ServerDelivery`` enforces
         /// them: nothing was taken from it; a purchase is delivered again later.
         public static let responseNotTrusted = Self(rawValue: "response_not_trusted")
+        /// The SDK was set up in a way that would refuse every purchase (an on-device ledger
+        /// without a receipt verifier where StoreKit 1 can run, no bundle identifier): refused
+        /// when the object is made, before anyone pays. A bug in the app.
+        public static let configurationInvalid = Self(rawValue: "configuration_invalid")
     }
 }
 

@@ -17,7 +17,9 @@ public struct PurchaseJournal: Sendable {
         case delivered
         /// Delivered and finished: nothing more to do.
         case finished
-        /// Delivery refused it for good (it did not verify, say); tried again at the next start.
+        /// Delivery refused it for good (it did not verify, say); tried again at a later start
+        /// (``PurchaseManager/Configuration/rejectedRetryInterval``), a restore, or
+        /// ``PurchaseManager/retryUndelivered()``.
         case rejected
     }
 
@@ -37,6 +39,8 @@ public struct PurchaseJournal: Sendable {
         public let lastError: String?
         /// What the delivery answered, once delivered.
         public let receipt: DeliveryReceipt?
+        /// When the entry last changed (its last failed attempt, for a refused one).
+        public let updatedAt: Date
     }
 
     let database: LocalDatabase
@@ -271,7 +275,8 @@ public struct PurchaseJournal: Sendable {
             transaction: try StoreTransaction(
                 kind: try row.text("evidence_kind"), text: try row.text("evidence"), transactionID: try row.text("transaction_id")),
             orderID: row.optionalText("order_id"), state: State(rawValue: try row.text("state")) ?? .received,
-            attempts: Int(try row.int("attempts")), lastError: row.optionalText("last_error"), receipt: receipt)
+            attempts: Int(try row.int("attempts")), lastError: row.optionalText("last_error"), receipt: receipt,
+            updatedAt: date(try row.int("updated_at")))
     }
 
     private static func intent(_ row: SQLRow) throws -> Intent {

@@ -55,7 +55,7 @@ extension PurchaseManager {
         guard await connectivity.isOnline() else {
             throw TallyError(.networkUnavailable, "the device is offline; the purchase was not started")
         }
-        if productDetails[productID] == nil { _ = try? await products() }
+        if productDetails[productID] == nil { _ = await logFailure(.loadProducts) { () async throws(TallyError) in try await products() } }
         if configuration.blocksPurchaseWhileCreditUnused {
             try await refuseWhileUnused(productID)
         }
@@ -89,7 +89,7 @@ extension PurchaseManager {
             await record(.cancelled, productID: productID)
             return .cancelled
         case .pending:
-            try? await journal.setIntent(intentID, state: "pending", now: now())
+            _ = await logFailure(.recordIntent) { () async throws(TallyError) in try await journal.setIntent(intentID, state: "pending", now: now()) }
             await record(.pending, productID: productID)
             return .pending
         case .success(let transaction):
@@ -98,7 +98,9 @@ extension PurchaseManager {
             if let group = productDetails[productID]?.subscription?.groupID {
                 productDetails = productDetails.filter { $0.value.subscription?.groupID != group }
             }
-            try? await journal.setIntent(intentID, state: "paid", transactionID: transaction.id, now: now())
+            _ = await logFailure(.recordIntent) { () async throws(TallyError) in
+                try await journal.setIntent(intentID, state: "paid", transactionID: transaction.id, now: now())
+            }
             switch await deliverOrSchedule(transaction, orderID: ticket.orderID, matchIntent: false, attempts: configuration.attemptsDuringPurchase) {
             case .success(let receipt):
                 return .purchased(receipt)
@@ -133,8 +135,8 @@ extension PurchaseManager {
 
     /// An order whose payment did not happen is closed, not left dangling.
     private func close(_ intentID: String, ticket: PurchaseTicket, reason: String) async {
-        try? await journal.setIntent(intentID, state: "abandoned", now: now())
-        try? await delivery.abandon(ticket, reason: reason)
+        _ = await logFailure(.recordIntent) { () async throws(TallyError) in try await journal.setIntent(intentID, state: "abandoned", now: now()) }
+        _ = await logFailure(.closeOrder) { () async throws(TallyError) in try await delivery.abandon(ticket, reason: reason) }
     }
 
     private func refuseWhileUnused(_ productID: String) async throws(TallyError) {
@@ -169,6 +171,7 @@ extension PurchaseManager {
             try await store.sync()
             transactions = try await store.unfinishedTransactions() + store.currentEntitlements()
         } catch {
+            configuration.log.log(.restoreFailed(code: error.code.rawValue, reason: "the store could not restore: \(error.reason)"))
             throw TallyError(.restoreFailed, "the store could not restore: \(error.reason)")
         }
         var receipts: [DeliveryReceipt] = []
@@ -184,8 +187,10 @@ extension PurchaseManager {
             }
         }
         if let failure = failures.first, receipts.isEmpty {
+            configuration.log.log(.restoreFailed(code: failure.code.rawValue, reason: "no purchase could be restored: \(failure)"))
             throw TallyError(.restoreFailed, "no purchase could be restored: \(failure)")
         }
+        configuration.log.log(.restored(delivered: receipts.count, failed: failures.count))
         let kept = await keptPurchasesFromHistory()
         let account: AccountState
         do throws(TallyError) {
@@ -221,6 +226,8 @@ extension PurchaseManager {
         for subscriber in intentSubscribers.values { subscriber.yield(intent) }
         guard configuration.completesPurchaseIntents else { return }
         // Errors are recorded in analytics by purchase(); a failure leaves nothing to undo.
-        _ = try? await purchase(intent.productID, winBackOfferID: intent.winBackOfferID)
+        _ = await logFailure(.completeIntent) { () async throws(TallyError) in
+            try await purchase(intent.productID, winBackOfferID: intent.winBackOfferID)
+        }
     }
 }

@@ -9,11 +9,9 @@ public import TallyCore
 /// at every ``start()``; what crashed half-way is taken up where it stopped.
 ///
 /// ```swift
-/// let manager = try await PurchaseManager(
-///     store: StoreKit2Store(), delivery: ledger, database: database,
-///     configuration: .init(productIDs: ["com.zorya.report.career"]))
+/// let manager = try await PurchaseManager.onDevice(catalog: catalog, appAppleID: 6_450_000_000)   // or .server(url:credentials:productIDs:)
 /// await manager.start()                                  // at launch; the network work goes on in the background
-/// let outcome = try await manager.purchase("com.zorya.report.career")
+/// let outcome = try await manager.purchase("com.tally.zorya.report.career")
 /// let report = try await manager.consume("report.career", for: profile.id) { try await generate() }
 /// ```
 ///
@@ -62,6 +60,15 @@ public actor PurchaseManager {
         public var completesPurchaseIntents: Bool
         /// Called at each step of a delivery with the transaction id; for logs and failure drills.
         public var checkpoint: (@Sendable (PurchaseStep, String) async -> Void)?
+        /// Where the manager's decisions are logged (refused verifications with their code,
+        /// retries, finishes, restores, refunds), and the alarm a refused verification raises
+        /// (an `assertionFailure` in Debug builds on Apple platforms). ``TallyLog/sink`` by default.
+        public var log: TallyLog
+        /// How long a transaction refused for good (``PurchaseJournal/State/rejected``) waits
+        /// before ``PurchaseManager/start()`` delivers it again, in seconds (a day by default).
+        /// StoreKit hands it over at every launch; delivering it each time would refuse it each
+        /// time. A restore and ``PurchaseManager/retryUndelivered()`` try it at once.
+        public var rejectedRetryInterval: TimeInterval
 
         /// - Parameter productIDs: the products the app sells.
         public init(productIDs: [String]) {
@@ -80,6 +87,8 @@ public actor PurchaseManager {
             self.onboardingEntitlement = nil
             self.completesPurchaseIntents = true
             self.checkpoint = nil
+            self.log = TallyLog()
+            self.rejectedRetryInterval = 86_400
         }
     }
 
@@ -303,10 +312,12 @@ public actor PurchaseManager {
             }
         }
         // Streams start from the last known state at once, even before (or without) a fetch.
-        if accountBroadcast.value == nil, let known = try? await account(.fromCacheOnly), known.source != .none {
+        if accountBroadcast.value == nil, let known = await logFailure(.readCache, { () async throws(TallyError) in try await account(.fromCacheOnly) }),
+            known.source != .none
+        {
             accountBroadcast.publish(known)
         }
-        let journaled = (try? await journal.unfinished()) ?? []
+        let journaled = await logFailure(.readJournal, { () async throws(TallyError) in try await journal.unfinished() }) ?? []
         catchUp = Task { [weak self] in
             await self?.recover(journaled)
             await self?.caughtUp(generation)
@@ -317,7 +328,7 @@ public actor PurchaseManager {
                     do { try await sleep(interval) } catch { return }
                     // A manager that is gone ends its loop.
                     guard let self else { return }
-                    _ = try? await self.refresh()
+                    await self.refreshLoggingFailure()
                 }
             }
         }
@@ -363,6 +374,20 @@ public actor PurchaseManager {
 
     /// The number of deliveries waiting for a retry (for diagnostics and tests).
     public var scheduledRetries: Int { retries.count }
+
+    func refreshLoggingFailure() async {
+        _ = await logFailure(.refresh) { () async throws(TallyError) in try await refresh() }
+    }
+
+    /// Runs `body`; a failure is logged as `operation` and dropped (the work is tried again later).
+    func logFailure<T>(_ operation: LogMessage.Operation, _ body: () async throws(TallyError) -> T) async -> T? {
+        do throws(TallyError) {
+            return try await body()
+        } catch {
+            configuration.log.log(.operationFailed(operation, code: error.code.rawValue, reason: error.reason))
+            return nil
+        }
+    }
 
     func checkpoint(_ step: PurchaseStep, _ transactionID: String) async {
         await configuration.checkpoint?(step, transactionID)

@@ -77,6 +77,13 @@ import FoundationNetworking
         #expect(error?.isTransient == transient, "\(String(describing: error))")
     }
 
+    @Test func aRefusedVerificationKeepsTheServersVerifierCode() async {
+        let transport = CannedTransport(status: 422, body: Self.error("verification_failed", #","verification_code":"wrong_bundle_id""#))
+        let error = await Self.spendError(transport)
+        #expect(error?.code == .verificationFailed)
+        #expect(error?.detail == "wrong_bundle_id")
+    }
+
     @Test func rateLimitedKeepsRetryAfter() async {
         let error = await Self.spendError(CannedTransport(status: 429, headers: ["retry-after": "7"], body: Self.error("rate_limited")))
         #expect(error?.code == .rateLimited)

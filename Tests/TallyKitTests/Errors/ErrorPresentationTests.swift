@@ -47,7 +47,7 @@ import Testing
             .networkUnavailable, .networkError, .serverUnavailable, .rateLimited, .verificationFailed, .verificationUnavailable,
             .productNotFound, .paymentDeclined, .paymentNotAllowed, .restoreFailed, .insufficientCredits, .purchaseInProgress,
             .unusedCreditExists, .transactionBelongsToAnotherUser, .orderFailed, .reservationClosed, .invalidRequest,
-            .unauthorized, .storageFailed, .notStarted, .storeUnavailable, .offerNotEligible,
+            .unauthorized, .storageFailed, .notStarted, .storeUnavailable, .offerNotEligible, .configurationInvalid,
         ]
         for code in codes {
             for language in TallyLanguage.all {

@@ -67,6 +67,8 @@ extension SimulatedDevice {
         configuration.language = .english
         configuration.retry = RetryPolicy(initialDelay: 1, maximumDelay: 60, jitter: false)
         configuration.refreshInterval = nil
+        // Tests refuse purchases on purpose: logged, without the Debug build's assertion.
+        configuration.log = TallyLog(alarm: TallyLog.silent)
         configure(&configuration)
         return configuration
     }

@@ -159,7 +159,7 @@ import X509
         payload.environment = .production
         let claimsProduction = try TestCertificateAuthority.sign(json: AppStoreJSON.encoder().encode(payload), headerSegment: header, key: key)
 
-        let both = Fixtures.verifier(roots: [AppleRootCertificates.appleRootCAG3], environments: [.production, .xcode])
+        let both = Fixtures.verifier(roots: [AppleRootCertificates.appleRootCAG3, cert], environments: [.production, .xcode])
         #expect(await both.verifyTransaction(xcode).value?.origin == .xcodeSelfSigned)
         #expect(await both.verifyTransaction(claimsProduction).failure?.code == .untrustedChain)
         let productionOnly = Fixtures.verifier(roots: [AppleRootCertificates.appleRootCAG3], environments: [.production])

@@ -75,10 +75,12 @@ struct AppleVectorTests {
 
     @Test(arguments: rows)
     func vectorGetsAppleVerdict(row: Row) async throws {
-        let roots = row.trustAppleRoot ? [AppleRootCertificates.appleRootCAG3] : [try Self.testRoot()]
+        let jws = try Vectors.text("apple/\(row.vector)")
+        var roots = row.trustAppleRoot ? [AppleRootCertificates.appleRootCAG3] : [try Self.testRoot()]
+        // Tally trusts Xcode's certificate only when it is given, as an app does under #if DEBUG.
+        if row.environments.contains(.xcode) { roots.append(try Self.xcodeCertificate(of: jws)) }
         let verifier = Fixtures.verifier(
             roots: roots, bundleID: .equals(row.bundleID), appAppleID: .equals(row.appAppleID), environments: row.environments)
-        let jws = try Vectors.text("apple/\(row.vector)")
         let failure = await Self.verify(jws, method: row.method, with: verifier)
         #expect(failure?.code == row.code, "\(failure?.description ?? "valid")")
         if let status = row.appleSwiftStatus {
@@ -122,8 +124,9 @@ struct AppleVectorTests {
     }
 
     @Test func xcodeTransactionFieldsDecode() async throws {
-        let verifier = Fixtures.verifier(roots: [], bundleID: .equals(Self.xcodeBundle), environments: [.xcode])
-        let verified = try await verifier.verifyTransaction(Vectors.text("apple/xcode/xcode-signed-transaction")).get()
+        let jws = try Vectors.text("apple/xcode/xcode-signed-transaction")
+        let verifier = Fixtures.verifier(roots: [try Self.xcodeCertificate(of: jws)], bundleID: .equals(Self.xcodeBundle), environments: [.xcode])
+        let verified = try await verifier.verifyTransaction(jws).get()
         #expect(verified.origin == .xcodeSelfSigned)
         #expect(verified.payload.productID == "pass.premium")
         #expect(verified.payload.transactionID == "0")
@@ -143,7 +146,7 @@ struct AppleVectorTests {
         var payload = Fixtures.decodedJSON(parts[1])
         payload["productId"] = "pass.lifetime"
         parts[1] = Fixtures.encodedJSON(payload)
-        let verifier = Fixtures.verifier(roots: [], bundleID: .equals(Self.xcodeBundle), environments: [.xcode])
+        let verifier = Fixtures.verifier(roots: [try Self.xcodeCertificate(of: jws)], bundleID: .equals(Self.xcodeBundle), environments: [.xcode])
         #expect(await verifier.verifyTransaction(parts.joined(separator: ".")).failure?.code == .badSignature)
     }
 
@@ -158,6 +161,13 @@ struct AppleVectorTests {
         #expect(failure?.code == .badSignature)
         #expect(failure?.code.appleSwiftStatus == "INVALID_JWT_FORMAT")
         #expect(failure?.code.applePythonStatus == "VERIFICATION_FAILURE")
+    }
+
+    /// The certificate an Xcode vector is signed with (its only `x5c`), as a developer saves it from Xcode.
+    static func xcodeCertificate(of jws: String) throws -> Certificate {
+        let header = Fixtures.decodedJSON(Fixtures.segments(jws)[0])
+        let x5c = try #require((header["x5c"] as? [String])?.first)
+        return try Certificate(derEncoded: try #require(Base64.decode(x5c.utf8, alphabet: .standard)))
     }
 
     static func testRoot() throws -> Certificate {

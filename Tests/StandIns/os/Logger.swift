@@ -1,0 +1,44 @@
+// Stand-in for the part of Apple's `os` module TallyKit uses (os.Logger), so the Apple-only
+// code typechecks on Linux (scripts/check_apple_sources.sh). Signatures as in Apple's SDK.
+
+/// The level of a log message.
+public struct OSLogType: Equatable, Sendable {
+    public let rawValue: UInt8
+    public init(_ rawValue: UInt8) { self.rawValue = rawValue }
+    public static let `default` = OSLogType(0)
+    public static let info = OSLogType(1)
+    public static let debug = OSLogType(2)
+    public static let error = OSLogType(16)
+    public static let fault = OSLogType(17)
+}
+
+/// Whether an interpolated value is redacted.
+public struct OSLogPrivacy: Sendable {
+    public static let `public` = OSLogPrivacy()
+    public static let `private` = OSLogPrivacy()
+    public static let auto = OSLogPrivacy()
+}
+
+/// The interpolations a log message may hold.
+public struct OSLogInterpolation: StringInterpolationProtocol {
+    public init(literalCapacity: Int, interpolationCount: Int) {}
+    public mutating func appendLiteral(_ literal: String) {}
+    public mutating func appendInterpolation(_ argumentString: @autoclosure @escaping () -> String, privacy: OSLogPrivacy = .auto) {}
+}
+
+/// A log message with its interpolations.
+public struct OSLogMessage: ExpressibleByStringInterpolation {
+    public init(stringLiteral value: String) {}
+    public init(stringInterpolation: OSLogInterpolation) {}
+}
+
+/// A logger of a subsystem and category (iOS 14, macOS 11, tvOS 14, watchOS 7).
+public struct Logger: @unchecked Sendable {
+    public init(subsystem: String, category: String) {}
+    public func log(level: OSLogType, _ message: OSLogMessage) {}
+    public func debug(_ message: OSLogMessage) {}
+    public func info(_ message: OSLogMessage) {}
+    public func notice(_ message: OSLogMessage) {}
+    public func error(_ message: OSLogMessage) {}
+    public func fault(_ message: OSLogMessage) {}
+}
