@@ -174,7 +174,7 @@ check_platform() {
   {
     python3 scripts/apple_availability.py "$platform" "$floor" "$out" Tests/StandIns "${modules[@]}" 2>&1 || true
     if [ -z "$only" ]; then
-      for name in UIKit Combine Network StoreKit SwiftUI; do
+      for name in os UIKit Combine Network StoreKit SwiftUI; do
         swiftc -emit-module "${flags[@]}" -enable-library-evolution -parse-as-library -module-name "$name" \
           -emit-module-path "$out/modules/$name.swiftmodule" "$out/StandIns/$name"/*.swift 2>&1
       done

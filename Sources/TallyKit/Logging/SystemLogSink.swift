@@ -16,7 +16,7 @@ public struct SystemLogSink: TallyLogSink {
 
     public func log(_ message: LogMessage) {
         #if canImport(os)
-        guard #available(iOS 14, macOS 11, tvOS 14, watchOS 7, *) else { return }
+        guard #available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *) else { return }
         let text = message.text
         let type: OSLogType =
             switch message.level {

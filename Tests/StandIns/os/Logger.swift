@@ -1,7 +1,12 @@
 // Stand-in for the part of Apple's `os` module TallyKit uses (os.Logger), so the Apple-only
-// code typechecks on Linux (scripts/check_apple_sources.sh). Signatures as in Apple's SDK.
+// code typechecks on Linux (scripts/check_apple_sources.sh). Signatures and availability as in
+// Apple's SDK (Tests/StandIns/AVAILABILITY.md). The unified logging API of Swift (Logger,
+// OSLogMessage and its interpolation) came together: os/os_log(_:) states iOS 14, macOS 11,
+// tvOS 14, watchOS 7 and every visionOS.
 
 /// The level of a log message.
+// Apple: os/oslogtype (page not re-read)
+@available(iOS 10, macOS 10.12, tvOS 10, watchOS 3, visionOS 1, *)
 public struct OSLogType: Equatable, Sendable {
     public let rawValue: UInt8
     public init(_ rawValue: UInt8) { self.rawValue = rawValue }
@@ -13,6 +18,8 @@ public struct OSLogType: Equatable, Sendable {
 }
 
 /// Whether an interpolated value is redacted.
+// Apple: os/oslogprivacy (page not re-read; the figures of os/os_log(_:))
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct OSLogPrivacy: Sendable {
     public static let `public` = OSLogPrivacy()
     public static let `private` = OSLogPrivacy()
@@ -20,6 +27,8 @@ public struct OSLogPrivacy: Sendable {
 }
 
 /// The interpolations a log message may hold.
+// Apple: os/osloginterpolation (page not re-read; the figures of os/os_log(_:))
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct OSLogInterpolation: StringInterpolationProtocol {
     public init(literalCapacity: Int, interpolationCount: Int) {}
     public mutating func appendLiteral(_ literal: String) {}
@@ -27,12 +36,16 @@ public struct OSLogInterpolation: StringInterpolationProtocol {
 }
 
 /// A log message with its interpolations.
+// Apple: os/oslogmessage (page not re-read; the figures of os/os_log(_:))
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct OSLogMessage: ExpressibleByStringInterpolation {
     public init(stringLiteral value: String) {}
     public init(stringInterpolation: OSLogInterpolation) {}
 }
 
 /// A logger of a subsystem and category (iOS 14, macOS 11, tvOS 14, watchOS 7).
+// Apple: os/logger (page not re-read; the figures of os/os_log(_:))
+@available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct Logger: @unchecked Sendable {
     public init(subsystem: String, category: String) {}
     public func log(level: OSLogType, _ message: OSLogMessage) {}
