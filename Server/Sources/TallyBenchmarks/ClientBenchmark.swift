@@ -225,7 +225,9 @@ public enum ClientBenchmark {
                 appAppleID: context.serverCatalog.app.appAppleID.map { .equals($0) } ?? .any,
                 environments: [.sandbox], rootCertificates: [context.authority.root]),
             now: { Date() })
-        let ledger = try await OnDeviceLedger(database: database, catalog: context.onDeviceCatalog, verifier: verifier, now: { Date() })
+        // The simulated store speaks StoreKit 2 only, so no app receipt needs verifying.
+        let ledger = try await OnDeviceLedger(
+            database: database, catalog: context.onDeviceCatalog, verifier: verifier, storeKit1: false, now: { Date() })
         context.progress("on-device: OnDeviceLedger in \(deviceFolder.path)")
         return try await measure(
             .onDevice, context: context, product: product, grant: grant, delivery: ledger, database: database, scope: "device",
