@@ -68,6 +68,50 @@ public final class ReportShelf {
         return configuration
     }
 
+    /// The app's Apple ID, as the catalog (`tally.json`) has it: Production purchases carry it.
+    public static let appAppleID: Int64 = 6_450_000_001
+
+    /// Sets the app up at launch: the catalog bundled with the app (`tally.json`), the manager
+    /// on the device (bundle id from `Bundle.main`, Production and Sandbox, Apple's roots), in
+    /// Debug builds Xcode's StoreKit testing certificate when the app bundles it, then starts it.
+    /// - Parameters:
+    ///   - store: the App Store adapter, made once at launch.
+    ///   - language: the language of every text.
+    ///   - bundle: where `tally.json` (and in Debug `StoreKitTestCertificate.cer`) are.
+    ///   - database: the device's database; the standard one by default.
+    ///   - xcodeTestingCertificate: Xcode's certificate when not read from `bundle` (tests).
+    ///   - writer: writes a report.
+    /// - Returns: the shelf, its manager started.
+    /// - Throws: ``TallyError`` when the catalog is missing or wrong, or the set-up is refused.
+    public static func launch(
+        store: any Store, language: TallyLanguage, bundle: Bundle = .main, database: LocalDatabase? = nil,
+        xcodeTestingCertificate: Data? = nil, writer: @escaping Writer
+    ) async throws -> ReportShelf {
+        guard let file = bundle.url(forResource: "tally", withExtension: "json") else {
+            throw TallyError(.configurationInvalid, "tally.json is not in the app's bundle: add Examples/tally.json to the app target")
+        }
+        let catalog = try OnDeviceCatalog.load(contentsOf: file)
+        let manager = try await PurchaseManager.onDevice(
+            catalog: catalog, appAppleID: appAppleID,
+            xcodeTestingCertificate: xcodeTestingCertificate ?? Self.xcodeTestingCertificate(in: bundle),
+            configuration: configuration(language: language), store: store, database: database)
+        await manager.start()
+        return ReportShelf(manager: manager, language: language, writer: writer)
+    }
+
+    /// Xcode's StoreKit testing certificate, in Debug builds only, when the app bundles it
+    /// (`App/StoreKitTestCertificate.cer`: open `Tally.storekit` in Xcode, Editor ▸ Save Public
+    /// Certificate). Release builds never trust it: anyone can make such a certificate.
+    /// - Parameter bundle: the app's bundle.
+    /// - Returns: the certificate's bytes, or `nil`.
+    public static func xcodeTestingCertificate(in bundle: Bundle) -> Data? {
+        #if DEBUG
+        return bundle.url(forResource: "StoreKitTestCertificate", withExtension: "cer").flatMap { try? Data(contentsOf: $0) }
+        #else
+        return nil
+        #endif
+    }
+
     /// Reads which reports have a credit.
     public func refresh() async {
         var unlocked: Set<Kind> = []

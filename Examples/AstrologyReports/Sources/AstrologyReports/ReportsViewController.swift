@@ -1,8 +1,6 @@
 #if canImport(UIKit) && canImport(SwiftUI) && !os(watchOS)
 public import TallyKit
 import TallyUI
-import TallyVerify
-import TallyCore
 public import UIKit
 
 /// The reports screen: a button per report, 🔒 without a credit. A tap writes the report or
@@ -10,10 +8,6 @@ public import UIKit
 /// It sets the app up at launch: the on-device ledger, the manager, the shelf.
 @available(iOS 14, *)
 public final class ReportsViewController: UIViewController {
-    /// The app's bundle and App Store identifiers, which every purchase must carry.
-    public static let bundleID = "com.zorya.app"
-    public static let appAppleID: Int64 = 6_450_000_000
-
     private let store: any Store
     private var shelf: ReportShelf?
     private let stack = UIStackView()
@@ -42,22 +36,7 @@ public final class ReportsViewController: UIViewController {
     private func launch() async {
         let language = TallyLanguage.preferred
         do {
-            let database = try await LocalDatabase.standard()
-            let catalog = try OnDeviceCatalog.load(contentsOf: Bundle.main.url(forResource: "tally", withExtension: "json")!)
-            // Production and Sandbox: App Review and TestFlight buy in the Sandbox, signed by Apple too.
-            let verifier = SignedDataVerifier(
-                .init(bundleID: .equals(Self.bundleID), appAppleID: .equals(Self.appAppleID), environments: [.production, .sandbox]),
-                now: { Date() })
-            let receipts = ReceiptVerifier(.init(bundleID: .equals(Self.bundleID), environments: [.production, .sandbox]), now: { Date() })
-            // Bound to this phone: a receipt by identifierForVendor, a StoreKit 2 JWS by its deviceVerificationID.
-            let ledger = try await OnDeviceLedger(
-                database: database, catalog: catalog, verifier: verifier, receiptVerifier: receipts,
-                deviceIdentifier: UIDevice.current.identifierForVendor.map(DeviceIdentifier.init(uuid:)),
-                deviceVerificationID: DeviceStore.deviceVerificationID, now: { Date() })
-            let manager = try await PurchaseManager(
-                store: store, delivery: ledger, database: database, configuration: ReportShelf.configuration(language: language))
-            await manager.start()
-            let shelf = ReportShelf(manager: manager, language: language) { kind, _ in try await ReportWriter.write(kind) }
+            let shelf = try await ReportShelf.launch(store: store, language: language) { kind, _ in try await ReportWriter.write(kind) }
             shelf.onChange = { [weak self] shelf in self?.render(shelf) }
             self.shelf = shelf
             await shelf.refresh()

@@ -52,9 +52,9 @@ public struct PhotoCreditsApp: App {
         let language = TallyLanguage.preferred
         do {
             let credentials = try await SavedCredentials.standard().load(server: Self.server)
-            let manager = try await PurchaseManager(
-                store: store, delivery: ServerDelivery(baseURL: Self.server, credentials: credentials),
-                database: try await LocalDatabase.standard(), configuration: PhotoStudio.configuration(for: credentials, language: language))
+            let manager = try await PurchaseManager.server(
+                url: Self.server, credentials: credentials, productIDs: PhotoStudio.packs,
+                configuration: PhotoStudio.configuration(for: credentials, language: language), store: store)
             await manager.start()
             studio = PhotoStudio(manager: manager, language: language) { prompt in try await PhotoBackend.generate(prompt) }
         } catch {

@@ -119,6 +119,12 @@ import Testing
         #expect(unknown == [], "named in the docs or the examples, but sold by neither tally.json nor Tally.storekit")
     }
 
+    @Test func theReportsAppCarriesTheCatalogsAppAppleID() throws {
+        let json = try JSONSerialization.jsonObject(with: Data(try Self.text("Examples/tally.json").utf8)) as? [String: Any]
+        let app = try #require(json?["app"] as? [String: Any])
+        #expect((app["app_apple_id"] as? NSNumber)?.int64Value == ReportShelf.appAppleID)
+    }
+
     @Test func thePhotoAppIsTheAppTheCatalogNames() throws {
         // The server refuses a purchase whose bundle id is not the catalog's.
         #expect(try Self.bundleIDs(ofProject: "Examples/PhotoCredits/project.yml") == [try Self.catalogBundleID()])
