@@ -119,7 +119,7 @@ import Testing
         #expect(unknown == [], "named in the docs or the examples, but sold by neither tally.json nor Tally.storekit")
     }
 
-    @Test func theReportsAppCarriesTheCatalogsAppAppleID() throws {
+    @MainActor @Test func theReportsAppCarriesTheCatalogsAppAppleID() throws {
         let json = try JSONSerialization.jsonObject(with: Data(try Self.text("Examples/tally.json").utf8)) as? [String: Any]
         let app = try #require(json?["app"] as? [String: Any])
         #expect((app["app_apple_id"] as? NSNumber)?.int64Value == ReportShelf.appAppleID)
