@@ -2,7 +2,9 @@
 # Walks the web console (/console of `tally serve`) in a real headless Chromium, as an operator
 # would: sign-in, every page, filters, paging, CSV exports, a credit adjustment checked against
 # the public API, CSRF and bad-input refusals, Ukrainian, the audit log, a read-only operator
-# and the secret-key sign-in (scripts/console/walk.py says what each step checks).
+# and the secret-key sign-in, the lists' layout at 1,280 and 1,400 px, and a second server on
+# IPv6 ([::1]) signed in to, adjusted through and exported from (scripts/console/walk.py says
+# what each step checks).
 #
 #   scripts/console_walk.sh [--tally PATH]
 #
@@ -72,11 +74,15 @@ work="$(mktemp -d /tmp/tally-console.XXXXXX)"
 shots="$(pwd)/.build-test/console"
 mkdir -p "$shots"
 server_pid=""
+server6_pid=""
+served_pid=""
 cleanup() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
+  for pid in "$server_pid" "$server6_pid" "$served_pid"; do
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -88,8 +94,8 @@ trap cleanup EXIT
 secret="sk_test_console_walk_0123456789"
 alice_password="alice-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
 bob_password="bob-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
-add_operator() { # name role password
-  if ! printf '%s\n' "$3" | "$tally" console operator add --database "$work/tally.sqlite" --name "$1" --role "$2" \
+add_operator() { # name role password [database]
+  if ! printf '%s\n' "$3" | "$tally" console operator add --database "${4:-$work/tally.sqlite}" --name "$1" --role "$2" \
       >"$work/operator-$1.log" 2>&1; then
     echo "error: tally console operator add --name $1 --role $2 failed:" >&2
     cat "$work/operator-$1.log" >&2
@@ -99,33 +105,51 @@ add_operator() { # name role password
 add_operator alice admin "$alice_password"
 add_operator bob read-only "$bob_password"
 
-TALLY_SECRET_KEY="$secret" LOG_LEVEL=info "$tally" serve --dev --trust-ca-dir "$work/ca" --database "$work/tally.sqlite" \
-  --port 0 >"$work/server.log" 2>&1 &
-server_pid=$!
-port=""
-for _ in $(seq 1 300); do
-  port="$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\).*/\1/p' "$work/server.log" | head -n 1)"
-  [ -n "$port" ] && break
-  kill -0 "$server_pid" 2>/dev/null || break
-  sleep 0.1
-done
-if [ -z "$port" ]; then
-  echo "error: tally serve did not start:" >&2
-  cat "$work/server.log" >&2
-  exit 1
-fi
-base="http://127.0.0.1:$port"
-healthy=""
-for _ in $(seq 1 100); do
-  if python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + "/healthz", timeout=2)' "$base" 2>/dev/null; then
-    healthy=1; break
+# serve HOST DATABASE LOG: starts `tally serve` on HOST, port chosen by the system; sets served_pid
+# and served_port once it answers /healthz.
+serve() {
+  TALLY_SECRET_KEY="$secret" LOG_LEVEL=info "$tally" serve --dev --trust-ca-dir "$work/ca" --database "$2" \
+    --host "$1" --port 0 >"$3" 2>&1 &
+  served_pid=$!
+  served_port=""
+  for _ in $(seq 1 300); do
+    served_port="$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\).*/\1/p' "$3" | head -n 1)"
+    [ -n "$served_port" ] && break
+    kill -0 "$served_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$served_port" ]; then
+    echo "error: tally serve --host $1 did not start:" >&2
+    cat "$3" >&2
+    exit 1
   fi
-  sleep 0.1
-done
-if [ -z "$healthy" ]; then
-  echo "error: GET $base/healthz did not answer 200:" >&2
-  tail -n 30 "$work/server.log" >&2
+  local url="http://$1:$served_port"
+  case "$1" in *:*) url="http://[$1]:$served_port" ;; esac
+  for _ in $(seq 1 100); do
+    if python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + "/healthz", timeout=2)' "$url" 2>/dev/null; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "error: GET $url/healthz did not answer 200:" >&2
+  tail -n 30 "$3" >&2
   exit 1
+}
+
+serve 127.0.0.1 "$work/tally.sqlite" "$work/server.log"
+server_pid=$served_pid
+base="http://127.0.0.1:$served_port"
+
+# The same console served on IPv6 ([::1]), with its own database and the same operators: the
+# browser writes its Host and Origin as [::1]:PORT. Skipped on a machine without IPv6 loopback.
+base6=""
+if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+  add_operator alice admin "$alice_password" "$work/tally6.sqlite"
+  serve ::1 "$work/tally6.sqlite" "$work/server6.log"
+  server6_pid=$served_pid
+  base6="http://[::1]:$served_port"
+else
+  echo "No IPv6 loopback (::1): the walk's IPv6 step is skipped." >&2
 fi
 
 # --- the walk ----------------------------------------------------------------------------------
@@ -133,15 +157,20 @@ fi
 echo "Console walk against $base" >&2
 status=0
 "$venv/bin/python" scripts/console/walk.py --base "$base" --tally "$tally" --ca-dir "$work/ca" --secret "$secret" \
-  --alice "$alice_password" --bob "$bob_password" --out "$shots" --work "$work" || status=$?
+  --alice "$alice_password" --bob "$bob_password" --out "$shots" --work "$work" --base6 "$base6" || status=$?
 
 if ! kill -0 "$server_pid" 2>/dev/null; then
   echo "error: tally serve exited during the walk:" >&2
   tail -n 50 "$work/server.log" >&2
   [ $status -ne 0 ] || status=1
-elif grep -q "request answered 5" "$work/server.log"; then
+elif grep -q "request answered 5" "$work/server.log" "$work"/server6.log 2>/dev/null; then
   echo "error: the server answered 5xx during the walk:" >&2
-  grep "request answered 5\|request failed" "$work/server.log" | head -n 20 >&2
+  grep -h "request answered 5\|request failed" "$work/server.log" "$work"/server6.log 2>/dev/null | head -n 20 >&2
+  [ $status -ne 0 ] || status=1
+fi
+if [ -n "$server6_pid" ] && ! kill -0 "$server6_pid" 2>/dev/null; then
+  echo "error: tally serve --host ::1 exited during the walk:" >&2
+  tail -n 50 "$work/server6.log" >&2
   [ $status -ne 0 ] || status=1
 fi
 if [ $status -ne 0 ]; then

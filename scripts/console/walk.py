@@ -8,8 +8,13 @@ transactions, filters and exports the ledger, adjusts a user's credits and grant
 entitlement (and checks through the public API that the ledger agrees), repeats an
 adjustment with its idempotency key, tries adjustments without the CSRF token or without the
 console's own Origin, bad amounts, switches to Ukrainian and back, reads the audit log and its
-CSV, signs out, signs in as a read-only operator who must not be able to adjust, and finally
-signs in with the secret key. What the browser cannot show (status codes, headers, CSV) is
+CSV, signs out, signs in as a read-only operator who must not be able to adjust, and
+signs in with the secret key. Along the way it searches an app user id with a `+` and a token
+that is another user's app user id (a choice of two), refuses the amount `+-5` and exports
+without the session's token, reads the Ukrainian timelines for English words, and measures
+every list at 1,280 and 1,400 px (no sideways scrolling, user links on screen, short rows).
+Last, with --base6, it signs in to a second server on IPv6 ([::1]), adjusts a balance through
+its form and exports through its link. What the browser cannot show (status codes, headers, CSV) is
 read with plain HTTP requests carrying the browser's session cookie.
 
 Before the browser starts the walk seeds the server through its public HTTP API: 5 users
@@ -68,6 +73,9 @@ CONSUMABLE_PURCHASES = 63  # + 1 non-consumable + 1 bought and refunded in the s
 PAGE_SIZE = 20
 ADJUSTMENT = 7
 GRANT_REASON = '=HYPERLINK("https://evil.example","<b>support</b>")'
+
+# The tallest a row of the transactions or ledger list may be from 1,280 px up: two lines of text.
+ROW_HEIGHT_BOUND = 64
 
 NAV_PAGES = ["overview", "transactions", "ledger", "products", "notifications", "audit"]
 CYRILLIC = re.compile("[\u0400-\u04FF]")
@@ -175,8 +183,9 @@ class Seed:
         self.users = []
         self.purchases = []
         self.refunded = None  # the Purchase refunded through the simulated App Store
+        self.named = {}  # plus, space, token_named: users with app user ids a search must read exactly
 
-    def api(self, method, path, token=None, body=None, expect=(200, 201)):
+    def api(self, method, path, token=None, body=None, expect=(200, 201), base=None):
         headers = {"Accept": "application/json"}
         if token:
             headers["Authorization"] = "Bearer " + token
@@ -184,7 +193,7 @@ class Seed:
         if body is not None:
             payload = json.dumps(body).encode()
             headers["Content-Type"] = "application/json"
-        answer = http_request(self.base + path, method, payload, headers)
+        answer = http_request((base or self.base) + path, method, payload, headers)
         if expect and answer.status not in expect:
             raise SetupError(f"{method} {path} answered {answer.status}: {answer.text[:300]}")
         return answer.json()
@@ -195,6 +204,14 @@ class Seed:
             app_user_id = f"walk-user-{index}-{uuid.uuid4().hex[:8]}"
             body = self.api("POST", "/v1/users", self.options.secret, {"app_user_id": app_user_id})
             self.users.append(User(index, app_user_id, body))
+
+        # App user ids a search must read exactly: one with a '+' (and its twin with a space), and one
+        # that is another user's app account token (a search for that token names two users).
+        mark = uuid.uuid4().hex[:8]
+        for key, app_user_id in (("plus", f"jo+{mark}@example.com"), ("space", f"jo {mark}@example.com"),
+                                 ("token_named", self.users[4].account_token)):
+            body = self.api("POST", "/v1/users", self.options.secret, {"app_user_id": app_user_id})
+            self.named[key] = User(len(self.users) + len(self.named), app_user_id, body)
 
         plan = [(self.users[i % USERS], SEEDED_PRODUCTS[i % len(SEEDED_PRODUCTS)]) for i in range(CONSUMABLE_PURCHASES)]
         plan.append((self.users[1], NON_CONSUMABLE))
@@ -473,8 +490,8 @@ class Walk:
     def transaction_ids(self):
         ids = []
         for row in self.rows():
-            cells = self.find_all("td.transaction-id", row)
-            check(len(cells) == 1, f"a transaction row without exactly one td.transaction-id: {row.text!r}")
+            cells = self.find_all(".transaction-id", row)
+            check(len(cells) == 1, f"a transaction row without exactly one .transaction-id: {row.text!r}")
             ids.append(cells[0].text.strip())
         return ids
 
@@ -761,8 +778,38 @@ class Walk:
         self.page("transactions")
         ids = self.transaction_ids()
         check(ids == [ordered.transaction_id], f"searching order {ordered.order_id} lists {ids}, not {ordered.transaction_id}")
+        # An app user id with a '+': the browser sends %2B, and the search opens that user, not its
+        # twin whose app user id has a space there.
+        plus, space = self.seed.named["plus"], self.seed.named["space"]
+        for user in (plus, space):
+            self.open("/console")
+            self.fill(self.find("form#search"), "q", user.app_user_id)
+            self.submit("form#search", what="the search form")
+            self.page("user")
+            check(urllib.parse.unquote(self.path()) == f"/console/users/{user.user_id}",
+                  f"searching {user.app_user_id!r} led to {self.driver.current_url}, not /console/users/{user.user_id}")
+        # A '+' in a filter stays a '+' in the form it fills again.
+        self.filter_transactions(q="no+such+id")
+        shown = self.find("form#filters input[name='q']").get_attribute("value")
+        check(shown == "no+such+id", f"the filter q='no+such+id' comes back as {shown!r}")
+        # A token that is also another user's app user id: a choice, the token's owner first.
+        owner, named = self.seed.users[4], self.seed.named["token_named"]
+        self.open("/console")
+        self.fill(self.find("form#search"), "q", owner.account_token)
+        self.submit("form#search", what="the search form")
+        self.page("search")
+        choices = [urllib.parse.unquote(urllib.parse.urlsplit(link.get_attribute("href")).path)
+                   for link in self.find_all("table#matches a.user-link")]
+        check(choices == [f"/console/users/{owner.user_id}", f"/console/users/{named.user_id}"],
+              f"searching the token {owner.account_token} offers {choices}, not its owner then the user named like it")
+        fields = [cell.text.strip() for cell in self.find_all("table#matches td.field")]
+        self.screenshot("search-choice")
+        self.click_and_load(self.find("table#matches a.user-link"), "the first choice")
+        self.page("user")
+        check(urllib.parse.unquote(self.path()) == f"/console/users/{owner.user_id}", f"the first choice led to {self.driver.current_url}")
         return ("user id, app account token and app user id open the user; a transaction id and an order id "
-                "list that one transaction")
+                f"list that one transaction; {plus.app_user_id!r} opens its user, not {space.app_user_id!r}'s; "
+                f"a token that is another's app user id offers both ({', '.join(fields)})")
 
     def ledger_amounts(self):
         return [parse_int(self.find("td.amount", row).text) for row in self.rows()]
@@ -834,7 +881,17 @@ class Walk:
         check(len(records) == len(shown), f"the CSV has {len(records)} lines for the {len(shown)} rows of the filter")
         check(sorted(ids) == sorted(by_product), f"the CSV's transaction ids differ from the filter's: "
                                                  f"missing {sorted(by_product - set(ids))[:5]}, extra {sorted(set(ids) - by_product)[:5]}")
-        return f"{href.replace(self.base, '')}: header {header[:4]}... and {len(records)} lines, the filter's ids"
+        # Without the session's token (what an <img> on another page of the site would load): refused.
+        query = urllib.parse.parse_qs(parsed.query)
+        check(query.get("csrf"), f"a#export {href} does not carry the session's token")
+        bare = parsed.path + "?" + urllib.parse.urlencode({name: values[0] for name, values in query.items() if name != "csrf"})
+        forged = parsed.path + "?" + urllib.parse.urlencode(dict({name: values[0] for name, values in query.items()}, csrf="forged"))
+        for address in (bare, forged, "/console/audit.csv", "/console/ledger.csv", "/console/notifications.csv"):
+            refused = self.fetch(address)
+            check(refused.status == 403 and has_error_alert(refused.text) and "text/csv" not in (refused.header("Content-Type") or ""),
+                  f"GET {address} without the session's token answered {refused.status} {refused.header('Content-Type')}")
+        return (f"{href.replace(self.base, '')}: header {header[:4]}... and {len(records)} lines, the filter's ids; "
+                "without the token (or with another) 403")
 
     @staticmethod
     def csv_column(header, records, ids):
@@ -977,7 +1034,7 @@ class Walk:
     def step_bad_input(self):
         """7. Amount 'abc' and amount 0 through the form: an error, nothing changes."""
         results = []
-        for amount in ("abc", "0"):
+        for amount in ("abc", "0", "+-5", "--5"):
             self.open_user(self.user)
             form = self.find("form#adjust")
             field = self.find("input[name='amount']", form)
@@ -1016,6 +1073,19 @@ class Walk:
         lang = self.driver.find_element(By.TAG_NAME, "html").get_attribute("lang")
         check(lang == "uk", f"the next page forgot Ukrainian: <html lang={lang!r}>")
         self.screenshot("overview-uk")
+        # The timelines of the refunded purchase's user and of the user granted an entitlement: in Ukrainian,
+        # with the environment, the arrival, the refund's reason and the grant's end worded.
+        worded = []
+        for user in (self.seed.refunded.user, self.user):
+            self.open_user(user)
+            timeline = self.find("ol#timeline").text
+            english = re.findall(r"(?i)\b(received|reason|until|sandbox,)", timeline)
+            check(not english, f"the Ukrainian timeline of {user.user_id} has English words {sorted(set(english))}: {timeline[:400]!r}")
+            worded.append(timeline)
+        timeline = "\n".join(worded)
+        for words in ("отримано", "повернено", " до "):
+            check(words in timeline, f"the Ukrainian timelines do not say {words!r}: {timeline[:400]!r}")
+        self.screenshot("user-uk")
         self.open("/console/audit?lang=en")
         self.page("audit")
         lang = self.driver.find_element(By.TAG_NAME, "html").get_attribute("lang")
@@ -1023,7 +1093,8 @@ class Walk:
         check(not CYRILLIC.search(self.find("nav#nav").text), f"the nav is still Ukrainian after ?lang=en")
         self.open("/console/products")
         check(self.driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en", "English was not remembered")
-        return f"<html lang=\"uk\">, nav {nav!r}; remembered across pages; back to English"
+        return (f"<html lang=\"uk\">, nav {nav!r}; remembered across pages; the timelines say отримано, повернено, до "
+                "(no received, reason, until); back to English")
 
     def step_audit(self):
         """9. The audit log shows alice's adjustment and sign-in; its CSV has the adjustment."""
@@ -1110,6 +1181,85 @@ class Walk:
         self.screenshot("overview-secret-key")
         return "a wrong key refused, the secret key signs in"
 
+    def step_layout(self):
+        """3d. Every list reads well at 1,280 and 1,400 px: no sideways scrolling, user links on screen, rows short."""
+        results = []
+        try:
+            for width in (1280, 1400):
+                self.driver.set_window_size(width, 900)
+                for name, path, bound in (("transactions", "/console/transactions", ROW_HEIGHT_BOUND),
+                                          ("ledger", "/console/ledger", ROW_HEIGHT_BOUND),
+                                          ("notifications", "/console/notifications", None), ("audit", "/console/audit", None)):
+                    self.open(path)
+                    self.page(name)
+                    measured = self.driver.execute_script("""
+                        const root = document.documentElement;
+                        const rows = [...document.querySelectorAll('table#rows tr.row')];
+                        const links = [...document.querySelectorAll('table#rows a.user-link')];
+                        return {
+                            viewport: root.clientWidth, scroll: root.scrollWidth,
+                            main: document.querySelector('main').scrollWidth - document.querySelector('main').clientWidth,
+                            rows: rows.length, tallest: Math.max(0, ...rows.map(r => r.getBoundingClientRect().height)),
+                            linkRight: Math.max(0, ...links.map(a => a.getBoundingClientRect().right)),
+                            narrowestLink: Math.min(10000, ...links.map(a => a.getBoundingClientRect().width)),
+                        };""")
+                    check(measured["rows"], f"the {name} list at {width} px has no rows")
+                    check(measured["scroll"] <= measured["viewport"] and measured["main"] <= 0,
+                          f"the {name} list at {width} px scrolls sideways: {measured}")
+                    check(measured["linkRight"] <= measured["viewport"], f"a user link of the {name} list at {width} px is off screen: {measured}")
+                    if bound:
+                        check(measured["tallest"] <= bound, f"a row of the {name} list at {width} px is {measured['tallest']:.0f} px tall "
+                                                            f"(at most {bound}): {measured}")
+                    if name == "transactions":
+                        check(measured["narrowestLink"] >= 200, f"the user ids of the transactions list at {width} px are broken up: {measured}")
+                        self.shots += 1
+                        height = self.driver.execute_script("return document.documentElement.scrollHeight")
+                        self.driver.set_window_size(width, min(int(height) + 120, 6000))
+                        self.driver.save_screenshot(os.path.join(self.out, f"{self.shots:02d}-transactions-{width}.png"))
+                        self.driver.set_window_size(width, 900)
+                    results.append(f"{name} {width} px: rows <= {measured['tallest']:.0f} px")
+        finally:
+            self.driver.set_window_size(1280, 900)
+        return "; ".join(results[:2] + results[4:6]) + "; no list scrolls sideways, every user link on screen"
+
+    def step_ipv6(self):
+        """12. The console served on [::1]: sign-in, an adjustment through its form, an export through its link."""
+        base6 = self.options.base6
+        if not base6:
+            return "skipped: this machine has no IPv6 loopback (::1)"
+        user = self.seed.api("POST", "/v1/users", self.options.secret, {"app_user_id": "walk-ipv6-" + uuid.uuid4().hex[:8]},
+                             base=base6)
+        self.driver.delete_all_cookies()
+        self.driver.get(base6 + "/console/login")
+        self.page("login")
+        form = self.find("form#sign-in")
+        self.fill(form, "operator", "alice")
+        self.fill(form, "password", self.options.alice)
+        self.submit("form#sign-in", "#sign-in-submit", "the sign-in form on [::1]")
+        self.page("overview")
+        self.driver.get(f"{base6}/console/users/{user['user_id']}")
+        self.page("user")
+        form = self.find("form#adjust")
+        self.fill(form, "currency", "credits")
+        self.fill(form, "amount", str(ADJUSTMENT))
+        self.fill(form, "reason", "console walk: IPv6")
+        self.submit("form#adjust", "#adjust-submit", "the adjustment form on [::1]")
+        self.page("user")
+        check(not self.exists("p.error[role='alert']"), f"the adjustment on [::1] was refused: {self.text_of('p.error')!r}")
+        notice = self.find("p.notice[role='status']").text.strip()
+        account = self.seed.api("GET", "/v1/me", user["user_token"], expect=(200,), base=base6)
+        credits = next((b["available"] for b in account["balances"] if b["currency"] == "credits"), 0)
+        check(credits == 2 + ADJUSTMENT, f"after +{ADJUSTMENT} on [::1] GET /v1/me says {credits} credits")
+        self.driver.get(base6 + "/console/audit")
+        self.page("audit")
+        href = self.find("a#export").get_attribute("href")
+        check(href.startswith(base6 + "/console/audit.csv?csrf="), f"the audit's a#export on [::1] is {href}")
+        cookie = "; ".join(f"{c['name']}={c['value']}" for c in self.driver.get_cookies())
+        answer = http_request(href, "GET", None, {"Cookie": cookie})
+        check(answer.status == 200 and "adjust" in answer.text, f"the audit export on [::1] answered {answer.status}")
+        self.screenshot("ipv6-audit")
+        return f"{base6}: signed in, notice {notice!r}, GET /v1/me {credits} credits, the audit CSV exported"
+
     def run(self):
         steps = [
             ("1 sign-in", self.step_sign_in),
@@ -1117,6 +1267,7 @@ class Walk:
             ("3 transactions", self.step_transactions),
             ("3b search", self.step_search),
             ("3c ledger", self.step_ledger),
+            ("3d layout", self.step_layout),
             ("4 CSV export", self.step_export),
             ("5 adjustment", self.step_adjust),
             ("5b entitlement grant", self.step_grant),
@@ -1126,6 +1277,7 @@ class Walk:
             ("9 audit", self.step_audit),
             ("10 read-only operator", self.step_read_only),
             ("11 secret key", self.step_secret_key),
+            ("12 IPv6", self.step_ipv6),
         ]
         for title, step in steps:
             began = time.monotonic()
@@ -1156,8 +1308,10 @@ def main():
     parser.add_argument("--bob", required=True, help="the read-only operator bob's password")
     parser.add_argument("--out", required=True, help="the folder for screenshots")
     parser.add_argument("--work", required=True, help="a scratch folder (the simulated store's state and log)")
+    parser.add_argument("--base6", default="", help="http://[::1]:PORT of a second tally serve on IPv6 (same operators), if any")
     options = parser.parse_args()
     options.base = options.base.rstrip("/")
+    options.base6 = options.base6.rstrip("/")
     os.makedirs(options.out, exist_ok=True)
     for name in os.listdir(options.out):
         if name.endswith((".png", ".html")):

@@ -67,20 +67,20 @@ struct ConsoleController: Sendable {
             .get("login") { request, context in await respond(request, context) { try await signInPage(request, &$0) } }
             .get("/") { request, context in await signedIn(request, context) { try await overviewPage(request, $0) } }
             .get("transactions") { request, context in await signedIn(request, context) { try await transactionsPage(request, $0) } }
-            .get("transactions.csv") { request, context in await signedIn(request, context) { try await transactionsCSV(request, $0) } }
+            .get("transactions.csv") { request, context in await exporting(request, context) { try await transactionsCSV(request, $0) } }
             .get("ledger") { request, context in await signedIn(request, context) { try await ledgerPage(request, $0) } }
-            .get("ledger.csv") { request, context in await signedIn(request, context) { try await ledgerCSV(request, $0) } }
+            .get("ledger.csv") { request, context in await exporting(request, context) { try await ledgerCSV(request, $0) } }
             .get("users/:id") { request, context in
                 await signedIn(request, context) { try await userPage(request, $0, id: try Self.identifier(context.parameters.require("id"))) }
             }
             .get("products") { request, context in await signedIn(request, context) { try productsPage(request, $0) } }
             .get("notifications") { request, context in await signedIn(request, context) { try await notificationsPage(request, $0) } }
-            .get("notifications.csv") { request, context in await signedIn(request, context) { try await notificationsCSV(request, $0) } }
+            .get("notifications.csv") { request, context in await exporting(request, context) { try await notificationsCSV(request, $0) } }
             .get("notifications/:uuid") { request, context in
                 await signedIn(request, context) { try await notificationPage(request, $0, uuid: try Self.identifier(context.parameters.require("uuid"))) }
             }
             .get("audit") { request, context in await signedIn(request, context) { try await auditPage(request, $0) } }
-            .get("audit.csv") { request, context in await signedIn(request, context) { try await auditCSV(request, $0) } }
+            .get("audit.csv") { request, context in await exporting(request, context) { try await auditCSV(request, $0) } }
             .get("search") { request, context in await signedIn(request, context) { try await search(request, $0) } }
             .post("logout") { request, context in await changing(request, context, role: .readOnly) { try await signOut(request, $0) } }
             .post("users/:id/adjustments") { request, context in
@@ -114,12 +114,15 @@ struct ConsoleController: Sendable {
         var form: [String: String] = [:]
         /// Cookies to set on the answer.
         var cookies: [String] = []
+
+        /// The session's CSRF token, for the forms and export links of a signed-in page.
+        var csrf: String { session?.csrfToken ?? "" }
     }
 
     /// Runs a handler with the visit's language; any error becomes a page.
     func respond(_ request: Request, _ context: TallyRequestContext, _ work: (inout Visit) async throws -> Response) async -> Response {
         var visit = Visit(language: language(request), session: nil)
-        if let chosen = request.uri.queryParameters["lang"].flatMap({ ConsoleText.Language(rawValue: String($0)) }) {
+        if let chosen = Self.query(request)["lang"].flatMap({ ConsoleText.Language(rawValue: $0) }) {
             visit.cookies.append(cookie(Self.languageCookie, chosen.rawValue, maxAge: 365 * 86_400, request: request, context: context))
         }
         var response: Response
@@ -141,6 +144,18 @@ struct ConsoleController: Sendable {
         }
     }
 
+    /// A CSV export: signed in, and the address carries the session's CSRF token. An export is
+    /// a GET that writes an audit entry, so a page elsewhere on the site (an `<img>`) must not
+    /// be able to run one with the operator's cookie; the console's own links carry the token.
+    func exporting(_ request: Request, _ context: TallyRequestContext, _ work: @escaping (Visit) async throws -> Response) async -> Response {
+        await signedIn(request, context) { visit in
+            guard let token = Self.value(Self.query(request), "csrf"), ConstantTime.equal(token, visit.session!.csrfToken) else {
+                throw ConsoleRefusal.exportToken
+            }
+            return try await work(visit)
+        }
+    }
+
     /// A form that changes something: signed in, from this origin, with the session's CSRF
     /// token, and with the role it needs.
     func changing(
@@ -158,7 +173,7 @@ struct ConsoleController: Sendable {
     }
 
     enum ConsoleRefusal: Error {
-        case csrf, readOnly, notFound, busy
+        case csrf, readOnly, notFound, busy, exportToken
     }
 
     func loadSession(_ request: Request, _ visit: inout Visit) async throws {
@@ -190,13 +205,16 @@ struct ConsoleController: Sendable {
         guard let claimed, let url = URL(string: claimed), let claimedHost = url.host, let scheme = url.scheme?.lowercased(),
             scheme == "https" || (scheme == "http" && !https), url.user == nil, url.password == nil
         else { return false }
-        let authority = url.port.map { "\(claimedHost):\($0)" } ?? claimedHost
+        // `URL.host` gives an IPv6 address without the brackets that `Host` keeps (`[::1]:8080`).
+        let bare = claimedHost.hasPrefix("[") && claimedHost.hasSuffix("]") ? String(claimedHost.dropFirst().dropLast()) : claimedHost
+        let written = bare.contains(":") ? "[\(bare)]" : bare
+        let authority = url.port.map { "\(written):\($0)" } ?? written
         return authority.lowercased() == host.lowercased()
     }
 
     /// The console's language: `?lang=`, else the cookie, else `Accept-Language`, else English.
     func language(_ request: Request) -> ConsoleText.Language {
-        if let chosen = request.uri.queryParameters["lang"].flatMap({ ConsoleText.Language(rawValue: String($0)) }) { return chosen }
+        if let chosen = Self.query(request)["lang"].flatMap({ ConsoleText.Language(rawValue: $0) }) { return chosen }
         if let kept = request.cookies[Self.languageCookie].flatMap({ ConsoleText.Language(rawValue: $0.value) }) { return kept }
         if let accepted = request.headers[.acceptLanguage]?.lowercased(), accepted.hasPrefix("uk") { return .uk }
         return .en
@@ -219,9 +237,9 @@ struct ConsoleController: Sendable {
 
     func signInPage(_ request: Request, _ visit: inout Visit) async throws -> Response {
         try await loadSession(request, &visit)
-        if visit.session != nil { return Self.redirect(Self.nextPath(Self.value(request.uri.queryParameters, "next"))) }
+        if visit.session != nil { return Self.redirect(Self.nextPath(Self.value(Self.query(request), "next"))) }
         var view = base(request, visit, page: "login", title: ConsoleText.text("sign_in_title", visit.language))
-        if request.uri.queryParameters["signed_out"] != nil { view["notice"] = ConsoleText.text("signed_out", visit.language) }
+        if Self.query(request)["signed_out"] != nil { view["notice"] = ConsoleText.text("signed_out", visit.language) }
         view["action"] = Self.signInAction(request)
         return try html(view, "login")
     }
@@ -262,7 +280,7 @@ struct ConsoleController: Sendable {
             tokenHash: Self.digest(token), actor: identity.actor, role: identity.role, csrfToken: Self.randomToken(),
             expiresAt: now().addingTimeInterval(Self.sessionLifetime), keyHash: identity.actor == Self.secretKeyActor ? secretKeyHash : nil)
         visit.cookies.append(cookie(Self.sessionCookie, token, maxAge: Int(Self.sessionLifetime), request: request, context: context))
-        return Self.redirect(Self.nextPath(Self.value(request.uri.queryParameters, "next")))
+        return Self.redirect(Self.nextPath(Self.value(Self.query(request), "next")))
     }
 
     /// A hash checked when the operator does not exist (of a random password).
@@ -277,7 +295,7 @@ struct ConsoleController: Sendable {
 
     /// The sign-in form's address, carrying on where to go afterwards.
     static func signInAction(_ request: Request) -> String {
-        let next = nextPath(value(request.uri.queryParameters, "next"))
+        let next = nextPath(value(query(request), "next"))
         return "/console/login" + (next == "/console" ? "" : queryString(["next": next]))
     }
 
@@ -291,13 +309,13 @@ struct ConsoleController: Sendable {
 
     func overviewPage(_ request: Request, _ visit: Visit) async throws -> Response {
         let windows: [(String, TimeInterval)] = [("1d", 86_400), ("7d", 7 * 86_400), ("30d", 30 * 86_400), ("90d", 90 * 86_400)]
-        let chosen = request.uri.queryParameters["window"].map(String.init) ?? "30d"
+        let chosen = Self.query(request)["window"] ?? "30d"
         guard let window = windows.first(where: { $0.0 == chosen }) else {
             throw TallyAPIError(.invalidRequest, "window must be 1d, 7d, 30d or 90d")
         }
         // Up to and including this millisecond.
         let to = now().addingTimeInterval(0.001)
-        let environment = Self.value(request.uri.queryParameters, "environment")
+        let environment = Self.value(Self.query(request), "environment")
         guard environment == nil || Self.environments.contains(environment!) else {
             throw TallyAPIError(.invalidRequest, "environment must be one of \(Self.environments.joined(separator: ", "))")
         }
@@ -333,7 +351,7 @@ struct ConsoleController: Sendable {
     func transactionsPage(_ request: Request, _ visit: Visit) async throws -> Response {
         let language = visit.language
         var view = base(request, visit, page: "transactions", title: ConsoleText.text("nav_transactions", language))
-        let filters = TransactionFilters(request.uri.queryParameters)
+        let filters = TransactionFilters(Self.query(request))
         view["filter"] = filters.fields
         view["limit"] = filters.limit
         view["kinds"] = ProductKind.all.map { Self.option($0.rawValue, $0.rawValue, filters.fields["kind"]) }
@@ -342,7 +360,7 @@ struct ConsoleController: Sendable {
         }
         view["environments"] = Self.environments.map { Self.option($0, $0, filters.fields["environment"]) }
         view["products"] = catalog.products.map { Self.option($0.productID, $0.productID, filters.fields["product"]) }
-        view["exportHref"] = "/console/transactions.csv" + filters.queryString(excluding: ["after", "limit"])
+        view["exportHref"] = "/console/transactions.csv" + filters.queryString(excluding: ["after", "limit"], replacing: ["csrf": visit.csrf])
         return try await listPage(view, "transactions", language) { view in
             let page = try await storage.adminTransactions(try filters.query(language))
             view["rows"] = page.transactions.map { transactionRow($0, language) }
@@ -385,12 +403,12 @@ struct ConsoleController: Sendable {
     func ledgerPage(_ request: Request, _ visit: Visit) async throws -> Response {
         let language = visit.language
         var view = base(request, visit, page: "ledger", title: ConsoleText.text("nav_ledger", language))
-        let filters = LedgerFilters(request.uri.queryParameters)
+        let filters = LedgerFilters(Self.query(request))
         view["filter"] = filters.fields
         view["limit"] = filters.limit
         view["currencies"] = catalog.currencies.map { Self.option($0.code, $0.code, filters.fields["currency"]) }
         view["kinds"] = LedgerEntryKind.all.map { Self.option($0.rawValue, $0.rawValue, filters.fields["kind"]) }
-        view["exportHref"] = "/console/ledger.csv" + filters.queryString(excluding: ["before", "limit"])
+        view["exportHref"] = "/console/ledger.csv" + filters.queryString(excluding: ["before", "limit"], replacing: ["csrf": visit.csrf])
         return try await listPage(view, "ledger", language) { view in
             let page = try await console.ledgerEntries(try filters.query())
             view["rows"] = page.rows.map { row -> [String: Any] in
@@ -458,12 +476,36 @@ struct ConsoleController: Sendable {
         view["timeline"] = try await console.timeline(userID: id, limit: 200).map { event -> [String: Any] in
             var row: [String: Any] = [
                 "kind": event.kind, "kindLabel": ConsoleText.text("kind_\(event.kind)", language), "at": ConsoleFormat.time(event.at),
-                "summary": event.summary, "detail": event.detail ?? "",
+                "summary": Self.eventSummary(event, language), "detail": Self.eventDetail(event, language),
             ]
             if let transaction = event.transactionID { row["transactionID"] = transaction }
             return row
         }
         return try html(view, "user", status: status)
+    }
+
+    /// A timeline event's summary in the page's language: a grant says until when.
+    static func eventSummary(_ event: ConsoleEvent, _ language: ConsoleText.Language) -> String {
+        guard let until = event.until else { return event.summary }
+        return "\(event.summary) \(ConsoleText.text("event_until", language)) \(ConsoleFormat.time(until))"
+    }
+
+    /// A timeline event's detail in the page's language: the environment and arrival of a
+    /// purchase, the reason of a refund, else the text kept with the event.
+    static func eventDetail(_ event: ConsoleEvent, _ language: ConsoleText.Language) -> String {
+        var parts: [String] = []
+        if let environment = event.environment {
+            parts.append(environments.contains(environment) ? ConsoleText.text("environment_\(environment)", language) : environment)
+        }
+        if let received = event.receivedAt { parts.append("\(ConsoleText.text("event_received", language)) \(ConsoleFormat.time(received))") }
+        if let reason = event.revocationReason {
+            parts.append(
+                [0, 1].contains(reason)
+                    ? ConsoleText.text("revocation_reason_\(reason)", language)
+                    : "\(ConsoleText.text("revocation_reason", language)) \(reason)")
+        }
+        if let detail = event.detail { parts.append(detail) }
+        return parts.joined(separator: " · ")
     }
 
     func productsPage(_ request: Request, _ visit: Visit) throws -> Response {
@@ -492,7 +534,7 @@ struct ConsoleController: Sendable {
     func notificationsPage(_ request: Request, _ visit: Visit) async throws -> Response {
         let language = visit.language
         var view = base(request, visit, page: "notifications", title: ConsoleText.text("nav_notifications", language))
-        let parameters = request.uri.queryParameters
+        let parameters = Self.query(request)
         let outcome = Self.value(parameters, "outcome")
         let limit = try Self.limit(parameters)
         view["limit"] = limit
@@ -521,7 +563,7 @@ struct ConsoleController: Sendable {
             view["nextHref"] = "/console/notifications" + Self.queryString(kept.merging(["after": next]) { $1 })
         }
         if cursor != nil { view["firstHref"] = "/console/notifications" + Self.queryString(kept) }
-        view["exportHref"] = "/console/notifications.csv" + Self.queryString(outcome.map { ["outcome": $0] } ?? [:])
+        view["exportHref"] = "/console/notifications.csv" + Self.queryString((outcome.map { ["outcome": $0] } ?? [:]).merging(["csrf": visit.csrf]) { $1 })
         return try html(view, "notifications")
     }
 
@@ -550,13 +592,14 @@ struct ConsoleController: Sendable {
 
     func auditPage(_ request: Request, _ visit: Visit) async throws -> Response {
         var view = base(request, visit, page: "audit", title: ConsoleText.text("nav_audit", visit.language))
-        let parameters = request.uri.queryParameters
+        let parameters = Self.query(request)
         let limit = try Self.limit(parameters)
         let before = try Self.value(parameters, "before").map { text in
             guard let id = Int64(text), id > 0 else { throw TallyAPIError(.invalidRequest, "before must be a positive entry number") }
             return id
         }
         let page = try await console.auditLog(limit: limit, before: before)
+        view["exportHref"] = "/console/audit.csv" + Self.queryString(["csrf": visit.csrf])
         view["rows"] = page.entries.map(Self.auditRow)
         if let next = page.next { view["nextHref"] = "/console/audit" + Self.queryString(["before": String(next), "limit": String(limit)]) }
         if before != nil { view["firstHref"] = "/console/audit" + Self.queryString(["limit": String(limit)]) }
@@ -572,11 +615,27 @@ struct ConsoleController: Sendable {
 
     /// Finds what the text names: a user (their page), else transactions (the filtered list).
     func search(_ request: Request, _ visit: Visit) async throws -> Response {
-        let text = (Self.value(request.uri.queryParameters, "q") ?? "").trimmingCharacters(in: .whitespaces)
+        let text = (Self.value(Self.query(request), "q") ?? "").trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty, text.count <= 200 else { return Self.redirect("/console/transactions") }
-        if let user = try await console.findUser(text) { return Self.redirect("/console/users/" + Self.pathEscape(user)) }
-        return Self.redirect("/console/transactions" + Self.queryString(["q": text]))
+        let matches = try await console.findUsers(text)
+        if matches.count == 1 { return Self.redirect("/console/users/" + Self.pathEscape(matches[0].userID)) }
+        guard !matches.isEmpty else { return Self.redirect("/console/transactions" + Self.queryString(["q": text])) }
+        // Several users have this text as one id or another: the operator chooses, best match first.
+        let language = visit.language
+        var view = base(request, visit, page: "search", title: ConsoleText.text("search_choose_title", language))
+        view["text"] = text
+        view["matches"] = matches.map { match -> [String: Any] in
+            [
+                "href": "/console/users/" + Self.pathEscape(match.userID), "userID": match.userID,
+                "field": ConsoleText.text(Self.matchKeys[match.field] ?? "user_id", language),
+            ]
+        }
+        view["transactionsHref"] = "/console/transactions" + Self.queryString(["q": text])
+        return try html(view, "search")
     }
+
+    /// The text naming each field a search matches.
+    static let matchKeys: [ConsoleUserMatch.Field: String] = [.userID: "user_id", .appAccountToken: "app_account_token", .appUserID: "app_user_id"]
 
     // MARK: - Actions
 
@@ -584,7 +643,7 @@ struct ConsoleController: Sendable {
         let language = visit.language
         let form = visit.form
         let text = (form["amount"] ?? "").trimmingCharacters(in: .whitespaces)
-        guard let amount = Int64(text.hasPrefix("+") ? String(text.dropFirst()) : text), amount != 0 else {
+        guard let amount = ConsoleFormat.parseAmount(text) else {
             return try await userPage(request, visit, id: id, error: ConsoleText.text("amount_invalid", language), status: .badRequest)
         }
         do {
@@ -625,7 +684,7 @@ struct ConsoleController: Sendable {
     // MARK: - Exports
 
     func transactionsCSV(_ request: Request, _ visit: Visit) async throws -> Response {
-        let filters = TransactionFilters(request.uri.queryParameters)
+        let filters = TransactionFilters(Self.query(request))
         var first = try filters.query(visit.language)
         first.limit = 200
         first.cursor = nil
@@ -654,7 +713,7 @@ struct ConsoleController: Sendable {
     }
 
     func ledgerCSV(_ request: Request, _ visit: Visit) async throws -> Response {
-        let filters = LedgerFilters(request.uri.queryParameters)
+        let filters = LedgerFilters(Self.query(request))
         var first = try filters.query()
         first.limit = 500
         first.before = nil
@@ -678,7 +737,7 @@ struct ConsoleController: Sendable {
     }
 
     func notificationsCSV(_ request: Request, _ visit: Visit) async throws -> Response {
-        let outcome = Self.value(request.uri.queryParameters, "outcome")
+        let outcome = Self.value(Self.query(request), "outcome")
         guard outcome == nil || NotificationOutcome(rawValue: outcome!) != nil else {
             throw TallyAPIError(.invalidRequest, "outcome must be applied, duplicate or recorded")
         }
@@ -778,6 +837,8 @@ struct ConsoleController: Sendable {
         switch error {
         case ConsoleRefusal.csrf:
             (status, message) = (.forbidden, ConsoleText.text("csrf_refused", language))
+        case ConsoleRefusal.exportToken:
+            (status, message) = (.forbidden, ConsoleText.text("export_refused", language))
         case ConsoleRefusal.readOnly:
             (status, message) = (.forbidden, ConsoleText.text("forbidden_read_only", language))
         case ConsoleRefusal.notFound:
@@ -870,15 +931,27 @@ struct ConsoleController: Sendable {
         ["value": value, "label": label, "selected": value == selected]
     }
 
-    /// A query parameter, nil when absent or empty (an empty select of a GET form). A GET form
-    /// writes a space as `+`. A NUL character, which no database column takes, reads as nothing
-    /// (so it matches nothing) rather than as an error from the database.
-    static func value(_ parameters: Parameters, _ name: String) -> String? {
-        guard let value = parameters[name[...]], !value.isEmpty, !value.contains("\u{0}") else { return nil }
-        return value.replacingOccurrences(of: "+", with: " ")
+    /// The address's query fields, read as a GET form writes them (`+` for a space, `%2B` for a
+    /// `+`), from the raw query: the framework's `queryParameters` has already turned `%2B` into
+    /// `+`, which could no longer be told from a space. The first of a repeated name wins; a
+    /// field with a bad escape, bytes that are not UTF-8 or a NUL character reads as absent.
+    static func query(_ request: Request) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in (request.uri.query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = decodeFormComponent(parts[0]), let value = decodeFormComponent(parts.count > 1 ? parts[1] : "") else { continue }
+            if fields[name] == nil { fields[name] = value }
+        }
+        return fields
     }
 
-    static func limit(_ parameters: Parameters) throws -> Int {
+    /// A query field, nil when absent or empty (an empty select of a GET form).
+    static func value(_ fields: [String: String], _ name: String) -> String? {
+        guard let value = fields[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    static func limit(_ parameters: [String: String]) throws -> Int {
         guard let text = value(parameters, "limit") else { return 50 }
         guard let limit = Int(text), (1...200).contains(limit) else { throw TallyAPIError(.invalidRequest, "limit must be 1 to 200") }
         return limit
@@ -904,7 +977,7 @@ struct ConsoleController: Sendable {
     /// The page's address with `lang` set.
     static func withLanguage(_ request: Request, _ language: String) -> String {
         var fields: [String: String] = [:]
-        for (name, value) in request.uri.queryParameters where name != "lang" { fields[String(name)] = String(value) }
+        for (name, value) in query(request) where name != "lang" { fields[name] = value }
         fields["lang"] = language
         return request.uri.path + queryString(fields)
     }

@@ -12,7 +12,7 @@ protocol ConsoleFilters {
 }
 
 extension ConsoleFilters {
-    static func read(_ parameters: Parameters) -> [String: String] {
+    static func read(_ parameters: [String: String]) -> [String: String] {
         var fields: [String: String] = [:]
         for name in names {
             if let value = ConsoleController.value(parameters, name) { fields[name] = value.trimmingCharacters(in: .whitespaces) }
@@ -52,7 +52,7 @@ struct TransactionFilters: ConsoleFilters {
     static let names = ["kind", "status", "environment", "product", "from", "to", "user", "q", "after", "limit"]
     let fields: [String: String]
 
-    init(_ parameters: Parameters) { fields = Self.read(parameters) }
+    init(_ parameters: [String: String]) { fields = Self.read(parameters) }
 
     func query(_ language: ConsoleText.Language) throws -> AdminTransactionQuery {
         if let kind = fields["kind"], ProductKind(known: kind) == nil { throw TallyAPIError(.invalidRequest, "kind must be \(AdminController.productTypes)") }
@@ -75,7 +75,7 @@ struct LedgerFilters: ConsoleFilters {
     static let names = ["currency", "kind", "user", "from", "to", "before", "limit"]
     let fields: [String: String]
 
-    init(_ parameters: Parameters) { fields = Self.read(parameters) }
+    init(_ parameters: [String: String]) { fields = Self.read(parameters) }
 
     func query() throws -> ConsoleLedgerQuery {
         let before = try fields["before"].map { text in

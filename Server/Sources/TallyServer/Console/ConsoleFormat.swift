@@ -37,6 +37,18 @@ enum ConsoleFormat {
         return "\(sign)\(magnitude / 1000).\(fraction)"
     }
 
+    /// An amount as an operator types it: an optional `+` or `-`, then ASCII digits, nothing
+    /// else (`+-5`, `5-`, `0x5` and `1e3` are refused); nil too for zero or beyond `Int64`.
+    static func parseAmount(_ text: String) -> Int64? {
+        var digits = Substring(text)
+        let negative = digits.first == "-"
+        if digits.first == "-" || digits.first == "+" { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let magnitude = Int64(digits), magnitude != 0
+        else { return nil }
+        return negative ? -magnitude : magnitude
+    }
+
     /// An amount with its sign when positive: `+7`, `-5`.
     static func signed(_ value: Int64) -> String { value > 0 ? "+\(value)" : String(value) }
 

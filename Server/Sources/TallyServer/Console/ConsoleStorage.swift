@@ -153,17 +153,62 @@ public struct ConsoleLedgerPage: Sendable, Hashable {
     public var next: ConsoleLedgerQuery.Position?
 }
 
-/// Something that happened to a user, for the user's timeline.
+/// Something that happened to a user, for the user's timeline: data only, which the page
+/// words in its language.
 public struct ConsoleEvent: Sendable, Hashable {
     /// `purchase`, `refund`, `notification`, `ledger`, `grant`, `revoke`, `signup`.
     public var kind: String
     public var at: Date
-    /// What it was: a product, a notification type, a ledger kind with its amount.
+    /// What it was: a product (with its price), a notification type, a ledger kind with its
+    /// amount, an entitlement, a user id.
     public var summary: String
     /// The transaction it concerns, when there is one.
     public var transactionID: String?
-    /// More: the environment, an outcome, a reason.
+    /// Text kept as it was written or coded: a notification's outcome, a ledger entry's
+    /// reference, who granted and why, who revoked.
     public var detail: String?
+    /// A purchase's App Store environment (`Production`, `Sandbox`, …).
+    public var environment: String?
+    /// When the server received a purchase.
+    public var receivedAt: Date?
+    /// A refund's reason as the App Store gives it: 0 for another reason, 1 for an issue in the app.
+    public var revocationReason: Int64?
+    /// When a granted entitlement ends.
+    public var until: Date?
+
+    public init(
+        kind: String, at: Date, summary: String, transactionID: String?, detail: String? = nil, environment: String? = nil,
+        receivedAt: Date? = nil, revocationReason: Int64? = nil, until: Date? = nil
+    ) {
+        self.kind = kind
+        self.at = at
+        self.summary = summary
+        self.transactionID = transactionID
+        self.detail = detail
+        self.environment = environment
+        self.receivedAt = receivedAt
+        self.revocationReason = revocationReason
+        self.until = until
+    }
+}
+
+/// A user a search text names, and by which of their ids.
+public struct ConsoleUserMatch: Sendable, Hashable {
+    /// The ids a search looks at, in order of preference.
+    public enum Field: Int, Sendable, Comparable, CaseIterable {
+        case userID, appAccountToken, appUserID
+
+        public static func < (left: Field, right: Field) -> Bool { left.rawValue < right.rawValue }
+    }
+
+    public var userID: String
+    /// The best of the user's ids that the text is.
+    public var field: Field
+
+    public init(userID: String, field: Field) {
+        self.userID = userID
+        self.field = field
+    }
 }
 
 /// A notification with its signed payload, for the console's detail page.
@@ -228,6 +273,7 @@ public protocol ConsoleStorage: Sendable {
     func timeline(userID: String, limit: Int) async throws -> [ConsoleEvent]
     /// One notification with its payload.
     func notification(uuid: String) async throws -> ConsoleNotification?
-    /// The user a search text names: a user id, an app user id or an app account token.
-    func findUser(_ text: String) async throws -> String?
+    /// The users a search text names, each once, best first: by user id, then by app account
+    /// token (both in any case), then by app user id (exactly).
+    func findUsers(_ text: String) async throws -> [ConsoleUserMatch]
 }

@@ -14,7 +14,7 @@ enum ConsoleTemplates {
     static let all: [(String, String)] = [
         ("layout", layout), ("login", login), ("overview", overview), ("transactions", transactions), ("ledger", ledger),
         ("user", user), ("products", products), ("notifications", notifications), ("notification", notification), ("audit", audit),
-        ("message", message),
+        ("search", search), ("message", message),
     ]
 
     static let layout = """
@@ -125,9 +125,9 @@ enum ConsoleTemplates {
         <a href="/console/transactions">{{t.clear}}</a>
         </form>
         <p class="actions"><a id="export" href="{{exportHref}}" download>{{t.export_csv}}</a></p>
-        <table id="rows"><thead><tr><th>{{t.transaction}}</th><th>{{t.original}}</th><th>{{t.product}}</th><th>{{t.kind}}</th><th>{{t.status}}</th><th>{{t.environment}}</th><th>{{t.price}}</th><th>{{t.purchased}}</th><th>{{t.received}}</th><th>{{t.user}}</th></tr></thead>
-        <tbody>{{#rows}}<tr class="row"><td class="transaction-id">{{transactionID}}</td><td class="original-id">{{originalTransactionID}}</td><td class="product">{{productID}}</td><td>{{kind}}</td><td class="status {{status}}">{{statusLabel}}{{#revokedAt}}<br><small>{{revokedAt}}</small>{{/revokedAt}}</td><td>{{environment}}</td><td class="number">{{price}}</td><td><time>{{purchased}}</time></td><td><time>{{receivedAt}}</time></td><td>{{#userID}}<a class="user-link" href="/console/users/{{userID}}">{{userID}}</a>{{/userID}}</td></tr>{{/rows}}
-        {{^rows}}<tr><td colspan="10" class="empty">{{t.no_rows}}</td></tr>{{/rows}}</tbody></table>
+        <table id="rows" class="list"><thead><tr><th>{{t.transaction}}<br><small>{{t.original}}</small></th><th>{{t.product}}<br><small>{{t.kind}} · {{t.environment}}</small></th><th>{{t.status}}</th><th>{{t.price}}</th><th>{{t.purchased}}<br><small>{{t.received}}</small></th><th>{{t.user}}</th></tr></thead>
+        <tbody>{{#rows}}<tr class="row"><td class="id"><span class="transaction-id">{{transactionID}}</span><br><small class="original-id">{{originalTransactionID}}</small></td><td class="product">{{productID}}<br><small class="kind">{{kind}} · {{environment}}</small></td><td class="status {{status}}">{{statusLabel}}{{#revokedAt}}<br><small><time>{{revokedAt}}</time></small>{{/revokedAt}}</td><td class="number">{{price}}</td><td><time>{{purchased}}</time><br><small><time class="received">{{receivedAt}}</time></small></td><td class="id">{{#userID}}<a class="user-link" href="/console/users/{{userID}}">{{userID}}</a>{{/userID}}</td></tr>{{/rows}}
+        {{^rows}}<tr><td colspan="6" class="empty">{{t.no_rows}}</td></tr>{{/rows}}</tbody></table>
         <p class="paging">{{#firstHref}}<a id="first" href="{{firstHref}}">{{t.first_page}}</a>{{/firstHref}} {{#nextHref}}<a id="next" rel="next" href="{{nextHref}}">{{t.next_page}}</a>{{/nextHref}}</p>
         {{/content}}{{/layout}}
         """
@@ -145,8 +145,8 @@ enum ConsoleTemplates {
         <a href="/console/ledger">{{t.clear}}</a>
         </form>
         <p class="actions"><a id="export" href="{{exportHref}}" download>{{t.export_csv}}</a></p>
-        <table id="rows"><thead><tr><th>#</th><th>{{t.time}}</th><th>{{t.user}}</th><th>{{t.currency}}</th><th>{{t.kind}}</th><th>{{t.bucket}}</th><th>{{t.amount}}</th><th>{{t.transaction}}</th><th>{{t.reference}}</th></tr></thead>
-        <tbody>{{#rows}}<tr class="row"><td class="entry-id">{{id}}</td><td><time>{{at}}</time></td><td><a class="user-link" href="/console/users/{{userID}}">{{userID}}</a></td><td>{{currency}}</td><td>{{kind}}</td><td>{{bucket}}</td><td class="amount number">{{amount}}</td><td>{{transactionID}}</td><td>{{reference}}</td></tr>{{/rows}}
+        <table id="rows" class="list"><thead><tr><th>#</th><th>{{t.time}}</th><th>{{t.user}}</th><th>{{t.currency}}</th><th>{{t.kind}}</th><th>{{t.bucket}}</th><th>{{t.amount}}</th><th>{{t.transaction}}</th><th>{{t.reference}}</th></tr></thead>
+        <tbody>{{#rows}}<tr class="row"><td class="entry-id">{{id}}</td><td><time>{{at}}</time></td><td class="id"><a class="user-link" href="/console/users/{{userID}}">{{userID}}</a></td><td>{{currency}}</td><td>{{kind}}</td><td>{{bucket}}</td><td class="amount number">{{amount}}</td><td class="id">{{transactionID}}</td><td class="free">{{reference}}</td></tr>{{/rows}}
         {{^rows}}<tr><td colspan="9" class="empty">{{t.no_rows}}</td></tr>{{/rows}}</tbody></table>
         <p class="paging">{{#firstHref}}<a id="first" href="{{firstHref}}">{{t.first_page}}</a>{{/firstHref}} {{#nextHref}}<a id="next" rel="next" href="{{nextHref}}">{{t.next_page}}</a>{{/nextHref}}</p>
         {{/content}}{{/layout}}
@@ -226,8 +226,8 @@ enum ConsoleTemplates {
         </form>
         <p class="hint" id="refused">{{t.notifications_refused}}: {{refused}}</p>
         <p class="actions"><a id="export" href="{{exportHref}}" download>{{t.export_csv}}</a></p>
-        <table id="rows"><thead><tr><th>{{t.received}}</th><th>{{t.type}}</th><th>{{t.outcome}}</th><th>{{t.transaction}}</th><th>{{t.detail}}</th></tr></thead>
-        <tbody>{{#rows}}<tr class="row"><td><a class="notification-link" href="/console/notifications/{{uuid}}"><time>{{received}}</time></a></td><td>{{type}}</td><td class="outcome">{{outcome}}</td><td>{{transactionID}}</td><td>{{detail}}</td></tr>{{/rows}}
+        <table id="rows" class="list"><thead><tr><th>{{t.received}}</th><th>{{t.type}}</th><th>{{t.outcome}}</th><th>{{t.transaction}}</th><th>{{t.detail}}</th></tr></thead>
+        <tbody>{{#rows}}<tr class="row"><td><a class="notification-link" href="/console/notifications/{{uuid}}"><time>{{received}}</time></a></td><td>{{type}}</td><td class="outcome">{{outcome}}</td><td class="id">{{transactionID}}</td><td class="free">{{detail}}</td></tr>{{/rows}}
         {{^rows}}<tr><td colspan="5" class="empty">{{t.no_rows}}</td></tr>{{/rows}}</tbody></table>
         <p class="paging">{{#firstHref}}<a id="first" href="{{firstHref}}">{{t.first_page}}</a>{{/firstHref}} {{#nextHref}}<a id="next" rel="next" href="{{nextHref}}">{{t.next_page}}</a>{{/nextHref}}</p>
         {{/content}}{{/layout}}
@@ -251,11 +251,21 @@ enum ConsoleTemplates {
 
     static let audit = """
         {{<layout}}{{$content}}
-        <p class="actions"><a id="export" href="/console/audit.csv" download>{{t.export_csv}}</a></p>
-        <table id="rows"><thead><tr><th>#</th><th>{{t.time}}</th><th>{{t.actor}}</th><th>{{t.action}}</th><th>{{t.target}}</th><th>{{t.before}}</th><th>{{t.after}}</th><th>{{t.detail}}</th></tr></thead>
-        <tbody>{{#rows}}<tr class="row"><td>{{id}}</td><td><time>{{at}}</time></td><td class="actor">{{actor}}</td><td class="action">{{action}}</td><td>{{target}}</td><td><code>{{before}}</code></td><td><code>{{after}}</code></td><td>{{detail}}</td></tr>{{/rows}}
+        <p class="actions"><a id="export" href="{{exportHref}}" download>{{t.export_csv}}</a></p>
+        <table id="rows" class="list"><thead><tr><th>#</th><th>{{t.time}}</th><th>{{t.actor}}</th><th>{{t.action}}</th><th>{{t.target}}</th><th>{{t.before}}</th><th>{{t.after}}</th><th>{{t.detail}}</th></tr></thead>
+        <tbody>{{#rows}}<tr class="row"><td>{{id}}</td><td><time>{{at}}</time></td><td class="actor">{{actor}}</td><td class="action">{{action}}</td><td class="free">{{target}}</td><td><code>{{before}}</code></td><td><code>{{after}}</code></td><td class="free">{{detail}}</td></tr>{{/rows}}
         {{^rows}}<tr><td colspan="8" class="empty">{{t.no_rows}}</td></tr>{{/rows}}</tbody></table>
         <p class="paging">{{#firstHref}}<a id="first" href="{{firstHref}}">{{t.first_page}}</a>{{/firstHref}} {{#nextHref}}<a id="next" rel="next" href="{{nextHref}}">{{t.next_page}}</a>{{/nextHref}}</p>
+        {{/content}}{{/layout}}
+        """
+
+    /// A search that names several users: the operator chooses, best match first.
+    static let search = """
+        {{<layout}}{{$content}}
+        <p class="hint">{{t.search_choose_hint}}</p>
+        <table id="matches" class="list"><thead><tr><th>{{t.user_id}}</th><th>{{t.search_matched_by}}</th></tr></thead>
+        <tbody>{{#matches}}<tr class="row match"><td class="id"><a class="user-link" href="{{href}}">{{userID}}</a></td><td class="field">{{field}}</td></tr>{{/matches}}</tbody></table>
+        <p class="actions"><a id="transactions-instead" href="{{transactionsHref}}">{{t.search_transactions_instead}}</a>: <code>{{text}}</code></p>
         {{/content}}{{/layout}}
         """
 
@@ -285,7 +295,11 @@ enum ConsoleTemplates {
         th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
         table { font-size: 13px; }
         td time, td.number { white-space: nowrap; }
-        td a.user-link, td code, td.detail-cell { overflow-wrap: anywhere; }
+        /* Ids are read and copied whole: they never break, and the columns of free text (and
+           the audit's JSON) give way instead, so that a list reads well from 1,280 px up. */
+        td.id, td.id a, td.product { white-space: nowrap; }
+        td code, td.free { overflow-wrap: anywhere; }
+        td small, th small { color: var(--muted); font-weight: normal; }
         th { background: #eef0f4; font-weight: 600; word-break: normal; }
         td.number, .number { text-align: right; font-variant-numeric: tabular-nums; }
         .empty { color: var(--muted); text-align: center; }

@@ -415,13 +415,12 @@ extension SQLStorage: ConsoleStorage {
                 events.append(
                     ConsoleEvent(
                         kind: "purchase", at: transaction.purchaseDate ?? transaction.receivedAt, summary: transaction.productID + price,
-                        transactionID: transaction.transactionID,
-                        detail: "\(transaction.environment), received \(Self.isoText(Self.millis(transaction.receivedAt)))"))
+                        transactionID: transaction.transactionID, environment: transaction.environment, receivedAt: transaction.receivedAt))
                 if let revokedAt = transaction.revokedAt {
                     events.append(
                         ConsoleEvent(
                             kind: "refund", at: revokedAt, summary: transaction.productID + price, transactionID: transaction.transactionID,
-                            detail: transaction.revocationReason.map { "reason \($0)" }))
+                            revocationReason: transaction.revocationReason))
                 }
             }
             for row in try await executor.query(
@@ -451,8 +450,8 @@ extension SQLStorage: ConsoleStorage {
                 let grant = try Self.grantedEntitlement(row)
                 events.append(
                     ConsoleEvent(
-                        kind: "grant", at: grant.createdAt, summary: "\(grant.entitlement) until \(Self.isoText(Self.millis(grant.expiresAt)))",
-                        transactionID: nil, detail: "\(grant.grantedBy): \(grant.reason)"))
+                        kind: "grant", at: grant.createdAt, summary: grant.entitlement, transactionID: nil,
+                        detail: "\(grant.grantedBy): \(grant.reason)", until: grant.expiresAt))
                 if let revokedAt = grant.revokedAt {
                     events.append(
                         ConsoleEvent(kind: "revoke", at: revokedAt, summary: grant.entitlement, transactionID: nil, detail: grant.revokedBy))
@@ -477,13 +476,20 @@ extension SQLStorage: ConsoleStorage {
             environment: row.optionalText("environment"), signedDate: row.optionalInt("signed_date").map(Self.date), jws: try row.text("jws"))
     }
 
-    public func findUser(_ text: String) async throws -> String? {
+    public func findUsers(_ text: String) async throws -> [ConsoleUserMatch] {
         let lowered = text.lowercased()
-        let row = try await read { executor, _ in
+        let rows = try await read { executor, _ in
             try await executor.query(
-                "SELECT id FROM users WHERE id = ? OR app_user_id = ? OR app_account_token = ? LIMIT 1", [.text(lowered), .text(text), .text(lowered)]
-            ).first
+                "SELECT id, app_user_id, app_account_token FROM users WHERE id = ? OR app_account_token = ? OR app_user_id = ?",
+                [.text(lowered), .text(lowered), .text(text)])
         }
-        return try row?.text("id")
+        // Each user once, by the best field they match: user id, then app account token, then app user id.
+        let matches = try rows.map { row -> ConsoleUserMatch in
+            let id = try row.text("id")
+            let token = try row.text("app_account_token")
+            let field: ConsoleUserMatch.Field = id == lowered ? .userID : token == lowered ? .appAccountToken : .appUserID
+            return ConsoleUserMatch(userID: id, field: field)
+        }
+        return matches.sorted { ($0.field, $0.userID) < ($1.field, $1.userID) }
     }
 }

@@ -316,7 +316,7 @@ import Testing
             // In an export, a text a spreadsheet would run as a formula is written as text.
             _ = try await browser.post(
                 page + "/adjustments", ["csrf": csrf, "idempotency_key": "k2", "currency": "credits", "amount": "1", "reason": "=HYPERLINK(\"x\")"])
-            let csv = Self.text(try await browser.get("/console/ledger.csv"))
+            let csv = Self.text(try await browser.get("/console/ledger.csv?csrf=\(csrf)"))
             #expect(csv.contains(",\"'=HYPERLINK(\"\"x\"\")\"\r\n"))
         }
     }
@@ -556,7 +556,8 @@ import Testing
             #expect(try await browser.get("/console/search?q=\(one)").headers[.location] == "/console/transactions?q=\(one)")
 
             // The export is the whole filtered list, not one page.
-            let csv = Self.text(try await browser.get("/console/transactions.csv?user=\(users[1].id)&limit=2"))
+            let csrf = try Self.field("csrf", in: tens)
+            let csv = Self.text(try await browser.get("/console/transactions.csv?user=\(users[1].id)&limit=2&csrf=\(csrf)"))
             let lines = csv.split(separator: "\r\n")
             #expect(lines.first?.hasPrefix("transaction_id,original_transaction_id,user_id,product_id") == true)
             #expect(lines.count == 1 + 11)
@@ -571,14 +572,14 @@ import Testing
                 uri = Self.link("next", in: html)
             }
             #expect(entries.count == 25 && Set(entries).count == 25)
-            #expect(Self.text(try await browser.get("/console/ledger.csv?kind=signup")).split(separator: "\r\n").count == 3)
+            #expect(Self.text(try await browser.get("/console/ledger.csv?kind=signup&csrf=\(csrf)")).split(separator: "\r\n").count == 3)
         }
         let exports = try await api.harness.storage.auditLog(limit: 50, before: nil).entries.filter { $0.action == "export" }
         #expect(exports.map { $0.target ?? "" }.sorted() == ["ledger", "transactions"])
     }
 
     static func cells(_ name: String, in html: String) -> [String] {
-        html.components(separatedBy: "<td class=\"\(name)").dropFirst().map { part in
+        html.components(separatedBy: "class=\"\(name)").dropFirst().map { part in
             String(part.drop { $0 != ">" }.dropFirst().prefix { $0 != "<" })
         }
     }
@@ -637,7 +638,8 @@ import Testing
             let detail = try #require(notifications.components(separatedBy: "href=\"/console/notifications/").dropFirst().first?.prefix { $0 != "\"" })
             let payload = Self.text(try await browser.get("/console/notifications/\(detail)"))
             #expect(payload.contains("signedTransactionInfo") && payload.contains(refundable))
-            let csv = Self.text(try await browser.get("/console/notifications.csv?outcome=applied")).split(separator: "\r\n")
+            let csrf = try Self.field("csrf", in: notifications)
+            let csv = Self.text(try await browser.get("/console/notifications.csv?outcome=applied&csrf=\(csrf)")).split(separator: "\r\n")
             #expect(csv.count == 2 && csv[1].contains("REFUND") && csv[1].contains(refundable))
         }
     }
