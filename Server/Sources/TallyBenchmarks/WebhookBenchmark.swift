@@ -14,37 +14,60 @@ import TallyTesting
 /// receiver on loopback has every event id is measured. The baseline, in the same round and
 /// against the same receiver: the same number of plain POSTs of a delivery's body from the
 /// same HTTP client at the same concurrency, with no database, no claim and no signature.
+///
+/// With a slow receiver (`slowPercent` above 0) the events come in at a steady `rate` while the
+/// worker runs, the receiver answers every n-th request only after the worker's timeout, and
+/// what is measured is each event's delay from its commit (its `timestamp`) to its first
+/// arrival at the receiver.
 public enum WebhookBenchmark {
     public struct Options: Sendable {
         public var catalogURL: URL
         /// A new temporary SQLite file when nil.
         public var database: ServerConfiguration.Database?
         public var events: Int
-        /// Deliveries claimed and sent at once (the worker's batch; the baseline's concurrency).
-        public var batch: Int
+        /// Requests in flight at once to the endpoint (the worker's window and per-endpoint
+        /// share, there being one endpoint; the baseline's concurrency).
+        public var concurrency: Int
         public var rounds: Int
+        /// The share of answers that come after the timeout, in percent; 0 for none.
+        public var slowPercent: Double = 0
+        /// With a slow receiver: events a second, committed at a steady pace while the worker runs.
+        public var rate: Double = 50
+        /// The worker's timeout (the slow answers come a second after it).
+        public var timeout: TimeInterval = 15
 
-        public init(catalogURL: URL, database: ServerConfiguration.Database?, events: Int, batch: Int, rounds: Int) {
+        public init(catalogURL: URL, database: ServerConfiguration.Database?, events: Int, concurrency: Int, rounds: Int) {
             self.catalogURL = catalogURL
             self.database = database
             self.events = events
-            self.batch = batch
+            self.concurrency = concurrency
             self.rounds = rounds
         }
     }
 
     public struct Round: Sendable, Codable {
         public var deliveredPerSecond: Double
+        /// 0 with a slow receiver (no baseline is run).
         public var baselinePerSecond: Double
-        /// Deliveries that reached the receiver more than once (none expected without crashes).
+        /// Deliveries that reached the receiver more than once (none expected without crashes;
+        /// with a slow receiver, the late answers, which count as failed and are sent again).
         public var repeats: Int
+        /// With a slow receiver: the events' delays from commit to first arrival, in seconds.
+        public var medianDelay: Double?
+        public var p99Delay: Double?
+        public var maxDelay: Double?
+        /// With a slow receiver: the answers that came after the timeout.
+        public var slowAnswers: Int?
     }
 
     public struct Result: Sendable, Codable {
         public var database: String
         public var durability: String
         public var events: Int
-        public var batch: Int
+        public var concurrency: Int
+        public var slowPercent: Double
+        public var rate: Double?
+        public var timeout: TimeInterval
         public var bodyBytes: Int
         public var rounds: [Round]
         public var medianDeliveredPerSecond: Double
@@ -59,16 +82,35 @@ public enum WebhookBenchmark {
 
     /// What the receiver saw, per round path.
     final class Tally: Sendable {
-        private let seen = NIOLockedValueBox<[String: (ids: Set<String>, total: Int)]>([:])
+        private let seen = NIOLockedValueBox<[String: (ids: Set<String>, total: Int, delays: [Double])]>([:])
         private let first = NIOLockedValueBox<ByteBuffer?>(nil)
+        private let requests = NIOLockedValueBox(0)
+        /// Every `slowEvery`-th request is answered late; 0 for none.
+        let slowEvery: Int
 
-        func record(_ round: String, id: String, body: ByteBuffer) {
-            seen.withLockedValue {
-                $0[round, default: ([], 0)].ids.insert(id)
-                $0[round, default: ([], 0)].total += 1
+        init(slowEvery: Int = 0) {
+            self.slowEvery = slowEvery
+        }
+
+        /// Notes a request; whether to answer it late.
+        func record(_ round: String, id: String, body: ByteBuffer, at arrival: Date) -> Bool {
+            let isFirst = seen.withLockedValue {
+                $0[round, default: ([], 0, [])].total += 1
+                return $0[round, default: ([], 0, [])].ids.insert(id).inserted
+            }
+            if isFirst, slowEvery > 0, let event = try? TallyAPI.decoder().decode(TallyEvent.self, from: Data(body.readableBytesView)) {
+                let delay = arrival.timeIntervalSince(event.timestamp)
+                seen.withLockedValue { $0[round, default: ([], 0, [])].delays.append(delay) }
             }
             first.withLockedValue { if $0 == nil { $0 = body } }
+            guard slowEvery > 0, round.hasPrefix("r") else { return false }
+            return requests.withLockedValue {
+                $0 += 1
+                return $0 % slowEvery == 0
+            }
         }
+
+        func delays(_ round: String) -> [Double] { seen.withLockedValue { $0[round]?.delays ?? [] } }
 
         /// The first body received: what the baseline posts.
         var sample: ByteBuffer? { first.withLockedValue { $0 } }
@@ -95,8 +137,8 @@ public enum WebhookBenchmark {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
             try await database.migrate(Migrations.all)
-            let tally = Tally()
-            let result = try await withReceiver(tally, logger: logger) { receiverPort in
+            let tally = Tally(slowEvery: options.slowPercent > 0 ? max(1, Int((100 / options.slowPercent).rounded())) : 0)
+            let result = try await withReceiver(tally, lateBy: .milliseconds(Int64(options.timeout * 1000) + 1000), logger: logger) { receiverPort in
                 try await rounds(
                     options, database: database, catalog: catalog, client: client, tally: tally, receiverPort: receiverPort, logger: logger,
                     progress: progress)
@@ -107,8 +149,10 @@ public enum WebhookBenchmark {
             let baseline = median(result.rounds.map(\.baselinePerSecond))
             return Result(
                 database: database.dialect == .sqlite ? "SQLite" : "PostgreSQL", durability: durability, events: options.events,
-                batch: options.batch, bodyBytes: result.bodyBytes, rounds: result.rounds, medianDeliveredPerSecond: delivered,
-                medianBaselinePerSecond: baseline, medianRatio: median(result.rounds.map { $0.deliveredPerSecond / $0.baselinePerSecond }))
+                concurrency: options.concurrency, slowPercent: options.slowPercent, rate: options.slowPercent > 0 ? options.rate : nil,
+                timeout: options.timeout, bodyBytes: result.bodyBytes, rounds: result.rounds, medianDeliveredPerSecond: delivered,
+                medianBaselinePerSecond: baseline,
+                medianRatio: median(result.rounds.map { $0.baselinePerSecond > 0 ? $0.deliveredPerSecond / $0.baselinePerSecond : 0 }))
         } catch {
             try? await client.shutdown()
             await database.close()
@@ -116,18 +160,30 @@ public enum WebhookBenchmark {
         }
     }
 
+    /// The value at `fraction` of the sorted `values` (nearest rank); nil when there are none.
+    static func percentile(_ sorted: [Double], _ fraction: Double) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        let rank = Int((Double(sorted.count) * fraction).rounded(.up))
+        return sorted[min(sorted.count, max(1, rank)) - 1]
+    }
+
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 
-    /// A receiver on loopback that answers 204 to every POST and notes its `webhook-id`.
-    static func withReceiver<T: Sendable>(_ tally: Tally, logger: Logger, _ body: @escaping @Sendable (Int) async throws -> T) async throws -> T {
+    /// A receiver on loopback that answers 204 to every POST and notes its `webhook-id`; the
+    /// requests the tally picks, it answers `lateBy` after they came.
+    static func withReceiver<T: Sendable>(
+        _ tally: Tally, lateBy: Duration, logger: Logger, _ body: @escaping @Sendable (Int) async throws -> T
+    ) async throws -> T {
         let router = Router()
         router.post("hook/:round") { request, context -> HTTPResponse.Status in
             let body = try await request.body.collect(upTo: 1 << 20)
             let id = request.headers.first { $0.name.canonicalName == "webhook-id" }?.value ?? ""
-            tally.record(context.parameters.get("round") ?? "", id: id, body: body)
+            if tally.record(context.parameters.get("round") ?? "", id: id, body: body, at: Date()) {
+                try await Task.sleep(for: lateBy)
+            }
             return .noContent
         }
         return try await InProcessServer.running(
@@ -169,6 +225,53 @@ public enum WebhookBenchmark {
                 let response = try await client.execute(request, timeout: .seconds(30))
                 guard response.status == .created else { throw Failure(description: "creating the endpoint answered \(response.status)") }
             }
+            var delivery = WebhookDeliveryConfiguration()
+            delivery.concurrency = options.concurrency
+            delivery.perEndpoint = options.concurrency
+            delivery.timeout = options.timeout
+            delivery.pollInterval = .milliseconds(20)
+            let deliveryConfiguration = delivery
+            let events = options.events
+            if options.slowPercent > 0 {
+                // Events at a steady pace while the worker runs, until the receiver has every id.
+                let rate = options.rate
+                let seconds = try await InProcessServer.run(
+                    database: database, catalog: catalog, trusting: authority, logger: logger,
+                    configure: { $0.webhookDelivery = deliveryConfiguration }
+                ) { _ in
+                    let start = ContinuousClock.now
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        let lanes = 8
+                        for lane in 0..<lanes {
+                            group.addTask {
+                                for index in stride(from: lane, to: events, by: lanes) {
+                                    try await Task.sleep(until: start + .milliseconds(Int64(Double(index) * 1000 / rate)), clock: .continuous)
+                                    _ = try await storage.createUser(appUserID: nil, tokenHash: nil)
+                                }
+                            }
+                        }
+                        try await group.waitForAll()
+                    }
+                    while tally.counts(path).distinct < events {
+                        if (ContinuousClock.now - start) > .seconds(1800) { throw Failure(description: "deliveries did not finish in 30 minutes") }
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
+                    return (ContinuousClock.now - start).seconds
+                }
+                let counts = tally.counts(path)
+                let delays = tally.delays(path).sorted()
+                bodyBytes = tally.sample?.readableBytes ?? 0
+                let result = Round(
+                    deliveredPerSecond: Double(events) / seconds, baselinePerSecond: 0, repeats: counts.total - counts.distinct,
+                    medianDelay: percentile(delays, 0.5), p99Delay: percentile(delays, 0.99), maxDelay: delays.last,
+                    slowAnswers: tally.slowEvery > 0 ? counts.total / tally.slowEvery : 0)
+                progress(
+                    String(
+                        format: "round %d: %d events at %.0f/s, delay from commit to receiver median %.3f s, p99 %.3f s, max %.3f s; %d repeats",
+                        round, events, rate, result.medianDelay ?? 0, result.p99Delay ?? 0, result.maxDelay ?? 0, result.repeats))
+                rounds.append(result)
+                continue
+            }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let workers = 8
                 for worker in 0..<workers {
@@ -181,11 +284,6 @@ public enum WebhookBenchmark {
             progress(String(format: "round %d: %d events queued in %.1f s", round, options.events, (ContinuousClock.now - queueStart).seconds))
 
             // Deliver: a server with its worker, until the receiver has every id.
-            var delivery = WebhookDeliveryConfiguration()
-            delivery.batch = options.batch
-            delivery.pollInterval = .milliseconds(20)
-            let deliveryConfiguration = delivery
-            let events = options.events
             let seconds = try await InProcessServer.run(
                 database: database, catalog: catalog, trusting: authority, logger: logger,
                 configure: { $0.webhookDelivery = deliveryConfiguration }
@@ -205,9 +303,9 @@ public enum WebhookBenchmark {
             let baselinePath = "b\(round)"
             let baselineStart = ContinuousClock.now
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for lane in 0..<options.batch {
+                for lane in 0..<options.concurrency {
                     group.addTask {
-                        for index in stride(from: lane, to: events, by: options.batch) {
+                        for index in stride(from: lane, to: events, by: options.concurrency) {
                             var request = HTTPClientRequest(url: "http://\(InProcessServer.host):\(receiverPort)/hook/\(baselinePath)")
                             request.method = .POST
                             request.headers.add(name: "content-type", value: "application/json")

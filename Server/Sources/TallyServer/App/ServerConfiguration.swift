@@ -126,8 +126,10 @@ public struct WebhookDeliveryConfiguration: Sendable {
     public var timeout: TimeInterval = 15
     /// The pause between polls of the outbox when nothing was due.
     public var pollInterval: Duration = .seconds(1)
-    /// Deliveries sent at once.
-    public var batch = 32
+    /// Requests in flight at once, over all endpoints: as one ends, the next due delivery takes its place.
+    public var concurrency = 64
+    /// Requests in flight at once to one endpoint, so that a slow one leaves the other slots to the rest.
+    public var perEndpoint = 32
     /// How long a claimed delivery stays with its worker; a worker that dies leaves its claims
     /// to others after this. Longer than `timeout`, else a slow answer would be sent twice.
     public var lease: TimeInterval?

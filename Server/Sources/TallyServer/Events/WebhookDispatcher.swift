@@ -63,11 +63,12 @@ struct WebhookResponse: Sendable {
 struct HTTPWebhookTransport: WebhookTransport {
     let client: HTTPClient
 
-    /// A client for deliveries: no redirects, as many connections to one receiver as a batch sends at once.
-    static func client(batch: Int) -> HTTPClient {
+    /// A client for deliveries: no redirects, as many connections to one receiver as the worker
+    /// sends to it at once.
+    static func client(perEndpoint: Int) -> HTTPClient {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5)), decompression: .disabled)
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, batch)
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, perEndpoint)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -132,6 +133,11 @@ struct HTTPWebhookTransport: WebhookTransport {
 /// the request's timeout), and a worker that dies leaves its claims to expire and be taken
 /// again. A receiver may see an event more than once (the request went out, the record of it
 /// did not): it keeps `webhook-id`, which never changes, to ignore repeats.
+///
+/// Deliveries flow through a window of `concurrency` requests: a slot that frees is filled by
+/// the next claim, and each attempt is recorded as soon as it ends, with whatever other
+/// attempts ended meanwhile (one transaction for those, not one per attempt). A slow answer
+/// holds its own slot only; one endpoint holds at most `perEndpoint` slots.
 struct WebhookDispatcher: Sendable {
     let storage: any WebhookStorage
     let transport: any WebhookTransport
@@ -140,40 +146,165 @@ struct WebhookDispatcher: Sendable {
     let now: @Sendable () -> Date
     /// How long a claim lasts (longer than `timeout`).
     var lease: TimeInterval?
-    /// Deliveries claimed, and so sent at once, per round.
-    var batch = 32
+    /// Requests in flight at once, over all endpoints.
+    var concurrency = 64
+    /// Requests in flight at once to one endpoint.
+    var perEndpoint = 32
     var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
 
     struct Report: Equatable, Sendable {
         var delivered = 0
         var failedAttempts = 0
+
+        mutating func add(_ other: Report) {
+            delivered += other.delivered
+            failedAttempts += other.failedAttempts
+        }
     }
 
-    /// Claims and sends one batch; returns what happened (nothing claimed: nothing is due).
+    /// Sends what is due until a claim finds nothing and nothing is in flight; returns what
+    /// happened (nothing: nothing was due).
     func runOnce() async throws -> Report {
-        let claimed = try await storage.claimDeliveries(limit: batch, lease: lease ?? timeout + 30)
-        guard !claimed.isEmpty else { return Report() }
-        let attempts = try await withThrowingTaskGroup(of: RecordedAttempt.self) { group in
-            for delivery in claimed { group.addTask { try await send(delivery) } }
-            var attempts: [RecordedAttempt] = []
-            for try await attempt in group { attempts.append(attempt) }
-            return attempts
+        try await run(pause: nil, stop: { false })
+    }
+
+    /// Keeps the window full: claims as slots free, sends, records each attempt as it ends.
+    ///
+    /// - Parameters:
+    ///   - pause: waited after a claim that found less than it asked for, before claiming again
+    ///     (the poll interval); nil to return once nothing is due and nothing is in flight.
+    ///   - stop: checked before each claim; once true, what is in flight is finished and
+    ///     recorded, and the run returns (a graceful shutdown).
+    ///   - recorded: told what each record committed (for the metrics).
+    /// - Throws: the first failed claim or record, after what was in flight was finished and
+    ///   recorded (a failed record leaves its claims to expire: those events are sent again).
+    func run(
+        pause: (@Sendable () async -> Void)?, stop: @escaping @Sendable () -> Bool, recorded: @escaping @Sendable (Report) -> Void = { _ in }
+    ) async throws -> Report {
+        enum Step: Sendable {
+            case claimed(Result<[ClaimedDelivery], any Error>, asked: Int)
+            case sent(RecordedAttempt, endpoint: String)
+            case recorded(Result<Report, any Error>)
+            case paused
         }
-        // Cut off by a hard shutdown: what came back is not known for sure, so nothing is
-        // recorded, and the claims run out for another worker to send again.
-        if Task.isCancelled { return Report() }
-        // One transaction for the batch: a crash before it commits sends the batch again
-        // (receivers keep webhook-id), and a durable commit per delivery would be the bottleneck.
-        try await storage.recordAttempts(attempts)
-        var report = Report()
-        for attempt in attempts {
-            if attempt.result.delivered { report.delivered += 1 } else { report.failedAttempts += 1 }
+        let lease = lease ?? timeout + 30
+        let concurrency = max(1, concurrency)
+        let perEndpoint = max(1, min(perEndpoint, concurrency))
+        // Claims wait for a few slots to free rather than take one at a time: a claim is a
+        // write transaction, and one per delivery would set the pace.
+        let claimStep = max(1, perEndpoint / 4)
+        let (report, failure) = await withTaskGroup(of: Step.self) { group -> (Report, (any Error)?) in
+            var inFlight: [String: Int] = [:]
+            var sending = 0
+            var freed = concurrency
+            var claiming = false
+            var mayClaim = true  // at the start, after a pause, and when the window emptied
+            var pausing = false
+            var finished = false
+            var done: [RecordedAttempt] = []
+            var recording = false
+            var failure: (any Error)?
+            var report = Report()
+
+            func advance() {
+                if !recording, !done.isEmpty, !Task.isCancelled {
+                    recording = true
+                    let attempts = done
+                    done = []
+                    group.addTask {
+                        do {
+                            try await storage.recordAttempts(attempts)
+                            var report = Report()
+                            for attempt in attempts {
+                                if attempt.result.delivered { report.delivered += 1 } else { report.failedAttempts += 1 }
+                            }
+                            return .recorded(.success(report))
+                        } catch {
+                            return .recorded(.failure(error))
+                        }
+                    }
+                }
+                if finished || failure != nil || Task.isCancelled || stop() {
+                    finished = true
+                    return
+                }
+                let free = concurrency - sending
+                guard !claiming, free > 0, mayClaim || freed >= claimStep else { return }
+                claiming = true
+                mayClaim = false
+                freed = 0
+                let busy = inFlight
+                group.addTask {
+                    do {
+                        return .claimed(
+                            .success(try await storage.claimDeliveries(limit: free, lease: lease, busy: busy, perEndpoint: perEndpoint)), asked: free)
+                    } catch {
+                        return .claimed(.failure(error), asked: free)
+                    }
+                }
+            }
+
+            advance()
+            while let step = await group.next() {
+                switch step {
+                case .claimed(.success(let claimed), let asked):
+                    claiming = false
+                    for delivery in claimed {
+                        inFlight[delivery.endpointID, default: 0] += 1
+                        sending += 1
+                        group.addTask { .sent(await send(delivery), endpoint: delivery.endpointID) }
+                    }
+                    if claimed.count < asked {
+                        // Less was due than there was room for: wait for the poll, or for
+                        // the window to empty; in a drain with nothing in flight, done.
+                        if let pause, !pausing {
+                            pausing = true
+                            group.addTask {
+                                await pause()
+                                return .paused
+                            }
+                        } else if pause == nil && sending == 0 {
+                            finished = true
+                        }
+                    }
+                case .claimed(.failure(let error), _):
+                    claiming = false
+                    failure = failure ?? error
+                case .sent(let attempt, let endpoint):
+                    sending -= 1
+                    freed += 1
+                    inFlight[endpoint, default: 1] -= 1
+                    if inFlight[endpoint] == 0 { inFlight[endpoint] = nil }
+                    if sending == 0 { mayClaim = true }
+                    // Cut off by a hard shutdown: what came back is not known for sure, so it
+                    // is not recorded, and the claim runs out for another worker to send again.
+                    if !Task.isCancelled { done.append(attempt) }
+                case .recorded(.success(let committed)):
+                    recording = false
+                    report.add(committed)
+                    recorded(committed)
+                case .recorded(.failure(let error)):
+                    recording = false
+                    failure = failure ?? error
+                case .paused:
+                    pausing = false
+                    mayClaim = true
+                }
+                advance()
+                if finished && sending == 0 && !recording && !claiming && (done.isEmpty || Task.isCancelled) {
+                    // A pause still running is not waited for.
+                    group.cancelAll()
+                    break
+                }
+            }
+            return (report, failure)
         }
+        if let failure { throw failure }
         return report
     }
 
     /// Sends one delivery; what happened and what follows from it.
-    func send(_ delivery: ClaimedDelivery) async throws -> RecordedAttempt {
+    func send(_ delivery: ClaimedDelivery) async -> RecordedAttempt {
         let body = delivery.body
         let startedAt = now()
         let timestamp = Int64(startedAt.timeIntervalSince1970)

@@ -128,11 +128,19 @@ protocol WebhookStorage: Sendable {
     /// state; refused while the endpoint is disabled or a worker is sending the event.
     func replay(endpointID: String, eventID: String) async throws -> WebhookDelivery
     func events(after: Int64?, type: TallyEventType?, userID: String?, limit: Int) async throws -> TallyEventPage
-    /// Claims up to `limit` due deliveries for `lease` seconds.
-    func claimDeliveries(limit: Int, lease: TimeInterval) async throws -> [ClaimedDelivery]
+    /// Claims up to `limit` due deliveries for `lease` seconds, at most `perEndpoint` less its
+    /// count in `busy` (the worker's requests in flight) for each endpoint.
+    func claimDeliveries(limit: Int, lease: TimeInterval, busy: [String: Int], perEndpoint: Int) async throws -> [ClaimedDelivery]
     /// Records attempts in one transaction; after a failure the next is due after its
     /// `retryAfter` (nil: no more tries), and `disable` stops the endpoint (a 410).
     func recordAttempts(_ attempts: [RecordedAttempt]) async throws
+}
+
+extension WebhookStorage {
+    /// Claims up to `limit` due deliveries for `lease` seconds, whatever their endpoints.
+    func claimDeliveries(limit: Int, lease: TimeInterval) async throws -> [ClaimedDelivery] {
+        try await claimDeliveries(limit: limit, lease: lease, busy: [:], perEndpoint: limit)
+    }
 }
 
 /// An attempt as the worker records it, with what follows from it.

@@ -283,7 +283,7 @@ extension SQLStorage: WebhookStorage {
         return Array("{\"data\":".utf8) + Array(try row.text("data").utf8) + [UInt8(ascii: ",")] + Array(envelope.dropFirst())
     }
 
-    func claimDeliveries(limit: Int, lease: TimeInterval) async throws -> [ClaimedDelivery] {
+    func claimDeliveries(limit: Int, lease: TimeInterval, busy: [String: Int], perEndpoint: Int) async throws -> [ClaimedDelivery] {
         let skipLocked = database.dialect == .postgres ? " FOR UPDATE OF d SKIP LOCKED" : ""
         // A look on a snapshot first: an idle worker polls without taking the write lock.
         let due = try await read { executor, time in
@@ -304,19 +304,37 @@ extension SQLStorage: WebhookStorage {
                 WHERE status = 'pending' AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE disabled = 1)
                 """,
                 [])
-            // One statement claims the batch: due, and not claimed by a live worker; on
-            // PostgreSQL rows another worker is claiming right now are skipped, not waited for.
+            // One statement claims: due, and not claimed by a live worker; on PostgreSQL rows
+            // another worker is claiming right now are skipped, not waited for. An endpoint
+            // gets no more than its free slots (`perEndpoint` less what is in flight to it);
+            // endpoints with none are left out before the limit, so they cannot crowd out the rest.
             let claim = UUID().uuidString
+            let full = busy.filter { $0.value >= perEndpoint }.keys.sorted()
+            let partial = busy.filter { $0.value < perEndpoint }.sorted { $0.key < $1.key }
+            let excluded = full.isEmpty ? "" : " AND d.endpoint_id NOT IN (\(Array(repeating: "?", count: full.count).joined(separator: ", ")))"
+            let busyJoin =
+                partial.isEmpty
+                ? ""
+                : " LEFT JOIN (VALUES \(Array(repeating: "(?, ?)", count: partial.count).joined(separator: ", "))) AS busy ON busy.column1 = ranked.endpoint_id"
             try await executor.execute(
                 """
                 UPDATE webhook_deliveries SET claim = ?, claimed_until = ?
                 WHERE (endpoint_id, event_seq) IN (
-                    SELECT d.endpoint_id, d.event_seq FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                    WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.disabled = 0
-                        AND (d.claimed_until IS NULL OR d.claimed_until < ?)
-                    ORDER BY d.next_attempt_at LIMIT ?\(skipLocked))
+                    SELECT ranked.endpoint_id, ranked.event_seq FROM (
+                        SELECT c.endpoint_id, c.event_seq,
+                            ROW_NUMBER() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.event_seq) AS n
+                        FROM (
+                            SELECT d.endpoint_id, d.event_seq, d.next_attempt_at
+                            FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                            WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.disabled = 0
+                                AND (d.claimed_until IS NULL OR d.claimed_until < ?)\(excluded)
+                            ORDER BY d.next_attempt_at LIMIT ?\(skipLocked)
+                        ) c
+                    ) ranked\(busyJoin)
+                    WHERE ranked.n <= ? - \(partial.isEmpty ? "0" : "COALESCE(busy.column2, 0)"))
                 """,
-                [.text(claim), .int(time + Int64(lease * 1000)), .int(time), .int(time), .int(Int64(limit))])
+                [.text(claim), .int(time + Int64(lease * 1000)), .int(time), .int(time)] + full.map { .text($0) }
+                    + [.int(Int64(limit))] + partial.flatMap { [SQLValue.text($0.key), .int(Int64($0.value))] } + [.int(Int64(perEndpoint))])
             let rows = try await executor.query(
                 """
                 SELECT d.endpoint_id, d.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until,

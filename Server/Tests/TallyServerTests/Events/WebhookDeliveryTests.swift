@@ -41,6 +41,51 @@ final class ScriptedReceiver: WebhookTransport, @unchecked Sendable {
     }
 }
 
+/// A receiver that answers 200 at once, but holds the requests `hangs` picks until `open()`:
+/// a receiver slow to answer, without waiting for a timeout on the wall clock.
+final class GatedReceiver: WebhookTransport, @unchecked Sendable {
+    private let lock = NIOLock()
+    private var sent: [ScriptedReceiver.Request] = []
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var isOpen = false
+    private let hangs: @Sendable (ScriptedReceiver.Request, Int) -> Bool
+
+    /// - Parameter hangs: given a request and how many came before it, whether it waits for `open()`.
+    init(hangs: @escaping @Sendable (ScriptedReceiver.Request, Int) -> Bool) {
+        self.hangs = hangs
+    }
+
+    var requests: [ScriptedReceiver.Request] { lock.withLock { sent } }
+
+    func open() {
+        let resumed = lock.withLock {
+            isOpen = true
+            defer { waiting = [] }
+            return waiting
+        }
+        for continuation in resumed { continuation.resume() }
+    }
+
+    func post(url: String, headers: [(String, String)], body: [UInt8], timeout: TimeInterval) async -> WebhookResponse {
+        let request = ScriptedReceiver.Request(url: url, headers: Dictionary(headers, uniquingKeysWith: { $1 }), body: body)
+        let hold = lock.withLock {
+            defer { sent.append(request) }
+            return hangs(request, sent.count) && !isOpen
+        }
+        if hold {
+            await withCheckedContinuation { continuation in
+                let resumeNow = lock.withLock {
+                    if isOpen { return true }
+                    waiting.append(continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        }
+        return WebhookResponse(statusCode: 200, excerpt: "ok")
+    }
+}
+
 @Suite struct WebhookDeliveryTests {
     /// Whether `header` carries a `v1` signature of the request made with `secret`.
     static func verifies(_ request: ScriptedReceiver.Request, secret: String) -> Bool {
@@ -70,6 +115,87 @@ final class ScriptedReceiver: WebhookTransport, @unchecked Sendable {
             total.delivered += report.delivered
             total.failedAttempts += report.failedAttempts
         }
+    }
+
+    /// Waits (up to 20 s, a bound for a failing run, not a measure) until `condition` holds.
+    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    static func statuses(_ harness: Harness, _ endpointID: String) async throws -> [String: String] {
+        let page = try await harness.storage.deliveries(endpointID: endpointID, status: nil, limit: 100, cursor: nil)
+        return Dictionary(uniqueKeysWithValues: page.deliveries.map { ($0.eventID, $0.status) })
+    }
+
+    @Test(arguments: Backend.available)
+    func aSlowAnswerDoesNotHoldUpTheOtherDeliveriesOrTheirRecords(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        for _ in 0..<5 { _ = try await harness.user() }
+        let receiver = GatedReceiver { _, before in before == 0 }  // the first request answers late
+        let dispatcher = Self.dispatcher(harness, receiver)
+        let run = Task { try await Self.drain(dispatcher) }
+        // The other four are received and recorded delivered while the first still waits: a
+        // worker killed now sends only that one again.
+        let othersRecorded = try await Self.eventually { try await Self.statuses(harness, endpoint.id).values.filter { $0 == "delivered" }.count == 4 }
+        #expect(othersRecorded)
+        let slowID = try #require(receiver.requests.first?.headers["webhook-id"])
+        let slow = try #require(try await harness.storage.deliveries(endpointID: endpoint.id, status: "pending", limit: 10, cursor: nil).deliveries.first)
+        #expect(slow.eventID == slowID && slow.attempts == 0)
+        #expect(receiver.requests.count == 5)
+        receiver.open()
+        #expect(try await run.value.delivered == 5)
+        #expect(Set(try await Self.statuses(harness, endpoint.id).values) == ["delivered"])
+        #expect(receiver.requests.count == 5)
+    }
+
+    @Test(arguments: Backend.available)
+    func aSlowEndpointTakesNoMoreThanItsShareOfTheRequestsInFlight(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let slow = try await harness.storage.createEndpoint(url: "https://slow.example.com/", description: "", eventTypes: [], secret: .generate())
+        let fast = try await harness.storage.createEndpoint(url: "https://fast.example.com/", description: "", eventTypes: [], secret: .generate())
+        for _ in 0..<6 { _ = try await harness.user() }
+        let receiver = GatedReceiver { request, _ in request.url == "https://slow.example.com/" }
+        var dispatcher = Self.dispatcher(harness, receiver)
+        dispatcher.concurrency = 4
+        dispatcher.perEndpoint = 2
+        let worker = dispatcher
+        let run = Task { try await Self.drain(worker) }
+        let fastDone = try await Self.eventually { try await Self.statuses(harness, fast.id).values.filter { $0 == "delivered" }.count == 6 }
+        #expect(fastDone)
+        // Two requests wait at the slow endpoint; its other four deliveries were not taken.
+        #expect(receiver.requests.filter { $0.url == "https://slow.example.com/" }.count == 2)
+        #expect(try await Self.statuses(harness, slow.id).values.filter { $0 == "delivered" }.isEmpty)
+        receiver.open()
+        #expect(try await run.value.delivered == 12)
+        #expect(Set(try await Self.statuses(harness, slow.id).values) == ["delivered"])
+        let ids = receiver.requests.compactMap { $0.headers["webhook-id"] }
+        #expect(ids.count == 12 && Set(ids).count == 6)
+    }
+
+    @Test(arguments: Backend.available)
+    func aStoppedWorkerFinishesAndRecordsWhatIsInFlightAndClaimsNoMore(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        for _ in 0..<3 { _ = try await harness.user() }
+        let receiver = GatedReceiver { _, _ in true }
+        var dispatcher = Self.dispatcher(harness, receiver)
+        dispatcher.concurrency = 2
+        let worker = dispatcher
+        let stopping = NIOLockedValueBox(false)
+        let run = Task { try await worker.run(pause: {}, stop: { stopping.withLockedValue { $0 } }) }
+        #expect(try await Self.eventually { receiver.requests.count == 2 })
+        stopping.withLockedValue { $0 = true }
+        receiver.open()
+        #expect(try await run.value.delivered == 2)
+        #expect(receiver.requests.count == 2)
+        let statuses = try await Self.statuses(harness, endpoint.id).values.sorted()
+        #expect(statuses == ["delivered", "delivered", "pending"])
     }
 
     @Test func theSignatureMatchesTheSpecificationsKnownAnswer() throws {
@@ -246,9 +372,9 @@ final class ScriptedReceiver: WebhookTransport, @unchecked Sendable {
         for _ in 0..<60 { _ = try await harness.user() }
         let receiver = ScriptedReceiver()
         var first = Self.dispatcher(harness, receiver)
-        first.batch = 7
+        first.concurrency = 7
         var second = Self.dispatcher(harness, receiver)
-        second.batch = 5
+        second.concurrency = 5
         async let a = Self.drain(first)
         async let b = Self.drain(second)
         let (one, two) = try await (a, b)
