@@ -101,6 +101,60 @@ import FoundationNetworking
         #expect(again.terminationStatus == 0)
     }
 
+    /// Starts `tally serve` with `--metrics-address` on any free port; returns it with both ports.
+    static func serveWithMetrics(_ arguments: [String]) throws -> (process: Process, port: Int, metricsPort: Int) {
+        let process = Process()
+        process.executableURL = CommandLine.executable
+        process.arguments = arguments + ["--port", "0", "--metrics-address", "127.0.0.1:0"]
+        process.currentDirectoryURL = CommandLine.repository
+        let log = Pipe()
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        var seen = ""
+        func portAfter(_ pattern: String) -> Int? {
+            guard let range = seen.range(of: pattern, options: .regularExpression) else { return nil }
+            return Int(seen[range].split(separator: ":").last?.prefix { $0.isNumber } ?? "")
+        }
+        while true {
+            if let port = portAfter(#"listening on [^\s]*:(\d+)"#), let metricsPort = portAfter(#"metrics served at http://[^\s]*:(\d+)/"#) {
+                return (process, port, metricsPort)
+            }
+            let chunk = log.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        process.terminate()
+        throw CommandFailure(description: "the server did not say where it listens: \(seen)")
+    }
+
+    @Test func metricsAreServedOnlyOnTheMetricsAddress() async throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("tally.sqlite").path
+        let (server, port, metricsPort) = try Self.serveWithMetrics(["serve", "--database", database])
+        defer { server.terminate() }
+        #expect(port != metricsPort)
+        let (created, _) = try await Self.request("POST", "http://127.0.0.1:\(port)/v1/users")
+        #expect(created == 201)
+        // Not on the public listener, whoever asks.
+        let (publicStatus, publicBody) = try await Self.request("GET", "http://127.0.0.1:\(port)/metrics")
+        #expect(publicStatus == 404)
+        #expect((publicBody["error"] as? [String: Any])?["code"] as? String == "not_found")
+        // On the metrics listener: the counters, and nothing of the API.
+        let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(metricsPort)/metrics")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self).contains(#"tally_http_requests_total{method="POST",route="/v1/users",status="201"} 1"#))
+        let (apiStatus, _) = try await Self.request("POST", "http://127.0.0.1:\(metricsPort)/v1/users")
+        #expect(apiStatus == 404)
+    }
+
+    @Test func aMetricsAddressThatIsNoHostAndPortIsAUsageError() throws {
+        let result = try CommandLine.run(["serve", "--metrics-address", "9464"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("--metrics-address must be host:port"), "\(result.stderr)")
+    }
+
     @Test func aServerWithoutDevRefusesWhatTheSimulatorSignsEvenForProduction() async throws {
         let caDir = folder.appendingPathComponent("ca").path
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -93,6 +93,20 @@ public func buildApplication(
                 _ = try await log.catchUp()
             })
     }
+    if let address = configuration.metricsAddress {
+        // Quieter than the server's own log: its "listening on" line is the public listener's.
+        var metricsLogger = logger
+        metricsLogger.logLevel = max(logger.logLevel, .warning)
+        services.append(
+            Application(
+                router: buildMetricsRouter(dependencies.metrics),
+                configuration: .init(address: .hostname(address.host, port: address.port), serverName: "tally"),
+                onServerRunning: { channel in
+                    let bound = ListenAddress(host: address.host, port: channel.localAddress?.port ?? address.port)
+                    logger.notice("metrics served at http://\(bound)/metrics")
+                },
+                logger: metricsLogger))
+    }
     let proxies = configuration.trustedProxies
     logger.info(
         "tally server",
@@ -101,6 +115,7 @@ public func buildApplication(
             "environments": "\(dependencies.verifier.configuration.environments.map(\.rawValue).sorted())",
             "trusted_proxies": "\(proxies.isEmpty ? "none" : proxies.ranges.map(\.description).joined(separator: ","))",
             "secret_key": "\(dependencies.secretKey.map { $0.isEmpty ? "none" : "set" } ?? "none")",
+            "metrics": "\(configuration.metricsAddress.map(\.description) ?? "off")",
         ])
     return Application(
         router: buildRouter(dependencies),

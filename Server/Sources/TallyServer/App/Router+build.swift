@@ -21,8 +21,8 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
     let secretKey = SecretKeyAuthenticator(secretKey: dependencies.secretKey)
     let spending = SpendingController(storage: storage, metrics: metrics)
 
-    // Anyone: operations, the catalog.
-    router.addRoutes(OperationsController(metrics: metrics, healthCheck: dependencies.healthCheck).endpoints)
+    // Anyone: operations, the catalog. `/metrics` is on a listener of its own (buildMetricsRouter).
+    router.addRoutes(OperationsController(catalog: dependencies.catalog, healthCheck: dependencies.healthCheck).endpoints)
     let v1 = router.group("v1")
     v1.addRoutes(ProductController(catalog: dependencies.catalog).endpoints, atPath: "products")
 
@@ -71,5 +71,14 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
         .addRoutes(console.signInEndpoint)
 
     allowedMethods.load(router.routes.map { ($0.path.description, $0.method) })
+    return router
+}
+
+/// The metrics listener's routes: `GET /metrics` and nothing else. It listens on an address of
+/// its own (``ServerConfiguration/metricsAddress``), so that the business's totals it counts
+/// are never on the public listener.
+func buildMetricsRouter(_ metrics: Metrics) -> Router<BasicRequestContext> {
+    let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+    router.addRoutes(MetricsController(metrics: metrics).endpoints)
     return router
 }

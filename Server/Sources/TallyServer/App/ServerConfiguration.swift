@@ -85,6 +85,10 @@ public struct ServerConfiguration: Sendable {
     public var reservationSweepInterval: Duration? = .seconds(1)
     /// Counters and histograms for `/metrics`.
     public var metrics = Metrics()
+    /// Where `/metrics` is served, on a listener of its own that serves nothing else; nil (the
+    /// default) serves it nowhere. The public listener never serves it: it counts the
+    /// business's totals (grants and spends by currency, notifications by type).
+    public var metricsAddress: ListenAddress?
     /// How events reach webhook endpoints; nil runs no delivery worker in this instance
     /// (another instance delivers).
     public var webhookDelivery: WebhookDeliveryConfiguration? = WebhookDeliveryConfiguration()
@@ -116,6 +120,34 @@ extension ServerConfiguration.Database: CustomStringConvertible {
         case .opened(let database): "\(database.dialect == .sqlite ? "SQLite" : "PostgreSQL"), opened by the caller"
         }
     }
+}
+
+/// An address to listen on: a host (a name, an IPv4 address, or an IPv6 address) and a port.
+public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
+    /// The host to bind; `0.0.0.0` for every IPv4 interface.
+    public var host: String
+    /// The port; 0 for any free one.
+    public var port: Int
+
+    /// - Parameters:
+    ///   - host: the host to bind.
+    ///   - port: the port, 0 to 65535.
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Reads `host:port` (`127.0.0.1:9464`, `[::1]:9464`); nil for anything else.
+    public init?(_ text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else { return nil }
+        var host = text[..<colon]
+        if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
+        guard !host.isEmpty, !host.contains(where: { $0 == "[" || $0 == "]" || $0 == "/" || $0.isWhitespace }) else { return nil }
+        self.init(host: String(host), port: port)
+    }
+
+    /// `host:port`, with an IPv6 address in brackets.
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
 /// How the delivery worker sends webhooks.

@@ -3,12 +3,15 @@ import TallyCore
 import TallySQL
 
 extension SQLStorage: WebhookStorage {
-    /// Refuses an endpoint URL that is not absolute http(s) with a host, or is too long.
+    /// Refuses an endpoint URL that is not absolute http(s) with a host (``APIPattern/webhookURL``), or is too long.
     static func checkEndpoint(url: String, description: String) throws(TallyAPIError) {
-        guard url.utf8.count <= 2048, let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
+        guard url.utf8.count <= 2048, APIPattern.webhookURL.matches(url), let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = parsed.host, !host.isEmpty, parsed.user == nil
         else {
-            throw TallyAPIError(.invalidRequest, "url must be an absolute http or https URL of at most 2048 bytes, without credentials")
+            throw TallyAPIError(
+                .invalidRequest,
+                "url must be an absolute http or https URL of at most 2048 bytes, with a host name or IPv4 address, without credentials, other characters than RFC 3986's percent-encoded"
+            )
         }
         guard description.unicodeScalars.count <= 500 else { throw TallyAPIError(.invalidRequest, "description must be at most 500 characters") }
         // NUL is no text to PostgreSQL; no URL or note needs a control character.

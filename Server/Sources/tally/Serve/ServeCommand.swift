@@ -14,7 +14,7 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the Tally purchase server.",
         discussion: """
             With no flags: SQLite in ./tally.sqlite, the catalog Examples/tally.json, port 8080 on 127.0.0.1,
-            trusting only Apple Root CA - G3. The secret key of admin calls comes from TALLY_SECRET_KEY or the
+            trusting only Apple Root CA - G3, no /metrics (--metrics-address serves it on an address of its own). The secret key of admin calls comes from TALLY_SECRET_KEY or the
             catalog's secret_key. Behind a reverse proxy, name it with --trusted-proxy (or TALLY_TRUSTED_PROXIES,
             comma separated) so that rate limits and logs see each client's address (docs/rate-limits.md).
             SIGTERM finishes requests in flight, then stops.
@@ -33,6 +33,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "The address to listen on (0.0.0.0 for every interface).")
     var host: String = "127.0.0.1"
+
+    @Option(
+        name: .customLong("metrics-address"),
+        help: ArgumentHelp(
+            "Serve Prometheus metrics at /metrics on this address of their own (127.0.0.1:9464); the public listener never serves them. "
+                + "Off by default.",
+            valueName: "HOST:PORT"))
+    var metricsAddress: String?
 
     @Option(help: "An SQLite file path, or a postgres:// URL.")
     var database: String = "tally.sqlite"
@@ -125,12 +133,23 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        _ = try metricsListenAddress()
         if trustCADir != nil, !dev { throw ValidationError("--trust-ca-dir needs --dev: test roots are trusted only in development") }
         _ = try trustedProxies()
         _ = try apple.configuration(bundleID: "validate", environments: [.production])
         _ = try consumptionAnswers()
         guard (1...3600).contains(consumptionAnswerInterval) else { throw ValidationError("--consumption-answer-interval must be 1 to 3600 seconds") }
         guard (5...3600).contains(consumptionClaimLease) else { throw ValidationError("--consumption-claim-lease must be 5 to 3600 seconds") }
+    }
+
+    /// `--metrics-address`, read; nil when absent.
+    /// - Throws: `ValidationError` for anything but `host:port`.
+    func metricsListenAddress() throws -> ListenAddress? {
+        guard let metricsAddress else { return nil }
+        guard let address = ListenAddress(metricsAddress) else {
+            throw ValidationError("--metrics-address must be host:port, such as 127.0.0.1:9464 or [::1]:9464")
+        }
+        return address
     }
 
     /// The consumption answer policy from the flags; `nil` when answers are off.
@@ -188,6 +207,7 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ServerConfiguration(database: .init(database), catalog: catalog)
         configuration.host = host
         configuration.port = port
+        configuration.metricsAddress = try metricsListenAddress()
         configuration.development = dev
         configuration.testRoots = roots
         configuration.secretKey = ProcessInfo.processInfo.environment["TALLY_SECRET_KEY"] ?? catalog.secretKey

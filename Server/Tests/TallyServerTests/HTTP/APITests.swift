@@ -284,7 +284,7 @@ import Testing
         try await api.test { client in
             #expect(API.json(try await client.get("/healthz", token: nil))["status"] as? String == "ok")
             _ = try await client.newUser()
-            let metrics = String(buffer: try await client.get("/metrics", token: nil).body)
+            let metrics = api.metrics.exposition()
             #expect(metrics.contains("tally_http_requests_total{method=\"POST\",route=\"/v1/users\",status=\"201\"} 1"))
             #expect(metrics.contains("tally_http_request_duration_seconds_bucket"))
             let spec = String(buffer: try await client.get("/openapi.yaml", token: nil).body)

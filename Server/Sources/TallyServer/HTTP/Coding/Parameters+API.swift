@@ -7,9 +7,7 @@ extension Parameters {
     /// (a percent-encoded NUL is no text to PostgreSQL).
     /// - Throws: ``TallyAPIError`` `invalid_request` otherwise.
     func identifier(_ name: String) throws -> String {
-        guard let value = get(name), !value.isEmpty, value.unicodeScalars.count <= 128,
-            !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else {
+        guard let value = get(name), APIPattern.isIdentifier(value) else {
             throw TallyAPIError(.invalidRequest, "\(name) must be 1 to 128 characters, none of them a control character")
         }
         return value

@@ -2,17 +2,23 @@ import Foundation
 import Hummingbird
 import TallyCore
 
-/// What operators and tools read, without authentication: `GET /healthz`, `GET /metrics`
-/// (Prometheus) and `GET /openapi.yaml` (the API, with every error code).
+/// What operators and tools read, without authentication: `GET /healthz` and
+/// `GET /openapi.yaml` (the API, with every error code). `/metrics` is not here: it has a
+/// listener of its own (``MetricsController``), off the public one.
 struct OperationsController {
-    let metrics: Metrics
+    /// The OpenAPI document with this server's catalog, rendered once.
+    let openAPIDocument: String?
     /// Whether the database answers.
     let healthCheck: @Sendable () async -> Bool
+
+    init(catalog: TallyCatalog, healthCheck: @escaping @Sendable () async -> Bool) {
+        openAPIDocument = OpenAPIDocument.written().map { OpenAPIDocument.rendered($0, for: catalog) }
+        self.healthCheck = healthCheck
+    }
 
     var endpoints: RouteCollection<TallyRequestContext> {
         RouteCollection(context: TallyRequestContext.self)
             .get("healthz", use: health)
-            .get("metrics", use: exposition)
             .get("openapi.yaml", use: openAPI)
     }
 
@@ -22,16 +28,9 @@ struct OperationsController {
         return ["status": "ok"]
     }
 
-    /// Every counter and histogram, in Prometheus' text format.
-    func exposition(_ request: Request, context: TallyRequestContext) -> Response {
-        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
-    }
-
-    /// The OpenAPI document built into the server.
+    /// The OpenAPI document built into the server, with this server's catalog.
     func openAPI(_ request: Request, context: TallyRequestContext) throws -> Response {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"), let data = try? Data(contentsOf: url) else {
-            throw TallyAPIError(.internalError, "the OpenAPI document is missing from the build")
-        }
-        return Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        guard let openAPIDocument else { throw TallyAPIError(.internalError, "the OpenAPI document is missing from the build") }
+        return Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(string: openAPIDocument)))
     }
 }

@@ -21,8 +21,8 @@ struct UserController {
             guard context.hasSecretKey else {
                 throw TallyAPIError(.unauthorized, "app_user_id needs the secret key: only the app's server may name its users")
             }
-            guard !appUserID.isEmpty, appUserID.unicodeScalars.count <= 128 else {
-                throw TallyAPIError(.invalidRequest, "app_user_id must be 1 to 128 characters")
+            guard APIPattern.isIdentifier(appUserID) else {
+                throw TallyAPIError(.invalidRequest, "app_user_id must be 1 to 128 characters, none of them a control character")
             }
         }
         let token = UserToken.new()

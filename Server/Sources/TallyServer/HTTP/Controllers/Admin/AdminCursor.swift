@@ -14,12 +14,14 @@ public struct AdminCursor: Sendable, Hashable {
         self.id = id
     }
 
-    /// Reads a cursor as ``text`` writes it (`<milliseconds>_<id>`); nil for anything else.
+    /// Reads a cursor as ``text`` writes it (`<milliseconds>_<id>`: 1 to 18 digits, then 1 to
+    /// 128 characters, none a control character); nil for anything else.
     public init?(text: some StringProtocol) {
-        guard let separator = text.firstIndex(of: "_"), let millis = Int64(text[..<separator]), millis >= 0 else { return nil }
-        let id = String(text[text.index(after: separator)...])
-        guard !id.isEmpty, id.count <= 128 else { return nil }
-        self.init(receivedAt: millis, id: id)
+        let text = String(text)
+        guard APIPattern.adminCursor.matches(text), let separator = text.firstIndex(of: "_"), let millis = Int64(text[..<separator]) else {
+            return nil
+        }
+        self.init(receivedAt: millis, id: String(text[text.index(after: separator)...]))
     }
 
     /// The cursor as `next_cursor` gives it.
