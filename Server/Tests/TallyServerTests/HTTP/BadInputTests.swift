@@ -58,6 +58,8 @@ import Testing
             (#"{"currency":"credits","amount":1}"#, 400, "invalid_request"),
             (#"{"currency":"credits","amount":1,"idempotency_key":""}"#, 400, "invalid_idempotency_key"),
             (#"{"currency":null,"amount":1,"idempotency_key":"k"}"#, 400, "invalid_request"),
+            // An optional member sent as null is refused, not read as absent (the document has no nulls).
+            (#"{"currency":"credits","amount":1,"idempotency_key":"k-null","reference":null}"#, 400, "invalid_request"),
             (#"{"currency":"credits","amount":100,"idempotency_key":"k"}"#, 403, "insufficient_credits"),
         ]
         for (body, status, code) in spends {

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import TallyCore
 import Testing
 
@@ -79,5 +80,20 @@ import Testing
         for index in 0..<10_000 { json += "\"k\(index)\":0," }
         json += "\"k5000\":1}"
         #expect(DuplicateMembers.first(in: Array(json.utf8)) == "k5000")
+    }
+}
+
+/// A body holds no `null`: a member is given or left out, as the API document says.
+@Suite struct NullMembersTests {
+    @Test(arguments: [
+        #"{"reference":null}"#, #"{"a":[1,null]}"#, #"{"a":{"b":null}}"#, #"{"a":"x\"","b":null}"#, #"{"a" : null }"#,
+    ])
+    func aNullAnywhereIsRefused(_ json: String) {
+        #expect(throws: TallyAPIError.self) { try TallyRequestDecoder.refuseNulls(ByteBuffer(string: json)) }
+    }
+
+    @Test(arguments: [#"{"reference":"null"}"#, #"{"a":"\\","b":"null"}"#, #"{"a":"x\"null"}"#, #"{"nullable":1}"#, "{}"])
+    func nullInsideTextIsText(_ json: String) throws {
+        try TallyRequestDecoder.refuseNulls(ByteBuffer(string: json))
     }
 }

@@ -29,6 +29,7 @@ public struct TallyRequestDecoder: RequestDecoder {
     /// - Throws: ``TallyAPIError`` `invalid_request` naming the member at fault.
     func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {
         try Self.refuseDuplicateMembers(buffer, convertingFromSnakeCase: true)
+        try Self.refuseNulls(buffer)
         do {
             return try TallyAPI.decoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let DecodingError.keyNotFound(key, _) {
@@ -39,6 +40,34 @@ public struct TallyRequestDecoder: RequestDecoder {
             throw TallyAPIError(.invalidRequest, "\(Self.path(context.codingPath)) must not be null")
         } catch {
             throw TallyAPIError(.invalidRequest, "the body is not a JSON object of the expected shape")
+        }
+    }
+
+    /// Refuses a `null` anywhere in the body: a member is given or left out. Swift reads a null
+    /// optional member as absent, which the API document does not allow, so a client written
+    /// from the document and one that sends nulls would be told different things.
+    /// - Throws: ``TallyAPIError`` `invalid_request`.
+    static func refuseNulls(_ buffer: ByteBuffer) throws {
+        var inString = false
+        var escaped = false
+        var index = buffer.readableBytesView.startIndex
+        let bytes = buffer.readableBytesView
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+            } else if byte == UInt8(ascii: "n"), bytes[index...].starts(with: "null".utf8) {
+                throw TallyAPIError(.invalidRequest, "the body holds a null: leave the member out instead")
+            }
+            index = bytes.index(after: index)
         }
     }
 
