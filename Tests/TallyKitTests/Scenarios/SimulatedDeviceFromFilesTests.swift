@@ -20,6 +20,20 @@ import Testing
         #expect(try await manager.balance(of: "report.career").available == 1)
     }
 
+    /// The snippet in the README is the test above, so that what a newcomer copies runs.
+    @Test func theReadmesSnippetIsTheTestAbove() throws {
+        let readme = try String(contentsOf: Repository.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "### Your first test"))
+        let after = readme[section.upperBound...]
+        let open = try #require(after.range(of: "@Test func"))
+        let close = try #require(after[open.lowerBound...].range(of: "\n}\n"))
+        let snippet = after[open.lowerBound..<close.upperBound].split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let lines = source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let start = try #require(lines.firstIndex(of: snippet[0]))
+        #expect(Array(lines[start..<min(lines.count, start + snippet.count)]) == snippet)
+    }
+
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func oneBalanceFollowsPurchasesAndUseAndIsZeroForACurrencyNeverBought() async throws {
         let device = try SimulatedDevice(storeKitFile: storeKitFile, catalogFile: catalogFile)
