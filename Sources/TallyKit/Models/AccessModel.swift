@@ -100,7 +100,7 @@ public final class AccessModel: ObservedModel {
         onChange?(self)
     }
 
-    /// Stops following account changes.
+    /// Stops following account changes and the launch's progress.
     public func stop() {
         following?.cancel()
         following = nil
