@@ -40,6 +40,9 @@ public final class SimulatedDevice: @unchecked Sendable {
     public let connectivity = ManualConnectivity()
     /// What the app reported to its analytics.
     public let analytics = AnalyticsStream()
+    /// What the app's on-device ledger grants for each product (a `tally.json`), when the phone
+    /// was made with one (``init(storeKitFile:catalogFile:start:locale:storeKit1:)``); ``launch(productIDs:configure:)`` uses it.
+    public let catalog: OnDeviceCatalog?
     private let lock = NSLock()
     private var offset: TimeInterval = 0
     private var appFolder: URL
@@ -50,9 +53,11 @@ public final class SimulatedDevice: @unchecked Sendable {
     ///   - time: the shared real time.
     ///   - locale: the customer's locale (`en_US`, `uk_UA`), for product names and prices.
     ///   - storeKit1: the app buys with StoreKit 1, as below iOS 15: app receipts prove purchases.
-    public init(appStore: SimulatedAppStore, time: ManualDate, locale: String = "en_US", storeKit1: Bool = false) {
+    ///   - catalog: what the app's on-device ledger grants for each product, for ``launch(productIDs:configure:)``.
+    public init(appStore: SimulatedAppStore, time: ManualDate, locale: String = "en_US", storeKit1: Bool = false, catalog: OnDeviceCatalog? = nil) {
         self.time = time
         self.appStore = appStore
+        self.catalog = catalog
         let identifier = DeviceIdentifier(uuid: UUID())
         self.identifier = identifier
         // Not the vendor identifier: a test that passed one for the other would fail.

@@ -219,20 +219,28 @@ extension PurchaseManager {
     }
 
     /// Where a subscription-gated app sends its user now: the app when `entitlement` is
-    /// active, the paywall when onboarding was completed with a payment before, onboarding otherwise.
+    /// active, the paywall when onboarding was completed with a payment before, onboarding otherwise;
+    /// ``AccessDestination/checking`` while that is not known yet.
     ///
-    /// On a new install the device knows nothing yet: the store's history, read as ``start()``
-    /// catches up and at ``restore()``, tells a lapsed subscriber (the paywall) from someone who
-    /// never paid (onboarding). On the device it reads the local ledger once the cache is too old.
+    /// On a new install the device knows nothing yet: the store's current entitlements and its
+    /// history, read as ``start()`` catches up and at ``restore()``, tell a subscriber (the app)
+    /// and a lapsed subscriber (the paywall) from someone who never paid (onboarding). So while
+    /// ``start()`` catches up, any answer but the app is ``AccessDestination/checking``: a
+    /// subscriber whose device does not know it yet is never sent to onboarding or the paywall.
+    /// Once caught up, what is known answers, even when the store or the network could not be
+    /// reached. On the device it reads the local ledger once the cache is too old.
     /// - Parameters:
     ///   - entitlement: the entitlement that opens the app; ``Configuration/onboardingEntitlement`` by default.
     ///   - policy: how fresh the account state must be; the cache first by default.
     public func destination(for entitlement: String? = nil, policy: FetchPolicy = .cachedOrFetched) async -> AccessDestination {
         guard let entitlement = entitlement ?? configuration.onboardingEntitlement else { return .main }
+        // Taken before the state is read: a catch-up that ends meanwhile has applied what it read.
+        let storeUnread = startupState == .catchingUp
         var state = try? await account(policy)
         if state == nil { state = try? await account(.fromCacheOnly) }
+        if state?.isActive(entitlement) == true { return .main }
+        if storeUnread { return .checking }
         guard let state else { return (try? await cache.onboardingCompleted()) == true ? .paywall : .onboarding }
-        if state.isActive(entitlement) { return .main }
         // An entitlement the account had, even lapsed, is a payment made before (on this device
         // or another, before a reinstall): straight to the paywall.
         if state.snapshot.entitlements.contains(where: { $0.id == entitlement }) { return .paywall }

@@ -2,6 +2,22 @@ import Foundation
 public import TallyCore
 
 extension PurchaseManager {
+    /// The balance of one currency, as ``account(_:)`` knows it under `policy`.
+    ///
+    /// ```swift
+    /// let reports = try await manager.balance(of: "report.career")
+    /// if reports.spendable == 0 { showPaywall() }
+    /// ```
+    /// - Parameters:
+    ///   - currency: the currency, as the catalog names it (`report.career`, `credits`).
+    ///   - policy: how fresh it must be; the cache first by default, as for ``account(_:)``.
+    ///     A purchase, spend or restore that returned has already updated the cache.
+    /// - Returns: the balance; all zero for a currency the account holds none of.
+    /// - Throws: ``TallyError`` when a fetch is needed and fails.
+    public func balance(of currency: String, policy: FetchPolicy = .cachedOrFetched) async throws(TallyError) -> Balance {
+        try await account(policy).balance(currency)
+    }
+
     /// Spends an amount: subscription allowance first, then the oldest purchase.
     ///
     /// The key is required because a spend whose answer was lost may have happened: the same

@@ -140,6 +140,11 @@ public actor PurchaseManager {
 
     /// Where an app with a subscription gate sends its user.
     public enum AccessDestination: String, Sendable, Hashable {
+        /// Not known yet: ``PurchaseManager/start()`` is still reading the store, and what the
+        /// device knows does not open the app (after a reinstall it knows nothing; a cached
+        /// subscription may have renewed). Show the launch screen, neither onboarding nor the
+        /// paywall; the answer is known once ``StartupState/caughtUp``.
+        case checking
         /// Never paid: the onboarding screens, ending with the paywall.
         case onboarding
         /// Paid before, not subscribed now: straight to the paywall.
