@@ -20,10 +20,12 @@ public struct PaywallLinks: Sendable, Hashable {
     }
 }
 
-/// A paywall over a ``TallyKit/PaywallModel``: each product with its texts, benefits,
-/// introductory offer and store price, a purchase button two taps from the payment sheet,
-/// restore, the manage-subscriptions link when a subscription is sold, the terms and privacy
-/// links, and the model's error as an alert.
+/// A paywall over a ``TallyKit/PaywallModel``: each product with its texts, benefits, store
+/// price (for a subscription, per billing period and that it renews until cancelled),
+/// introductory offer, and a purchase button two taps from the payment sheet ("Subscribe" for
+/// a subscription); restore and what it found, the manage-subscriptions link when a
+/// subscription is sold, the terms and privacy links, and the model's error as an alert whose
+/// "Try Again" tries again.
 ///
 /// ```swift
 /// @StateObject var paywall = PaywallModel(manager: manager)
@@ -53,6 +55,7 @@ public struct PaywallView: View {
                 if model.isPending { Text(model.pendingMessage).font(.footnote) }
                 if model.isProcessing { Text(model.processingMessage).font(.footnote) }
                 Button(model.restoreTitle) { Task { await model.restore() } }
+                if let restored = model.restoreMessage { Text(restored).font(.footnote) }
                 if model.sellsSubscriptions {
                     Button(model.manageTitle) { Task { await AppStoreSheets.manageSubscriptions(openURL: { openURL($0) }) } }
                 }
@@ -65,6 +68,8 @@ public struct PaywallView: View {
             .padding()
         }
         .onAppear { Task { await model.load() } }
+        // Hiding the alert (the setter) keeps what its "Try Again" does: SwiftUI may hide it
+        // before the action's task runs.
         .alert(isPresented: Binding(get: { @MainActor in model.error != nil }, set: { @MainActor in if !$0 { model.dismissError() } })) {
             errorAlert(model.error) { Task { await model.tryAgain() } }
         }
@@ -81,6 +86,8 @@ struct PaywallItemView: View {
     var body: some View {
         VStack(alignment: .leading, spacing: 8) {
             Text(item.title).font(.headline)
+            // The billed amount and its period, more prominent than any introductory offer (3.1.2).
+            if let billing = item.billingText { Text(billing).font(.headline) }
             if !item.description.isEmpty { Text(item.description) }
             ForEach(item.benefits, id: \.self) { benefit in Text(verbatim: "• " + benefit) }
             if let explanation = item.aiExplanation { Text(explanation).font(.footnote).foregroundColor(.secondary) }

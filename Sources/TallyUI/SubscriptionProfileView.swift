@@ -3,7 +3,7 @@ public import SwiftUI
 public import TallyKit
 
 /// The subscription section of a profile screen over a ``TallyKit/SubscriptionProfileModel``:
-/// the plan, a Pro badge while it gives access, its price, the renewal or end date in words,
+/// the plan, a Pro badge while it gives access, its price per billing period, the renewal or end date in words,
 /// and the manage-subscriptions link. It follows the account while it is on screen.
 ///
 /// ```swift
@@ -34,7 +34,7 @@ public struct SubscriptionProfileView: View {
                 }
             }
             if let plan = model.plan {
-                if let price = plan.displayPrice { Text(price).foregroundColor(.secondary) }
+                if let price = plan.billingText ?? plan.displayPrice { Text(price).foregroundColor(.secondary) }
                 Text(plan.statusText).font(.subheadline)
                 Button(model.manageTitle) { Task { await AppStoreSheets.manageSubscriptions(openURL: { openURL($0) }) } }
             }

@@ -12,6 +12,8 @@ public struct ProductInfo: Codable, Hashable, Sendable {
     public var allowance: Allowance?
     /// Paywall text in the requested language.
     public var paywall: Paywall
+    /// A non-renewing subscription's length in days, for the paywall to show; absent otherwise.
+    public var durationDays: Int?
 
     /// A periodic allowance: `amount` of `currency` per `per` (day, week, month, year).
     public struct Allowance: Codable, Hashable, Sendable {
@@ -46,13 +48,17 @@ public struct ProductInfo: Codable, Hashable, Sendable {
     }
 
     /// Creates a value with every field.
-    public init(productID: String, kind: ProductKind, grants: [Amount], entitlements: [String], allowance: Allowance? = nil, paywall: Paywall) {
+    public init(
+        productID: String, kind: ProductKind, grants: [Amount], entitlements: [String], allowance: Allowance? = nil, paywall: Paywall,
+        durationDays: Int? = nil
+    ) {
         self.productID = productID
         self.kind = kind
         self.grants = grants
         self.entitlements = entitlements
         self.allowance = allowance
         self.paywall = paywall
+        self.durationDays = durationDays
     }
 }
 

@@ -59,6 +59,9 @@ public struct ProductGrant: Sendable, Hashable, Codable, Identifiable {
     public var allowance: Amount?
     /// The paywall's texts, in the language asked for.
     public var paywall: PaywallText
+    /// For a non-renewing subscription: how many days it lasts, which the paywall shows;
+    /// `nil` when the catalog does not say.
+    public var durationDays: Int?
 
     /// - Parameters:
     ///   - id: the product identifier.
@@ -67,13 +70,18 @@ public struct ProductGrant: Sendable, Hashable, Codable, Identifiable {
     ///   - entitlements: what it unlocks.
     ///   - allowance: a subscription's periodic allowance.
     ///   - paywall: the paywall texts.
-    public init(id: String, kind: ProductKind, grants: [Amount] = [], entitlements: [String] = [], allowance: Amount? = nil, paywall: PaywallText) {
+    ///   - durationDays: a non-renewing subscription's length in days.
+    public init(
+        id: String, kind: ProductKind, grants: [Amount] = [], entitlements: [String] = [], allowance: Amount? = nil, paywall: PaywallText,
+        durationDays: Int? = nil
+    ) {
         self.id = id
         self.kind = kind
         self.grants = grants
         self.entitlements = entitlements
         self.allowance = allowance
         self.paywall = paywall
+        self.durationDays = durationDays
     }
 }
 

@@ -120,7 +120,8 @@ public struct OnDeviceCatalog: Sendable, Hashable {
         products.map { product in
             ProductGrant(
                 id: product.id, kind: product.kind, grants: product.grants, entitlements: product.entitlements,
-                paywall: product.paywall[language] ?? product.paywall[.english] ?? PaywallText(title: product.id, description: ""))
+                paywall: product.paywall[language] ?? product.paywall[.english] ?? PaywallText(title: product.id, description: ""),
+                durationDays: product.durationDays)
         }
     }
 }

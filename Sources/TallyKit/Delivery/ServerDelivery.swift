@@ -97,7 +97,8 @@ public struct ServerDelivery: Delivery {
                 entitlements: product.entitlements, allowance: product.allowance.map { Amount(currency: $0.currency, amount: $0.amount) },
                 paywall: PaywallText(
                     title: product.paywall.title, description: product.paywall.description, benefits: product.paywall.benefits,
-                    aiExplanation: product.paywall.aiExplanation))
+                    aiExplanation: product.paywall.aiExplanation),
+                durationDays: product.durationDays)
         }
     }
 

@@ -39,6 +39,17 @@ struct LocalizedStrings: Sendable {
         if format == "\(key).\(category.rawValue)" { format = self["\(key).other"] }
         return format.replacingOccurrences(of: "%lld", with: String(count))
     }
+
+    /// A period as the unit of a price: "month" for one, "3 months" for more.
+    func unit(_ period: SubscriptionTerms.Period) -> String {
+        let key = "period.\(period.unit.rawValue)"
+        return period.value == 1 ? self[key] : counted(key, count: Int64(period.value))
+    }
+
+    /// A subscription's price for one period: "$4.99 / month", "$9.99 / 3 months".
+    func pricePerPeriod(_ price: String, _ period: SubscriptionTerms.Period) -> String {
+        self["price.per_period"].replacingOccurrences(of: "{price}", with: price).replacingOccurrences(of: "{unit}", with: unit(period))
+    }
 }
 
 /// CLDR plural categories for whole numbers.

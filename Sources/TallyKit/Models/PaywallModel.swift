@@ -8,10 +8,15 @@ public import Combine
 
 /// The state of a paywall, for SwiftUI (Observation from iOS 17, `ObservableObject` from iOS 13)
 /// and UIKit (``onChange``): one item per product with its texts, the store's localized price and the state of its
-/// purchase button; the error to show, if any.
+/// purchase button; what a restore found; the error to show, if any.
 ///
 /// Two taps from the paywall to the payment confirmation: the purchase button, then the
 /// store's sheet. A cancelled sheet shows nothing and changes nothing.
+///
+/// An auto-renewable subscription's item says what App Review requires (guideline 3.1.2):
+/// its title, its price per billing period and that it renews until cancelled
+/// (``Item/billingText``), whether or not an introductory offer applies; its button says
+/// "Subscribe". Show the terms of use and privacy policy beside it.
 ///
 /// ```swift
 /// let paywall = PaywallModel(manager: manager, productIDs: ["com.zorya.report.career"])
@@ -47,16 +52,43 @@ public final class PaywallModel: ObservedModel {
         public let aiExplanation: String?
         /// The store's localized price; `nil` when the store did not describe the product.
         public let displayPrice: String?
+        /// What the customer pays and for how long, to show under the title: for an
+        /// auto-renewable subscription its price per billing period and that it renews
+        /// ("$4.99 / month, renews automatically until cancelled", "$9.99 / 3 months, …"); for a
+        /// non-renewing one its price and length ("$14.99 for 90 days, does not renew"); `nil`
+        /// for other products, whose price is on the button, and when the store did not describe it.
+        public let billingText: String?
         /// The introductory offer in words ("1 week free, then $4.99 / month"), shown only when
         /// the store says this customer may still take it; `nil` otherwise.
         public let introductoryOffer: String?
         /// The purchase button's state.
         public var button: ButtonState
-        /// The purchase button's label ("Buy for $4.99", "Purchasing…", "1 unused credit").
+        /// The purchase button's label ("Buy for $4.99", "Subscribe", "Purchasing…", "1 unused credit").
         public var buttonTitle: String
         /// Why the button is disabled, to show beside it ("Use your unused credit for this
         /// report before buying another."); `nil` when it is not, or when its title says it all.
         public var disabledReason: String?
+    }
+
+    /// What a restore found, for the paywall to say so (``restoreMessage``).
+    public enum RestoreOutcome: String, Sendable, Hashable {
+        /// At least one purchase was delivered again or found delivered.
+        case restored
+        /// The store has nothing this account could get back.
+        case nothingToRestore = "nothing_to_restore"
+    }
+
+    /// What "Try Again" does for the error shown: chosen when the error is shown, so that
+    /// hiding the alert first (as SwiftUI does) does not lose it.
+    private enum Retry: Equatable {
+        /// Delivers the paid, undelivered transactions again; never buys again.
+        case delivery
+        /// Buys again: only for a purchase refused before the store was asked.
+        case purchase(String)
+        /// Restores again.
+        case restore
+        /// Loads the products again.
+        case load
     }
 
     /// What the paywall shows; see ``ModelObservation``.
@@ -64,6 +96,7 @@ public final class PaywallModel: ObservedModel {
         var items: [Item] = []
         var error: ErrorPresentation?
         var errorCode: TallyError.Code?
+        var restoreOutcome: RestoreOutcome?
         var lastPurchase: DeliveryReceipt?
         var isPending = false
         var isProcessing = false
@@ -79,7 +112,8 @@ public final class PaywallModel: ObservedModel {
 
     /// The products, in the order asked for.
     public var items: [Item] { state.items }
-    /// The error to show; `nil` when there is none (a cancelled purchase is not an error).
+    /// The error to show; `nil` when there is none (a cancelled purchase is not an error). Its
+    /// action is "Try Again" only when ``tryAgain()`` can do it again; otherwise "OK".
     public var error: ErrorPresentation? { state.error }
     /// The code of ``error``, for code that reacts to it.
     public var errorCode: TallyError.Code? { state.errorCode }
@@ -97,6 +131,14 @@ public final class PaywallModel: ObservedModel {
     public var restoreTitle: String {
         LocalizedStrings.table(for: language)[state.sellsKeptProducts ? "paywall.restore.subscriptions" : "paywall.restore"]
     }
+    /// What the last restore found; `nil` before one, while one runs, when it failed (``error``
+    /// says so) and once a purchase starts.
+    public var restoreOutcome: RestoreOutcome? { state.restoreOutcome }
+    /// ``restoreOutcome`` in words, to show under the restore button: "Purchases restored" or
+    /// "Nothing to restore"; `nil` when there is nothing to say.
+    public var restoreMessage: String? {
+        state.restoreOutcome.map { LocalizedStrings.table(for: language)[$0 == .restored ? "paywall.restore.done" : "paywall.restore.nothing"] }
+    }
     /// Whether any product shown is an auto-renewable subscription: show the manage-subscriptions link.
     public var sellsSubscriptions: Bool { state.sellsSubscriptions }
     /// The manage-subscriptions link's label.
@@ -109,6 +151,8 @@ public final class PaywallModel: ObservedModel {
     private var keptProducts: Set<String> = []
     /// What each product shown grants, as last loaded.
     private var grants: [ProductGrant] = []
+    /// What ``tryAgain()`` does for the error shown last; `nil` when it cannot help.
+    private var retry: Retry?
     /// Called after every change, for UIKit screens that do not observe.
     public var onChange: (@MainActor (PaywallModel) -> Void)?
 
@@ -135,7 +179,7 @@ public final class PaywallModel: ObservedModel {
         do {
             grants = try await manager.catalog(language: language)
         } catch {
-            show(error)
+            show(error, retry: .load)
             grants = []
         }
         let strings = LocalizedStrings.table(for: language)
@@ -149,6 +193,7 @@ public final class PaywallModel: ObservedModel {
             let product = details.first { $0.id == id }
             guard grant != nil || product != nil else { return nil }
             let price = product?.displayPrice
+            let subscribes = (grant?.kind ?? product?.kind) == .autoRenewable
             // A kept product whose entitlements are all active is owned: nothing to buy.
             let owned =
                 grant.map { $0.kind != .consumable && !$0.entitlements.isEmpty && $0.entitlements.allSatisfy { account?.isActive($0) == true } } ?? false
@@ -156,11 +201,13 @@ public final class PaywallModel: ObservedModel {
                 id: id, title: grant?.paywall.title ?? product?.displayName ?? id,
                 description: grant?.paywall.description ?? product?.description ?? "", benefits: grant?.paywall.benefits ?? [],
                 aiExplanation: grant?.paywall.aiExplanation, displayPrice: price,
+                billingText: product.flatMap { Self.billingText($0, durationDays: grant?.durationDays, language: language) },
                 introductoryOffer: product.flatMap { Self.introductoryOffer($0, language: language) },
                 button: price == nil || owned ? .disabled : .idle,
                 buttonTitle: owned
                     ? strings["paywall.button.owned"]
-                    : price.map { strings["paywall.button.buy"].replacingOccurrences(of: "%@", with: $0) } ?? strings["paywall.button.unavailable"],
+                    : price.map { subscribes ? strings["paywall.button.subscribe"] : strings["paywall.button.buy"].replacingOccurrences(of: "%@", with: $0) }
+                        ?? strings["paywall.button.unavailable"],
                 disabledReason: nil)
             if item.button == .idle, let balances = account?.snapshot.balances { blockIfUnused(&item, grant: grant, balances: balances) }
             return item
@@ -168,13 +215,33 @@ public final class PaywallModel: ObservedModel {
         changed()
     }
 
+    /// What a subscription costs and for how long, in words; `nil` for other products.
+    /// - Parameters:
+    ///   - product: the store's description.
+    ///   - durationDays: a non-renewing subscription's length, from the catalog.
+    ///   - language: the language.
+    static func billingText(_ product: ProductDetails, durationDays: Int?, language: TallyLanguage) -> String? {
+        let strings = LocalizedStrings.table(for: language)
+        switch product.kind {
+        case .autoRenewable:
+            guard let terms = product.subscription else { return nil }
+            return strings["paywall.billing.renews"]
+                .replacingOccurrences(of: "{price_per_period}", with: strings.pricePerPeriod(product.displayPrice, terms.period))
+        case .nonRenewing:
+            guard let days = durationDays, days > 0 else { return nil }
+            return strings["paywall.billing.non_renewing"]
+                .replacingOccurrences(of: "{price}", with: product.displayPrice)
+                .replacingOccurrences(of: "{duration}", with: strings.counted("period.day", count: Int64(days)))
+        default:
+            return nil
+        }
+    }
+
     /// A subscription's introductory offer in words, when the customer is eligible for it.
     static func introductoryOffer(_ product: ProductDetails, language: TallyLanguage) -> String? {
         guard let terms = product.subscription, terms.isEligibleForIntroductoryOffer, let offer = terms.introductoryOffer else { return nil }
         let strings = LocalizedStrings.table(for: language)
-        let unit = { (period: SubscriptionTerms.Period) in
-            period.value == 1 ? strings["period.\(period.unit.rawValue)"] : strings.counted("period.\(period.unit.rawValue)", count: Int64(period.value))
-        }
+        let unit = { (period: SubscriptionTerms.Period) in strings.unit(period) }
         let total = SubscriptionTerms.Period(value: offer.period.value * max(1, offer.periodCount), unit: offer.period.unit)
         let key =
             switch offer.paymentMode {
@@ -215,6 +282,8 @@ public final class PaywallModel: ObservedModel {
         state.items[index].buttonTitle = LocalizedStrings.table(for: language)["paywall.button.purchasing"]
         state.error = nil
         state.errorCode = nil
+        state.restoreOutcome = nil
+        retry = nil
         changed()
         defer {
             if let index = items.firstIndex(where: { $0.id == productID }) { state.items[index] = idle }
@@ -240,49 +309,95 @@ public final class PaywallModel: ObservedModel {
             }
             return outcome
         } catch {
-            show(error)
+            show(error, retry: Self.retryAfterPurchase(of: productID, failingWith: error.code))
             return nil
         }
     }
 
-    /// Restores interrupted purchases; a failure shows an error and blocks nothing.
-    public func restore() async {
-        do {
-            _ = try await manager.restore()
-        } catch {
-            show(TallyError(.restoreFailed, error.reason))
+    /// What "Try Again" can do after a purchase failed with `code`. A refused verification
+    /// happened after the payment: the delivery is tried again, never the payment. Offline,
+    /// nothing was started: the purchase is. Any other failure may have reached the store, so
+    /// buying again is the customer's own tap, and the alert says "OK".
+    private static func retryAfterPurchase(of productID: String, failingWith code: TallyError.Code) -> Retry? {
+        switch code {
+        case .verificationFailed: .delivery
+        case .networkUnavailable: .purchase(productID)
+        default: nil
         }
-        changed()
     }
 
-    /// What the error's "Try Again" does: after a payment whose delivery failed, delivers it
-    /// again (``PurchaseManager/retryUndelivered()``) rather than buying again; otherwise
-    /// hides the error, and the customer taps the product again.
-    public func tryAgain() async {
-        let failed = errorCode
-        dismissError()
-        guard let failed, [.verificationFailed, .serverUnavailable, .networkError, .verificationUnavailable, .rateLimited].contains(failed)
-        else { return }
+    /// Restores purchases, then says what it found (``restoreOutcome``); a failure shows an
+    /// error whose "Try Again" restores again, and blocks nothing.
+    public func restore() async {
+        state.restoreOutcome = nil
+        state.error = nil
+        state.errorCode = nil
+        retry = nil
+        changed()
         do {
-            if let receipt = try await manager.retryUndelivered().last {
-                state.lastPurchase = receipt
-                state.isProcessing = false
+            let restored = try await manager.restore()
+            state.restoreOutcome = restored.receipts.isEmpty ? .nothingToRestore : .restored
+            // What was restored is owned now: its button says so.
+            if !restored.receipts.isEmpty {
+                let outcome = state.restoreOutcome
+                await load()
+                state.restoreOutcome = outcome
             }
         } catch {
-            show(error)
+            show(TallyError(.restoreFailed, error.reason), retry: .restore)
         }
         changed()
     }
 
-    /// Hides the error.
+    /// What the error's "Try Again" does, decided when the error was shown, so it works
+    /// whether or not ``dismissError()`` ran first: after a payment whose delivery failed,
+    /// delivers it again (``PurchaseManager/retryUndelivered()``), never buying again; after a
+    /// purchase refused offline, buys again; after a failed restore or load, restores or loads
+    /// again. It does each once per error shown; an error whose action is "OK" only hides.
+    public func tryAgain() async {
+        let retry = self.retry
+        self.retry = nil
+        if state.error != nil { dismissError() }
+        switch retry {
+        case nil:
+            return
+        case .purchase(let productID):
+            await purchase(productID)
+        case .restore:
+            await restore()
+        case .load:
+            await load()
+        case .delivery:
+            do {
+                if let receipt = try await manager.retryUndelivered().last {
+                    state.lastPurchase = receipt
+                    state.isProcessing = false
+                }
+            } catch {
+                show(error, retry: .delivery)
+            }
+            changed()
+        }
+    }
+
+    /// Hides the error. What its "Try Again" would do stays, for ``tryAgain()`` called after it
+    /// (SwiftUI hides an alert before its action runs).
     public func dismissError() {
         state.error = nil
         state.errorCode = nil
         changed()
     }
 
-    private func show(_ failure: TallyError) {
-        state.error = failure.presentation(in: language)
+    /// Shows an error; its action is "Try Again" only when there is something to try again.
+    private func show(_ failure: TallyError, retry: Retry?) {
+        var presentation = failure.presentation(in: language)
+        if presentation.action == .tryAgain, retry == nil {
+            presentation = ErrorPresentation(
+                title: presentation.title, message: presentation.message, action: .ok,
+                actionTitle: LocalizedStrings.table(for: language)["action.ok"])
+        }
+        self.retry = presentation.action == .tryAgain ? retry : nil
+        state.error = presentation
         state.errorCode = failure.code
     }
 

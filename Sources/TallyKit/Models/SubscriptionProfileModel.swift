@@ -41,6 +41,9 @@ public final class SubscriptionProfileModel: ObservedModel {
         public let title: String
         /// Its price as the store shows it, when known.
         public let displayPrice: String?
+        /// Its price per billing period ("$4.99 / month", "$9.99 / 3 months"), for an
+        /// auto-renewable subscription the store describes; `nil` otherwise (show ``displayPrice``).
+        public let billingText: String?
         /// Where it stands.
         public let status: Status
         /// ``status`` in words, in the model's language ("Renews on 1 April 2026").
@@ -141,7 +144,11 @@ public final class SubscriptionProfileModel: ObservedModel {
         let grant = (try? await manager.catalog(language: language))?.first { $0.id == current.productID }
         self.state.plan = Plan(
             productID: current.productID, title: details?.displayName ?? grant?.paywall.title ?? current.productID,
-            displayPrice: details?.displayPrice, status: status, statusText: Self.text(status, language: language))
+            displayPrice: details?.displayPrice,
+            billingText: details.flatMap { details in
+                details.subscription.map { LocalizedStrings.table(for: language).pricePerPeriod(details.displayPrice, $0.period) }
+            },
+            status: status, statusText: Self.text(status, language: language))
         self.state.isPro = active
         onChange?(self)
     }

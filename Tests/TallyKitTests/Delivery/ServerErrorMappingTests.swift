@@ -112,4 +112,14 @@ import FoundationNetworking
         let body = try #require(request.httpBody).map { Character(UnicodeScalar($0)) }
         #expect(String(body).contains(#""idempotency_key":"k1""#))
     }
+
+    @Test func theServersCatalogCarriesANonRenewingSubscriptionsLengthForThePaywall() async throws {
+        let paywall = #""paywall":{"title":"Season Pass","description":"","benefits":[],"locale":"en"}"#
+        let transport = CannedTransport(
+            body: #"{"locale":"en","currencies":[],"products":["#
+                + #"{"product_id":"season","kind":"non_renewing","grants":[],"entitlements":["echo.season"],\#(paywall),"duration_days":90},"#
+                + #"{"product_id":"monthly","kind":"auto_renewable","grants":[],"entitlements":["pro"],\#(paywall)}]}"#)
+        let catalog = try await Self.delivery(transport).catalog(language: .english)
+        #expect(catalog.map(\.durationDays) == [90, nil])
+    }
 }

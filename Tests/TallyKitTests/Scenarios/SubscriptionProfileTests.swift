@@ -34,6 +34,7 @@ import Testing
         #expect(profile.badgeTitle == "Pro")
         #expect(plan.productID == "com.tally.pro.monthly")
         #expect(plan.displayPrice == "$4.99", "\(plan)")
+        #expect(plan.billingText == "$4.99 / month", "\(plan)")
         #expect(plan.status == .renews(on: expiry))
         #expect(plan.statusText.hasPrefix("Renews on "), "\(plan.statusText)")
         #expect(plan.statusText.contains("2026"), "\(plan.statusText)")
@@ -57,6 +58,7 @@ import Testing
         }
         #expect(profile.plan?.statusText.hasPrefix("Закінчиться ") == true, "\(String(describing: profile.plan?.statusText))")
         #expect(profile.manageTitle == "Керувати підпискою")
+        #expect(profile.plan?.billingText == "$4.99 / місяць")
 
         try await device.advance(days: 32)
         _ = try await manager.refresh()

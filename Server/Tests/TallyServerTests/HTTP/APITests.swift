@@ -35,6 +35,9 @@ import Testing
             #expect(products.locale == "uk")
             #expect(products.products.first { $0.productID == "com.tally.zorya.report.personality" }?.paywall.title == "Аналіз особистості")
             #expect(products.currencies.first { $0.code == "credits" }?.name == "Кредити")
+            // The paywall shows a non-renewing subscription's length; Examples/tally.json gives the season pass 90 days.
+            #expect(products.products.first { $0.productID == "com.tally.echo.season" }?.durationDays == 90)
+            #expect(products.products.first { $0.productID == "com.tally.pro.monthly" }?.durationDays == nil)
             let english = try API.decode(ProductsResponse.self, try await client.get("/v1/products?locale=fr", token: nil))
             #expect(english.locale == "en")
         }

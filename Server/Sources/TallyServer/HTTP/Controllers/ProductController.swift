@@ -30,6 +30,7 @@ struct ProductController {
             allowance: product.allowance.map { ProductInfo.Allowance(currency: $0.currency, amount: $0.amount, per: $0.per) },
             paywall: ProductInfo.Paywall(
                 title: paywall?.title ?? product.productID, description: paywall?.description ?? "", benefits: paywall?.benefits ?? [],
-                aiExplanation: paywall?.aiExplanation, locale: locale))
+                aiExplanation: paywall?.aiExplanation, locale: locale),
+            durationDays: product.kind == .nonRenewing ? product.durationDays : nil)
     }
 }
