@@ -97,7 +97,7 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         return header.split(separator: " ").contains { $0 == "v1," + Data(mac).base64EncodedString() }
     }
 
-    static func dispatcher(_ harness: Harness, _ receiver: ScriptedReceiver, delays: [TimeInterval] = [5, 300]) -> WebhookDispatcher {
+    static func dispatcher(_ harness: Harness, _ receiver: some WebhookTransport, delays: [TimeInterval] = [5, 300]) -> WebhookDispatcher {
         let clock = harness.clock
         var dispatcher = WebhookDispatcher(
             storage: harness.storage, transport: receiver, policy: WebhookRetryPolicy(delays: delays), timeout: 5, now: { clock.now })
