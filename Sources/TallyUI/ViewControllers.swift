@@ -7,7 +7,7 @@ import UIKit
 /// the purchase through the model's `onChange` (use `[weak self]`) or its `lastPurchase`.
 ///
 /// ```swift
-/// let paywall = PaywallModel(manager: manager, productIDs: ["com.zorya.report.career"])
+/// let paywall = PaywallModel(manager: manager, productIDs: ["com.tally.zorya.report.career"])
 /// paywall.onChange = { [weak self] model in if model.lastPurchase != nil { self?.dismiss(animated: true) } }
 /// present(PaywallViewController(model: paywall, links: links), animated: true)
 /// ```

@@ -9,7 +9,7 @@ public import X509
 ///
 /// ```swift
 /// var configuration = SignedDataVerifier.Configuration(
-///     bundleID: .equals("com.zorya.app"), appAppleID: .equals(6_450_000_000), environments: [.production, .sandbox])
+///     bundleID: .equals("com.tally.example"), appAppleID: .equals(6_450_000_000), environments: [.production, .sandbox])
 /// #if DEBUG
 /// let certificate = try Data(contentsOf: Bundle.main.url(forResource: "StoreKitTestCertificate", withExtension: "cer")!)
 /// try configuration.acceptXcodeTesting(certificate: certificate)

@@ -5,7 +5,7 @@ import Testing
 /// reports both rates. No figure is checked: speed is measured by the benchmark, not tests.
 @Suite(.serialized) struct BenchWebhooksCommandTests {
     @Test func aShortRunDeliversEveryEventOnceAndReportsTheBaseline() throws {
-        let run = try CommandLine.run(["bench", "webhooks", "--events", "40", "--rounds", "2", "--batch", "4", "--json"])
+        let run = try CommandLine.run(["bench", "webhooks", "--events", "40", "--rounds", "2", "--concurrency", "4", "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         let report = CommandLine.json(run.stdout)
         #expect((report["durability"] as? String)?.contains("synchronous=FULL") == true, "\(run.stdout)")
@@ -19,9 +19,24 @@ import Testing
         #expect((report["body_bytes"] as? Int ?? 0) > 100)
     }
 
-    @Test func aBatchOutOfRangeIsAUsageError() throws {
-        let run = try CommandLine.run(["bench", "webhooks", "--batch", "0"])
+    @Test func aConcurrencyOutOfRangeIsAUsageError() throws {
+        let run = try CommandLine.run(["bench", "webhooks", "--concurrency", "0"])
         #expect(run.status == 2)
-        #expect(run.stderr.contains("--batch"))
+        #expect(run.stderr.contains("--concurrency 1 to 256"), "\(run.stderr)")
+    }
+
+    @Test func aSlowReceiverRunReportsTheDelayFromCommitToReceiver() throws {
+        let run = try CommandLine.run([
+            "bench", "webhooks", "--events", "20", "--rounds", "1", "--slow-percent", "10", "--rate", "40", "--timeout", "0.5", "--json",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let rounds = CommandLine.json(run.stdout)["rounds"] as? [[String: Any]] ?? []
+        #expect(rounds.count == 1)
+        for round in rounds {
+            let median = round["median_delay"] as? Double ?? -1
+            let p99 = round["p99_delay"] as? Double ?? -1
+            #expect(median >= 0 && p99 >= median, "\(round)")
+            #expect((round["slow_answers"] as? Int ?? 0) > 0, "\(round)")
+        }
     }
 }

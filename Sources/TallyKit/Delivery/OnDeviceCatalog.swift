@@ -6,7 +6,7 @@ public import TallyCore
 ///
 /// ```swift
 /// let catalog = OnDeviceCatalog(products: [
-///     .init(id: "com.zorya.report.career", kind: .consumable, grants: [Amount(currency: "report.career", amount: 1)],
+///     .init(id: "com.tally.zorya.report.career", kind: .consumable, grants: [Amount(currency: "report.career", amount: 1)],
 ///           paywall: [.english: PaywallText(title: "Career Insights", description: "…"),
 ///                     .ukrainian: PaywallText(title: "Кар'єрні інсайти", description: "…")]),
 /// ])

@@ -8,7 +8,7 @@ public import Foundation
 ///
 /// ```swift
 /// do {
-///     try await manager.purchase("com.zorya.report.career")
+///     try await manager.purchase("com.tally.zorya.report.career")
 /// } catch let error as TallyError where error.code == .insufficientCredits {
 ///     showPaywall()
 /// } catch let error as TallyError {

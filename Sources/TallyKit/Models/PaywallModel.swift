@@ -19,7 +19,7 @@ public import Combine
 /// "Subscribe". Show the terms of use and privacy policy beside it.
 ///
 /// ```swift
-/// let paywall = PaywallModel(manager: manager, productIDs: ["com.zorya.report.career"])
+/// let paywall = PaywallModel(manager: manager, productIDs: ["com.tally.zorya.report.career"])
 /// await paywall.load()
 /// Button(paywall.items[0].buttonTitle) { Task { await paywall.purchase(paywall.items[0].id) } }
 ///     .disabled(paywall.items[0].button != .idle)

@@ -8,7 +8,7 @@ public import TallyCore
 ///
 /// ```swift
 /// // At launch, so StoreKit's early transactions are not missed:
-/// let store = DeviceStore.automatic(productKinds: ["com.zorya.report.career": .consumable])
+/// let store = DeviceStore.automatic(productKinds: ["com.tally.zorya.report.career": .consumable])
 /// ```
 public enum DeviceStore {
     /// ``StoreKit2Store`` from iOS 15, macOS 12, tvOS 15, watchOS 8 and on visionOS;

@@ -17,7 +17,7 @@ import UIKit
 /// ```swift
 /// let manager = try await PurchaseManager(
 ///     store: StoreKit2Store(), delivery: ledger, database: database,
-///     configuration: .init(productIDs: ["com.zorya.report.career"]))
+///     configuration: .init(productIDs: ["com.tally.zorya.report.career"]))
 /// ```
 ///
 /// Re-entrancy: the actor keeps only the StoreKit transactions it handed out, by id, so that
