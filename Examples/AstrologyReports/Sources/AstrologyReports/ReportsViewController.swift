@@ -1,5 +1,6 @@
 #if canImport(UIKit) && canImport(SwiftUI) && !os(watchOS)
 public import TallyKit
+import TallyCore
 import TallyUI
 public import UIKit
 
