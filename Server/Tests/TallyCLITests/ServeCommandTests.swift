@@ -149,6 +149,19 @@ import FoundationNetworking
         #expect(apiStatus == 404)
     }
 
+    @Test func xcodesCertificateIsTrustedOnlyInDevelopmentAndOnlyWhenItIsOne() throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let notACertificate = folder.appendingPathComponent("notes.cer")
+        try Data("not a certificate".utf8).write(to: notACertificate)
+        let withoutDev = try CommandLine.run(["serve", "--xcode-certificate", notACertificate.path])
+        #expect(withoutDev.status != 0)
+        #expect(withoutDev.stderr.contains("--xcode-certificate needs --dev"), "\(withoutDev.stderr)")
+        let garbage = try CommandLine.run(["serve", "--dev", "--xcode-certificate", notACertificate.path, "--port", "0"])
+        #expect(garbage.status != 0)
+        #expect(garbage.stderr.contains("--xcode-certificate \(notACertificate.path)"), "\(garbage.stderr)")
+    }
+
     @Test func aMetricsAddressThatIsNoHostAndPortIsAUsageError() throws {
         let result = try CommandLine.run(["serve", "--metrics-address", "9464"])
         #expect(result.status != 0)

@@ -45,13 +45,21 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "An SQLite file path, or a postgres:// URL.")
     var database: String = "tally.sqlite"
 
-    @Flag(help: "Development mode: also accept Sandbox and Xcode data, and trust --trust-ca-dir's root.")
+    @Flag(help: "Development mode: also accept Sandbox data, and trust --trust-ca-dir's root and --xcode-certificate.")
     var dev = false
 
     @Option(
         name: .customLong("trust-ca-dir"),
         help: "With --dev: a simulated App Store's certificate folder whose root.cer (and receipt-root.cer, when there) to trust.")
     var trustCADir: String?
+
+    @Option(
+        name: .customLong("xcode-certificate"),
+        help: ArgumentHelp(
+            "With --dev: Xcode's StoreKit testing certificate (Editor > Save Public Certificate in Xcode), so that purchases "
+                + "made in Xcode are accepted; nothing else signed by a lone certificate is.",
+            valueName: "FILE"))
+    var xcodeCertificate: String?
 
     @Option(
         name: .customLong("trusted-proxy"),
@@ -131,10 +139,26 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    /// Xcode's StoreKit testing certificate, as a root: the verifiers take Xcode data only when
+    /// its lone certificate is one of their roots.
+    static func xcodeRoot(_ path: String) throws -> [Certificate] {
+        let roots: [Certificate]
+        do {
+            roots = try CertificateLoading.certificates(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ValidationError("--xcode-certificate \(path): \(error.reason)")
+        }
+        guard roots.count == 1 else { throw ValidationError("--xcode-certificate \(path): expected one certificate, found \(roots.count)") }
+        return roots
+    }
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         _ = try metricsListenAddress()
         if trustCADir != nil, !dev { throw ValidationError("--trust-ca-dir needs --dev: test roots are trusted only in development") }
+        if xcodeCertificate != nil, !dev {
+            throw ValidationError("--xcode-certificate needs --dev: Xcode's certificate is made on a Mac, and trusted only in development")
+        }
         _ = try trustedProxies()
         _ = try apple.configuration(bundleID: "validate", environments: [.production])
         _ = try consumptionAnswers()
@@ -200,8 +224,9 @@ struct ServeCommand: AsyncParsableCommand {
         var roots: [Certificate] = []
         if dev {
             if let trustCADir { roots = try Self.testRoots(trustCADir) }
+            if let xcodeCertificate { roots += try Self.xcodeRoot(xcodeCertificate) }
             logger.warning(
-                "DEVELOPMENT MODE: Sandbox and Xcode data are accepted\(trustCADir.map { " and the test root in \($0) is trusted" } ?? ""). Never use --dev in production."
+                "DEVELOPMENT MODE: Sandbox data is accepted\(trustCADir.map { ", the test root in \($0) is trusted" } ?? "")\(xcodeCertificate.map { ", Xcode's StoreKit testing certificate \($0) is trusted" } ?? ""). Never use --dev in production."
             )
         }
         var configuration = ServerConfiguration(database: .init(database), catalog: catalog)
