@@ -89,12 +89,13 @@ if [ -n "$(echo "$errors" | tr -d '[:space:]')" ]; then
 fi
 echo "check_api: Tests/APITesters typecheck against TallyKit, TallyUI (with the Apple stand-ins) and TallyKitTesting" >&2
 
-# Coverage: every public symbol in the graphs is referenced by its module's tester.
-python3 - "$work" <<'PY'
+# Coverage: every public symbol in the graphs is referenced by its module's tester. The
+# modules (and their ASTs, $work/<Module>.ast) are the arguments.
+cat >"$work/coverage.py" <<'PY'
 import glob, json, os, re, sys
 work = sys.argv[1]
 failed = False
-for module in ("TallyKit", "TallyUI", "TallyKitTesting"):
+for module in sys.argv[2:]:
     ast = open(os.path.join(work, f"{module}.ast")).read()
     referenced = set()
     for match in re.finditer(r'decl="([A-Za-z0-9_]+)\.\(file\)\.([^"@\[]+)', ast):
@@ -132,8 +133,21 @@ for module in ("TallyKit", "TallyUI", "TallyKitTesting"):
         print(f"check_api: all {total} public symbols of {module} are referenced by its tester", file=sys.stderr)
 sys.exit(1 if failed else 0)
 PY
+python3 "$work/coverage.py" "$work" TallyKit TallyUI TallyKitTesting
 
-# Self-test: TallyKit without one public method must fail the typecheck.
+# Self-tests: a tester without the line of PurchaseManager.balance(of:policy:) must fail the
+# coverage, and TallyKit without that public method must fail the typecheck.
+mkdir -p "$work/short"
+grep -v -F ").balance(of: value() as String, policy: value() as FetchPolicy)" Tests/APITesters/TallyKitAPI.swift >"$work/short/TallyKitAPI.swift"
+[ "$(wc -l <"$work/short/TallyKitAPI.swift")" = "$(($(wc -l <Tests/APITesters/TallyKitAPI.swift) - 1))" ] || {
+  echo "check_api: self-test: the line of balance(of:policy:) is no longer in Tests/APITesters/TallyKitAPI.swift as the self-test expects" >&2; exit 1; }
+typecheck_tester "$work/short/TallyKitAPI.swift" "$work/apple" "$work/short/TallyKit.ast" >/dev/null
+cp "$work/graphs"/TallyKit*.json "$work/short/" && mkdir -p "$work/short/graphs" && mv "$work/short"/*.json "$work/short/graphs/"
+if python3 "$work/coverage.py" "$work/short" TallyKit 2>/dev/null; then
+  echo "check_api: self-test: a tester without the line of balance(of:policy:) was not caught" >&2
+  exit 1
+fi
+
 rm -rf "$work/copy" "$work/self" && cp -R Sources/TallyKit "$work/copy" && mkdir -p "$work/self"
 cp "$work/apple"/{os,UIKit,Combine,Network,StoreKit,SwiftUI}.swiftmodule "$work/self"/
 file="$work/copy/Manager/PurchaseManager+Credits.swift" from="public func balance(of currency: String"
@@ -145,4 +159,4 @@ if [ -z "$(typecheck_tester Tests/APITesters/TallyKitAPI.swift "$work/self" "$wo
   echo "check_api: self-test: TallyKit without the public balance(of:policy:) was not caught" >&2
   exit 1
 fi
-echo "check_api: self-test: a public method removed was caught; done in $((SECONDS - start)) s" >&2
+echo "check_api: self-test: a tester line missing and a public method removed were each caught; done in $((SECONDS - start)) s" >&2
