@@ -7,10 +7,13 @@
 GRAPH_DIR holds MODULE.symbols.json (and MODULE@Other.symbols.json for extensions of other
 modules' types), as `swiftc -emit-module -emit-symbol-graph -emit-symbol-graph-dir GRAPH_DIR`
 writes it (scripts/check_api.sh --graphs DIR keeps the graphs it makes). The draft references
-each public declaration once with its type pinned: types as `T.self`, properties and methods
-read or called on a value of the declaring type with every argument's type and the result's
-type written out (`let _: Balance = try await manager.balance(of: value() as String, ...)`),
-enum cases as values. It is a draft: what the generator cannot spell (generic signatures,
+each public declaration once with its type pinned: types as `T.self`, properties by key path
+with their type (`let _: KeyPath<PaywallModel.Item, String> = \\.billingText`; an actor's, or a
+protocol's, read with `await`), methods and initializers called on a value of the declaring type
+with every argument's type, `try`/`await` and the result's type written out
+(`let _: Balance = try await (value() as PurchaseManager).balance(of: value() as String, ...)`),
+enum cases as values. With --missing, paste each statement into the existing function of its
+type in the tester. It is a draft: what the generator cannot spell (generic signatures,
 closures with attributes, protocol requirements with associated types) is fixed by hand, and
 the hand-fixed tester is what scripts/check_api.sh checks; regenerate only to add symbols.
 """
@@ -141,6 +144,9 @@ def line(symbol, names, symbols):
         declaration = spell(symbol["declarationFragments"], names)
         kind_text = after_colon(declaration.split(" {")[0])
         subject = owner if kind == "swift.type.property" else instance
+        actor = owner_usr and "actor" in keywords(symbols[owner_usr])
+        if kind == "swift.property" and owner_kind != "swift.protocol" and not actor:
+            return f"let _: KeyPath<{owner}, {kind_text}> = \\.{name}"
         if owner_kind == "swift.protocol" and kind == "swift.type.property":
             subject = "Instance"
         return f"let _: {kind_text} = await {subject}.{name}"

@@ -20,10 +20,10 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
 
 @MainActor func checkAccessModel() async throws {
     _ = AccessModel.self
-    let _: AccountState? = await (value() as AccessModel).account
-    let _: PurchaseManager.AccessDestination? = await (value() as AccessModel).destination
+    let _: KeyPath<AccessModel, AccountState?> = \.account
+    let _: KeyPath<AccessModel, PurchaseManager.AccessDestination?> = \.destination
     let _: AccessModel = await AccessModel(manager: value() as PurchaseManager, entitlement: value() as String)
-    let _: (@MainActor (AccessModel) -> Void)? = await (value() as AccessModel).onChange
+    let _: KeyPath<AccessModel, (@MainActor (AccessModel) -> Void)?> = \.onChange
     await (value() as AccessModel).stop()
     await (value() as AccessModel).update(policy: value() as FetchPolicy)
 }
@@ -31,12 +31,12 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
 @MainActor func checkAccountSnapshot() async throws {
     _ = AccountSnapshot.self
     let _: Balance = await (value() as AccountSnapshot).balance(value() as String)
-    let _: [Balance] = await (value() as AccountSnapshot).balances
-    let _: [Entitlement] = await (value() as AccountSnapshot).entitlements
+    let _: KeyPath<AccountSnapshot, [Balance]> = \.balances
+    let _: KeyPath<AccountSnapshot, [Entitlement]> = \.entitlements
     let _: AccountSnapshot = await AccountSnapshot(balances: value() as [Balance], entitlements: value() as [Entitlement])
     let _: AccountSnapshot = try await AccountSnapshot(from: value() as any Decoder)
     let _: Bool = await (value() as AccountSnapshot).isActive(value() as String)
-    let _: ResponseTrust? = await (value() as AccountSnapshot).trust
+    let _: KeyPath<AccountSnapshot, ResponseTrust?> = \.trust
 }
 
 @MainActor func checkAccountState() async throws {
@@ -46,13 +46,13 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: AccountState.Source = .fetched
     let _: AccountState.Source? = await AccountState.Source(rawValue: value() as String)
     let _: AccountState.Source = .none
-    let _: Date = await (value() as AccountState).asOf
+    let _: KeyPath<AccountState, Date> = \.asOf
     let _: Balance = await (value() as AccountState).balance(value() as String)
-    let _: Date? = await (value() as AccountState).fetchedAt
+    let _: KeyPath<AccountState, Date?> = \.fetchedAt
     let _: Bool = await (value() as AccountState).isActive(value() as String)
-    let _: Bool = await (value() as AccountState).isStale
-    let _: AccountSnapshot = await (value() as AccountState).snapshot
-    let _: AccountState.Source = await (value() as AccountState).source
+    let _: KeyPath<AccountState, Bool> = \.isStale
+    let _: KeyPath<AccountState, AccountSnapshot> = \.snapshot
+    let _: KeyPath<AccountState, AccountState.Source> = \.source
 }
 
 @MainActor func checkAnalyticsSink<Instance: AnalyticsSink>(_ instance: Instance) async throws {
@@ -62,22 +62,22 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
 
 @MainActor func checkAnalyticsStream() async throws {
     _ = AnalyticsStream.self
-    let _: AsyncStream<PurchaseEvent> = await (value() as AnalyticsStream).events
+    let _: KeyPath<AnalyticsStream, AsyncStream<PurchaseEvent>> = \.events
     let _: AnalyticsStream = await AnalyticsStream()
     await (value() as AnalyticsStream).record(value() as PurchaseEvent)
 }
 
 @MainActor func checkAppPurchase() async throws {
     _ = AppPurchase.self
-    let _: String? = await (value() as AppPurchase).appTransactionID
-    let _: String? = await (value() as AppPurchase).applicationVersion
-    let _: AppStoreEnvironment? = await (value() as AppPurchase).environment
+    let _: KeyPath<AppPurchase, String?> = \.appTransactionID
+    let _: KeyPath<AppPurchase, String?> = \.applicationVersion
+    let _: KeyPath<AppPurchase, AppStoreEnvironment?> = \.environment
     let _: Bool = await (value() as AppPurchase).firstVersion(isBefore: value() as String)
     let _: AppPurchase = await AppPurchase(value() as AppTransactionPayload)
     let _: AppPurchase = await AppPurchase(value() as AppReceipt)
-    let _: String? = await (value() as AppPurchase).originalApplicationVersion
-    let _: Date? = await (value() as AppPurchase).originalPurchaseDate
-    let _: Date? = await (value() as AppPurchase).preorderDate
+    let _: KeyPath<AppPurchase, String?> = \.originalApplicationVersion
+    let _: KeyPath<AppPurchase, Date?> = \.originalPurchaseDate
+    let _: KeyPath<AppPurchase, Date?> = \.preorderDate
 }
 
 @MainActor func checkClosureAnalytics() async throws {
@@ -100,46 +100,46 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
 @MainActor func checkCreditHistory() async throws {
     _ = CreditHistory.self
     _ = CreditHistory.Acquisition.self
-    let _: Date = await (value() as CreditHistory.Acquisition).acquiredAt
-    let _: Int64 = await (value() as CreditHistory.Acquisition).amount
-    let _: String = await (value() as CreditHistory.Acquisition).currency
+    let _: KeyPath<CreditHistory.Acquisition, Date> = \.acquiredAt
+    let _: KeyPath<CreditHistory.Acquisition, Int64> = \.amount
+    let _: KeyPath<CreditHistory.Acquisition, String> = \.currency
     let _: CreditHistory.Acquisition = await CreditHistory.Acquisition(
         transactionID: value() as String?, currency: value() as String, amount: value() as Int64, acquiredAt: value() as Date, remaining: value() as Int64?)
-    let _: Int64? = await (value() as CreditHistory.Acquisition).remaining
-    let _: String? = await (value() as CreditHistory.Acquisition).transactionID
+    let _: KeyPath<CreditHistory.Acquisition, Int64?> = \.remaining
+    let _: KeyPath<CreditHistory.Acquisition, String?> = \.transactionID
     _ = CreditHistory.Consumption.self
-    let _: Int64 = await (value() as CreditHistory.Consumption).amount
-    let _: String = await (value() as CreditHistory.Consumption).currency
-    let _: Date = await (value() as CreditHistory.Consumption).date
-    let _: String = await (value() as CreditHistory.Consumption).id
+    let _: KeyPath<CreditHistory.Consumption, Int64> = \.amount
+    let _: KeyPath<CreditHistory.Consumption, String> = \.currency
+    let _: KeyPath<CreditHistory.Consumption, Date> = \.date
+    let _: KeyPath<CreditHistory.Consumption, String> = \.id
     let _: CreditHistory.Consumption = await CreditHistory.Consumption(
         id: value() as String, currency: value() as String, amount: value() as Int64, reference: value() as String?, date: value() as Date,
         sources: value() as [CreditHistory.Source])
-    let _: String? = await (value() as CreditHistory.Consumption).reference
-    let _: [CreditHistory.Source] = await (value() as CreditHistory.Consumption).sources
+    let _: KeyPath<CreditHistory.Consumption, String?> = \.reference
+    let _: KeyPath<CreditHistory.Consumption, [CreditHistory.Source]> = \.sources
     _ = CreditHistory.Source.self
-    let _: Date = await (value() as CreditHistory.Source).acquiredAt
-    let _: Int64 = await (value() as CreditHistory.Source).amount
+    let _: KeyPath<CreditHistory.Source, Date> = \.acquiredAt
+    let _: KeyPath<CreditHistory.Source, Int64> = \.amount
     let _: CreditHistory.Source = await CreditHistory.Source(transactionID: value() as String?, acquiredAt: value() as Date, amount: value() as Int64)
-    let _: String? = await (value() as CreditHistory.Source).transactionID
-    let _: [CreditHistory.Acquisition] = await (value() as CreditHistory).acquisitions
-    let _: [CreditHistory.Consumption] = await (value() as CreditHistory).consumptions
+    let _: KeyPath<CreditHistory.Source, String?> = \.transactionID
+    let _: KeyPath<CreditHistory, [CreditHistory.Acquisition]> = \.acquisitions
+    let _: KeyPath<CreditHistory, [CreditHistory.Consumption]> = \.consumptions
     let _: CreditHistory = await CreditHistory(acquisitions: value() as [CreditHistory.Acquisition], consumptions: value() as [CreditHistory.Consumption])
 }
 
 @MainActor func checkCreditsBalanceModel() async throws {
     _ = CreditsBalanceModel.self
-    let _: Int64 = await (value() as CreditsBalanceModel).balance
-    let _: String = await (value() as CreditsBalanceModel).currency
-    let _: Int64 = await (value() as CreditsBalanceModel).displayed
+    let _: KeyPath<CreditsBalanceModel, Int64> = \.balance
+    let _: KeyPath<CreditsBalanceModel, String> = \.currency
+    let _: KeyPath<CreditsBalanceModel, Int64> = \.displayed
     let _: String = await (value() as CreditsBalanceModel).displayedText(in: value() as TallyLanguage)
-    let _: TimeInterval = await (value() as CreditsBalanceModel).duration
+    let _: KeyPath<CreditsBalanceModel, TimeInterval> = \.duration
     let _: CreditsBalanceModel = try await CreditsBalanceModel(
         manager: value() as PurchaseManager, currency: value() as String, duration: value() as TimeInterval, steps: value() as Int,
         sleep: value() as @Sendable (TimeInterval) async throws -> Void)
-    let _: Bool = await (value() as CreditsBalanceModel).isAnimating
-    let _: (@MainActor (CreditsBalanceModel) -> Void)? = await (value() as CreditsBalanceModel).onChange
-    let _: Int = await (value() as CreditsBalanceModel).steps
+    let _: KeyPath<CreditsBalanceModel, Bool> = \.isAnimating
+    let _: KeyPath<CreditsBalanceModel, (@MainActor (CreditsBalanceModel) -> Void)?> = \.onChange
+    let _: KeyPath<CreditsBalanceModel, Int> = \.steps
     await (value() as CreditsBalanceModel).stop()
     await (value() as CreditsBalanceModel).update(policy: value() as FetchPolicy)
 }
@@ -178,10 +178,10 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: ErrorPresentation.Action? = await ErrorPresentation.Action(rawValue: value() as String)
     let _: ErrorPresentation.Action = .ok
     let _: ErrorPresentation.Action = .tryAgain
-    let _: ErrorPresentation.Action = await (value() as ErrorPresentation).action
-    let _: String = await (value() as ErrorPresentation).actionTitle
-    let _: String = await (value() as ErrorPresentation).message
-    let _: String = await (value() as ErrorPresentation).title
+    let _: KeyPath<ErrorPresentation, ErrorPresentation.Action> = \.action
+    let _: KeyPath<ErrorPresentation, String> = \.actionTitle
+    let _: KeyPath<ErrorPresentation, String> = \.message
+    let _: KeyPath<ErrorPresentation, String> = \.title
 }
 
 @MainActor func checkFetchPolicy() async throws {
@@ -200,18 +200,18 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
 
 @MainActor func checkInsufficientCreditsAlert() async throws {
     _ = InsufficientCreditsAlert.self
-    let _: String = await (value() as InsufficientCreditsAlert).buyTitle
-    let _: String = await (value() as InsufficientCreditsAlert).cancelTitle
-    let _: String? = await (value() as InsufficientCreditsAlert).currency
+    let _: KeyPath<InsufficientCreditsAlert, String> = \.buyTitle
+    let _: KeyPath<InsufficientCreditsAlert, String> = \.cancelTitle
+    let _: KeyPath<InsufficientCreditsAlert, String?> = \.currency
     let _: InsufficientCreditsAlert? = await InsufficientCreditsAlert(value() as TallyError, language: value() as TallyLanguage)
-    let _: String = await (value() as InsufficientCreditsAlert).message
-    let _: String = await (value() as InsufficientCreditsAlert).title
+    let _: KeyPath<InsufficientCreditsAlert, String> = \.message
+    let _: KeyPath<InsufficientCreditsAlert, String> = \.title
 }
 
 @MainActor func checkLocalDatabase() async throws {
     _ = LocalDatabase.self
     let _: LocalDatabase = try await LocalDatabase(path: value() as String)
-    let _: String = await (value() as LocalDatabase).path
+    let _: KeyPath<LocalDatabase, String> = \.path
     let _: LocalDatabase = try await LocalDatabase.standard(named: value() as String)
 }
 
@@ -232,19 +232,19 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: LogMessage.Operation = .recordFailure
     let _: LogMessage.Operation = .recordIntent
     let _: LogMessage.Operation = .refresh
-    let _: String? = await (value() as LogMessage).code
+    let _: KeyPath<LogMessage, String?> = \.code
     let _: LogMessage = .deliveryFailed(transactionID: value() as String, code: value() as String, reason: value() as String)
     let _: LogMessage = .deliveryRefused(transactionID: value() as String, productID: value() as String, code: value() as String, reason: value() as String)
     let _: LogMessage = .finished(transactionID: value() as String, productID: value() as String)
-    let _: TallyLogLevel = await (value() as LogMessage).level
+    let _: KeyPath<LogMessage, TallyLogLevel> = \.level
     let _: LogMessage = .operationFailed(value() as LogMessage.Operation, code: value() as String, reason: value() as String)
     let _: LogMessage = .refundTakenBack(transactionID: value() as String, productID: value() as String)
     let _: LogMessage = .rejectedBackedOff(transactionID: value() as String, nextTry: value() as Date)
     let _: LogMessage = .restoreFailed(code: value() as String, reason: value() as String)
     let _: LogMessage = .restored(delivered: value() as Int, failed: value() as Int)
     let _: LogMessage = .retryScheduled(transactionID: value() as String, seconds: value() as TimeInterval, failures: value() as Int)
-    let _: String = await (value() as LogMessage).text
-    let _: String? = await (value() as LogMessage).transactionID
+    let _: KeyPath<LogMessage, String> = \.text
+    let _: KeyPath<LogMessage, String?> = \.transactionID
     let _: LogMessage = .verificationRefused(transactionID: value() as String, productID: value() as String, code: value() as String, reason: value() as String)
 }
 
@@ -270,22 +270,22 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
 @MainActor func checkOnDeviceCatalog() async throws {
     _ = OnDeviceCatalog.self
     _ = OnDeviceCatalog.Product.self
-    let _: Int? = await (value() as OnDeviceCatalog.Product).durationDays
-    let _: [String] = await (value() as OnDeviceCatalog.Product).entitlements
-    let _: [Amount] = await (value() as OnDeviceCatalog.Product).grants
-    let _: String = await (value() as OnDeviceCatalog.Product).id
+    let _: KeyPath<OnDeviceCatalog.Product, Int?> = \.durationDays
+    let _: KeyPath<OnDeviceCatalog.Product, [String]> = \.entitlements
+    let _: KeyPath<OnDeviceCatalog.Product, [Amount]> = \.grants
+    let _: KeyPath<OnDeviceCatalog.Product, String> = \.id
     let _: OnDeviceCatalog.Product = await OnDeviceCatalog.Product(
         id: value() as String, kind: value() as ProductKind, grants: value() as [Amount], entitlements: value() as [String],
         paywall: value() as [TallyLanguage: PaywallText], durationDays: value() as Int?)
-    let _: ProductKind = await (value() as OnDeviceCatalog.Product).kind
-    let _: [TallyLanguage: PaywallText] = await (value() as OnDeviceCatalog.Product).paywall
+    let _: KeyPath<OnDeviceCatalog.Product, ProductKind> = \.kind
+    let _: KeyPath<OnDeviceCatalog.Product, [TallyLanguage: PaywallText]> = \.paywall
     let _: OnDeviceCatalog = await OnDeviceCatalog(value() as TallyCatalog)
     let _: OnDeviceCatalog = await OnDeviceCatalog(products: value() as [OnDeviceCatalog.Product])
-    let _: [String: ProductKind] = await (value() as OnDeviceCatalog).kinds
+    let _: KeyPath<OnDeviceCatalog, [String: ProductKind]> = \.kinds
     let _: OnDeviceCatalog = try await OnDeviceCatalog.load(contentsOf: value() as URL)
-    let _: String? = await (value() as OnDeviceCatalog).problem
+    let _: KeyPath<OnDeviceCatalog, String?> = \.problem
     let _: OnDeviceCatalog.Product? = await (value() as OnDeviceCatalog).product(value() as String)
-    let _: [OnDeviceCatalog.Product] = await (value() as OnDeviceCatalog).products
+    let _: KeyPath<OnDeviceCatalog, [OnDeviceCatalog.Product]> = \.products
 }
 
 @MainActor func checkOnDeviceLedger() async throws {
@@ -294,7 +294,7 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: AccountSnapshot = try await (value() as OnDeviceLedger).account(storeEntitlements: value() as [StoreTransaction], renewals: value() as [String])
     let _: AppPurchase = try await (value() as OnDeviceLedger).appPurchase(value() as TransactionEvidence)
     let _: Bool = try await (value() as OnDeviceLedger).balancesMatchEntries()
-    let _: OnDeviceCatalog = await (value() as OnDeviceLedger).catalog
+    let _: KeyPath<OnDeviceLedger, OnDeviceCatalog> = \.catalog
     let _: [ProductGrant] = try await (value() as OnDeviceLedger).catalog(language: value() as TallyLanguage)
     let _: Reservation = try await (value() as OnDeviceLedger).commit(reservationID: value() as String, used: value() as Int64)
     let _: CreditHistory = try await (value() as OnDeviceLedger).creditHistory(currency: value() as String?)
@@ -319,85 +319,85 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: PaywallModel.ButtonState? = await PaywallModel.ButtonState(rawValue: value() as String)
     let _: PaywallModel.ButtonState = .purchasing
     _ = PaywallModel.Item.self
-    let _: String? = await (value() as PaywallModel.Item).aiExplanation
-    let _: [String] = await (value() as PaywallModel.Item).benefits
-    let _: String? = await (value() as PaywallModel.Item).billingText
-    let _: PaywallModel.ButtonState = await (value() as PaywallModel.Item).button
-    let _: String = await (value() as PaywallModel.Item).buttonTitle
-    let _: String = await (value() as PaywallModel.Item).description
-    let _: String? = await (value() as PaywallModel.Item).disabledReason
-    let _: String? = await (value() as PaywallModel.Item).displayPrice
-    let _: String = await (value() as PaywallModel.Item).id
-    let _: String? = await (value() as PaywallModel.Item).introductoryOffer
-    let _: String = await (value() as PaywallModel.Item).title
+    let _: KeyPath<PaywallModel.Item, String?> = \.aiExplanation
+    let _: KeyPath<PaywallModel.Item, [String]> = \.benefits
+    let _: KeyPath<PaywallModel.Item, String?> = \.billingText
+    let _: KeyPath<PaywallModel.Item, PaywallModel.ButtonState> = \.button
+    let _: KeyPath<PaywallModel.Item, String> = \.buttonTitle
+    let _: KeyPath<PaywallModel.Item, String> = \.description
+    let _: KeyPath<PaywallModel.Item, String?> = \.disabledReason
+    let _: KeyPath<PaywallModel.Item, String?> = \.displayPrice
+    let _: KeyPath<PaywallModel.Item, String> = \.id
+    let _: KeyPath<PaywallModel.Item, String?> = \.introductoryOffer
+    let _: KeyPath<PaywallModel.Item, String> = \.title
     _ = PaywallModel.RestoreOutcome.self
     let _: PaywallModel.RestoreOutcome? = await PaywallModel.RestoreOutcome(rawValue: value() as String)
     let _: PaywallModel.RestoreOutcome = .nothingToRestore
     let _: PaywallModel.RestoreOutcome = .restored
     await (value() as PaywallModel).dismissError()
-    let _: ErrorPresentation? = await (value() as PaywallModel).error
-    let _: TallyError.Code? = await (value() as PaywallModel).errorCode
+    let _: KeyPath<PaywallModel, ErrorPresentation?> = \.error
+    let _: KeyPath<PaywallModel, TallyError.Code?> = \.errorCode
     let _: PaywallModel = await PaywallModel(manager: value() as PurchaseManager, productIDs: value() as [String]?, language: value() as TallyLanguage?)
-    let _: Bool = await (value() as PaywallModel).isPending
-    let _: Bool = await (value() as PaywallModel).isProcessing
-    let _: [PaywallModel.Item] = await (value() as PaywallModel).items
-    let _: TallyLanguage = await (value() as PaywallModel).language
-    let _: DeliveryReceipt? = await (value() as PaywallModel).lastPurchase
+    let _: KeyPath<PaywallModel, Bool> = \.isPending
+    let _: KeyPath<PaywallModel, Bool> = \.isProcessing
+    let _: KeyPath<PaywallModel, [PaywallModel.Item]> = \.items
+    let _: KeyPath<PaywallModel, TallyLanguage> = \.language
+    let _: KeyPath<PaywallModel, DeliveryReceipt?> = \.lastPurchase
     await (value() as PaywallModel).load()
-    let _: String = await (value() as PaywallModel).manageTitle
-    let _: (@MainActor (PaywallModel) -> Void)? = await (value() as PaywallModel).onChange
-    let _: String = await (value() as PaywallModel).pendingMessage
-    let _: String = await (value() as PaywallModel).privacyTitle
-    let _: String = await (value() as PaywallModel).processingMessage
+    let _: KeyPath<PaywallModel, String> = \.manageTitle
+    let _: KeyPath<PaywallModel, (@MainActor (PaywallModel) -> Void)?> = \.onChange
+    let _: KeyPath<PaywallModel, String> = \.pendingMessage
+    let _: KeyPath<PaywallModel, String> = \.privacyTitle
+    let _: KeyPath<PaywallModel, String> = \.processingMessage
     let _: PurchaseManager.PurchaseOutcome? = await (value() as PaywallModel).purchase(value() as String)
     await (value() as PaywallModel).restore()
-    let _: String? = await (value() as PaywallModel).restoreMessage
-    let _: PaywallModel.RestoreOutcome? = await (value() as PaywallModel).restoreOutcome
-    let _: String = await (value() as PaywallModel).restoreTitle
-    let _: Bool = await (value() as PaywallModel).sellsSubscriptions
-    let _: String = await (value() as PaywallModel).termsTitle
+    let _: KeyPath<PaywallModel, String?> = \.restoreMessage
+    let _: KeyPath<PaywallModel, PaywallModel.RestoreOutcome?> = \.restoreOutcome
+    let _: KeyPath<PaywallModel, String> = \.restoreTitle
+    let _: KeyPath<PaywallModel, Bool> = \.sellsSubscriptions
+    let _: KeyPath<PaywallModel, String> = \.termsTitle
     await (value() as PaywallModel).tryAgain()
 }
 
 @MainActor func checkProductDetails() async throws {
     _ = ProductDetails.self
-    let _: String = await (value() as ProductDetails).currencyCode
-    let _: String = await (value() as ProductDetails).description
-    let _: String = await (value() as ProductDetails).displayName
-    let _: String = await (value() as ProductDetails).displayPrice
-    let _: String = await (value() as ProductDetails).id
+    let _: KeyPath<ProductDetails, String> = \.currencyCode
+    let _: KeyPath<ProductDetails, String> = \.description
+    let _: KeyPath<ProductDetails, String> = \.displayName
+    let _: KeyPath<ProductDetails, String> = \.displayPrice
+    let _: KeyPath<ProductDetails, String> = \.id
     let _: ProductDetails = await ProductDetails(
         id: value() as String, kind: value() as ProductKind, displayName: value() as String, description: value() as String, displayPrice: value() as String,
         price: value() as Int64, currencyCode: value() as String, subscription: value() as SubscriptionTerms?)
-    let _: ProductKind = await (value() as ProductDetails).kind
-    let _: Int64 = await (value() as ProductDetails).price
-    let _: SubscriptionTerms? = await (value() as ProductDetails).subscription
+    let _: KeyPath<ProductDetails, ProductKind> = \.kind
+    let _: KeyPath<ProductDetails, Int64> = \.price
+    let _: KeyPath<ProductDetails, SubscriptionTerms?> = \.subscription
 }
 
 @MainActor func checkProductGrant() async throws {
     _ = ProductGrant.self
-    let _: Amount? = await (value() as ProductGrant).allowance
-    let _: Int? = await (value() as ProductGrant).durationDays
-    let _: [String] = await (value() as ProductGrant).entitlements
-    let _: [Amount] = await (value() as ProductGrant).grants
-    let _: String = await (value() as ProductGrant).id
+    let _: KeyPath<ProductGrant, Amount?> = \.allowance
+    let _: KeyPath<ProductGrant, Int?> = \.durationDays
+    let _: KeyPath<ProductGrant, [String]> = \.entitlements
+    let _: KeyPath<ProductGrant, [Amount]> = \.grants
+    let _: KeyPath<ProductGrant, String> = \.id
     let _: ProductGrant = try await ProductGrant(from: value() as any Decoder)
     let _: ProductGrant = await ProductGrant(
         id: value() as String, kind: value() as ProductKind, grants: value() as [Amount], entitlements: value() as [String], allowance: value() as Amount?,
         paywall: value() as PaywallText, durationDays: value() as Int?)
-    let _: ProductKind = await (value() as ProductGrant).kind
-    let _: PaywallText = await (value() as ProductGrant).paywall
+    let _: KeyPath<ProductGrant, ProductKind> = \.kind
+    let _: KeyPath<ProductGrant, PaywallText> = \.paywall
 }
 
 @MainActor func checkPromotionalOffer() async throws {
     _ = PromotionalOffer.self
     let _: PromotionalOffer = await PromotionalOffer(
         offerID: value() as String, keyID: value() as String, nonce: value() as UUID, signature: value() as Data, timestamp: value() as Int)
-    let _: String = await (value() as PromotionalOffer).keyID
-    let _: UUID = await (value() as PromotionalOffer).nonce
-    let _: String = await (value() as PromotionalOffer).offerID
-    let _: Data = await (value() as PromotionalOffer).signature
-    let _: Int = await (value() as PromotionalOffer).timestamp
+    let _: KeyPath<PromotionalOffer, String> = \.keyID
+    let _: KeyPath<PromotionalOffer, UUID> = \.nonce
+    let _: KeyPath<PromotionalOffer, String> = \.offerID
+    let _: KeyPath<PromotionalOffer, Data> = \.signature
+    let _: KeyPath<PromotionalOffer, Int> = \.timestamp
 }
 
 @MainActor func checkPurchaseEvent() async throws {
@@ -411,32 +411,32 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: PurchaseEvent.Kind = .refunded
     let _: PurchaseEvent.Kind = .restored
     let _: PurchaseEvent.Kind = .started
-    let _: String? = await (value() as PurchaseEvent).currency
-    let _: Date = await (value() as PurchaseEvent).date
-    let _: String? = await (value() as PurchaseEvent).errorCode
-    let _: [Amount] = await (value() as PurchaseEvent).granted
-    let _: PurchaseEvent.Kind = await (value() as PurchaseEvent).kind
-    let _: Int64? = await (value() as PurchaseEvent).price
-    let _: String = await (value() as PurchaseEvent).productID
-    let _: String? = await (value() as PurchaseEvent).transactionID
+    let _: KeyPath<PurchaseEvent, String?> = \.currency
+    let _: KeyPath<PurchaseEvent, Date> = \.date
+    let _: KeyPath<PurchaseEvent, String?> = \.errorCode
+    let _: KeyPath<PurchaseEvent, [Amount]> = \.granted
+    let _: KeyPath<PurchaseEvent, PurchaseEvent.Kind> = \.kind
+    let _: KeyPath<PurchaseEvent, Int64?> = \.price
+    let _: KeyPath<PurchaseEvent, String> = \.productID
+    let _: KeyPath<PurchaseEvent, String?> = \.transactionID
 }
 
 @MainActor func checkPurchaseJournal() async throws {
     _ = PurchaseJournal.self
     _ = PurchaseJournal.Entry.self
-    let _: Int = await (value() as PurchaseJournal.Entry).attempts
-    let _: String = await (value() as PurchaseJournal.Entry).eventID
-    let _: String? = await (value() as PurchaseJournal.Entry).lastError
-    let _: String? = await (value() as PurchaseJournal.Entry).orderID
-    let _: DeliveryReceipt? = await (value() as PurchaseJournal.Entry).receipt
-    let _: PurchaseJournal.State = await (value() as PurchaseJournal.Entry).state
-    let _: StoreTransaction = await (value() as PurchaseJournal.Entry).transaction
-    let _: Date = await (value() as PurchaseJournal.Entry).updatedAt
+    let _: KeyPath<PurchaseJournal.Entry, Int> = \.attempts
+    let _: KeyPath<PurchaseJournal.Entry, String> = \.eventID
+    let _: KeyPath<PurchaseJournal.Entry, String?> = \.lastError
+    let _: KeyPath<PurchaseJournal.Entry, String?> = \.orderID
+    let _: KeyPath<PurchaseJournal.Entry, DeliveryReceipt?> = \.receipt
+    let _: KeyPath<PurchaseJournal.Entry, PurchaseJournal.State> = \.state
+    let _: KeyPath<PurchaseJournal.Entry, StoreTransaction> = \.transaction
+    let _: KeyPath<PurchaseJournal.Entry, Date> = \.updatedAt
     _ = PurchaseJournal.Intent.self
-    let _: Date = await (value() as PurchaseJournal.Intent).createdAt
-    let _: String = await (value() as PurchaseJournal.Intent).id
-    let _: String = await (value() as PurchaseJournal.Intent).state
-    let _: PurchaseTicket = await (value() as PurchaseJournal.Intent).ticket
+    let _: KeyPath<PurchaseJournal.Intent, Date> = \.createdAt
+    let _: KeyPath<PurchaseJournal.Intent, String> = \.id
+    let _: KeyPath<PurchaseJournal.Intent, String> = \.state
+    let _: KeyPath<PurchaseJournal.Intent, PurchaseTicket> = \.ticket
     _ = PurchaseJournal.State.self
     let _: PurchaseJournal.State = .delivered
     let _: PurchaseJournal.State = .finished
@@ -458,24 +458,24 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: PurchaseManager.AccessDestination = .onboarding
     let _: PurchaseManager.AccessDestination = .paywall
     _ = PurchaseManager.Configuration.self
-    let _: TimeInterval = await (value() as PurchaseManager.Configuration).abandonUnpaidAfter
-    let _: Int = await (value() as PurchaseManager.Configuration).attemptsDuringPurchase
-    let _: Bool = await (value() as PurchaseManager.Configuration).blocksPurchaseWhileCreditUnused
-    let _: TimeInterval = await (value() as PurchaseManager.Configuration).cacheLifetime
-    let _: (@Sendable (PurchaseStep, String) async -> Void)? = await (value() as PurchaseManager.Configuration).checkpoint
-    let _: Bool = await (value() as PurchaseManager.Configuration).completesPurchaseIntents
-    let _: Int64 = await (value() as PurchaseManager.Configuration).consumeHoldSeconds
+    let _: KeyPath<PurchaseManager.Configuration, TimeInterval> = \.abandonUnpaidAfter
+    let _: KeyPath<PurchaseManager.Configuration, Int> = \.attemptsDuringPurchase
+    let _: KeyPath<PurchaseManager.Configuration, Bool> = \.blocksPurchaseWhileCreditUnused
+    let _: KeyPath<PurchaseManager.Configuration, TimeInterval> = \.cacheLifetime
+    let _: KeyPath<PurchaseManager.Configuration, (@Sendable (PurchaseStep, String) async -> Void)?> = \.checkpoint
+    let _: KeyPath<PurchaseManager.Configuration, Bool> = \.completesPurchaseIntents
+    let _: KeyPath<PurchaseManager.Configuration, Int64> = \.consumeHoldSeconds
     let _: PurchaseManager.Configuration = await PurchaseManager.Configuration(productIDs: value() as [String])
-    let _: TallyLanguage = await (value() as PurchaseManager.Configuration).language
-    let _: TallyLog = await (value() as PurchaseManager.Configuration).log
-    let _: TimeInterval? = await (value() as PurchaseManager.Configuration).offlineAccessWindow
-    let _: TimeInterval = await (value() as PurchaseManager.Configuration).offlineBalanceWindow
-    let _: String? = await (value() as PurchaseManager.Configuration).onboardingEntitlement
-    let _: [String] = await (value() as PurchaseManager.Configuration).productIDs
-    let _: TimeInterval? = await (value() as PurchaseManager.Configuration).refreshInterval
-    let _: TimeInterval = await (value() as PurchaseManager.Configuration).rejectedRetryInterval
-    let _: RetryPolicy = await (value() as PurchaseManager.Configuration).retry
-    let _: String = await (value() as PurchaseManager.Configuration).scope
+    let _: KeyPath<PurchaseManager.Configuration, TallyLanguage> = \.language
+    let _: KeyPath<PurchaseManager.Configuration, TallyLog> = \.log
+    let _: KeyPath<PurchaseManager.Configuration, TimeInterval?> = \.offlineAccessWindow
+    let _: KeyPath<PurchaseManager.Configuration, TimeInterval> = \.offlineBalanceWindow
+    let _: KeyPath<PurchaseManager.Configuration, String?> = \.onboardingEntitlement
+    let _: KeyPath<PurchaseManager.Configuration, [String]> = \.productIDs
+    let _: KeyPath<PurchaseManager.Configuration, TimeInterval?> = \.refreshInterval
+    let _: KeyPath<PurchaseManager.Configuration, TimeInterval> = \.rejectedRetryInterval
+    let _: KeyPath<PurchaseManager.Configuration, RetryPolicy> = \.retry
+    let _: KeyPath<PurchaseManager.Configuration, String> = \.scope
     _ = PurchaseManager.LockState.self
     let _: PurchaseManager.LockState? = await PurchaseManager.LockState(rawValue: value() as String)
     let _: PurchaseManager.LockState = .locked
@@ -486,8 +486,8 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: PurchaseManager.PurchaseOutcome = .pending
     let _: PurchaseManager.PurchaseOutcome = .purchased(value() as DeliveryReceipt)
     _ = PurchaseManager.RestoreResult.self
-    let _: AccountState = await (value() as PurchaseManager.RestoreResult).account
-    let _: [DeliveryReceipt] = await (value() as PurchaseManager.RestoreResult).receipts
+    let _: KeyPath<PurchaseManager.RestoreResult, AccountState> = \.account
+    let _: KeyPath<PurchaseManager.RestoreResult, [DeliveryReceipt]> = \.receipts
     _ = PurchaseManager.StartupState.self
     let _: PurchaseManager.StartupState = .catchingUp
     let _: PurchaseManager.StartupState = .caughtUp
@@ -562,31 +562,31 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
 
 @MainActor func checkPurchaseTicket() async throws {
     _ = PurchaseTicket.self
-    let _: UUID? = await (value() as PurchaseTicket).appAccountToken
+    let _: KeyPath<PurchaseTicket, UUID?> = \.appAccountToken
     let _: PurchaseTicket = try await PurchaseTicket(from: value() as any Decoder)
     let _: PurchaseTicket = await PurchaseTicket(productID: value() as String, orderID: value() as String?, appAccountToken: value() as UUID?)
-    let _: String? = await (value() as PurchaseTicket).orderID
-    let _: String = await (value() as PurchaseTicket).productID
+    let _: KeyPath<PurchaseTicket, String?> = \.orderID
+    let _: KeyPath<PurchaseTicket, String> = \.productID
 }
 
 @MainActor func checkReservationOrder() async throws {
     _ = ReservationOrder.self
-    let _: Int64 = await (value() as ReservationOrder).amount
-    let _: String = await (value() as ReservationOrder).currency
-    let _: String = await (value() as ReservationOrder).idempotencyKey
+    let _: KeyPath<ReservationOrder, Int64> = \.amount
+    let _: KeyPath<ReservationOrder, String> = \.currency
+    let _: KeyPath<ReservationOrder, String> = \.idempotencyKey
     let _: ReservationOrder = await ReservationOrder(
         currency: value() as String, amount: value() as Int64, ttlSeconds: value() as Int64, idempotencyKey: value() as String, reference: value() as String?)
     let _: ReservationOrder = try await ReservationOrder(from: value() as any Decoder)
-    let _: String? = await (value() as ReservationOrder).reference
-    let _: Int64 = await (value() as ReservationOrder).ttlSeconds
+    let _: KeyPath<ReservationOrder, String?> = \.reference
+    let _: KeyPath<ReservationOrder, Int64> = \.ttlSeconds
 }
 
 @MainActor func checkResponseTrust() async throws {
     _ = ResponseTrust.self
-    let _: ResponseVerifier.Failure? = await (value() as ResponseTrust).failure
+    let _: KeyPath<ResponseTrust, ResponseVerifier.Failure?> = \.failure
     let _: ResponseTrust = try await ResponseTrust(from: value() as any Decoder)
     let _: ResponseTrust = await ResponseTrust(verified: value() as Bool, failure: value() as ResponseVerifier.Failure?)
-    let _: Bool = await (value() as ResponseTrust).verified
+    let _: KeyPath<ResponseTrust, Bool> = \.verified
 }
 
 @MainActor func checkRetryPolicy() async throws {
@@ -595,31 +595,31 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     var generator = SystemRandomNumberGenerator()
     let _: TimeInterval = await (value() as RetryPolicy).delay(afterFailures: value() as Int, atLeast: value() as TimeInterval, using: &generator)
     let _: RetryPolicy = await RetryPolicy(initialDelay: value() as TimeInterval, maximumDelay: value() as TimeInterval, jitter: value() as Bool)
-    let _: TimeInterval = await (value() as RetryPolicy).initialDelay
-    let _: Bool = await (value() as RetryPolicy).jitter
-    let _: TimeInterval = await (value() as RetryPolicy).maximumDelay
+    let _: KeyPath<RetryPolicy, TimeInterval> = \.initialDelay
+    let _: KeyPath<RetryPolicy, Bool> = \.jitter
+    let _: KeyPath<RetryPolicy, TimeInterval> = \.maximumDelay
     let _: RetryPolicy = await RetryPolicy.standard
 }
 
 @MainActor func checkServerDelivery() async throws {
     _ = ServerDelivery.self
     _ = ServerDelivery.Credentials.self
-    let _: UUID = await (value() as ServerDelivery.Credentials).appAccountToken
+    let _: KeyPath<ServerDelivery.Credentials, UUID> = \.appAccountToken
     let _: ServerDelivery.Credentials = try await ServerDelivery.Credentials(from: value() as any Decoder)
     let _: ServerDelivery.Credentials = await ServerDelivery.Credentials(
         userID: value() as String, userToken: value() as String, appAccountToken: value() as UUID)
-    let _: String = await (value() as ServerDelivery.Credentials).userID
-    let _: String = await (value() as ServerDelivery.Credentials).userToken
+    let _: KeyPath<ServerDelivery.Credentials, String> = \.userID
+    let _: KeyPath<ServerDelivery.Credentials, String> = \.userToken
     _ = ServerDelivery.ResponseCheck.self
     let _: ServerDelivery.ResponseCheck = .enforced(value() as ResponseVerifier)
     let _: ServerDelivery.ResponseCheck = .informational(value() as ResponseVerifier)
     let _: ServerDelivery.ResponseCheck = .off
     try await (value() as ServerDelivery).abandon(value() as PurchaseTicket, reason: value() as String)
     let _: AccountSnapshot = try await (value() as ServerDelivery).account(storeEntitlements: value() as [StoreTransaction], renewals: value() as [String])
-    let _: URL = await (value() as ServerDelivery).baseURL
+    let _: KeyPath<ServerDelivery, URL> = \.baseURL
     let _: [ProductGrant] = try await (value() as ServerDelivery).catalog(language: value() as TallyLanguage)
     let _: Reservation = try await (value() as ServerDelivery).commit(reservationID: value() as String, used: value() as Int64)
-    let _: ServerDelivery.Credentials = await (value() as ServerDelivery).credentials
+    let _: KeyPath<ServerDelivery, ServerDelivery.Credentials> = \.credentials
     let _: CreditHistory = try await (value() as ServerDelivery).creditHistory(currency: value() as String?)
     let _: DeliveryReceipt = try await (value() as ServerDelivery).deliver(value() as StoreTransaction, ticket: value() as PurchaseTicket?)
     let _: ServerDelivery = await ServerDelivery(
@@ -633,7 +633,7 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: ServerDelivery.Credentials = try await ServerDelivery.register(baseURL: value() as URL, transport: value() as any HTTPTransport)
     let _: Reservation = try await (value() as ServerDelivery).release(reservationID: value() as String)
     let _: Reservation = try await (value() as ServerDelivery).reserve(value() as ReservationOrder)
-    let _: ServerDelivery.ResponseCheck = await (value() as ServerDelivery).responseCheck
+    let _: KeyPath<ServerDelivery, ServerDelivery.ResponseCheck> = \.responseCheck
     let _: SpendResponse = try await (value() as ServerDelivery).spend(value() as SpendOrder)
 }
 
@@ -670,8 +670,8 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
         value() as SKPaymentQueue, shouldAddStorePayment: value() as SKPayment, for: value() as SKProduct)
     await (value() as StoreKit1Store).paymentQueue(value() as SKPaymentQueue, updatedTransactions: value() as [SKPaymentTransaction])
     await (value() as StoreKit1Store).paymentQueueRestoreCompletedTransactionsFinished(value() as SKPaymentQueue)
-    let _: Int = await (value() as StoreKit1Store).productRequestAttempts
-    let _: TimeInterval = await (value() as StoreKit1Store).productRequestTimeout
+    let _: KeyPath<StoreKit1Store, Int> = \.productRequestAttempts
+    let _: KeyPath<StoreKit1Store, TimeInterval> = \.productRequestTimeout
     let _: [ProductDetails] = try await (value() as StoreKit1Store).products(for: value() as [String])
     let _: StorePurchaseResult = try await (value() as StoreKit1Store).purchase(value() as String, options: value() as StorePurchaseOptions)
     let _: AsyncStream<StorePurchaseIntent> = await (value() as StoreKit1Store).purchaseIntents()
@@ -701,18 +701,18 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
 @MainActor func checkStorePurchaseIntent() async throws {
     _ = StorePurchaseIntent.self
     let _: StorePurchaseIntent = await StorePurchaseIntent(productID: value() as String, winBackOfferID: value() as String?)
-    let _: String = await (value() as StorePurchaseIntent).productID
-    let _: String? = await (value() as StorePurchaseIntent).winBackOfferID
+    let _: KeyPath<StorePurchaseIntent, String> = \.productID
+    let _: KeyPath<StorePurchaseIntent, String?> = \.winBackOfferID
 }
 
 @MainActor func checkStorePurchaseOptions() async throws {
     _ = StorePurchaseOptions.self
-    let _: UUID? = await (value() as StorePurchaseOptions).appAccountToken
+    let _: KeyPath<StorePurchaseOptions, UUID?> = \.appAccountToken
     let _: StorePurchaseOptions = await StorePurchaseOptions(
         appAccountToken: value() as UUID?, quantity: value() as Int, promotionalOffer: value() as PromotionalOffer?, winBackOfferID: value() as String?)
-    let _: PromotionalOffer? = await (value() as StorePurchaseOptions).promotionalOffer
-    let _: Int = await (value() as StorePurchaseOptions).quantity
-    let _: String? = await (value() as StorePurchaseOptions).winBackOfferID
+    let _: KeyPath<StorePurchaseOptions, PromotionalOffer?> = \.promotionalOffer
+    let _: KeyPath<StorePurchaseOptions, Int> = \.quantity
+    let _: KeyPath<StorePurchaseOptions, String?> = \.winBackOfferID
 }
 
 @MainActor func checkStorePurchaseResult() async throws {
@@ -726,46 +726,46 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     _ = StoreTransaction.self
     let _: (StoreTransaction, StoreTransaction) -> Bool = (==)
     let _: [StoreTransaction] = try await StoreTransaction.all(inReceipt: value() as String)
-    let _: UUID? = await (value() as StoreTransaction).appAccountToken
+    let _: KeyPath<StoreTransaction, UUID?> = \.appAccountToken
     let _: [StoreTransaction] = try await StoreTransaction.entitlements(inReceipt: value() as String, at: value() as Date)
-    let _: TransactionEvidence = await (value() as StoreTransaction).evidence
+    let _: KeyPath<StoreTransaction, TransactionEvidence> = \.evidence
     var storeTransactionHasher = Hasher()
     await (value() as StoreTransaction).hash(into: &storeTransactionHasher)
-    let _: String = await (value() as StoreTransaction).id
+    let _: KeyPath<StoreTransaction, String> = \.id
     let _: StoreTransaction = try await StoreTransaction(jws: value() as String)
     let _: StoreTransaction = try await StoreTransaction(receipt: value() as String, transactionID: value() as String)
-    let _: Bool = await (value() as StoreTransaction).isRevoked
-    let _: String = await (value() as StoreTransaction).originalID
-    let _: TransactionPayload = await (value() as StoreTransaction).payload
-    let _: String = await (value() as StoreTransaction).productID
-    let _: Int = await (value() as StoreTransaction).quantity
+    let _: KeyPath<StoreTransaction, Bool> = \.isRevoked
+    let _: KeyPath<StoreTransaction, String> = \.originalID
+    let _: KeyPath<StoreTransaction, TransactionPayload> = \.payload
+    let _: KeyPath<StoreTransaction, String> = \.productID
+    let _: KeyPath<StoreTransaction, Int> = \.quantity
 }
 
 @MainActor func checkSubscriptionProfileModel() async throws {
     _ = SubscriptionProfileModel.self
     _ = SubscriptionProfileModel.Plan.self
-    let _: String? = await (value() as SubscriptionProfileModel.Plan).billingText
-    let _: String? = await (value() as SubscriptionProfileModel.Plan).displayPrice
-    let _: String = await (value() as SubscriptionProfileModel.Plan).productID
-    let _: SubscriptionProfileModel.Status = await (value() as SubscriptionProfileModel.Plan).status
-    let _: String = await (value() as SubscriptionProfileModel.Plan).statusText
-    let _: String = await (value() as SubscriptionProfileModel.Plan).title
+    let _: KeyPath<SubscriptionProfileModel.Plan, String?> = \.billingText
+    let _: KeyPath<SubscriptionProfileModel.Plan, String?> = \.displayPrice
+    let _: KeyPath<SubscriptionProfileModel.Plan, String> = \.productID
+    let _: KeyPath<SubscriptionProfileModel.Plan, SubscriptionProfileModel.Status> = \.status
+    let _: KeyPath<SubscriptionProfileModel.Plan, String> = \.statusText
+    let _: KeyPath<SubscriptionProfileModel.Plan, String> = \.title
     _ = SubscriptionProfileModel.Status.self
     let _: SubscriptionProfileModel.Status = .ends(on: value() as Date)
     let _: SubscriptionProfileModel.Status = .expired(on: value() as Date?)
     let _: SubscriptionProfileModel.Status = .lifetime
     let _: SubscriptionProfileModel.Status = .paymentProblem(accessUntil: value() as Date)
     let _: SubscriptionProfileModel.Status = .renews(on: value() as Date)
-    let _: String = await (value() as SubscriptionProfileModel).badgeTitle
-    let _: String = await (value() as SubscriptionProfileModel).freeTitle
+    let _: KeyPath<SubscriptionProfileModel, String> = \.badgeTitle
+    let _: KeyPath<SubscriptionProfileModel, String> = \.freeTitle
     let _: SubscriptionProfileModel = await SubscriptionProfileModel(
         manager: value() as PurchaseManager, entitlement: value() as String, language: value() as TallyLanguage?)
-    let _: Bool = await (value() as SubscriptionProfileModel).isPro
-    let _: TallyLanguage = await (value() as SubscriptionProfileModel).language
+    let _: KeyPath<SubscriptionProfileModel, Bool> = \.isPro
+    let _: KeyPath<SubscriptionProfileModel, TallyLanguage> = \.language
     let _: URL = await SubscriptionProfileModel.manageSubscriptionsURL
-    let _: String = await (value() as SubscriptionProfileModel).manageTitle
-    let _: (@MainActor (SubscriptionProfileModel) -> Void)? = await (value() as SubscriptionProfileModel).onChange
-    let _: SubscriptionProfileModel.Plan? = await (value() as SubscriptionProfileModel).plan
+    let _: KeyPath<SubscriptionProfileModel, String> = \.manageTitle
+    let _: KeyPath<SubscriptionProfileModel, (@MainActor (SubscriptionProfileModel) -> Void)?> = \.onChange
+    let _: KeyPath<SubscriptionProfileModel, SubscriptionProfileModel.Plan?> = \.plan
     await (value() as SubscriptionProfileModel).stop()
     await (value() as SubscriptionProfileModel).update(policy: value() as FetchPolicy)
 }
@@ -778,13 +778,13 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: SubscriptionTerms.IntroductoryOffer.PaymentMode? = await SubscriptionTerms.IntroductoryOffer.PaymentMode(rawValue: value() as String)
     let _: SubscriptionTerms.IntroductoryOffer.PaymentMode = .payAsYouGo
     let _: SubscriptionTerms.IntroductoryOffer.PaymentMode = .payUpFront
-    let _: String = await (value() as SubscriptionTerms.IntroductoryOffer).displayPrice
+    let _: KeyPath<SubscriptionTerms.IntroductoryOffer, String> = \.displayPrice
     let _: SubscriptionTerms.IntroductoryOffer = await SubscriptionTerms.IntroductoryOffer(
         paymentMode: value() as SubscriptionTerms.IntroductoryOffer.PaymentMode, period: value() as SubscriptionTerms.Period, periodCount: value() as Int,
         displayPrice: value() as String)
-    let _: SubscriptionTerms.IntroductoryOffer.PaymentMode = await (value() as SubscriptionTerms.IntroductoryOffer).paymentMode
-    let _: SubscriptionTerms.Period = await (value() as SubscriptionTerms.IntroductoryOffer).period
-    let _: Int = await (value() as SubscriptionTerms.IntroductoryOffer).periodCount
+    let _: KeyPath<SubscriptionTerms.IntroductoryOffer, SubscriptionTerms.IntroductoryOffer.PaymentMode> = \.paymentMode
+    let _: KeyPath<SubscriptionTerms.IntroductoryOffer, SubscriptionTerms.Period> = \.period
+    let _: KeyPath<SubscriptionTerms.IntroductoryOffer, Int> = \.periodCount
     _ = SubscriptionTerms.Period.self
     _ = SubscriptionTerms.Period.Unit.self
     let _: SubscriptionTerms.Period.Unit = .day
@@ -793,15 +793,15 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: SubscriptionTerms.Period.Unit = .week
     let _: SubscriptionTerms.Period.Unit = .year
     let _: SubscriptionTerms.Period = await SubscriptionTerms.Period(value: value() as Int, unit: value() as SubscriptionTerms.Period.Unit)
-    let _: SubscriptionTerms.Period.Unit = await (value() as SubscriptionTerms.Period).unit
-    let _: Int = await (value() as SubscriptionTerms.Period).value
-    let _: String = await (value() as SubscriptionTerms).groupID
+    let _: KeyPath<SubscriptionTerms.Period, SubscriptionTerms.Period.Unit> = \.unit
+    let _: KeyPath<SubscriptionTerms.Period, Int> = \.value
+    let _: KeyPath<SubscriptionTerms, String> = \.groupID
     let _: SubscriptionTerms = await SubscriptionTerms(
         period: value() as SubscriptionTerms.Period, groupID: value() as String, introductoryOffer: value() as SubscriptionTerms.IntroductoryOffer?,
         isEligibleForIntroductoryOffer: value() as Bool)
-    let _: SubscriptionTerms.IntroductoryOffer? = await (value() as SubscriptionTerms).introductoryOffer
-    let _: Bool = await (value() as SubscriptionTerms).isEligibleForIntroductoryOffer
-    let _: SubscriptionTerms.Period = await (value() as SubscriptionTerms).period
+    let _: KeyPath<SubscriptionTerms, SubscriptionTerms.IntroductoryOffer?> = \.introductoryOffer
+    let _: KeyPath<SubscriptionTerms, Bool> = \.isEligibleForIntroductoryOffer
+    let _: KeyPath<SubscriptionTerms, SubscriptionTerms.Period> = \.period
 }
 
 @MainActor func checkSystemLogSink() async throws {
@@ -817,7 +817,7 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: (TallyError, TallyError) -> Bool = (==)
     _ = TallyError.Code.self
     let _: TallyError.Code = await TallyError.Code.configurationInvalid
-    let _: String = await (value() as TallyError.Code).description
+    let _: KeyPath<TallyError.Code, String> = \.description
     let _: TallyError.Code = await TallyError.Code(rawValue: value() as String)
     let _: TallyError.Code = await TallyError.Code.insufficientCredits
     let _: TallyError.Code = await TallyError.Code.invalidRequest
@@ -831,7 +831,7 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: TallyError.Code = await TallyError.Code.productNotFound
     let _: TallyError.Code = await TallyError.Code.purchaseInProgress
     let _: TallyError.Code = await TallyError.Code.rateLimited
-    let _: String = await (value() as TallyError.Code).rawValue
+    let _: KeyPath<TallyError.Code, String> = \.rawValue
     let _: TallyError.Code = await TallyError.Code.reservationClosed
     let _: TallyError.Code = await TallyError.Code.responseNotTrusted
     let _: TallyError.Code = await TallyError.Code.restoreFailed
@@ -843,31 +843,31 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: TallyError.Code = await TallyError.Code.unusedCreditExists
     let _: TallyError.Code = await TallyError.Code.verificationFailed
     let _: TallyError.Code = await TallyError.Code.verificationUnavailable
-    let _: Int64? = await (value() as TallyError).available
-    let _: TallyError.Code = await (value() as TallyError).code
-    let _: String? = await (value() as TallyError).currency
-    let _: String = await (value() as TallyError).description
-    let _: String? = await (value() as TallyError).detail
-    let _: String? = await (value() as TallyError).errorDescription
-    let _: String? = await (value() as TallyError).failureReason
+    let _: KeyPath<TallyError, Int64?> = \.available
+    let _: KeyPath<TallyError, TallyError.Code> = \.code
+    let _: KeyPath<TallyError, String?> = \.currency
+    let _: KeyPath<TallyError, String> = \.description
+    let _: KeyPath<TallyError, String?> = \.detail
+    let _: KeyPath<TallyError, String?> = \.errorDescription
+    let _: KeyPath<TallyError, String?> = \.failureReason
     var tallyErrorHasher = Hasher()
     await (value() as TallyError).hash(into: &tallyErrorHasher)
     let _: TallyError = await TallyError(
         value() as TallyError.Code, value() as String, currency: value() as String?, available: value() as Int64?, requestID: value() as String?,
         retryAfter: value() as TimeInterval?, detail: value() as String?)
-    let _: Bool = await (value() as TallyError).isTransient
+    let _: KeyPath<TallyError, Bool> = \.isTransient
     let _: ErrorPresentation = await (value() as TallyError).presentation(in: value() as TallyLanguage)
-    let _: String = await (value() as TallyError).reason
-    let _: String? = await (value() as TallyError).recoverySuggestion
-    let _: String? = await (value() as TallyError).requestID
-    let _: TimeInterval? = await (value() as TallyError).retryAfter
+    let _: KeyPath<TallyError, String> = \.reason
+    let _: KeyPath<TallyError, String?> = \.recoverySuggestion
+    let _: KeyPath<TallyError, String?> = \.requestID
+    let _: KeyPath<TallyError, TimeInterval?> = \.retryAfter
 }
 
 @MainActor func checkTallyLanguage() async throws {
     _ = TallyLanguage.self
     let _: [TallyLanguage] = await TallyLanguage.all
-    let _: String = await (value() as TallyLanguage).code
-    let _: String = await (value() as TallyLanguage).description
+    let _: KeyPath<TallyLanguage, String> = \.code
+    let _: KeyPath<TallyLanguage, String> = \.description
     let _: TallyLanguage = await TallyLanguage.english
     let _: TallyLanguage = await TallyLanguage(identifier: value() as String)
     let _: TallyLanguage = await TallyLanguage.preferred
@@ -876,11 +876,11 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
 
 @MainActor func checkTallyLog() async throws {
     _ = TallyLog.self
-    let _: @Sendable (LogMessage) -> Void = await (value() as TallyLog).alarm
+    let _: KeyPath<TallyLog, @Sendable (LogMessage) -> Void> = \.alarm
     let _: @Sendable (LogMessage) -> Void = await TallyLog.assertInDebug
     let _: TallyLog = await TallyLog(output: value() as (any TallyLogSink)?, alarm: value() as @Sendable (LogMessage) -> Void)
     await (value() as TallyLog).log(value() as LogMessage)
-    let _: (any TallyLogSink)? = await (value() as TallyLog).output
+    let _: KeyPath<TallyLog, (any TallyLogSink)?> = \.output
     let _: @Sendable (LogMessage) -> Void = await TallyLog.silent
     let _: any TallyLogSink = await TallyLog.sink
 }

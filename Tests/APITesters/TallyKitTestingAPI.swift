@@ -21,19 +21,19 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
 @MainActor func checkSimulatedDevice() async throws {
     _ = SimulatedDevice.self
     try await (value() as SimulatedDevice).advance(by: value() as Duration)
-    let _: AnalyticsStream = await (value() as SimulatedDevice).analytics
-    let _: SimulatedAppStore = await (value() as SimulatedDevice).appStore
-    let _: Date = await (value() as SimulatedDevice).bootedAt
-    let _: OnDeviceCatalog? = await (value() as SimulatedDevice).catalog
-    let _: ManualClock = await (value() as SimulatedDevice).clock
-    let _: TimeInterval = await (value() as SimulatedDevice).clockOffset
-    let _: ManualConnectivity = await (value() as SimulatedDevice).connectivity
+    let _: KeyPath<SimulatedDevice, AnalyticsStream> = \.analytics
+    let _: KeyPath<SimulatedDevice, SimulatedAppStore> = \.appStore
+    let _: KeyPath<SimulatedDevice, Date> = \.bootedAt
+    let _: KeyPath<SimulatedDevice, OnDeviceCatalog?> = \.catalog
+    let _: KeyPath<SimulatedDevice, ManualClock> = \.clock
+    let _: KeyPath<SimulatedDevice, TimeInterval> = \.clockOffset
+    let _: KeyPath<SimulatedDevice, ManualConnectivity> = \.connectivity
     let _: LocalDatabase = try await (value() as SimulatedDevice).database()
-    let _: String = await (value() as SimulatedDevice).databasePath
+    let _: KeyPath<SimulatedDevice, String> = \.databasePath
     let _: Date = await SimulatedDevice.defaultStart
-    let _: UUID = await (value() as SimulatedDevice).deviceVerificationID
-    let _: URL = await (value() as SimulatedDevice).folder
-    let _: DeviceIdentifier = await (value() as SimulatedDevice).identifier
+    let _: KeyPath<SimulatedDevice, UUID> = \.deviceVerificationID
+    let _: KeyPath<SimulatedDevice, URL> = \.folder
+    let _: KeyPath<SimulatedDevice, DeviceIdentifier> = \.identifier
     let _: SimulatedDevice = await SimulatedDevice(
         appStore: value() as SimulatedAppStore, time: value() as ManualDate, locale: value() as String, storeKit1: value() as Bool,
         catalog: value() as OnDeviceCatalog?)
@@ -45,13 +45,13 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
         productIDs: value() as [String]?, configure: value() as (inout PurchaseManager.Configuration) -> Void)
     let _: PurchaseManager = try await (value() as SimulatedDevice).manager(
         delivery: value() as any Delivery, database: value() as LocalDatabase, configuration: value() as PurchaseManager.Configuration)
-    let _: Date = await (value() as SimulatedDevice).now
+    let _: KeyPath<SimulatedDevice, Date> = \.now
     let _: OnDeviceLedger = try await (value() as SimulatedDevice).onDeviceLedger(database: value() as LocalDatabase)
     await (value() as SimulatedDevice).reboot()
     await (value() as SimulatedDevice).reinstall()
-    let _: SimulatedStoreKit = await (value() as SimulatedDevice).store
-    let _: ManualDate = await (value() as SimulatedDevice).time
-    let _: TimeInterval = await (value() as SimulatedDevice).uptime
+    let _: KeyPath<SimulatedDevice, SimulatedStoreKit> = \.store
+    let _: KeyPath<SimulatedDevice, ManualDate> = \.time
+    let _: KeyPath<SimulatedDevice, TimeInterval> = \.uptime
 }
 
 @MainActor func checkSimulatedStoreKit() async throws {
@@ -59,16 +59,16 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     _ = SimulatedStoreKit.API.self
     let _: SimulatedStoreKit.API = .storeKit1(device: value() as DeviceIdentifier)
     let _: SimulatedStoreKit.API = .storeKit2
-    let _: SimulatedStoreKit.API = await (value() as SimulatedStoreKit).api
-    let _: SimulatedAppStore = await (value() as SimulatedStoreKit).appStore
+    let _: KeyPath<SimulatedStoreKit, SimulatedStoreKit.API> = \.api
+    let _: KeyPath<SimulatedStoreKit, SimulatedAppStore> = \.appStore
     let _: TransactionEvidence = try await (value() as SimulatedStoreKit).appTransaction()
     let _: [StoreTransaction] = try await (value() as SimulatedStoreKit).currentEntitlements()
-    let _: UUID? = await (value() as SimulatedStoreKit).deviceVerificationID
+    let _: KeyPath<SimulatedStoreKit, UUID?> = \.deviceVerificationID
     try await (value() as SimulatedStoreKit).finish(value() as StoreTransaction)
     let _: SimulatedStoreKit = await SimulatedStoreKit(
         value() as SimulatedAppStore, locale: value() as String, api: value() as SimulatedStoreKit.API, now: value() as (@Sendable () -> Date)?,
         deviceVerificationID: value() as UUID?)
-    let _: String = await (value() as SimulatedStoreKit).locale
+    let _: KeyPath<SimulatedStoreKit, String> = \.locale
     await (value() as SimulatedStoreKit).nextPurchase(value() as SimulatedAppStore.Outcome)
     let _: [ProductDetails] = try await (value() as SimulatedStoreKit).products(for: value() as [String])
     try await (value() as SimulatedStoreKit).promote(value() as String, winBackOfferID: value() as String?)

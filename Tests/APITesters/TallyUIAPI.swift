@@ -45,8 +45,8 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
 @MainActor func checkPaywallLinks() async throws {
     _ = PaywallLinks.self
     let _: PaywallLinks = await PaywallLinks(terms: value() as URL, privacy: value() as URL)
-    let _: URL = await (value() as PaywallLinks).privacy
-    let _: URL = await (value() as PaywallLinks).terms
+    let _: KeyPath<PaywallLinks, URL> = \.privacy
+    let _: KeyPath<PaywallLinks, URL> = \.terms
 }
 
 @MainActor func checkPaywallView() async throws {
@@ -58,15 +58,15 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
 @MainActor func checkPaywallViewController() async throws {
     _ = PaywallViewController.self
     let _: PaywallViewController = await PaywallViewController(model: value() as PaywallModel, links: value() as PaywallLinks)
-    let _: PaywallModel = await (value() as PaywallViewController).model
+    let _: KeyPath<PaywallViewController, PaywallModel> = \.model
 }
 
 @MainActor func checkStoreMessages() async throws {
     _ = StoreMessages.self
     let _: StoreMessages = await StoreMessages(deferred: value() as Bool)
-    let _: Bool = await (value() as StoreMessages).isDeferred
+    let _: KeyPath<StoreMessages, Bool> = \.isDeferred
     await (value() as StoreMessages).showWaiting()
-    let _: Int = await (value() as StoreMessages).waitingCount
+    let _: KeyPath<StoreMessages, Int> = \.waitingCount
 }
 
 @MainActor func checkSubscriptionProfileView() async throws {
@@ -78,7 +78,7 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
 @MainActor func checkSubscriptionProfileViewController() async throws {
     _ = SubscriptionProfileViewController.self
     let _: SubscriptionProfileViewController = await SubscriptionProfileViewController(model: value() as SubscriptionProfileModel)
-    let _: SubscriptionProfileModel = await (value() as SubscriptionProfileViewController).model
+    let _: KeyPath<SubscriptionProfileViewController, SubscriptionProfileModel> = \.model
 }
 
 @MainActor func checkView() async throws {
