@@ -2,7 +2,7 @@
 # Runs every test of both packages (the client at the root, the server in Server/) on a fresh
 # Linux machine: installs and starts what the tests need, checks the format (swift format lint),
 # then `swift test` in each package (and the Apple-only sources typechecked against stand-ins,
-# scripts/check_apple_sources.sh),
+# scripts/check_apple_sources.sh, and the public API pinned, scripts/check_api.sh),
 # then builds the release `tally` and runs a short smoke of it, then the crash check
 # `scripts/chaos.sh --quick`. Safe to run again. Arguments go to both `swift test` runs
 # (e.g. `--filter NAME`).
@@ -206,6 +206,8 @@ if [ "$only" != server ]; then
   # The Apple-only sources, typechecked against stand-ins of StoreKit, SwiftUI and UIKit, then
   # their availability on each platform's floor (decision 0023: about 140 s of CPU more).
   scripts/check_apple_sources.sh .build/debug || exit $?
+  # The public API of TallyKit, TallyUI and TallyKitTesting, pinned by Tests/APITesters.
+  scripts/check_api.sh .build/debug || exit $?
 fi
 if [ "$only" != client ]; then
   server_start=$SECONDS
