@@ -3,14 +3,14 @@
 // (scripts/check_apple_sources.sh), with Apple's availability (Tests/StandIns/AVAILABILITY.md).
 // Nothing here runs.
 
-// Apple: combine/publisher (page not re-read)
+// Apple: combine/publisher
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public protocol Publisher<Output, Failure> {
     associatedtype Output
     associatedtype Failure: Error
 }
 
-// Apple: combine/observableobjectpublisher (page not re-read)
+// Apple: combine/observableobjectpublisher
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public final class ObservableObjectPublisher: Publisher {
     public typealias Output = Void
@@ -19,14 +19,14 @@ public final class ObservableObjectPublisher: Publisher {
     public func send() {}
 }
 
-// Apple: combine/observableobject (page not re-read)
+// Apple: combine/observableobject
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public protocol ObservableObject: AnyObject {
     associatedtype ObjectWillChangePublisher: Publisher = ObservableObjectPublisher where ObjectWillChangePublisher.Failure == Never
     var objectWillChange: ObjectWillChangePublisher { get }
 }
 
-// Apple: combine/observableobject/objectwillchange-2oa5v (page not re-read)
+// Apple: combine/observableobject/objectwillchange-5gopl
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension ObservableObject where ObjectWillChangePublisher == ObservableObjectPublisher {
     public var objectWillChange: ObservableObjectPublisher { fatalError("stand-in") }
@@ -34,7 +34,7 @@ extension ObservableObject where ObjectWillChangePublisher == ObservableObjectPu
 
 /// Only on properties of classes, as Apple's: the enclosing instance is reached through the
 /// static subscript, and `wrappedValue` is unavailable.
-// Apple: combine/published (page not re-read)
+// Apple: combine/published
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @propertyWrapper
 public struct Published<Value> {

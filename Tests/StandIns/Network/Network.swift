@@ -3,7 +3,7 @@
 // Tests/StandIns/AVAILABILITY.md). Nothing here runs.
 import Dispatch
 
-// Apple: network/nwpath (page not re-read)
+// Apple: network/nwpath
 @available(iOS 12, macOS 10.14, tvOS 12, watchOS 5, visionOS 1, *)
 public struct NWPath: Sendable {
     public enum Status: Sendable, Hashable {
@@ -12,7 +12,7 @@ public struct NWPath: Sendable {
     public let status: NWPath.Status
 }
 
-// Apple: network/nwpathmonitor (page not re-read)
+// Apple: network/nwpathmonitor
 @available(iOS 12, macOS 10.14, tvOS 12, watchOS 5, visionOS 1, *)
 public final class NWPathMonitor: @unchecked Sendable {
     public init() {}

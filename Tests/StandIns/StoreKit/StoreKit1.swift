@@ -6,7 +6,7 @@
 // instead of compiling to a method StoreKit never calls.
 import Foundation
 
-// Apple: storekit/skpaymentqueue (page not re-read)
+// Apple: storekit/skpaymentqueue
 @available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKPaymentQueue: NSObject {
     open class func `default`() -> SKPaymentQueue { fatalError("stand-in") }
@@ -26,7 +26,7 @@ open class SKPaymentQueue: NSObject {
     open func presentCodeRedemptionSheet() {}
 }
 
-// Apple: storekit/skpaymenttransactionobserver (page not re-read)
+// Apple: storekit/skpaymenttransactionobserver
 @available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 public protocol SKPaymentTransactionObserver: NSObjectProtocol {
     func paymentQueue(_ queue: SKPaymentQueue, updatedTransactions transactions: [SKPaymentTransaction])
@@ -39,7 +39,7 @@ public protocol SKPaymentTransactionObserver: NSObjectProtocol {
     func paymentQueue(_ queue: SKPaymentQueue, shouldAddStorePayment payment: SKPayment, for product: SKProduct) -> Bool
 }
 
-// Apple: storekit/skpaymenttransactionstate (page not re-read)
+// Apple: storekit/skpaymenttransactionstate
 @available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 public enum SKPaymentTransactionState: Int, @unchecked Sendable {
     case purchasing = 0
@@ -49,7 +49,7 @@ public enum SKPaymentTransactionState: Int, @unchecked Sendable {
     case deferred = 4
 }
 
-// Apple: storekit/skpaymenttransaction (page not re-read)
+// Apple: storekit/skpaymenttransaction
 @available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKPaymentTransaction: NSObject {
     open var error: (any Error)? { fatalError("stand-in") }
@@ -60,7 +60,7 @@ open class SKPaymentTransaction: NSObject {
     open var transactionState: SKPaymentTransactionState { fatalError("stand-in") }
 }
 
-// Apple: storekit/skpayment (page not re-read)
+// Apple: storekit/skpayment
 @available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKPayment: NSObject {
     public init(product: SKProduct) {}
@@ -72,7 +72,7 @@ open class SKPayment: NSObject {
     open var paymentDiscount: SKPaymentDiscount? { fatalError("stand-in") }
 }
 
-// Apple: storekit/skmutablepayment (page not re-read)
+// Apple: storekit/skmutablepayment
 @available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKMutablePayment: SKPayment {
     open override var productIdentifier: String {
@@ -101,7 +101,7 @@ open class SKMutablePayment: SKPayment {
     }
 }
 
-// Apple: storekit/skpaymentdiscount (page not re-read)
+// Apple: storekit/skpaymentdiscount
 @available(iOS 12.2, macOS 10.14.4, tvOS 12.2, watchOS 6.2, visionOS 1, *)
 open class SKPaymentDiscount: NSObject {
     public init(identifier: String, keyIdentifier: String, nonce: UUID, signature: String, timestamp: NSNumber) {}
@@ -112,7 +112,7 @@ open class SKPaymentDiscount: NSObject {
     open var timestamp: NSNumber { fatalError("stand-in") }
 }
 
-// Apple: storekit/skproduct (page not re-read)
+// Apple: storekit/skproduct
 @available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKProduct: NSObject {
     public enum PeriodUnit: UInt, @unchecked Sendable {
@@ -132,7 +132,7 @@ open class SKProduct: NSObject {
     open var introductoryPrice: SKProductDiscount? { fatalError("stand-in") }
 }
 
-// Apple: storekit/skproductdiscount (page not re-read)
+// Apple: storekit/skproductdiscount
 @available(iOS 11.2, macOS 10.13.2, tvOS 11.2, watchOS 6.2, visionOS 1, *)
 open class SKProductDiscount: NSObject {
     public enum PaymentMode: UInt, @unchecked Sendable {
@@ -149,14 +149,14 @@ open class SKProductDiscount: NSObject {
     open var paymentMode: SKProductDiscount.PaymentMode { fatalError("stand-in") }
 }
 
-// Apple: storekit/skproductsubscriptionperiod (page not re-read)
+// Apple: storekit/skproductsubscriptionperiod
 @available(iOS 11.2, macOS 10.13.2, tvOS 11.2, watchOS 6.2, visionOS 1, *)
 open class SKProductSubscriptionPeriod: NSObject {
     open var numberOfUnits: Int { fatalError("stand-in") }
     open var unit: SKProduct.PeriodUnit { fatalError("stand-in") }
 }
 
-// Apple: storekit/skrequest (page not re-read)
+// Apple: storekit/skrequest
 @available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKRequest: NSObject {
     // `SKProductsRequest` narrows it to `SKProductsRequestDelegate` on Apple's platforms;
@@ -166,7 +166,7 @@ open class SKRequest: NSObject {
     open func start() {}
 }
 
-// Apple: storekit/skrequestdelegate (page not re-read)
+// Apple: storekit/skrequestdelegate
 @available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 public protocol SKRequestDelegate: NSObjectProtocol {
     // Optional on Apple's platforms.
@@ -175,32 +175,32 @@ public protocol SKRequestDelegate: NSObjectProtocol {
     func request(_ request: SKRequest, didFailWithError error: any Error)
 }
 
-// Apple: storekit/skproductsrequest (page not re-read)
+// Apple: storekit/skproductsrequest
 @available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKProductsRequest: SKRequest {
     public init(productIdentifiers: Set<String>) {}
 }
 
-// Apple: storekit/skproductsrequestdelegate (page not re-read)
+// Apple: storekit/skproductsrequestdelegate
 @available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 public protocol SKProductsRequestDelegate: SKRequestDelegate {
     func productsRequest(_ request: SKProductsRequest, didReceive response: SKProductsResponse)
 }
 
-// Apple: storekit/skproductsresponse (page not re-read)
+// Apple: storekit/skproductsresponse
 @available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKProductsResponse: NSObject {
     open var products: [SKProduct] { fatalError("stand-in") }
     open var invalidProductIdentifiers: [String] { fatalError("stand-in") }
 }
 
-// Apple: storekit/skreceiptrefreshrequest (page not re-read)
+// Apple: storekit/skreceiptrefreshrequest
 @available(iOS 7, macOS 10.9, tvOS 9, watchOS 6.2, visionOS 1, *)
 open class SKReceiptRefreshRequest: SKRequest {
     public init(receiptProperties properties: [String: Any]? = nil) {}
 }
 
-// Apple: storekit/skerror (page not re-read)
+// Apple: storekit/skerror (lists no tvOS; tvOS 9 from storekit/skerrordomain, the same header)
 @available(iOS 3, macOS 10.7, tvOS 9, watchOS 6.2, visionOS 1, *)
 public struct SKError: Error, Hashable, Sendable {
     public enum Code: Int, Sendable {

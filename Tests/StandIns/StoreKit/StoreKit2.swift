@@ -132,7 +132,7 @@ public struct Product: Identifiable, Hashable, Sendable {
     }
 }
 
-// Apple: storekit/transaction (page not re-read)
+// Apple: storekit/transaction
 @available(iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1, *)
 public struct Transaction: Identifiable, Hashable, Sendable {
     public typealias Transactions = AsyncStream<VerificationResult<Transaction>>
@@ -141,7 +141,7 @@ public struct Transaction: Identifiable, Hashable, Sendable {
         case userCancelled
         case success
     }
-    // Apple: storekit/transaction/beginrefundrequest(for:in:)-5jha3 (page not re-read)
+    // Apple: storekit/transaction/beginrefundrequest(for:in:)-65tph (page not re-read)
     @available(iOS 15, visionOS 1, *)
     @available(macOS, unavailable)
     @available(tvOS, unavailable)
@@ -167,7 +167,7 @@ public struct Transaction: Identifiable, Hashable, Sendable {
     public static var currentEntitlements: Transactions { fatalError("stand-in") }
 }
 
-// Apple: storekit/verificationresult (page not re-read)
+// Apple: storekit/verificationresult
 @available(iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1, *)
 public enum VerificationResult<SignedType: Sendable>: Sendable {
     public enum VerificationError: Error, Sendable {
@@ -204,7 +204,7 @@ public struct AppTransaction: Sendable {
 public enum AppStore {
     public static func sync() async throws {}
     public static var deviceVerificationID: UUID? { fatalError("stand-in") }
-    // Apple: storekit/appstore/showmanagesubscriptions(in:) (page not re-read)
+    // Apple: storekit/appstore/showmanagesubscriptions(in:)
     @available(iOS 15, visionOS 1, *)
     @available(macOS, unavailable)
     @available(tvOS, unavailable)
@@ -218,7 +218,7 @@ public enum AppStore {
     @MainActor public static func presentOfferCodeRedeemSheet(in scene: UIWindowScene) async throws {}
 }
 
-// Apple: storekit/storekiterror (page not re-read)
+// Apple: storekit/storekiterror
 @available(iOS 15, macOS 12, tvOS 15, watchOS 8, visionOS 1, *)
 public enum StoreKitError: Error, Sendable {
     case unknown
@@ -226,7 +226,7 @@ public enum StoreKitError: Error, Sendable {
     case networkError(URLError)
     case systemError(any Error)
     case notAvailableInStorefront
-    // Apple: storekit/storekiterror/notentitled (page not re-read)
+    // Apple: storekit/storekiterror/notentitled
     @available(iOS 15.4, macOS 12.3, tvOS 15.4, watchOS 8.5, visionOS 1, *)
     case notEntitled
     case unsupported

@@ -11,7 +11,7 @@ import UIKit
 
 // MARK: Views and their builder
 
-// Apple: swiftui/view (page not re-read)
+// Apple: swiftui/view
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @MainActor @preconcurrency
 public protocol View {
@@ -26,7 +26,7 @@ extension Never: View {
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/viewbuilder (page not re-read)
+// Apple: swiftui/viewbuilder
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @resultBuilder
 public struct ViewBuilder {
@@ -45,14 +45,14 @@ public struct ViewBuilder {
     }
 }
 
-// Apple: swiftui/emptyview (page not re-read)
+// Apple: swiftui/emptyview
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct EmptyView: View {
     public init() {}
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/tupleview (page not re-read)
+// Apple: swiftui/tupleview
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct TupleView<T>: View {
     public var body: Never { fatalError("stand-in") }
@@ -71,32 +71,32 @@ extension Optional: View where Wrapped: View {
 }
 
 /// What a modifier returns here; Apple's return `some View` or a `ModifiedContent`.
-// Apple: swiftui/modifiedcontent (page not re-read)
+// Apple: swiftui/modifiedcontent
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct ModifiedContent<Content, Modifier>: View {
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/viewmodifier (page not re-read)
+// Apple: swiftui/viewmodifier
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct _StandInModifier {}
 
 // MARK: Values
 
-// Apple: swiftui/horizontalalignment (page not re-read)
+// Apple: swiftui/horizontalalignment
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public enum HorizontalAlignment: Sendable { case leading, center, trailing }
-// Apple: swiftui/verticalalignment (page not re-read)
+// Apple: swiftui/verticalalignment
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public enum VerticalAlignment: Sendable { case top, center, bottom }
-// Apple: swiftui/alignment (page not re-read)
+// Apple: swiftui/alignment
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Alignment: Sendable {
     public static let center = Alignment()
     public static let leading = Alignment()
 }
 
-// Apple: swiftui/edge (page not re-read)
+// Apple: swiftui/edge
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public enum Edge: Sendable {
     public struct Set: OptionSet, Sendable {
@@ -108,7 +108,7 @@ public enum Edge: Sendable {
     }
 }
 
-// Apple: swiftui/axis (page not re-read)
+// Apple: swiftui/axis
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public enum Axis: Sendable {
     public struct Set: OptionSet, Sendable {
@@ -119,7 +119,7 @@ public enum Axis: Sendable {
     }
 }
 
-// Apple: swiftui/font (page not re-read)
+// Apple: swiftui/font
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Font: Hashable, Sendable {
     public static let largeTitle = Font()
@@ -131,11 +131,11 @@ public struct Font: Hashable, Sendable {
     public static let caption = Font()
 }
 
-// Apple: swiftui/shapestyle (page not re-read)
+// Apple: swiftui/shapestyle
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public protocol ShapeStyle {}
 
-// Apple: swiftui/color (page not re-read)
+// Apple: swiftui/color
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Color: View, ShapeStyle, Hashable, Sendable {
     public static let accentColor = Color()
@@ -145,7 +145,7 @@ public struct Color: View, ShapeStyle, Hashable, Sendable {
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/localizedstringkey (page not re-read)
+// Apple: swiftui/localizedstringkey
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct LocalizedStringKey: ExpressibleByStringInterpolation, Sendable {
     public init(_ value: String) {}
@@ -154,7 +154,7 @@ public struct LocalizedStringKey: ExpressibleByStringInterpolation, Sendable {
 
 // MARK: Views
 
-// Apple: swiftui/text (page not re-read)
+// Apple: swiftui/text
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Text: View, Sendable {
     public init<S: StringProtocol>(_ content: S) {}
@@ -163,41 +163,41 @@ public struct Text: View, Sendable {
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/vstack (page not re-read)
+// Apple: swiftui/vstack
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct VStack<Content: View>: View {
     public init(alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) {}
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/hstack (page not re-read)
+// Apple: swiftui/hstack
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct HStack<Content: View>: View {
     public init(alignment: VerticalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) {}
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/scrollview (page not re-read)
+// Apple: swiftui/scrollview
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct ScrollView<Content: View>: View {
     public init(_ axes: Axis.Set = .vertical, showsIndicators: Bool = true, @ViewBuilder content: () -> Content) {}
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/list (page not re-read)
+// Apple: swiftui/list
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct List<SelectionValue: Hashable, Content: View>: View {
     public init(@ViewBuilder content: () -> Content) where SelectionValue == Never {}
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/section (page not re-read)
+// Apple: swiftui/section
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Section<Parent, Content, Footer>: View {
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/section (page not re-read)
+// Apple: swiftui/section
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension Section where Parent: View, Content: View, Footer == EmptyView {
     public init(header: Parent, @ViewBuilder content: () -> Content) {}
@@ -210,75 +210,75 @@ public struct NavigationView<Content: View>: View {
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/foreach (page not re-read)
+// Apple: swiftui/foreach
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct ForEach<Data: RandomAccessCollection, ID: Hashable, Content>: View {
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/foreach (page not re-read)
+// Apple: swiftui/foreach
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension ForEach where Content: View {
     public init(_ data: Data, @ViewBuilder content: @escaping (Data.Element) -> Content) where ID == Data.Element.ID, Data.Element: Identifiable {}
     public init(_ data: Data, id: KeyPath<Data.Element, ID>, @ViewBuilder content: @escaping (Data.Element) -> Content) {}
 }
 
-// Apple: swiftui/button (page not re-read)
+// Apple: swiftui/button
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Button<Label: View>: View {
     public init(action: @escaping @MainActor () -> Void, @ViewBuilder label: () -> Label) {}
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/button (page not re-read)
+// Apple: swiftui/button
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension Button where Label == Text {
     public init<S: StringProtocol>(_ title: S, action: @escaping @MainActor () -> Void) {}
 }
 
-// Apple: swiftui/link (page not re-read)
+// Apple: swiftui/link
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct Link<Label: View>: View {
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/link (page not re-read)
+// Apple: swiftui/link
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 extension Link where Label == Text {
     public init<S: StringProtocol>(_ title: S, destination: URL) {}
 }
 
-// Apple: swiftui/progressview (page not re-read)
+// Apple: swiftui/progressview
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct ProgressView<Label: View, CurrentValueLabel: View>: View {
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/progressview (page not re-read)
+// Apple: swiftui/progressview
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 extension ProgressView where Label == EmptyView, CurrentValueLabel == EmptyView {
     public init() {}
 }
 
-// Apple: swiftui/spacer (page not re-read)
+// Apple: swiftui/spacer
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Spacer: View {
     public init(minLength: CGFloat? = nil) {}
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/shape (page not re-read)
+// Apple: swiftui/shape
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public protocol Shape: View {}
 
-// Apple: swiftui/capsule (page not re-read)
+// Apple: swiftui/capsule
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Capsule: Shape {
     public init() {}
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/shape/fill(_:style:) (page not re-read)
+// Apple: swiftui/shape/fill(_:style:) (page not re-read) -- the page found, -3y2ud, is the iOS 17 overload returning _ShapeView; this iOS 13 form has no page
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension Shape {
     public func fill<S: ShapeStyle>(_ content: S) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
@@ -286,7 +286,7 @@ extension Shape {
 
 // MARK: Alerts
 
-// Apple: swiftui/alert (page not re-read)
+// Apple: swiftui/alert
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct Alert {
     public struct Button {
@@ -300,7 +300,7 @@ public struct Alert {
 
 // MARK: Modifiers
 
-// Apple: swiftui/view (page not re-read)
+// Apple: swiftui/view
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension View {
     public func font(_ font: Font?) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
@@ -323,7 +323,7 @@ extension View {
     )
         -> ModifiedContent<Self, _StandInModifier>
     { fatalError("stand-in") }
-    // Apple: swiftui/view/navigationtitle(_:)-43srq (page not re-read)
+    // Apple: swiftui/view/navigationtitle(_:)-43srq
     @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
     public func navigationTitle<S: StringProtocol>(_ title: S) -> ModifiedContent<Self, _StandInModifier> { fatalError("stand-in") }
     // Apple: swiftui/view/task(name:priority:file:line:_:) (its iOS 15 form, task(priority:_:))
@@ -338,7 +338,7 @@ extension View {
 
 // MARK: State and the environment
 
-// Apple: swiftui/binding (page not re-read)
+// Apple: swiftui/binding
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @propertyWrapper @dynamicMemberLookup
 public struct Binding<Value> {
@@ -352,11 +352,11 @@ public struct Binding<Value> {
 }
 
 /// Sendable when its value is, as Apple's.
-// Apple: swiftui/binding (page not re-read)
+// Apple: swiftui/binding
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension Binding: Sendable where Value: Sendable {}
 
-// Apple: swiftui/state (page not re-read)
+// Apple: swiftui/state
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @propertyWrapper
 public struct State<Value> {
@@ -368,7 +368,7 @@ public struct State<Value> {
     public var projectedValue: Binding<Value> { fatalError("stand-in") }
 }
 
-// Apple: swiftui/observedobject (page not re-read)
+// Apple: swiftui/observedobject
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @MainActor @preconcurrency @propertyWrapper
 public struct ObservedObject<ObjectType: ObservableObject> {
@@ -379,7 +379,7 @@ public struct ObservedObject<ObjectType: ObservableObject> {
     }
 }
 
-// Apple: swiftui/stateobject (page not re-read)
+// Apple: swiftui/stateobject
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 @MainActor @preconcurrency @propertyWrapper
 public struct StateObject<ObjectType: ObservableObject> {
@@ -387,7 +387,7 @@ public struct StateObject<ObjectType: ObservableObject> {
     public var wrappedValue: ObjectType { fatalError("stand-in") }
 }
 
-// Apple: swiftui/environmentobject (page not re-read)
+// Apple: swiftui/environmentobject
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @MainActor @preconcurrency @propertyWrapper
 public struct EnvironmentObject<ObjectType: ObservableObject> {
@@ -395,21 +395,21 @@ public struct EnvironmentObject<ObjectType: ObservableObject> {
     public var wrappedValue: ObjectType { fatalError("stand-in") }
 }
 
-// Apple: swiftui/openurlaction (page not re-read)
+// Apple: swiftui/openurlaction
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct OpenURLAction {
     public func callAsFunction(_ url: URL) {}
 }
 
-// Apple: swiftui/environmentvalues (page not re-read)
+// Apple: swiftui/environmentvalues
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct EnvironmentValues {
-    // Apple: swiftui/environmentvalues/openurl (page not re-read)
+    // Apple: swiftui/environmentvalues/openurl
     @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
     public var openURL: OpenURLAction { fatalError("stand-in") }
 }
 
-// Apple: swiftui/environment (page not re-read)
+// Apple: swiftui/environment
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @propertyWrapper
 public struct Environment<Value> {
@@ -417,7 +417,7 @@ public struct Environment<Value> {
     public var wrappedValue: Value { fatalError("stand-in") }
 }
 
-// Apple: swiftui/bindable (page not re-read)
+// Apple: swiftui/bindable
 @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
 @propertyWrapper @dynamicMemberLookup
 public struct Bindable<Value> {
@@ -432,13 +432,13 @@ public struct Bindable<Value> {
     }
 }
 
-// Apple: swiftui/textfield (page not re-read)
+// Apple: swiftui/textfield
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 public struct TextField<Label: View>: View {
     public var body: Never { fatalError("stand-in") }
 }
 
-// Apple: swiftui/textfield (page not re-read)
+// Apple: swiftui/textfield
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 extension TextField where Label == Text {
     public init<S: StringProtocol>(_ title: S, text: Binding<String>) {}
@@ -446,7 +446,7 @@ extension TextField where Label == Text {
 
 // MARK: Apps
 
-// Apple: swiftui/app (page not re-read)
+// Apple: swiftui/app
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 @MainActor @preconcurrency
 public protocol App {
@@ -455,31 +455,31 @@ public protocol App {
     init()
 }
 
-// Apple: swiftui/app/main() (page not re-read)
+// Apple: swiftui/app/main()
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 extension App {
     @MainActor public static func main() {}
 }
 
-// Apple: swiftui/scene (page not re-read)
+// Apple: swiftui/scene
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 @MainActor @preconcurrency
 public protocol Scene {}
 
-// Apple: swiftui/scenebuilder (page not re-read)
+// Apple: swiftui/scenebuilder
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 @resultBuilder
 public struct SceneBuilder {
     public static func buildBlock<Content: Scene>(_ content: Content) -> Content { content }
 }
 
-// Apple: swiftui/windowgroup (page not re-read)
+// Apple: swiftui/windowgroup
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct WindowGroup<Content: View>: Scene {
     public init(@ViewBuilder content: () -> Content) {}
 }
 
-// Apple: swiftui/previewprovider (page not re-read)
+// Apple: swiftui/previewprovider
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1, *)
 @MainActor @preconcurrency
 public protocol PreviewProvider {
@@ -489,7 +489,7 @@ public protocol PreviewProvider {
 
 // MARK: UIKit
 
-// Apple: swiftui/uihostingcontroller (page not re-read)
+// Apple: swiftui/uihostingcontroller
 @available(iOS 13, tvOS 13, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)

@@ -5,7 +5,7 @@
 // Catalyst is not checked) or, as here, on watchOS.
 @_exported import Foundation  // as UIKit does
 
-// Apple: uikit/uiscene (page not re-read)
+// Apple: uikit/uiscene
 @available(iOS 13, tvOS 13, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -22,28 +22,28 @@ open class UIScene: NSObject {
     public nonisolated static let didActivateNotification = NSNotification.Name("UISceneDidActivateNotification")
 }
 
-// Apple: uikit/uiwindowscene (page not re-read)
+// Apple: uikit/uiwindowscene
 @available(iOS 13, tvOS 13, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
 @MainActor
 open class UIWindowScene: UIScene {}
 
-// Apple: uikit/uiapplication (page not re-read)
+// Apple: uikit/uiapplication
 @available(iOS 2, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
 @MainActor
 open class UIApplication: NSObject {
     open class var shared: UIApplication { fatalError("stand-in") }
-    // Apple: uikit/uiapplication/connectedscenes (page not re-read)
+    // Apple: uikit/uiapplication/connectedscenes
     @available(iOS 13, tvOS 13, visionOS 1, *)
     @available(macOS, unavailable)
     @available(watchOS, unavailable)
     open var connectedScenes: Set<UIScene> { fatalError("stand-in") }
 }
 
-// Apple: uikit/uiapplication/open(_:options:completionhandler:) (page not re-read)
+// Apple: uikit/uiapplication/open(_:options:completionhandler:)
 @available(iOS 10, tvOS 10, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -58,14 +58,14 @@ extension UIApplication {
     ) {}
 }
 
-// Apple: uikit/uiresponder (page not re-read)
+// Apple: uikit/uiresponder
 @available(iOS 2, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
 @MainActor
 open class UIResponder: NSObject {}
 
-// Apple: uikit/uiviewcontroller (page not re-read)
+// Apple: uikit/uiviewcontroller
 @available(iOS 2, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -84,7 +84,7 @@ open class UIViewController: UIResponder {
     open var navigationController: UINavigationController? { fatalError("stand-in") }
 }
 
-// Apple: uikit/uinavigationcontroller (page not re-read)
+// Apple: uikit/uinavigationcontroller
 @available(iOS 2, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -95,7 +95,7 @@ open class UINavigationController: UIViewController {
     open func pushViewController(_ viewController: UIViewController, animated: Bool) {}
 }
 
-// Apple: uikit/uialertcontroller (page not re-read)
+// Apple: uikit/uialertcontroller
 @available(iOS 8, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -111,7 +111,7 @@ open class UIAlertController: UIViewController {
     open func addAction(_ action: UIAlertAction) {}
 }
 
-// Apple: uikit/uialertaction (page not re-read)
+// Apple: uikit/uialertaction
 @available(iOS 8, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -125,7 +125,7 @@ open class UIAlertAction: NSObject {
     public convenience init(title: String?, style: UIAlertAction.Style, handler: ((UIAlertAction) -> Void)? = nil) { self.init() }
 }
 
-// Apple: uikit/uiview (page not re-read)
+// Apple: uikit/uiview
 @available(iOS 2, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -155,7 +155,7 @@ open class UIView: UIResponder {
     open func removeFromSuperview() {}
 }
 
-// Apple: uikit/uistackview (page not re-read)
+// Apple: uikit/uistackview
 @available(iOS 9, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -173,7 +173,7 @@ open class UIStackView: UIView {
     open func addArrangedSubview(_ view: UIView) {}
 }
 
-// Apple: uikit/nslayoutconstraint (page not re-read)
+// Apple: uikit/nslayoutconstraint
 @available(iOS 6, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -185,7 +185,7 @@ open class NSLayoutConstraint: NSObject {
     }
 }
 
-// Apple: uikit/uicontrol (page not re-read)
+// Apple: uikit/uicontrol
 @available(iOS 2, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -201,14 +201,14 @@ open class UIControl: UIView {
         public init(rawValue: UInt) { self.rawValue = rawValue }
         public static let touchUpInside = Event(rawValue: 1 << 6)
     }
-    // Apple: uikit/uicontrol/addaction(_:for:) (page not re-read)
+    // Apple: uikit/uicontrol/addaction(_:for:)
     @available(iOS 14, tvOS 14, visionOS 1, *)
     @available(macOS, unavailable)
     @available(watchOS, unavailable)
     open func addAction(_ action: UIAction, for controlEvents: UIControl.Event) {}
 }
 
-// Apple: uikit/uibutton (page not re-read)
+// Apple: uikit/uibutton
 @available(iOS 2, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -222,21 +222,21 @@ open class UIButton: UIControl {
     open func setTitle(_ title: String?, for state: UIControl.State) {}
 }
 
-// Apple: uikit/uiactionhandler (page not re-read)
-@available(iOS 13, tvOS 14, visionOS 1, *)
+// Apple: uikit/uiactionhandler (the page gives no version, as the typedef has none; these follow uikit/uiaction, the type it names)
+@available(iOS 13, tvOS 13, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
 public typealias UIActionHandler = @MainActor (UIAction) -> Void
 
-// Apple: uikit/uimenuelement (page not re-read)
-@available(iOS 13, tvOS 14, visionOS 1, *)
+// Apple: uikit/uimenuelement
+@available(iOS 13, tvOS 13, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
 @MainActor
 open class UIMenuElement: NSObject {}
 
-// Apple: uikit/uiaction (page not re-read)
-@available(iOS 13, tvOS 14, visionOS 1, *)
+// Apple: uikit/uiaction
+@available(iOS 13, tvOS 13, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
 @MainActor
@@ -244,7 +244,7 @@ open class UIAction: UIMenuElement {
     public convenience init(title: String = "", handler: @escaping UIActionHandler) { self.init() }
 }
 
-// Apple: uikit/uidevice (page not re-read)
+// Apple: uikit/uidevice
 @available(iOS 2, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -265,7 +265,7 @@ open class UIScreen: NSObject {
     open var bounds: CGRect { fatalError("stand-in") }
 }
 
-// Apple: uikit/uiwindow (page not re-read)
+// Apple: uikit/uiwindow
 @available(iOS 2, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -278,7 +278,7 @@ open class UIWindow: UIView {
     open func makeKeyAndVisible() {}
 }
 
-// Apple: uikit/uiapplication/launchoptionskey (page not re-read)
+// Apple: uikit/uiapplication/launchoptionskey
 @available(iOS 2, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -289,7 +289,7 @@ extension UIApplication {
     }
 }
 
-// Apple: uikit/uiapplicationdelegate (page not re-read)
+// Apple: uikit/uiapplicationdelegate
 @available(iOS 2, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -298,7 +298,7 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
     func application(_ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool
 }
 
-// Apple: uikit/uiapplicationdelegate (page not re-read)
+// Apple: uikit/uiapplicationdelegate
 @available(iOS 2, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)
@@ -307,7 +307,7 @@ extension UIApplicationDelegate {
     @MainActor public static func main() {}
 }
 
-// Apple: uikit/uiapplicationmain(_:_:_:_:) (page not re-read)
+// Apple: uikit/uiapplicationmain(_:_:_:_:)-1yub7
 @available(iOS 2, tvOS 9, visionOS 1, *)
 @available(macOS, unavailable)
 @available(watchOS, unavailable)

@@ -5,7 +5,7 @@
 // tvOS 14, watchOS 7 and every visionOS.
 
 /// The level of a log message.
-// Apple: os/oslogtype (page not re-read)
+// Apple: os/oslogtype (the page gives no version, as the C type has none; these are os_log's, below every floor)
 @available(iOS 10, macOS 10.12, tvOS 10, watchOS 3, visionOS 1, *)
 public struct OSLogType: Equatable, Sendable {
     public let rawValue: UInt8
@@ -18,7 +18,7 @@ public struct OSLogType: Equatable, Sendable {
 }
 
 /// Whether an interpolated value is redacted.
-// Apple: os/oslogprivacy (page not re-read; the figures of os/os_log(_:))
+// Apple: os/oslogprivacy
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct OSLogPrivacy: Sendable {
     public static let `public` = OSLogPrivacy()
@@ -27,7 +27,7 @@ public struct OSLogPrivacy: Sendable {
 }
 
 /// The interpolations a log message may hold.
-// Apple: os/osloginterpolation (page not re-read; the figures of os/os_log(_:))
+// Apple: os/osloginterpolation
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct OSLogInterpolation: StringInterpolationProtocol {
     public init(literalCapacity: Int, interpolationCount: Int) {}
@@ -36,7 +36,7 @@ public struct OSLogInterpolation: StringInterpolationProtocol {
 }
 
 /// A log message with its interpolations.
-// Apple: os/oslogmessage (page not re-read; the figures of os/os_log(_:))
+// Apple: os/oslogmessage
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct OSLogMessage: ExpressibleByStringInterpolation {
     public init(stringLiteral value: String) {}
@@ -44,7 +44,7 @@ public struct OSLogMessage: ExpressibleByStringInterpolation {
 }
 
 /// A logger of a subsystem and category (iOS 14, macOS 11, tvOS 14, watchOS 7).
-// Apple: os/logger (page not re-read; the figures of os/os_log(_:))
+// Apple: os/logger
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, visionOS 1, *)
 public struct Logger: @unchecked Sendable {
     public init(subsystem: String, category: String) {}
