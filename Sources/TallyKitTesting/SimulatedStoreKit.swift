@@ -229,18 +229,23 @@ public actor SimulatedStoreKit: Store {
         do {
             var result: [StoreTransaction] = []
             for signed in try await appStore.unfinishedTransactions() {
-                do {
-                    result.append(try await transaction(signed, on: .unfinishedTransactions))
-                } catch let error as TallyError where error.code == .verificationFailed {
-                    // As StoreKit1Store: one the receipt does not list yet stays in the queue.
-                    continue
-                }
+                if let mapped = try await unfinished(signed) { result.append(mapped) }
             }
             return result
         } catch let error as TallyError {
             throw error
         } catch {
             throw Self.error(error)
+        }
+    }
+
+    /// An unfinished transaction as the app sees it; `nil`, as with `StoreKit1Store`, for one
+    /// the receipt does not list yet: it stays in the queue.
+    private func unfinished(_ signed: SimulatedAppStore.SignedTransaction) async throws(TallyError) -> StoreTransaction? {
+        do {
+            return try await transaction(signed, on: .unfinishedTransactions)
+        } catch  where error.code == .verificationFailed {
+            return nil
         }
     }
 

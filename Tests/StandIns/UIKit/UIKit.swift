@@ -35,8 +35,8 @@ open class UIWindowScene: UIScene {}
 @available(watchOS, unavailable)
 @MainActor
 open class UIApplication: NSObject {
-    // Apple: uikit/uiapplication/shared (page not re-read)
     // Not in app extensions (the Linux check does not model extension builds).
+    // Apple: uikit/uiapplication/shared (page not re-read)
     @available(iOS 2, tvOS 9, visionOS 1, *)
     @available(macOS, unavailable)
     @available(watchOS, unavailable)
