@@ -283,7 +283,7 @@ availability_mistakes=(
   "iOS|TallyUI|StoreMessages.swift|@available(iOS 16, visionOS 1, *)|@available(iOS 15, visionOS 1, *)"
   "iOS|TallyKit|StoreKit2/StoreKit2Store.swift|if #available(iOS 16, macOS 13, tvOS 16, watchOS 9, visionOS 1, *) {|if #available(iOS 15, macOS 13, tvOS 16, watchOS 9, visionOS 1, *) {"
   "visionOS|TallyKit|StoreKit2/StoreKit2Store.swift|guard #available(iOS 18, macOS 15, tvOS 18, watchOS 11, visionOS 2, *),|guard #available(iOS 18, macOS 15, tvOS 18, watchOS 11, visionOS 1, *),"
-  "iOS|TallyUI|AppStoreSheets.swift|if #available(iOS 16, visionOS 1, *), let scene = sceneInFront() {|SKPaymentQueue.default().presentCodeRedemptionSheet(); if #available(iOS 16, visionOS 1, *), let scene = sceneInFront() {"
+  "iOS|TallyUI|AppStoreSheets.swift|if #available(iOS 14, *) {|if #available(iOS 13, *) {"
   "iOS|TallyUI|CreditsBalanceView.swift|.onAppear { Task { await model.update() } }|.task { await model.update() }"
   "iOS|TallyKit|StoreKit2/StoreKit2Store.swift|if #available(iOS 17, tvOS 17, visionOS 1, *),|if #available(iOS 16, tvOS 17, visionOS 1, *),"
 )

@@ -15,13 +15,17 @@ public import TallyVerify
 ///
 /// With ``API/storeKit1(device:)`` it behaves as StoreKit 1 on that device: purchases carry
 /// the device's app receipt instead of a JWS (a transaction the receipt does not list yet gets
-/// the receipt refreshed, as `SKReceiptRefreshRequest`), what the customer owns and has
+/// the receipt refreshed, as `SKReceiptRefreshRequest`, but only after a purchase or a restore,
+/// as `StoreKit1Store` does: ``receiptRefreshes`` counts them), what the customer owns and has
 /// bought is read from the receipt, refunds are not announced (StoreKit 1 has no such
 /// callback; a refreshed receipt shows them), and a restore refreshes the receipt.
 @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 public actor SimulatedStoreKit: Store {
     /// The simulated App Store behind it.
     public nonisolated let appStore: SimulatedAppStore
+    /// Under StoreKit 1, how many times the app receipt was refreshed (`SKReceiptRefreshRequest`):
+    /// each may ask the customer to sign in with their Apple ID.
+    public private(set) var receiptRefreshes = 0
     /// The locale of names, descriptions and prices.
     public nonisolated let locale: String
     private var outcomes: [SimulatedAppStore.Outcome] = []
@@ -101,7 +105,7 @@ public actor SimulatedStoreKit: Store {
             throw Self.error(error)
         }
         switch result {
-        case .success(let signed): return .success(try await transaction(signed))
+        case .success(let signed): return .success(try await transaction(signed, on: .purchase))
         case .userCancelled: return .userCancelled
         case .pending: return .pending
         }
@@ -123,8 +127,12 @@ public actor SimulatedStoreKit: Store {
         }
     }
 
-    /// The transaction as the app sees it: its JWS, or the device's app receipt that lists it.
-    private func transaction(_ signed: SimulatedAppStore.SignedTransaction) async throws(TallyError) -> StoreTransaction {
+    /// The transaction as the app sees it: its JWS, or the device's app receipt that lists it,
+    /// refreshed when it does not and the occasion allows (``TallyKit/ReceiptRefresh``); `nil`:
+    /// a StoreKit 2 path, where no receipt is read.
+    private func transaction(
+        _ signed: SimulatedAppStore.SignedTransaction, on occasion: ReceiptRefresh.Occasion?
+    ) async throws(TallyError) -> StoreTransaction {
         guard case .storeKit1(let device) = api else {
             guard let deviceVerificationID else { return try StoreTransaction(jws: signed.jws) }
             do {
@@ -138,6 +146,11 @@ public actor SimulatedStoreKit: Store {
             if receipt.transactionIDs.contains(signed.transactionID) {
                 return try StoreTransaction(receipt: receipt.base64, transactionID: signed.transactionID)
             }
+            guard let occasion, ReceiptRefresh.isAllowed(occasion) else {
+                throw TallyError(
+                    .verificationFailed, "the app receipt does not list \(signed.transactionID) yet; it is not refreshed without a purchase or a restore")
+            }
+            receiptRefreshes += 1
             return try StoreTransaction(receipt: try await appStore.refreshAppReceipt(for: device).base64, transactionID: signed.transactionID)
         } catch let error as TallyError {
             throw error
@@ -169,7 +182,7 @@ public actor SimulatedStoreKit: Store {
             for await signed in source {
                 // StoreKit 1's payment queue announces purchases and renewals, never refunds.
                 if case .storeKit1 = self.api, signed.payload.revocationDate != nil { continue }
-                if let transaction = try? await self.transaction(signed) { continuation.yield(transaction) }
+                if let transaction = try? await self.transaction(signed, on: .transactionUpdate) { continuation.yield(transaction) }
             }
             continuation.finish()
         }
@@ -207,7 +220,7 @@ public actor SimulatedStoreKit: Store {
         } catch {
             throw Self.error(error)
         }
-        let transaction = try await transaction(signed)
+        let transaction = try await transaction(signed, on: .transactionUpdate)
         for continuation in subscribers.values { continuation.yield(transaction) }
     }
 
@@ -215,7 +228,9 @@ public actor SimulatedStoreKit: Store {
         try checkReachable()
         do {
             var result: [StoreTransaction] = []
-            for signed in try await appStore.unfinishedTransactions() { result.append(try await transaction(signed)) }
+            for signed in try await appStore.unfinishedTransactions() {
+                if let mapped = try await unfinished(signed) { result.append(mapped) }
+            }
             return result
         } catch let error as TallyError {
             throw error
@@ -224,12 +239,22 @@ public actor SimulatedStoreKit: Store {
         }
     }
 
+    /// An unfinished transaction as the app sees it; `nil`, as with `StoreKit1Store`, for one
+    /// the receipt does not list yet: it stays in the queue.
+    private func unfinished(_ signed: SimulatedAppStore.SignedTransaction) async throws(TallyError) -> StoreTransaction? {
+        do {
+            return try await transaction(signed, on: .unfinishedTransactions)
+        } catch  where error.code == .verificationFailed {
+            return nil
+        }
+    }
+
     public func currentEntitlements() async throws(TallyError) -> [StoreTransaction] {
         try checkReachable()
         do {
             if case .storeKit1(let device) = api { return try StoreTransaction.entitlements(inReceipt: try await receipt(device), at: await deviceNow()) }
             var result: [StoreTransaction] = []
-            for signed in try await appStore.currentEntitlements() { result.append(try await transaction(signed)) }
+            for signed in try await appStore.currentEntitlements() { result.append(try await transaction(signed, on: nil)) }
             return result
         } catch let error as TallyError {
             throw error
@@ -245,7 +270,7 @@ public actor SimulatedStoreKit: Store {
         do {
             if case .storeKit1(let device) = api { return try StoreTransaction.all(inReceipt: try await receipt(device)) }
             var result: [StoreTransaction] = []
-            for signed in try await appStore.history() { result.append(try await transaction(signed)) }
+            for signed in try await appStore.history() { result.append(try await transaction(signed, on: nil)) }
             return result
         } catch let error as TallyError {
             throw error
@@ -290,6 +315,7 @@ public actor SimulatedStoreKit: Store {
     public func sync() async throws(TallyError) {
         try checkReachable()
         guard case .storeKit1(let device) = api else { return }
+        receiptRefreshes += 1
         do {
             try await appStore.refreshAppReceipt(for: device)
         } catch {

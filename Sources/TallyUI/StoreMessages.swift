@@ -15,7 +15,11 @@ import UIKit
 /// messages.isDeferred = true           // the onboarding paywall is on screen
 /// messages.isDeferred = false          // it is gone: what came meanwhile is shown now
 /// ```
+///
+/// It finds the scene in front through `UIApplication.shared`, so it is unavailable in app extensions.
 @available(iOS 16, visionOS 1, *)
+@available(iOSApplicationExtension, unavailable)
+@available(visionOSApplicationExtension, unavailable)
 @MainActor
 public final class StoreMessages {
     /// Whether messages wait; setting it to `false` shows the ones that waited.

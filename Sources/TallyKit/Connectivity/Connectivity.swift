@@ -20,3 +20,37 @@ public final class ManualConnectivity: Connectivity, @unchecked Sendable {
 
     public func isOnline() async -> Bool { lock.withLock { online } }
 }
+
+/// Which connectivity a ``PurchaseManager`` uses when the app gives none.
+package enum DefaultConnectivity {
+    /// The platform families that decide it.
+    package enum Platform: Sendable {
+        /// Apple Watch: apps may not use low-level networking there.
+        case watchOS
+        /// Every other platform.
+        case other
+
+        /// The platform this build runs on.
+        package static var current: Platform {
+            #if os(watchOS)
+            .watchOS
+            #else
+            .other
+            #endif
+        }
+    }
+
+    /// On watchOS none at all: an `NWPathMonitor` stays unsatisfied there for every app outside
+    /// audio streaming, VoIP and device discovery (TN3135), so a path check would refuse every
+    /// purchase and restore as offline; StoreKit reports a real network failure itself
+    /// (`network_error`). Elsewhere the system's path monitor, made by `pathMonitor`.
+    /// - Parameters:
+    ///   - platform: where the app runs.
+    ///   - pathMonitor: makes the path monitor's connectivity.
+    package static func make(on platform: Platform, pathMonitor: () -> any Connectivity) -> any Connectivity {
+        switch platform {
+        case .watchOS: ManualConnectivity(online: true)
+        case .other: pathMonitor()
+        }
+    }
+}

@@ -1,8 +1,11 @@
-#if canImport(Network)
+// Not on watchOS: there an NWPathMonitor stays unsatisfied for every app outside audio
+// streaming, VoIP and device discovery (TN3135), so it would report every watch offline.
+#if canImport(Network) && !os(watchOS)
 import Foundation
 import Network
 
-/// Connectivity from the system's network path monitor.
+/// Connectivity from the system's network path monitor (not on watchOS, where apps cannot use it:
+/// TN3135).
 public final class NetworkPathConnectivity: Connectivity, @unchecked Sendable {
     private let monitor = NWPathMonitor()
     private let lock = NSLock()

@@ -32,6 +32,8 @@ extension PurchaseManager {
     ///   - quantity: units of a consumable, 1 to 10.
     ///   - promotionalOffer: a signed promotional offer of a subscription.
     ///   - winBackOfferID: a win-back offer of a subscription (StoreKit 2, iOS 18 and later).
+    ///   - scene: the scene to show the payment sheet in (iOS and tvOS 17, visionOS): give it when
+    ///     the app has several windows; without it StoreKit chooses (``PurchaseScene``).
     /// - Returns: `.purchased` with what was credited, `.cancelled`, `.pending` (waiting for
     ///   approval), or `.deliveryPending` when it was paid but its credit could not be delivered
     ///   yet (it is retried in the background and at every start).
@@ -42,7 +44,8 @@ extension PurchaseManager {
     ///   `transaction_belongs_to_another_user`).
     @discardableResult
     public func purchase(
-        _ productID: String, quantity: Int = 1, promotionalOffer: PromotionalOffer? = nil, winBackOfferID: String? = nil
+        _ productID: String, quantity: Int = 1, promotionalOffer: PromotionalOffer? = nil, winBackOfferID: String? = nil,
+        confirmIn scene: PurchaseScene? = nil
     ) async throws(TallyError) -> PurchaseOutcome {
         guard started else { throw TallyError(.notStarted, "call start() before purchase()") }
         guard (1...10).contains(quantity) else { throw TallyError(.invalidRequest, "quantity must be 1 to 10, not \(quantity)") }
@@ -76,7 +79,7 @@ extension PurchaseManager {
                 productID,
                 options: StorePurchaseOptions(
                     appAccountToken: ticket.appAccountToken, quantity: quantity, promotionalOffer: promotionalOffer,
-                    winBackOfferID: winBackOfferID))
+                    winBackOfferID: winBackOfferID, scene: scene))
         } catch {
             await close(intentID, ticket: ticket, reason: error.code.rawValue)
             await record(.failed, productID: productID, error: error)

@@ -54,7 +54,7 @@ public actor PurchaseManager {
         /// The entitlement that completes onboarding when a confirmed payment unlocks it.
         public var onboardingEntitlement: String?
         /// Whether a purchase the customer started on the App Store (a promoted product, a
-        /// win-back offer) is completed at once through ``PurchaseManager/purchase(_:quantity:promotionalOffer:winBackOfferID:)``;
+        /// win-back offer) is completed at once through ``PurchaseManager/purchase(_:quantity:promotionalOffer:winBackOfferID:confirmIn:)``;
         /// `true` by default. When `false` the app takes them from
         /// ``PurchaseManager/purchaseIntents()`` and buys when it is ready (after onboarding, say).
         public var completesPurchaseIntents: Bool
@@ -195,7 +195,10 @@ public actor PurchaseManager {
     ///   - delivery: where they are credited.
     ///   - database: the device's database (journal, cache, onboarding).
     ///   - configuration: products and behaviour.
-    ///   - connectivity: whether the device is online; assumed online when not given and the platform has no monitor.
+    ///   - connectivity: whether the device is online, checked before the payment sheet; when not
+    ///     given, the system's network path monitor, except on watchOS (where it never reports a
+    ///     path) and platforms without one: there the device is taken as online and StoreKit
+    ///     reports a network failure itself.
     ///   - analytics: where purchase events go.
     ///   - sleep: waits the given seconds, for backoff and refresh; `Task.sleep` by default.
     ///     Throws when the waiting task is cancelled.
@@ -231,7 +234,10 @@ public actor PurchaseManager {
     ///   - delivery: where they are credited.
     ///   - database: the device's database (journal, cache, onboarding).
     ///   - configuration: products and behaviour.
-    ///   - connectivity: whether the device is online; assumed online when not given and the platform has no monitor.
+    ///   - connectivity: whether the device is online, checked before the payment sheet; when not
+    ///     given, the system's network path monitor, except on watchOS (where it never reports a
+    ///     path) and platforms without one: there the device is taken as online and StoreKit
+    ///     reports a network failure itself.
     ///   - analytics: where purchase events go.
     ///   - clock: the clock of backoff and refresh sleeps.
     ///   - now: the current time.
@@ -272,11 +278,13 @@ public actor PurchaseManager {
     }
 
     private static func systemConnectivity() -> any Connectivity {
-        #if canImport(Network)
-        NetworkPathConnectivity()
-        #else
-        ManualConnectivity(online: true)
-        #endif
+        DefaultConnectivity.make(on: .current) {
+            #if canImport(Network) && !os(watchOS)
+            NetworkPathConnectivity()
+            #else
+            ManualConnectivity(online: true)
+            #endif
+        }
     }
 
     // MARK: - Lifecycle

@@ -58,17 +58,24 @@ public struct StorePurchaseOptions: Sendable, Hashable {
     /// A win-back offer of a subscription, by its identifier in App Store Connect (StoreKit 2,
     /// iOS 18 and later).
     public var winBackOfferID: String?
+    /// The scene to show the payment sheet in; when `nil` StoreKit chooses (see ``PurchaseScene``).
+    public var scene: PurchaseScene?
 
     /// - Parameters:
     ///   - appAccountToken: the app's UUID for its user.
     ///   - quantity: units of a consumable.
     ///   - promotionalOffer: a signed promotional offer.
     ///   - winBackOfferID: a win-back offer.
-    public init(appAccountToken: UUID? = nil, quantity: Int = 1, promotionalOffer: PromotionalOffer? = nil, winBackOfferID: String? = nil) {
+    ///   - scene: the scene to show the payment sheet in.
+    public init(
+        appAccountToken: UUID? = nil, quantity: Int = 1, promotionalOffer: PromotionalOffer? = nil, winBackOfferID: String? = nil,
+        scene: PurchaseScene? = nil
+    ) {
         self.appAccountToken = appAccountToken
         self.quantity = quantity
         self.promotionalOffer = promotionalOffer
         self.winBackOfferID = winBackOfferID
+        self.scene = scene
     }
 }
 

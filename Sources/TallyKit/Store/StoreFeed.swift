@@ -38,3 +38,16 @@ package final class StoreFeed<Element: Sendable>: @unchecked Sendable {
         lock.withLock { _ = subscribers.removeValue(forKey: id) }
     }
 }
+
+extension StoreFeed where Element == StorePurchaseIntent {
+    /// A product the customer tapped on the App Store (a promoted in-app purchase, as StoreKit
+    /// 1's `paymentQueue(_:shouldAddStorePayment:for:)` reports it): handed over as a purchase
+    /// intent, so the manager buys it through its own pipeline (an order first, on a server),
+    /// rather than added to the payment queue now.
+    /// - Parameter productID: the product.
+    /// - Returns: `false`, StoreKit's "do not add the payment now".
+    package func promoted(_ productID: String) -> Bool {
+        send(StorePurchaseIntent(productID: productID))
+        return false
+    }
+}

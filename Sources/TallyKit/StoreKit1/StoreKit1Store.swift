@@ -12,9 +12,12 @@ import TallyVerify
 /// It maps StoreKit and decides nothing. A paid transaction is handed over with the app
 /// receipt that lists it (`TransactionEvidence.receipt`): TallyKit verifies the
 /// receipt itself (``OnDeviceLedger`` with a ``ReceiptVerifier``, or the Tally server). When
-/// the receipt does not list a transaction yet, it is refreshed once (`SKReceiptRefreshRequest`,
-/// which may ask the customer to sign in). A restored transaction is listed in the receipt,
-/// and handed over, under its original's identifier.
+/// the receipt does not list a just-paid transaction yet, it is refreshed once
+/// (`SKReceiptRefreshRequest`, which may ask the customer to sign in, so it is given minutes,
+/// not the products request's timeout). A refresh follows only a purchase or a restore, never
+/// a transaction StoreKit delivers by itself or one found unfinished at launch: such a
+/// transaction stays in the queue until the receipt lists it. A restored transaction is listed
+/// in the receipt, and handed over, under its original's identifier.
 ///
 /// - The payment queue observer is added when the store is made: make it at launch, so that
 ///   transactions StoreKit delivers before the manager is ready are kept until it listens.
@@ -25,9 +28,10 @@ import TallyVerify
 ///   second tap on the same product while paying is refused with `purchase_in_progress`.
 /// - Ask to Buy (deferred) is `.pending`; the approved transaction arrives through
 ///   ``transactionUpdates()``.
-/// - Restore refreshes the receipt and restores completed transactions; what the customer owns
-///   is read from the receipt. StoreKit 1 does not announce refunds: a refreshed receipt
-///   shows them as cancelled, and a Tally server learns them from App Store notifications.
+/// - Restore refreshes the receipt, and only that (one possible sign-in, not two: the receipt
+///   lists everything `restoreCompletedTransactions()` would deliver again); what the customer
+///   owns is read from it. StoreKit 1 does not announce refunds: a refreshed receipt shows them
+///   as cancelled, and a Tally server learns them from App Store notifications.
 /// - ``finish(_:)`` is called by ``PurchaseManager`` only after delivery is durable. Failed
 ///   transactions carry nothing to deliver and are finished at once, as StoreKit requires.
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6.2, *)
@@ -46,7 +50,6 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
     private let intents = StoreFeed<StorePurchaseIntent>()
     private var products: [String: SKProduct] = [:]
     private var purchases: [String: CheckedContinuation<Update?, Never>] = [:]
-    private var restore: CheckedContinuation<(any Error)?, Never>?
     private var requests: [ObjectIdentifier: RequestDelegate] = [:]
 
     /// Makes the store and adds it to the payment queue as its observer.
@@ -136,7 +139,7 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
             throw TallyError(.purchaseInProgress, "a purchase of \(productID) is already in progress")
         }
         switch answer.outcome {
-        case .paid(let id): return .success(try await storeTransaction(id))
+        case .paid(let id): return .success(try await storeTransaction(id, on: .purchase))
         case .deferred: return .pending
         case .cancelled: return .userCancelled
         case .failed(let error): throw error
@@ -152,7 +155,7 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
             for await update in raw {
                 // A transaction no receipt lists is skipped: it stays in the queue and comes back.
                 guard case .paid(let transactionID) = update.outcome, let self else { continue }
-                if let mapped = try? await self.storeTransaction(transactionID) { continuation.yield(mapped) }
+                if let mapped = try? await self.storeTransaction(transactionID, on: .transactionUpdate) { continuation.yield(mapped) }
             }
             continuation.finish()
         }
@@ -174,7 +177,7 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
             .compactMap(Self.receiptID)
         var result: [StoreTransaction] = []
         for transactionID in paid {
-            if let mapped = try? await storeTransaction(transactionID) { result.append(mapped) }
+            if let mapped = try? await storeTransaction(transactionID, on: .unfinishedTransactions) { result.append(mapped) }
         }
         return result
     }
@@ -202,30 +205,17 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
         }
     }
 
-    /// Restore: the receipt is issued again and completed transactions are delivered again.
-    /// The system may ask the customer to sign in.
-    /// - Throws: ``TallyError`` `restore_failed` when either fails.
+    /// Restore: the app receipt is issued again, listing every purchase the customer made
+    /// (``currentEntitlements()`` and ``transactionHistory()`` read it). The system may ask the
+    /// customer to sign in. Completed transactions are not restored as well: that would ask a
+    /// second time, and deliver nothing the receipt does not list.
+    /// - Throws: ``TallyError`` `restore_failed` when the receipt could not be refreshed (the
+    ///   customer cancelled the sign-in, the App Store did not answer).
     public func sync() async throws(TallyError) {
         do {
-            try await refreshReceipt()
+            try await refreshReceipt(on: .restore)
         } catch {
             throw TallyError(.restoreFailed, "the app receipt could not be refreshed: \(error.reason)")
-        }
-        let queue = self.queue
-        let failure: (any Error)? = await withCheckedContinuation { continuation in
-            let first = lock.withLock { () -> Bool in
-                guard restore == nil else { return false }
-                restore = continuation
-                return true
-            }
-            guard first else {
-                continuation.resume(returning: TallyError(.restoreFailed, "a restore is already under way"))
-                return
-            }
-            queue.restoreCompletedTransactions()
-        }
-        if let failure, (failure as? SKError)?.code != .paymentCancelled {
-            throw TallyError(.restoreFailed, "StoreKit could not restore: \(failure)")
         }
     }
 
@@ -260,34 +250,26 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
     /// handed over as a purchase intent.
     public func paymentQueue(_ queue: SKPaymentQueue, shouldAddStorePayment payment: SKPayment, for product: SKProduct) -> Bool {
         lock.withLock { products[product.productIdentifier] = product }
-        intents.send(StorePurchaseIntent(productID: product.productIdentifier))
-        return false
+        return intents.promoted(product.productIdentifier)
     }
 
-    /// The end of a restore.
-    public func paymentQueueRestoreCompletedTransactionsFinished(_ queue: SKPaymentQueue) {
-        lock.withLock { () -> CheckedContinuation<(any Error)?, Never>? in
-            defer { restore = nil }
-            return restore
-        }?.resume(returning: nil)
-    }
+    /// The end of a `restoreCompletedTransactions()` the app made itself (``sync()`` does not):
+    /// its transactions came through ``transactionUpdates()``.
+    public func paymentQueueRestoreCompletedTransactionsFinished(_ queue: SKPaymentQueue) {}
 
-    /// A restore that failed.
-    public func paymentQueue(_ queue: SKPaymentQueue, restoreCompletedTransactionsFailedWithError error: any Error) {
-        lock.withLock { () -> CheckedContinuation<(any Error)?, Never>? in
-            defer { restore = nil }
-            return restore
-        }?.resume(returning: error)
-    }
+    /// A `restoreCompletedTransactions()` the app made itself failed: nothing to do here.
+    public func paymentQueue(_ queue: SKPaymentQueue, restoreCompletedTransactionsFailedWithError error: any Error) {}
 
     // MARK: - Receipts
 
-    /// The app's own purchase: the app receipt, refreshed once when the device has none.
-    /// - Throws: ``TallyError`` when the receipt cannot be refreshed.
+    /// The app's own purchase: the app receipt. It is not refreshed here (this is asked at
+    /// launch, where a sign-in sheet has no reason the customer can see); a restore fetches it.
+    /// - Throws: ``TallyError`` `store_unavailable` when the device has no receipt.
     public func appTransaction() async throws(TallyError) -> TransactionEvidence {
-        if let receipt = Self.receipt() { return .receipt(receipt) }
-        try await refreshReceipt()
-        guard let receipt = Self.receipt() else { throw TallyError(.storeUnavailable, "the device has no app receipt after a refresh") }
+        // ReceiptRefresh.isAllowed(.appPurchase) is false: no refresh here.
+        guard let receipt = Self.receipt() else {
+            throw TallyError(.storeUnavailable, "the device has no app receipt; a restore fetches it")
+        }
         return .receipt(receipt)
     }
 
@@ -304,19 +286,28 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
         return data.base64EncodedString()
     }
 
-    /// The transaction with the receipt that lists it, refreshing the receipt once when it does not.
-    private func storeTransaction(_ id: String) async throws(TallyError) -> StoreTransaction {
+    /// The transaction with the receipt that lists it, refreshing the receipt once when it does
+    /// not and the occasion allows (``ReceiptRefresh/isAllowed(_:)``).
+    /// - Throws: ``TallyError`` `verification_failed` when no receipt lists it (then it stays
+    ///   unfinished in the queue and is taken up again).
+    private func storeTransaction(_ id: String, on occasion: ReceiptRefresh.Occasion) async throws(TallyError) -> StoreTransaction {
         if let receipt = Self.receipt(), let found = try? StoreTransaction(receipt: receipt, transactionID: id) { return found }
-        try await refreshReceipt()
+        try await refreshReceipt(on: occasion)
         guard let receipt = Self.receipt() else {
             throw TallyError(.verificationFailed, "the device has no app receipt after a refresh")
         }
         return try StoreTransaction(receipt: receipt, transactionID: id)
     }
 
-    private func refreshReceipt() async throws(TallyError) {
+    /// Refreshes the app receipt, waiting ``ReceiptRefresh/timeout`` for the customer to sign in.
+    /// - Throws: ``TallyError`` `verification_failed` when the occasion allows no refresh; the
+    ///   refresh's failure otherwise.
+    private func refreshReceipt(on occasion: ReceiptRefresh.Occasion) async throws(TallyError) {
+        guard ReceiptRefresh.isAllowed(occasion) else {
+            throw TallyError(.verificationFailed, "the app receipt is not refreshed without a purchase or a restore")
+        }
         let request = SKReceiptRefreshRequest(receiptProperties: nil)
-        if let failure = await run(request) { throw Self.error(failure) }
+        if let failure = await run(request, timeout: ReceiptRefresh.timeout) { throw Self.error(failure) }
     }
 
     // MARK: - Requests
@@ -330,7 +321,7 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
             if attempt > 0 { try? await Task.sleep(nanoseconds: UInt64(attempt) * 1_000_000_000) }
             let request = SKProductsRequest(productIdentifiers: Set(ids))
             let delegate = RequestDelegate()
-            if let failure = await run(request, delegate: delegate) {
+            if let failure = await run(request, delegate: delegate, timeout: productRequestTimeout) {
                 lastError = failure
                 continue
             }
@@ -341,14 +332,13 @@ public final class StoreKit1Store: NSObject, Store, SKPaymentTransactionObserver
         throw Self.error(lastError, otherwise: .networkError)
     }
 
-    /// Starts a request and waits for its end, or for the timeout (then it is cancelled).
+    /// Starts a request and waits for its end, or for `timeout` seconds (then it is cancelled).
     /// - Returns: the failure, or `nil` when it finished.
-    private func run(_ request: SKRequest, delegate: RequestDelegate = RequestDelegate()) async -> (any Error)? {
+    private func run(_ request: SKRequest, delegate: RequestDelegate = RequestDelegate(), timeout: TimeInterval) async -> (any Error)? {
         // StoreKit holds its delegate weakly: the store keeps it until the request ends.
         let key = ObjectIdentifier(delegate)
         lock.withLock { requests[key] = delegate }
         defer { lock.withLock { _ = requests.removeValue(forKey: key) } }
-        let timeout = productRequestTimeout
         return await withCheckedContinuation { continuation in
             delegate.begin(continuation, request: request)
             if let products = request as? SKProductsRequest { products.delegate = delegate } else { request.delegate = delegate }

@@ -32,12 +32,18 @@ public actor StoreKit2Store: Store {
     private var seen: [UInt64: StoreKit.Transaction] = [:]
     /// The updates and the purchases started on the App Store, kept until someone listens.
     private nonisolated let updates = StoreFeed<StoreTransaction>()
-    private nonisolated let intents = StoreFeed<StorePurchaseIntent>()
+    private nonisolated let intents: StoreFeed<StorePurchaseIntent>
+    /// StoreKit 1's promoted-purchase observer where StoreKit 2 has no `PurchaseIntent`; kept
+    /// for the store's life.
+    private let promotions: (any Sendable)?
 
     /// Creates a store over the App Store of the device's account and starts listening to
     /// `Transaction.updates` at once, as Apple advises: make it at launch. What arrives before
     /// ``transactionUpdates()`` is called is kept and handed to its first caller.
     public init() {
+        let intents = StoreFeed<StorePurchaseIntent>()
+        self.intents = intents
+        promotions = Self.promotedPurchases(feeding: intents)
         Task { await self.listen() }
         #if !os(tvOS) && !os(watchOS) && !os(visionOS)
         if #available(iOS 16.4, macOS 14.4, *) { Task { await self.listenForIntents() } }
@@ -102,10 +108,26 @@ public actor StoreKit2Store: Store {
         updates.stream()
     }
 
-    /// Purchases started on the App Store (`PurchaseIntent`, iOS 16.4 and macOS 14.4; none on
-    /// tvOS, watchOS and visionOS), kept for the first listener when they arrive before it.
+    /// Purchases started on the App Store, kept for the first listener when they arrive before
+    /// it: `PurchaseIntent` from iOS 16.4 and macOS 14.4; below them, and on tvOS and visionOS,
+    /// promoted products through StoreKit 1's `paymentQueue(_:shouldAddStorePayment:for:)`;
+    /// none on watchOS.
     public func purchaseIntents() async -> AsyncStream<StorePurchaseIntent> {
         intents.stream()
+    }
+
+    /// StoreKit 1's promoted-purchase observer where `PurchaseIntent` does not exist (iOS 15.0
+    /// to 16.3 in particular, where this store is chosen): without it a tap on a promoted
+    /// product would open the app and nothing would happen.
+    private static func promotedPurchases(feeding intents: StoreFeed<StorePurchaseIntent>) -> (any Sendable)? {
+        #if os(watchOS)
+        return nil
+        #else
+        #if !os(tvOS) && !os(visionOS)
+        if #available(iOS 16.4, macOS 14.4, *) { return nil }
+        #endif
+        return PromotedPurchaseObserver(intents: intents)
+        #endif
     }
 
     #if !os(tvOS) && !os(watchOS) && !os(visionOS)
@@ -294,7 +316,7 @@ public actor StoreKit2Store: Store {
         }
         let result: StoreKit.Product.PurchaseResult
         do {
-            result = try await purchase(product, options: purchaseOptions)
+            result = try await purchase(product, options: purchaseOptions, in: options.scene)
         } catch StoreKitError.userCancelled {
             return .cancelled
         }
@@ -311,19 +333,24 @@ public actor StoreKit2Store: Store {
         }
     }
 
-    /// Shows the payment sheet in the scene in front (`purchase(confirmIn:)`, iOS 17, tvOS 17 and
-    /// visionOS), so a multi-scene app gets it in the window the customer looks at; visionOS
-    /// has no other way. Elsewhere, and with no scene in front, `purchase(options:)`.
+    /// Shows the payment sheet in the scene the app gave (`purchase(confirmIn:)`, iOS 17, tvOS 17
+    /// and visionOS), so a multi-window app gets it in the window the customer uses. Without
+    /// one, `purchase(options:)`: StoreKit chooses the window, and `UIApplication.shared`, which
+    /// app extensions may not use, is never touched. visionOS has no `purchase(options:)`:
+    /// there the scene in front is taken when the app gives none.
     @MainActor
     private static func purchase(
-        _ product: StoreKit.Product, options: Set<StoreKit.Product.PurchaseOption>
+        _ product: StoreKit.Product, options: Set<StoreKit.Product.PurchaseOption>, in given: PurchaseScene?
     ) async throws
         -> StoreKit.Product.PurchaseResult
     {
+        #if os(visionOS)
+        let chosen = given?.scene ?? sceneInFront()
+        #elseif canImport(UIKit) && !os(watchOS)
+        let chosen = given?.scene
+        #endif
         #if canImport(UIKit) && !os(watchOS)
-        if #available(iOS 17, tvOS 17, visionOS 1, *),
-            let scene = UIApplication.shared.connectedScenes.first(where: { $0.activationState == .foregroundActive })
-        {
+        if #available(iOS 17, tvOS 17, visionOS 1, *), let scene = chosen {
             return try await product.purchase(confirmIn: scene, options: options)
         }
         #endif
@@ -333,6 +360,14 @@ public actor StoreKit2Store: Store {
         return try await product.purchase(options: options)
         #endif
     }
+
+    #if os(visionOS)
+    /// The scene in front, for a visionOS purchase the app gave no scene for.
+    @MainActor
+    private static func sceneInFront() -> UIScene? {
+        UIApplication.shared.connectedScenes.first(where: { $0.activationState == .foregroundActive })
+    }
+    #endif
 
     private static func unfinished() async -> [Signed] {
         var signed: [Signed] = []

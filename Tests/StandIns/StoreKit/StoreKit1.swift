@@ -34,8 +34,9 @@ public protocol SKPaymentTransactionObserver: NSObjectProtocol {
     func paymentQueue(_ queue: SKPaymentQueue, restoreCompletedTransactionsFailedWithError error: any Error)
     // Optional on Apple's platforms.
     func paymentQueueRestoreCompletedTransactionsFinished(_ queue: SKPaymentQueue)
-    // Optional on Apple's platforms (iOS 11, macOS 11; not tvOS or watchOS). Its availability
-    // is not declared: a requirement of a Swift protocol cannot be unavailable.
+    // Optional on Apple's platforms: iOS 11, Mac Catalyst 14, macOS 11, tvOS 11 and visionOS 1,
+    // not watchOS (read from storekit/skpaymenttransactionobserver/paymentqueue(_:shouldaddstorepayment:for:)).
+    // Its availability is not declared: a requirement of a Swift protocol cannot be unavailable.
     func paymentQueue(_ queue: SKPaymentQueue, shouldAddStorePayment payment: SKPayment, for product: SKProduct) -> Bool
 }
 

@@ -35,6 +35,13 @@ open class UIWindowScene: UIScene {}
 @available(watchOS, unavailable)
 @MainActor
 open class UIApplication: NSObject {
+    // Not in app extensions (the Linux check does not model extension builds).
+    // Apple: uikit/uiapplication/shared (page not re-read)
+    @available(iOS 2, tvOS 9, visionOS 1, *)
+    @available(macOS, unavailable)
+    @available(watchOS, unavailable)
+    @available(iOSApplicationExtension, unavailable)
+    @available(visionOSApplicationExtension, unavailable)
     open class var shared: UIApplication { fatalError("stand-in") }
     // Apple: uikit/uiapplication/connectedscenes
     @available(iOS 13, tvOS 13, visionOS 1, *)

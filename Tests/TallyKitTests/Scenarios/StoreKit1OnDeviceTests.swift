@@ -79,6 +79,27 @@ import Testing
     }
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    @Test func aTransactionTheReceiptDoesNotListAsksForNoSignInAtLaunchButComesWithARestore() async throws {
+        let device = try await Device(storeKit1: true)
+        // The device's receipt was issued before the purchase, which is unfinished in its queue.
+        _ = try await device.appStore.appReceipt(for: device.identifier)
+        guard case .success = try await device.appStore.purchase(Kit.report("career"), options: .init()) else {
+            throw KitTestFailure("expected the purchase to succeed")
+        }
+
+        let (manager, _) = try await device.launchOnDevice()
+        await manager.waitUntilCaughtUp()
+        // No Apple ID sign-in appeared at launch: nothing refreshed the receipt, so nothing was credited yet.
+        #expect(await device.store.receiptRefreshes == 0)
+        #expect(try await manager.available("report.career") == 0)
+
+        // The customer taps Restore: one sign-in, and the purchase is credited.
+        _ = try await manager.restore()
+        #expect(await device.store.receiptRefreshes == 1)
+        #expect(try await manager.available("report.career") == 1)
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func askToBuyApprovedLaterArrivesWithAnUpdatedReceipt() async throws {
         let device = try await Device(storeKit1: true) { $0.askToBuyEnabled = true }
         let (manager, _) = try await device.launchOnDevice()
