@@ -705,6 +705,20 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: KeyPath<StorePurchaseIntent, String?> = \.winBackOfferID
 }
 
+#if canImport(UIKit)
+import UIKit
+
+@MainActor func checkPurchaseScene() async throws {
+    _ = PurchaseScene.self
+    let _: (PurchaseScene, PurchaseScene) -> Bool = (==)
+    var purchaseSceneHasher = Hasher()
+    await (value() as PurchaseScene).hash(into: &purchaseSceneHasher)
+    let _: PurchaseScene = await PurchaseScene(value() as UIScene)
+    let _: KeyPath<PurchaseScene, UIScene?> = \.scene
+    let _: KeyPath<StorePurchaseOptions, PurchaseScene?> = \.scene
+}
+#endif
+
 @MainActor func checkStorePurchaseOptions() async throws {
     _ = StorePurchaseOptions.self
     let _: KeyPath<StorePurchaseOptions, UUID?> = \.appAccountToken

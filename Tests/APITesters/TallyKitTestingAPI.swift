@@ -61,6 +61,7 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: SimulatedStoreKit.API = .storeKit2
     let _: KeyPath<SimulatedStoreKit, SimulatedStoreKit.API> = \.api
     let _: KeyPath<SimulatedStoreKit, SimulatedAppStore> = \.appStore
+    let _: Int = await (value() as SimulatedStoreKit).receiptRefreshes
     let _: TransactionEvidence = try await (value() as SimulatedStoreKit).appTransaction()
     let _: [StoreTransaction] = try await (value() as SimulatedStoreKit).currentEntitlements()
     let _: KeyPath<SimulatedStoreKit, UUID?> = \.deviceVerificationID

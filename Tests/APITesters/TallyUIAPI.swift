@@ -30,6 +30,9 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     await AppStoreSheets.manageSubscriptions(openURL: value() as (URL) -> Void)
     let _: Bool = await AppStoreSheets.redeemOfferCode()
     let _: AppStoreSheets.RefundRequest = await AppStoreSheets.requestRefund(transactionID: value() as String)
+    await AppStoreSheets.manageSubscriptions(in: value() as UIWindowScene?, openURL: value() as (URL) -> Void)
+    let _: AppStoreSheets.RefundRequest = await AppStoreSheets.requestRefund(transactionID: value() as String, in: value() as UIWindowScene?)
+    let _: Bool = await AppStoreSheets.redeemOfferCode(in: value() as UIWindowScene?)
 }
 
 @MainActor func checkCreditsBalanceView() async throws {

@@ -12,7 +12,7 @@ public import UIKit
 /// extensions may not use.
 ///
 /// ```swift
-/// try await manager.purchase("com.zorya.report.career", confirmIn: PurchaseScene(view.window!.windowScene!))
+/// try await manager.purchase("com.tally.zorya.report.career", confirmIn: PurchaseScene(view.window!.windowScene!))
 /// ```
 public struct PurchaseScene: Sendable, Hashable {
     #if canImport(UIKit) && !os(watchOS)
