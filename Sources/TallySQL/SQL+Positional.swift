@@ -15,6 +15,7 @@ extension SQL {
             throw SQLDatabaseError(.other, "\(segments.count - 1) placeholders but \(binds.count) values in: \(text)")
         }
         self.init(raw: segments[0])
+        pieces.reserveCapacity(segments.count * 2)
         for (value, segment) in zip(binds, segments.dropFirst()) {
             append(value: value)
             append(text: segment)
@@ -24,26 +25,33 @@ extension SQL {
     /// The text between `?` placeholders (one more piece than there are placeholders), leaving
     /// alone any `?` inside a quoted string or identifier, a dollar-quoted body or a comment.
     static func splitAtPlaceholders(_ sql: String) -> [String] {
-        let bytes = Array(sql.utf8)
-        guard bytes.contains(UInt8(ascii: "?")) else { return [sql] }
+        var utf8 = sql.utf8
+        guard utf8.contains(UInt8(ascii: "?")) else { return [sql] }
+        // Contiguous, so that the scan below reads bytes, not string indices.
+        if utf8.withContiguousStorageIfAvailable({ _ in true }) == nil {
+            var copy = sql
+            copy.makeContiguousUTF8()
+            utf8 = copy.utf8
+        }
+        return utf8.withContiguousStorageIfAvailable { bytes in Self.split(bytes) } ?? [sql]
+    }
+
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
         var segments: [String] = []
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
+        var start = 0
         var index = 0
         func isIdentifier(_ byte: UInt8) -> Bool {
             byte >= 0x80 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$")
                 || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         }
-        /// Copies through the first occurrence of `end` at or after `from`, or to the end.
-        func copy(through end: [UInt8], from: Int) {
+        /// The index just past the first occurrence of `end` at or after `from`, or the end.
+        func skip(through end: [UInt8], from: Int) -> Int {
             var cursor = from
             while cursor <= bytes.count - end.count {
                 if bytes[cursor..<cursor + end.count].elementsEqual(end) { break }
                 cursor += 1
             }
-            let stop = min(bytes.count, cursor + end.count)
-            output.append(contentsOf: bytes[index..<stop])
-            index = stop
+            return min(bytes.count, cursor + end.count)
         }
         while index < bytes.count {
             let byte = bytes[index]
@@ -56,15 +64,13 @@ extension SQL {
                 while cursor < bytes.count && bytes[cursor] != byte {
                     cursor += escaped && bytes[cursor] == UInt8(ascii: "\\") ? 2 : 1
                 }
-                let stop = min(bytes.count, cursor + 1)
-                output.append(contentsOf: bytes[index..<stop])
-                index = stop
+                index = min(bytes.count, cursor + 1)
             case UInt8(ascii: "\""):
-                copy(through: [byte], from: index + 1)
+                index = skip(through: [byte], from: index + 1)
             case UInt8(ascii: "-") where next == UInt8(ascii: "-"):
-                copy(through: [UInt8(ascii: "\n")], from: index + 2)
+                index = skip(through: [UInt8(ascii: "\n")], from: index + 2)
             case UInt8(ascii: "/") where next == UInt8(ascii: "*"):
-                copy(through: Array("*/".utf8), from: index + 2)
+                index = skip(through: [UInt8(ascii: "*"), UInt8(ascii: "/")], from: index + 2)
             case UInt8(ascii: "$") where index == 0 || !isIdentifier(bytes[index - 1]):
                 // A dollar quote opens with $tag$, the tag empty or an identifier not starting with a digit.
                 var cursor = index + 1
@@ -72,22 +78,16 @@ extension SQL {
                 let tagIsValid =
                     cursor < bytes.count && bytes[cursor] == UInt8(ascii: "$")
                     && !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(next)
-                if tagIsValid {
-                    copy(through: Array(bytes[index...cursor]), from: cursor + 1)
-                } else {
-                    output.append(byte)
-                    index += 1
-                }
+                index = tagIsValid ? skip(through: Array(bytes[index...cursor]), from: cursor + 1) : index + 1
             case UInt8(ascii: "?"):
-                segments.append(String(decoding: output, as: UTF8.self))
-                output.removeAll(keepingCapacity: true)
+                segments.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
                 index += 1
+                start = index
             default:
-                output.append(byte)
                 index += 1
             }
         }
-        segments.append(String(decoding: output, as: UTF8.self))
+        segments.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]), as: UTF8.self))
         return segments
     }
 }

@@ -17,10 +17,11 @@ public enum SQLDialect: Sendable {
 /// ```
 ///
 /// The earlier form, `query(_:_:)` and `execute(_:_:)` with `?` placeholders and a parallel
-/// list of values, stays for code not yet converted; conformers implement it by building the
-/// statement with ``SQL/init(positional:_:)`` and running it as above. (They are requirements
-/// rather than defaults so that a connection's synchronous versions, ``SQLiteConnection``'s,
-/// stay the ones called on it in an `async` context.)
+/// list of values, stays for code not yet converted. SQLite runs it as it is; a database with
+/// other placeholders builds the statement with ``SQL/init(positional:_:)``, the one place
+/// that scans statement text. (They are requirements rather than defaults so that a
+/// connection's synchronous versions, ``SQLiteConnection``'s, stay the ones called on it in an
+/// `async` context.)
 public protocol SQLExecutor: Sendable {
     /// Runs a statement and returns its rows.
     func query(_ sql: SQL) async throws(SQLDatabaseError) -> [SQLRow]

@@ -84,15 +84,15 @@ public final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
     }
 
     /// Runs one statement written with `?` placeholders and returns its rows (the earlier form;
-    /// prefer ``query(_:)-(SQL)``).
+    /// prefer ``query(_:)-(SQL)``). SQLite takes `?` as it is: the text goes to it unscanned.
     /// - Parameters:
     ///   - sql: one statement with `?` placeholders.
     ///   - binds: the placeholders' values, in order.
     /// - Returns: the rows, by lower-case column name.
-    /// - Throws: ``SQLDatabaseError``; `.other` when placeholders and values differ in number.
+    /// - Throws: ``SQLDatabaseError``.
     @discardableResult
     public func query(_ sql: String, _ binds: [SQLValue]) throws(SQLDatabaseError) -> [SQLRow] {
-        try query(try SQL(positional: sql, binds))
+        try run(sql, binds)
     }
 
     /// Runs one statement written with `?` placeholders and returns how many rows it changed
@@ -101,10 +101,11 @@ public final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
     ///   - sql: one statement with `?` placeholders.
     ///   - binds: the placeholders' values, in order.
     /// - Returns: the number of rows the statement inserted, updated or deleted.
-    /// - Throws: ``SQLDatabaseError``; `.other` when placeholders and values differ in number.
+    /// - Throws: ``SQLDatabaseError``.
     @discardableResult
     public func execute(_ sql: String, _ binds: [SQLValue]) throws(SQLDatabaseError) -> Int {
-        try execute(try SQL(positional: sql, binds))
+        try run(sql, binds)
+        return changes
     }
 
     private func run(_ sql: String, _ binds: [SQLValue]) throws(SQLDatabaseError) -> [SQLRow] {
