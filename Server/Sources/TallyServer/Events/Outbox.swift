@@ -48,6 +48,15 @@ final class EventCountingExecutor: SQLExecutor, @unchecked Sendable {
 
     init(_ base: any SQLExecutor) { self.base = base }
 
+    func query(_ sql: SQL) async throws(SQLDatabaseError) -> [SQLRow] {
+        try await base.query(sql)
+    }
+
+    @discardableResult
+    func execute(_ sql: SQL) async throws(SQLDatabaseError) -> Int {
+        try await base.execute(sql)
+    }
+
     func query(_ sql: String, _ binds: [SQLValue]) async throws(SQLDatabaseError) -> [SQLRow] {
         try await base.query(sql, binds)
     }
