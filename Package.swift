@@ -77,7 +77,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "TallyTestSupport", dependencies: ["TallyCore", "TallyVerify", "TallyTesting"], path: "Tests/TallyTestSupport",
+            name: "TallyTestSupport", dependencies: ["TallyCore", "TallyVerify", "TallyTesting", "TallySQL"], path: "Tests/TallyTestSupport",
             swiftSettings: strict),
         .testTarget(name: "TallyCoreTests", dependencies: ["TallyCore", "TallyTestSupport"], swiftSettings: strict),
         .testTarget(
