@@ -38,7 +38,7 @@ let package = Package(
         // executor and database protocol, migrations and their runner, and SQLite.
         .target(
             name: "TallySQL",
-            dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux]))],
+            dependencies: ["TallyCore", .target(name: "CSQLite", condition: .when(platforms: [.linux]))],
             swiftSettings: strict
         ),
         .target(

@@ -1,4 +1,5 @@
 import Foundation
+import TallyCore
 
 /// A named, append-only schema change, with its statements for each dialect (one statement
 /// per element).
@@ -77,7 +78,7 @@ extension SQLDatabase {
                 }
                 try await executor.execute(
                     "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
-                    [.text(migration.name), .int(Int64(Date().timeIntervalSince1970 * 1000))])
+                    [.text(migration.name), .int(EpochMilliseconds.of(Date()))])
             }
         }
     }
