@@ -150,7 +150,7 @@ public enum SchemaSnapshot {
                 lines.append((" ", a[i]))
                 i += 1
                 j += 1
-            } else if j < b.count, i == a.count || common[i][j + 1] >= common[i + 1][j] {
+            } else if j < b.count, i == a.count || common[i][j + 1] > common[i + 1][j] {
                 lines.append(("+", b[j]))
                 j += 1
             } else {
