@@ -1,4 +1,5 @@
 import Foundation
+import TallyCore
 
 /// A named, append-only schema change, with its statements for each dialect (one statement
 /// per element).
@@ -12,14 +13,21 @@ public struct Migration: Sendable {
     public let sqlite: [String]
     /// Statements for PostgreSQL.
     public let postgres: [String]
+    /// The names of the migrations this one took in before the first release (their tables
+    /// are created here with their final columns). The runner records them with this one, and
+    /// refuses a database that has this one but not all of them: one migrated by a build from
+    /// before they were folded, and not to their end.
+    public let folds: [String]
 
     /// Creates a migration.
     /// - Parameters:
     ///   - name: its unique name, `NNNN_what`.
+    ///   - folds: the names of the migrations it took in, recorded with it (never reused).
     ///   - sqlite: its statements on SQLite, one statement each.
     ///   - postgres: its statements on PostgreSQL, one statement each.
-    public init(name: String, sqlite: [String], postgres: [String]) {
+    public init(name: String, folds: [String] = [], sqlite: [String], postgres: [String]) {
         self.name = name
+        self.folds = folds
         self.sqlite = sqlite
         self.postgres = postgres
     }
@@ -52,7 +60,9 @@ extension SQLDatabase {
     ///   - lock: a statement that serializes migrating processes (PostgreSQL's advisory lock);
     ///     nil where the database has one writer.
     /// - Throws: the first failure; the migration that failed is rolled back whole. A
-    ///   migration with no statements for this dialect is refused (``SQLDatabaseError``).
+    ///   migration with no statements for this dialect is refused (``SQLDatabaseError``), and
+    ///   so is a database that has a migration but not all of those it folds
+    ///   (``Migration/folds``).
     public func runMigrations(_ migrations: [Migration], lock: String? = nil) async throws {
         try await write { executor in
             if let lock { try await executor.execute(SQL(raw: lock)) }
@@ -68,14 +78,25 @@ extension SQLDatabase {
             try await write { executor in
                 if let lock { try await executor.execute(SQL(raw: lock)) }
                 // Applied before, by this process or by another one that held the lock first.
-                guard try await executor.query("SELECT name FROM schema_migrations WHERE name = \(migration.name)").isEmpty else {
+                let applied = Set(try await executor.query("SELECT name FROM schema_migrations").map { try $0.text("name") })
+                guard !applied.contains(migration.name) else {
+                    let missing = migration.folds.filter { !applied.contains($0) }
+                    guard missing.isEmpty else {
+                        throw SQLDatabaseError(
+                            .other,
+                            "the database has \(migration.name) as a development build of Tally made it, without "
+                                + "\(missing.joined(separator: ", ")), which \(migration.name) now holds: open it once with that "
+                                + "build to finish its migrations, or start from a new database")
+                    }
                     return
                 }
                 for statement in statements {
                     try await executor.execute(SQL(raw: statement))
                 }
-                let appliedAt = Int64(Date().timeIntervalSince1970 * 1000)
-                try await executor.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), \(appliedAt))")
+                let appliedAt = EpochMilliseconds.of(Date())
+                for name in [migration.name] + migration.folds {
+                    try await executor.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (\(name), \(appliedAt))")
+                }
             }
         }
     }

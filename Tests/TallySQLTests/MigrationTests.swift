@@ -1,5 +1,6 @@
 import Foundation
 import TallySQL
+import TallyTestSupport
 import Testing
 
 /// The one migration runner, on SQLite: each migration once, in order, whole or not at all,
@@ -34,6 +35,33 @@ import Testing
             try await executor.execute("INSERT INTO notes (id, text) VALUES (1, 'hello')", [])
             try await executor.execute("INSERT INTO tags (note_id, tag) VALUES (1, 'greeting')", [])
         }
+    }
+
+    @Test func aFoldedMigrationIsRecordedWithTheNamesItTookIn() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let folded = Migration(name: "0001_notes", folds: ["0002_tags"], sqlite: Self.notes.sqlite + Self.tags.sqlite, postgres: [])
+        let fresh = try SQLiteDatabase(path: folder.path("fresh.sqlite"))
+        try await fresh.migrate([folded])
+        #expect(try await Self.applied(fresh).map(\.name) == ["0001_notes", "0002_tags"])
+
+        // Made by the two migrations before the fold: the same schema, the same names; it opens.
+        let before = try SQLiteDatabase(path: folder.path("before.sqlite"))
+        try await before.migrate([Self.notes, Self.tags])
+        try await before.migrate([folded])
+        #expect(try await Self.applied(before).map(\.name) == ["0001_notes", "0002_tags"])
+    }
+
+    @Test func aDatabaseWithoutAMigrationItsFoldTookInIsRefusedAndLeftAsItWas() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let folded = Migration(name: "0001_notes", folds: ["0002_tags"], sqlite: Self.notes.sqlite + Self.tags.sqlite, postgres: [])
+        // Made before 0002_tags existed: it has no tags table.
+        let database = try SQLiteDatabase(path: folder.path("notes.sqlite"))
+        try await database.migrate([Self.notes])
+        let error = await #expect(throws: SQLDatabaseError.self) { try await database.migrate([folded]) }
+        #expect(error?.message.contains("without 0002_tags") == true, "\(String(describing: error))")
+        #expect(try await Self.applied(database).map(\.name) == ["0001_notes"])
     }
 
     @Test func aMigrationThatFailsIsRolledBackWholeAndNotRecorded() async throws {

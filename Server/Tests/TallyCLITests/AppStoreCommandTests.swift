@@ -1,4 +1,5 @@
 import Foundation
+import TallyTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -7,7 +8,9 @@ import FoundationNetworking
 
 /// `tally appstore` as a user runs it: serve, buy with one HTTP call, verify with `tally verify`.
 @Suite(.serialized) struct AppStoreCommandTests {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-appstore-\(UUID().uuidString)")
+    let folder: URL
+
+    init() throws { folder = try TemporaryFolder().url }
 
     @Test func purchasePrintsATransactionThatVerifiesWithTheFoldersRoot() throws {
         let caDir = folder.appendingPathComponent("ca").path

@@ -1,4 +1,5 @@
 import Foundation
+import TallyTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -8,7 +9,9 @@ import FoundationNetworking
 /// `tally appstore receipt` as a user runs it: buy with StoreKit 1 through `tally appstore
 /// serve`, print the device's receipt, verify it with `tally verify --kind receipt`.
 @Suite(.serialized) struct AppStoreReceiptCommandTests {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-appstore-receipt-\(UUID().uuidString)")
+    let folder: URL
+
+    init() throws { folder = try TemporaryFolder().url }
     static let device = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
 
     @Test func theReceiptOfAStoreKit1PurchaseVerifiesForItsDeviceOnly() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 import TallySQL
+import TallyTestSupport
 import TallyTesting
 import Testing
 
@@ -14,8 +15,7 @@ import FoundationNetworking
     let folder: URL
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-backup-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TemporaryFolder().url
     }
 
     func path(_ name: String) -> String { folder.appendingPathComponent(name).path }

@@ -1,4 +1,5 @@
 import Foundation
+import TallyTestSupport
 import Testing
 
 /// The crash matrix, with real processes: `tally device purchase --crash-at STEP` dies by
@@ -21,9 +22,17 @@ import Testing
 
     /// One phone: its folder and the simulated App Store's certificate authority.
     struct Phone {
-        var folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-device-\(UUID().uuidString)")
+        var folder: URL
         var server: String?
-        var storeKit = 2
+        var storeKit: Int
+
+        /// A phone in `folder`, or in one not made yet in a new temporary folder (a usage error
+        /// must leave it unmade).
+        init(folder: URL? = nil, server: String? = nil, storeKit: Int = 2) throws {
+            self.folder = try folder ?? TemporaryFolder().fileURL("phone")
+            self.server = server
+            self.storeKit = storeKit
+        }
         var caDir: String { folder.appendingPathComponent("ca").path }
 
         func run(_ subcommand: String, _ extra: [String] = []) throws -> CommandLine.Run {
@@ -67,7 +76,7 @@ import Testing
     @Test(arguments: Setup.all, steps)
     func aCrashAtEveryStepDeliversTheCreditExactlyOnce(setup: Setup, step: String) throws {
         let mode = setup.mode
-        var phone = Phone(storeKit: setup.storeKit)
+        var phone = try Phone(storeKit: setup.storeKit)
         defer { try? FileManager.default.removeItem(at: phone.folder) }
         let check = { (phone: Phone) throws in
             let (product, currency, balance) = Self.product(mode)
@@ -89,7 +98,7 @@ import Testing
     }
 
     @Test func aCrashedPurchaseIsDeliveredAtALaterLaunchWhenTheServerIsBack() throws {
-        var phone = Phone()
+        var phone = try Phone()
         defer { try? FileManager.default.removeItem(at: phone.folder) }
         var server = ""
         // Paid and journaled, then the app dies; the server goes away too.
@@ -99,7 +108,7 @@ import Testing
             #expect(crashed.status == 9)
         }
         // A launch without the server cannot deliver and says why; the journal keeps the transaction.
-        let offline = Phone(folder: phone.folder, server: server)
+        let offline = try Phone(folder: phone.folder, server: server)
         let failed = try offline.run("launch")
         #expect(failed.status == 1)
         #expect(failed.stderr.contains("network_error") || failed.stderr.contains("server_unavailable"), "\(failed.stderr)")
@@ -111,7 +120,7 @@ import Testing
             restarted.terminate()
             restarted.waitUntilExit()
         }
-        let back = Phone(folder: phone.folder, server: "http://127.0.0.1:\(port)")
+        let back = try Phone(folder: phone.folder, server: "http://127.0.0.1:\(port)")
         for _ in 1...2 {
             let state = try back.launch()
             #expect((state["balances"] as? [String: Int])?["credits"] == 12, "\(state)")
@@ -120,7 +129,7 @@ import Testing
     }
 
     @Test func withoutTheServerAPurchaseIsNotStarted() throws {
-        var phone = Phone()
+        var phone = try Phone()
         defer { try? FileManager.default.removeItem(at: phone.folder) }
         var server = ""
         // Signed up while the server runs; then it is gone.
@@ -129,7 +138,7 @@ import Testing
             let state = try phone.launch()
             #expect(state["mode"] as? String == "server")
         }
-        let offline = Phone(folder: phone.folder, server: server)
+        let offline = try Phone(folder: phone.folder, server: server)
         let before = try? Data(contentsOf: phone.folder.appendingPathComponent("state/appstore.json"))
         let run = try offline.run("purchase", ["--product", "com.tally.photo.credits.10"])
         #expect(run.status == 1)
@@ -144,7 +153,7 @@ import Testing
         (["--catalog", "/nonexistent/tally.json"], "--catalog"),
     ])
     func badOptionsAreUsageErrorsAndTouchNothing(extra: [String], option: String) throws {
-        let phone = Phone()
+        let phone = try Phone()
         let run = try CommandLine.run(["device", "launch", "--ca-dir", phone.caDir, "--state", phone.folder.path] + extra)
         #expect(run.status == 2)
         #expect(run.stderr.contains(option), "\(run.stderr)")

@@ -1,4 +1,5 @@
 import Foundation
+import TallyTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -7,7 +8,9 @@ import FoundationNetworking
 
 /// `tally import` against `tally appstore serve`, as an operator moving customers would run it.
 @Suite(.serialized) struct ImportCommandTests {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-import-\(UUID().uuidString)")
+    let folder: URL
+
+    init() throws { folder = try TemporaryFolder().url }
 
     @Test func aCustomerIsImportedOnceADryRunChangesNothingAndBadInputIsAUsageError() async throws {
         let caDir = folder.appendingPathComponent("ca").path

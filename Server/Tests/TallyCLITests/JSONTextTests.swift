@@ -1,4 +1,5 @@
 import Foundation
+import TallyTestSupport
 import Testing
 
 @testable import tally
@@ -106,9 +107,10 @@ import Glibc
         // As `tally verify --jsonl` always split its input: on LF, empty lines kept, nothing after a final LF.
         var expected = Array(text.utf8).split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
         if expected.last?.isEmpty == true { expected.removeLast() }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tally-lines-\(UUID().uuidString)")
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = folder.fileURL("lines")
         try Data(text.utf8).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
         for chunkSize in [1, 2, 3, 7, 1 << 20] {
             let descriptor = open(file.path, O_RDONLY)
             defer { close(descriptor) }

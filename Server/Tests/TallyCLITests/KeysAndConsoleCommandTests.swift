@@ -1,4 +1,5 @@
 import Foundation
+import TallyTestSupport
 import TallyVerify
 import Testing
 
@@ -6,9 +7,7 @@ import Testing
 /// signs in to the console.
 @Suite struct KeysAndConsoleCommandTests {
     static func folder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-keys-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
+        try TemporaryFolder().url
     }
 
     @Test func aRootThenIntermediatesFromIt() throws {

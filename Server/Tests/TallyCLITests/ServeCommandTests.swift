@@ -1,4 +1,5 @@
 import Foundation
+import TallyTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -8,7 +9,9 @@ import FoundationNetworking
 /// `tally serve` as a user runs it: start, buy with `tally appstore purchase`, post with HTTP,
 /// see the balance; SIGTERM stops it cleanly.
 @Suite(.serialized) struct ServeCommandTests {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-serve-\(UUID().uuidString)")
+    let folder: URL
+
+    init() throws { folder = try TemporaryFolder().url }
 
     struct CommandFailure: Error, CustomStringConvertible { let description: String }
 
@@ -129,7 +132,6 @@ import FoundationNetworking
     }
 
     @Test func metricsAreServedOnlyOnTheMetricsAddress() async throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = folder.appendingPathComponent("tally.sqlite").path
         let (server, port, metricsPort) = try Self.serveWithMetrics(["serve", "--database", database])
@@ -150,7 +152,6 @@ import FoundationNetworking
     }
 
     @Test func xcodesCertificateIsTrustedOnlyInDevelopmentAndOnlyWhenItIsOne() throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let notACertificate = folder.appendingPathComponent("notes.cer")
         try Data("not a certificate".utf8).write(to: notACertificate)
@@ -170,7 +171,6 @@ import FoundationNetworking
 
     @Test func aServerWithoutDevRefusesWhatTheSimulatorSignsEvenForProduction() async throws {
         let caDir = folder.appendingPathComponent("ca").path
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let (server, port) = try Self.serve(["serve", "--database", folder.appendingPathComponent("tally.sqlite").path])
         defer { server.terminate() }
@@ -215,7 +215,6 @@ import FoundationNetworking
     }
 
     @Test func behindATrustedProxyEachForwardedClientHasItsOwnLimit() async throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         // The example catalog with a per-address limit of 1 a minute: a burst of 10, and no
         // token comes back during the test however slowly the machine runs it.

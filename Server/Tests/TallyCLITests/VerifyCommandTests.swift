@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallyTestSupport
 import TallyTesting
 import Testing
 
@@ -10,8 +11,7 @@ import Testing
     let rootPath: String
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TemporaryFolder().url
         ca = try TestCertificateAuthority(profile: .init(issuedAt: Date(timeIntervalSince1970: 1_717_200_000)))
         rootPath = folder.appendingPathComponent("root.cer").path
         try Data(ca.rootDER).write(to: URL(fileURLWithPath: rootPath))

@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct VerifyReceiptCommandTests {
     /// A chain with Apple's shape, minted once (RSA keys are slow to make).
     static let authority: TestReceiptAuthority = try! TestReceiptAuthority(profile: .init(issuedAt: mintDate))
-    static let mintDate = Date(timeIntervalSince1970: 1_717_200_000)  // 2024-06-01T00:00:00Z
+    static let mintDate = SampleReceipt.mintDate
     static let device = DeviceIdentifier(hex: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
     static let opaqueValue: [UInt8] = Array(repeating: 7, count: 16)
 
@@ -18,8 +18,7 @@ import Testing
     let rootPath: String
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TemporaryFolder().url
         rootPath = folder.appendingPathComponent("root.cer").path
         try Data(Self.authority.rootDER).write(to: URL(fileURLWithPath: rootPath))
     }
@@ -27,40 +26,7 @@ import Testing
     /// A sandbox receipt for com.example 42, created 2024-06-02, bound to ``device``, with a
     /// consumable and a subscription in its first (trial) period.
     static func receipt(bundle: String = "com.example") -> ReceiptBuilder {
-        let created = mintDate.addingTimeInterval(86_400)
-        var receipt = AppReceipt()
-        receipt.environment = .sandbox
-        receipt.appAppleID = 1234
-        receipt.bundleID = bundle
-        receipt.applicationVersion = "42"
-        receipt.receiptCreationDate = created
-        receipt.originalPurchaseDate = Date(timeIntervalSince1970: 1_500_000_000)
-        receipt.originalApplicationVersion = "1.0"
-
-        var credits = InAppPurchaseReceipt()
-        credits.quantity = 2
-        credits.productID = "com.example.credits.10"
-        credits.transactionID = "1000000000000001"
-        credits.originalTransactionID = "1000000000000001"
-        credits.purchaseDate = created.addingTimeInterval(-3600)
-        credits.originalPurchaseDate = created.addingTimeInterval(-3600)
-        credits.productType = .consumable
-
-        var monthly = InAppPurchaseReceipt()
-        monthly.quantity = 1
-        monthly.productID = "com.example.pro.monthly"
-        monthly.transactionID = "1000000000000002"
-        monthly.originalTransactionID = "1000000000000002"
-        monthly.purchaseDate = created.addingTimeInterval(-7200)
-        monthly.originalPurchaseDate = created.addingTimeInterval(-7200)
-        monthly.expiresDate = created.addingTimeInterval(30 * 86_400 - 7200)
-        monthly.productType = .autoRenewableSubscription
-        monthly.webOrderLineItemID = 2_000_000_012_345_678
-        monthly.isTrialPeriod = true
-        monthly.isInIntroOfferPeriod = false
-        monthly.promotionalOfferID = "winback"
-        receipt.inAppPurchases = [credits, monthly]
-
+        let receipt = SampleReceipt.make(created: mintDate.addingTimeInterval(86_400), bundleID: bundle)
         var builder = ReceiptBuilder(receipt)
         builder.bind(to: device, opaqueValue: opaqueValue)
         return builder
@@ -102,7 +68,8 @@ import Testing
             + #""original_purchase_date":"2017-07-14T02:40:00Z","original_application_version":"1.0","in_app":["#
             + #"{"quantity":2,"product_id":"com.example.credits.10","transaction_id":"1000000000000001","#
             + #""original_transaction_id":"1000000000000001","purchase_date":"2024-06-01T23:00:00Z","#
-            + #""original_purchase_date":"2024-06-01T23:00:00Z","product_type":1},"#
+            + #""original_purchase_date":"2024-06-01T23:00:00Z","product_type":1,"is_trial_period":false,"#
+            + #""is_in_intro_offer_period":false},"#
             + #"{"quantity":1,"product_id":"com.example.pro.monthly","transaction_id":"1000000000000002","#
             + #""original_transaction_id":"1000000000000002","purchase_date":"2024-06-01T22:00:00Z","#
             + #""original_purchase_date":"2024-06-01T22:00:00Z","product_type":3,"expires_date":"2024-07-01T22:00:00Z","#

@@ -99,13 +99,13 @@ extension TransactionHistoryRequest {
     }
 
     static func milliseconds(_ date: Date) -> String {
-        String(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        String(EpochMilliseconds.of(date))
     }
 
     static func date(_ text: String) -> Date? {
         guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
             let milliseconds = Int64(text)
         else { return nil }
-        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        return EpochMilliseconds.date(milliseconds)
     }
 }

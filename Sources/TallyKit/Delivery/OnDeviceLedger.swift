@@ -480,8 +480,8 @@ public struct OnDeviceLedger: Delivery {
 
 /// Milliseconds since 1970, as the device's tables store times.
 enum JournalTime {
-    static func millis(_ date: Date) -> Int64 { PurchaseJournal.millis(date) }
-    static func date(_ millis: Int64) -> Date { PurchaseJournal.date(millis) }
+    static func millis(_ date: Date) -> Int64 { EpochMilliseconds.of(date) }
+    static func date(_ millis: Int64) -> Date { EpochMilliseconds.date(millis) }
     /// Seconds as whole milliseconds, clamped like times.
-    static func millis(seconds: TimeInterval) -> Int64 { PurchaseJournal.millis(Date(timeIntervalSince1970: seconds)) }
+    static func millis(seconds: TimeInterval) -> Int64 { EpochMilliseconds.of(Date(timeIntervalSince1970: seconds)) }
 }

@@ -255,12 +255,8 @@ public struct PurchaseJournal: Sendable {
     // MARK: - Rows
 
     /// Milliseconds since 1970, clamped: a date far in the past or future (a cutoff of "never") must not trap.
-    static func millis(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1000).rounded(.down)
-        guard value.isFinite else { return value > 0 ? .max : .min }
-        return Int64(max(-9.2e18, min(9.2e18, value)))
-    }
-    static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
+    static func millis(_ date: Date) -> Int64 { EpochMilliseconds.of(date) }
+    static func date(_ millis: Int64) -> Date { EpochMilliseconds.date(millis) }
 
     static func encode(_ value: some Encodable) throws(TallyError) -> String {
         do {

@@ -162,8 +162,7 @@ public actor SimulatedAppStore {
 
     /// The store's current time, in whole milliseconds as Apple's dates are.
     public var now: Date {
-        let time = baseNow().addingTimeInterval(state.timeOffset).timeIntervalSince1970
-        return Date(timeIntervalSince1970: (time * 1000).rounded(.down) / 1000)
+        EpochMilliseconds.date(EpochMilliseconds.of(baseNow().addingTimeInterval(state.timeOffset)))
     }
 
     /// The real time of the world outside the simulation (the base clock, without advances):

@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 import TallySQL
+import TallyTestSupport
 import Testing
 
 @testable import TallyKit

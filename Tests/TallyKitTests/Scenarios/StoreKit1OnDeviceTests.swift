@@ -2,6 +2,7 @@ import Foundation
 import TallyCore
 import TallyKitTesting
 import TallySQL
+import TallyTestSupport
 import TallyTesting
 import TallyVerify
 import Testing

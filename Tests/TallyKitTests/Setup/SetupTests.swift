@@ -1,6 +1,7 @@
 import Foundation
 import TallyCore
 import TallyKitTesting
+import TallyTestSupport
 import TallyTesting
 import TallyVerify
 import Testing

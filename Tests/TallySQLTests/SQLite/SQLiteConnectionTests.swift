@@ -1,4 +1,5 @@
 import TallySQL
+import TallyTestSupport
 import Testing
 
 /// Values and rows as they cross the SQLite connection, and its errors as the storage layer

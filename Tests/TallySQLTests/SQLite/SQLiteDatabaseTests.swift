@@ -1,5 +1,6 @@
 import Foundation
 import TallySQL
+import TallyTestSupport
 import Testing
 
 /// SQLite as the server and the device both use it: transactions committed together, each

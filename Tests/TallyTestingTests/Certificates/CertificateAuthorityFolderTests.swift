@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallyTestSupport
 import TallyTesting
 import TallyVerify
 import Testing
@@ -7,13 +8,13 @@ import X509
 
 @Suite struct CertificateAuthorityFolderTests {
     @available(macOS 11, iOS 14, tvOS 14, watchOS 7, *)
-    func folder() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("tally-ca-\(UUID().uuidString)")
+    func folder() throws -> URL {
+        try TemporaryFolder().fileURL("ca")
     }
 
     @available(macOS 11, iOS 14, tvOS 14, watchOS 7, *)
     @Test func anEmptyFolderGetsANewAuthorityAndReopensTheSame() throws {
-        let folder = folder()
+        let folder = try folder()
         let created = try TestCertificateAuthority.openOrCreate(folder: folder, now: Date())
         for file in TestCertificateAuthority.FolderFile.allCases {
             #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(file.rawValue).path), "\(file.rawValue)")
@@ -32,7 +33,7 @@ import X509
 
     @available(macOS 11, iOS 14, tvOS 14, watchOS 7, *)
     @Test func anotherProcessSigningWithTheSameFolderVerifies() async throws {
-        let folder = folder()
+        let folder = try folder()
         let signer = try TestCertificateAuthority.openOrCreate(folder: folder, now: Date())
         var payload = TransactionPayload()
         payload.bundleID = "com.example"
@@ -48,7 +49,7 @@ import X509
 
     @available(macOS 11, iOS 14, tvOS 14, watchOS 7, *)
     @Test func aFolderWithSomeFilesMissingIsAnError() throws {
-        let folder = folder()
+        let folder = try folder()
         _ = try TestCertificateAuthority.openOrCreate(folder: folder, now: Date())
         try FileManager.default.removeItem(at: folder.appendingPathComponent("leaf-key.pem"))
         #expect(throws: TestCertificateAuthority.FolderError.self) { try TestCertificateAuthority.openOrCreate(folder: folder, now: Date()) }
@@ -56,8 +57,8 @@ import X509
 
     @available(macOS 11, iOS 14, tvOS 14, watchOS 7, *)
     @Test func aKeyThatDoesNotMatchItsCertificateIsAnError() throws {
-        let first = folder()
-        let second = folder()
+        let first = try folder()
+        let second = try folder()
         _ = try TestCertificateAuthority.openOrCreate(folder: first, now: Date())
         _ = try TestCertificateAuthority.openOrCreate(folder: second, now: Date())
         try FileManager.default.removeItem(at: first.appendingPathComponent("leaf-key.pem"))

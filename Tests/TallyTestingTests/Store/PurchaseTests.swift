@@ -120,8 +120,9 @@ import Testing
 @Suite struct PendingPurchaseTests {
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func askToBuyApprovedAfterARestartArrivesThroughUpdates() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-store-\(UUID().uuidString)")
-        let stateFile = folder.appendingPathComponent("state.json")
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let stateFile = folder.fileURL("state.json")
         let first = try StoreFixture(stateFile: stateFile)
         try await first.store.updateSettings { $0.askToBuyEnabled = true }
         guard case .pending(let pending) = try await first.store.purchase("com.tally.zorya.report.personality") else {

@@ -153,7 +153,9 @@ import Testing
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func aStoreRestartedWithoutANotificationURLStillTicks() async throws {
-        let stateFile = FileManager.default.temporaryDirectory.appendingPathComponent("tally-store-\(UUID().uuidString).json")
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let stateFile = folder.fileURL("state.json")
         var configuration = SimulatedAppStore.Configuration(catalog: StoreFixture.catalog, bundleID: StoreFixture.bundleID)
         configuration.notificationURL = StoreFixture.notificationURL
         configuration.stateFile = stateFile

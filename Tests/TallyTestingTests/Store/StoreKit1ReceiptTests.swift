@@ -179,8 +179,9 @@ import Testing
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func receiptsSurviveARestartFromTheStateFile() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tally-sk1-\(UUID().uuidString).json")
-        defer { try? FileManager.default.removeItem(at: file) }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = folder.fileURL("state.json")
         let first = try Harness(stateFile: file)
         let bought = try await first.buy("com.tally.photo.credits.10")
         let before = try await first.store.appReceipt(for: Self.device)

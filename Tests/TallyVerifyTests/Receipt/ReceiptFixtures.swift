@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallyTestSupport
 import TallyTesting
 import TallyVerify
 import X509
@@ -26,43 +27,9 @@ enum ReceiptFixtures {
         return try TestReceiptAuthority(profile: profile, keys: keys)
     }
 
-    /// A sandbox receipt for com.example 42 with two in-app purchases, every field set.
+    /// The shared sample receipt (``SampleReceipt``), created `created`.
     static func receipt(created: Date = created, environment: AppStoreEnvironment = .sandbox) -> AppReceipt {
-        var receipt = AppReceipt()
-        receipt.environment = environment
-        receipt.appAppleID = 1234
-        receipt.bundleID = "com.example"
-        receipt.applicationVersion = "42"
-        receipt.receiptCreationDate = created
-        receipt.originalPurchaseDate = Date(timeIntervalSince1970: 1_500_000_000)
-        receipt.originalApplicationVersion = "1.0"
-
-        var credits = InAppPurchaseReceipt()
-        credits.quantity = 2
-        credits.productID = "com.example.credits.10"
-        credits.transactionID = "1000000000000001"
-        credits.originalTransactionID = "1000000000000001"
-        credits.purchaseDate = created.addingTimeInterval(-3600)
-        credits.originalPurchaseDate = created.addingTimeInterval(-3600)
-        credits.productType = .consumable
-        credits.isTrialPeriod = false
-        credits.isInIntroOfferPeriod = false
-
-        var monthly = InAppPurchaseReceipt()
-        monthly.quantity = 1
-        monthly.productID = "com.example.pro.monthly"
-        monthly.transactionID = "1000000000000002"
-        monthly.originalTransactionID = "1000000000000002"
-        monthly.purchaseDate = created.addingTimeInterval(-7200)
-        monthly.originalPurchaseDate = created.addingTimeInterval(-7200)
-        monthly.expiresDate = created.addingTimeInterval(30 * 86_400 - 7200)
-        monthly.productType = .autoRenewableSubscription
-        monthly.webOrderLineItemID = 2_000_000_012_345_678
-        monthly.isTrialPeriod = true
-        monthly.isInIntroOfferPeriod = false
-        monthly.promotionalOfferID = "winback"
-        receipt.inAppPurchases = [credits, monthly]
-        return receipt
+        SampleReceipt.make(created: created, environment: environment)
     }
 
     /// ``receipt(created:environment:)`` as `AppReceipt` reads it back: product type raw values filled in.

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import TallyCore
 
 /// Appends every event to a JSON-lines file, one line each, in sequence order: a sink for
@@ -13,15 +14,18 @@ import TallyCore
 /// The log writes up to a gap and waits there; a gap still open after `gapWait` (on the
 /// reader's clock; far longer than any transaction) is taken for a rollback and passed.
 /// SQLite has one writer, so it has no such gaps: there `gapWait` is 0.
-final class EventLog: @unchecked Sendable {
+final class EventLog: Sendable {
     let path: String
     let storage: any WebhookStorage
     let gapWait: TimeInterval
     let now: @Sendable () -> Date
-    private let lock = NSLock()
-    private var cursor: Int64
-    /// When each open gap (by the first missing number) was first seen.
-    private var gaps: [Int64: Date] = [:]
+    private struct State {
+        var cursor: Int64
+        /// When each open gap (by the first missing number) was first seen.
+        var gaps: [Int64: Date] = [:]
+    }
+
+    private let state: NIOLockedValueBox<State>
 
     struct Corrupt: Error, CustomStringConvertible {
         let path: String
@@ -37,7 +41,7 @@ final class EventLog: @unchecked Sendable {
         self.now = now
         // The file's last line when it has one; the bookmark beside it when it is empty.
         let saved = (try? String(contentsOfFile: path + ".cursor", encoding: .utf8)).flatMap { Int64($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        cursor = try Self.recover(path) ?? saved ?? 0
+        state = NIOLockedValueBox(State(cursor: try Self.recover(path) ?? saved ?? 0))
     }
 
     /// The sequence of the last whole event in the file, after cutting off whatever follows
@@ -93,14 +97,14 @@ final class EventLog: @unchecked Sendable {
     func catchUp() async throws -> Int {
         var written = 0
         while true {
-            let after = lock.withLock { cursor }
+            let after = state.withLockedValue { $0.cursor }
             let page = try await storage.events(after: after, type: nil, userID: nil, limit: 500)
             // Every gap of the page starts its wait now, not when the ones before it are passed.
             let seenAt = now()
             var gapStart = after + 1
             for event in page.events {
                 if event.sequence != gapStart {
-                    lock.withLock { if gaps[gapStart] == nil { gaps[gapStart] = seenAt } }
+                    state.withLockedValue { if $0.gaps[gapStart] == nil { $0.gaps[gapStart] = seenAt } }
                 }
                 gapStart = event.sequence + 1
             }
@@ -109,7 +113,7 @@ final class EventLog: @unchecked Sendable {
             var blocked = false
             for event in page.events {
                 if event.sequence != expected {
-                    let seen = lock.withLock { gaps[expected] ?? seenAt }
+                    let seen = state.withLockedValue { $0.gaps[expected] ?? seenAt }
                     guard seenAt.timeIntervalSince(seen) >= gapWait else {
                         blocked = true
                         break
@@ -126,9 +130,9 @@ final class EventLog: @unchecked Sendable {
             }
             try append(bytes)
             try? Data(String(last.sequence).utf8).write(to: URL(fileURLWithPath: path + ".cursor"), options: .atomic)
-            lock.withLock {
-                cursor = last.sequence
-                gaps = gaps.filter { $0.key > last.sequence }
+            state.withLockedValue {
+                $0.cursor = last.sequence
+                $0.gaps = $0.gaps.filter { $0.key > last.sequence }
             }
             written += ready.count
             if blocked || page.nextCursor == nil { return written }

@@ -121,8 +121,8 @@ struct Allowances {
             case .year: .year
             default: .month  // the catalog admits known periods only
             }
-        let anchorDate = Date(timeIntervalSince1970: Double(anchor) / 1000)
-        let target = Date(timeIntervalSince1970: Double(time) / 1000)
+        let anchorDate = EpochMilliseconds.date(anchor)
+        let target = EpochMilliseconds.date(time)
         var steps = max(0, calendar.dateComponents([component], from: anchorDate, to: target).value(for: component) ?? 0)
         var start = calendar.date(byAdding: component, value: steps, to: anchorDate) ?? anchorDate
         if start > target, steps > 0 {
@@ -130,6 +130,6 @@ struct Allowances {
             start = calendar.date(byAdding: component, value: steps, to: anchorDate) ?? anchorDate
         }
         let end = calendar.date(byAdding: component, value: steps + 1, to: anchorDate) ?? target
-        return (Int64((start.timeIntervalSince1970 * 1000).rounded()), min(limit, Int64((end.timeIntervalSince1970 * 1000).rounded())))
+        return (EpochMilliseconds.of(start), min(limit, EpochMilliseconds.of(end)))
     }
 }

@@ -1,14 +1,18 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Counters and latency histograms, exposed in Prometheus text format at `/metrics`.
 ///
 /// Small and local to one server instance (no global bootstrap), so that tests build as
 /// many servers as they like. Thread-safe with a lock: an update is a dictionary write.
-public final class Metrics: @unchecked Sendable {
-    private let lock = NSLock()
-    private var counters: [Key: Int64] = [:]
-    private var histograms: [Key: Histogram] = [:]
-    private var help: [String: (type: String, text: String)] = [:]
+public final class Metrics: Sendable {
+    private struct State {
+        var counters: [Key: Int64] = [:]
+        var histograms: [Key: Histogram] = [:]
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let help: [String: (type: String, text: String)]
 
     /// Latency buckets in seconds.
     static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
@@ -32,44 +36,42 @@ public final class Metrics: @unchecked Sendable {
 
     /// An empty registry with the server's metric families described.
     public init() {
-        describe("tally_http_requests_total", "counter", "HTTP requests by route, method and status.")
-        describe("tally_http_request_duration_seconds", "histogram", "HTTP request latency by route and method.")
-        describe("tally_grants_total", "counter", "Units granted by purchases, by currency.")
-        describe("tally_spends_total", "counter", "Units spent, by currency.")
-        describe("tally_verification_failures_total", "counter", "Signed data refused, by verification code.")
-        describe("tally_notifications_total", "counter", "App Store notifications received, by type and outcome.")
-        describe("tally_events_total", "counter", "Events committed by this instance, by type.")
-        describe("tally_webhook_attempts_total", "counter", "Webhook delivery attempts, by outcome (delivered, failed).")
-    }
-
-    private func describe(_ name: String, _ type: String, _ text: String) {
-        help[name] = (type, text)
+        help = [
+            "tally_http_requests_total": ("counter", "HTTP requests by route, method and status."),
+            "tally_http_request_duration_seconds": ("histogram", "HTTP request latency by route and method."),
+            "tally_grants_total": ("counter", "Units granted by purchases, by currency."),
+            "tally_spends_total": ("counter", "Units spent, by currency."),
+            "tally_verification_failures_total": ("counter", "Signed data refused, by verification code."),
+            "tally_notifications_total": ("counter", "App Store notifications received, by type and outcome."),
+            "tally_events_total": ("counter", "Events committed by this instance, by type."),
+            "tally_webhook_attempts_total": ("counter", "Webhook delivery attempts, by outcome (delivered, failed)."),
+        ]
     }
 
     /// Adds `value` to a counter.
     public func increment(_ name: String, _ labels: [String: String] = [:], by value: Int64 = 1) {
         let key = Key(name: name, labels: Self.render(labels))
-        lock.withLock { counters[key, default: 0] += value }
+        state.withLockedValue { $0.counters[key, default: 0] += value }
     }
 
     /// Records one observation of a histogram, in seconds.
     public func observe(_ name: String, _ labels: [String: String] = [:], seconds: Double) {
         let key = Key(name: name, labels: Self.render(labels))
-        lock.withLock {
+        state.withLockedValue {
             // In place: a copy out of the dictionary would copy the bucket counts on every observation.
-            histograms[key, default: Histogram()].record(seconds)
+            $0.histograms[key, default: Histogram()].record(seconds)
         }
     }
 
     /// A counter's current value.
     public func value(_ name: String, _ labels: [String: String] = [:]) -> Int64 {
         let key = Key(name: name, labels: Self.render(labels))
-        return lock.withLock { counters[key] ?? 0 }
+        return state.withLockedValue { $0.counters[key] ?? 0 }
     }
 
     /// Everything, in the Prometheus text exposition format.
     public func exposition() -> String {
-        let (counters, histograms) = lock.withLock { (self.counters, self.histograms) }
+        let (counters, histograms) = state.withLockedValue { ($0.counters, $0.histograms) }
         var lines: [String] = []
         let names = Set(counters.keys.map(\.name)).union(histograms.keys.map(\.name)).sorted()
         for name in names {

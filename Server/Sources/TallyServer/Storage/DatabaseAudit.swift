@@ -106,7 +106,8 @@ public struct DatabaseAudit: Sendable, Hashable, Codable {
         } catch {
             throw DatabaseMaintenanceError(.notATallyDatabase, "it has no schema_migrations table (\(error))")
         }
-        let known = Migrations.all.map(\.name)
+        // Names folded into a migration are recorded with it (see `Migration.folds`).
+        let known = Migrations.all.flatMap { [$0.name] + $0.folds }
         let unknown = applied.filter { !known.contains($0) }
         guard unknown.isEmpty else {
             throw DatabaseMaintenanceError(

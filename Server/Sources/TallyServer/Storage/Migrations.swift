@@ -2,244 +2,30 @@ import TallyCore
 public import TallySQL
 
 /// The schema, as named append-only migrations. A migration, once released, is never edited:
-/// changes come as new migrations at the end. (Before the first release the schema is one
-/// migration, `0001_core`.)
+/// changes come as new migrations at the end. Before the first release the schema is one
+/// migration, `0001_core`: the migrations added during development are folded back into it
+/// (tables created with their final columns), and their names are recorded with it
+/// (``TallySQL/Migration/folds``) so that a database a development build migrated opens as
+/// before. `Server/Tests/TallyServerTests/Storage/Schema/` holds the schema it makes, reviewed.
 public enum Migrations {
     /// Every migration, in order.
-    public static let all: [Migration] = [core, apple, console, events]
-
-    /// What the server learns from asking Apple and tells it: how far the catch-up with the App
-    /// Store Server Notifications got, per environment (epoch milliseconds; notifications signed
-    /// before `checked_until` were fetched and applied); and the answers to consumption requests
-    /// as a queue (`sent_status` NULL while due; a claim with its time and the tries made).
-    static let apple = Migration(
-        name: "0002_apple",
-        sqlite: [appleCatchUp, subscriptionChecks, renewingIndex] + consumptionQueue,
-        postgres: [appleCatchUp, subscriptionChecks, renewingIndex] + consumptionQueue)
-
-    /// What the web console needs: its operators (password hashes), sessions (by the
-    /// SHA-256 of the cookie, with the CSRF token), an append-only audit log; entitlements an
-    /// operator grants until a date; verification failures counted per minute; each
-    /// transaction's signed price, currency and storefront (NULL for those recorded before);
-    /// and indexes for the lists' filters.
-    static let console = Migration(
-        name: "0003_console",
-        sqlite: consoleTables(autoIncrement: "INTEGER PRIMARY KEY AUTOINCREMENT") + [
-            """
-            CREATE TRIGGER console_audit_no_update BEFORE UPDATE ON console_audit
-            BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END
-            """,
-            """
-            CREATE TRIGGER console_audit_no_delete BEFORE DELETE ON console_audit
-            BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END
-            """,
-        ],
-        postgres: consoleTables(autoIncrement: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY") + [
-            """
-            CREATE FUNCTION console_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN RAISE EXCEPTION 'the audit log is append-only' USING ERRCODE = '23514'; END $$
-            """,
-            "CREATE TRIGGER console_audit_no_change BEFORE UPDATE OR DELETE ON console_audit FOR EACH ROW EXECUTE FUNCTION console_audit_append_only()",
-        ])
-
-    /// Events out: every change to money or access as an event, written in the same
-    /// transaction as the change (an outbox, ordered by `seq`); the webhook endpoints with
-    /// their event filters and secrets (the previous secret signs too until
-    /// `previous_secret_until`); one delivery per endpoint and event (the primary key makes it
-    /// once), claimed by one worker at a time; and every attempt made. Endpoint ids are not
-    /// foreign keys: a money write that queues a delivery never waits on, or fails with, an
-    /// endpoint being deleted (the delete removes its rows itself).
-    static let events = Migration(
-        name: "0004_events",
-        sqlite: eventTables(autoIncrement: "INTEGER PRIMARY KEY AUTOINCREMENT"),
-        postgres: eventTables(autoIncrement: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"))
-
-    private static func eventTables(autoIncrement: String) -> [String] {
-        [
-            """
-            CREATE TABLE events (
-                seq \(autoIncrement),
-                id TEXT NOT NULL UNIQUE,
-                type TEXT NOT NULL,
-                version BIGINT NOT NULL,
-                user_id TEXT,
-                data TEXT NOT NULL,
-                created_at BIGINT NOT NULL
-            )
-            """,
-            "CREATE INDEX events_type_seq ON events (type, seq)",
-            "CREATE INDEX events_user_seq ON events (user_id, seq)",
-            """
-            CREATE TABLE webhook_endpoints (
-                id TEXT PRIMARY KEY,
-                url TEXT NOT NULL,
-                description TEXT NOT NULL,
-                all_types BIGINT NOT NULL CHECK (all_types IN (0, 1)),
-                secret TEXT NOT NULL,
-                previous_secret TEXT,
-                previous_secret_until BIGINT,
-                disabled BIGINT NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
-                disabled_reason TEXT,
-                created_at BIGINT NOT NULL,
-                updated_at BIGINT NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE webhook_endpoint_types (
-                endpoint_id TEXT NOT NULL,
-                type TEXT NOT NULL,
-                PRIMARY KEY (endpoint_id, type)
-            )
-            """,
-            """
-            CREATE TABLE webhook_deliveries (
-                endpoint_id TEXT NOT NULL,
-                event_seq BIGINT NOT NULL REFERENCES events(seq),
-                status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed', 'paused')),
-                attempts BIGINT NOT NULL DEFAULT 0,
-                next_attempt_at BIGINT NOT NULL,
-                claim TEXT,
-                claimed_until BIGINT,
-                last_status_code BIGINT,
-                delivered_at BIGINT,
-                created_at BIGINT NOT NULL,
-                PRIMARY KEY (endpoint_id, event_seq)
-            )
-            """,
-            "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'",
-            "CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, status, event_seq)",
-            // Only the deliveries in flight carry a claim: a small index however long the history.
-            "CREATE INDEX webhook_deliveries_claim ON webhook_deliveries (claim) WHERE claim IS NOT NULL",
-            """
-            CREATE TABLE webhook_attempts (
-                id \(autoIncrement),
-                endpoint_id TEXT NOT NULL,
-                event_seq BIGINT NOT NULL,
-                attempted_at BIGINT NOT NULL,
-                status_code BIGINT,
-                latency_ms BIGINT NOT NULL,
-                response_excerpt TEXT,
-                error TEXT
-            )
-            """,
-            "CREATE INDEX webhook_attempts_delivery ON webhook_attempts (endpoint_id, event_seq, id)",
-        ]
-    }
-
-    private static func consoleTables(autoIncrement: String) -> [String] {
-        [
-            """
-            CREATE TABLE console_operators (
-                name TEXT PRIMARY KEY,
-                password_hash TEXT NOT NULL,
-                role TEXT NOT NULL CHECK (role IN ('admin', 'read_only')),
-                created_at BIGINT NOT NULL,
-                updated_at BIGINT NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE console_sessions (
-                token_hash TEXT PRIMARY KEY,
-                actor TEXT NOT NULL,
-                role TEXT NOT NULL CHECK (role IN ('admin', 'read_only')),
-                csrf_token TEXT NOT NULL,
-                key_hash TEXT,
-                created_at BIGINT NOT NULL,
-                expires_at BIGINT NOT NULL
-            )
-            """,
-            "CREATE INDEX console_sessions_expiry ON console_sessions (expires_at)",
-            """
-            CREATE TABLE console_audit (
-                id \(autoIncrement),
-                at BIGINT NOT NULL,
-                actor TEXT NOT NULL,
-                action TEXT NOT NULL,
-                target TEXT,
-                before_text TEXT,
-                after_text TEXT,
-                detail TEXT
-            )
-            """,
-            """
-            CREATE TABLE granted_entitlements (
-                id TEXT PRIMARY KEY,
-                user_id TEXT NOT NULL REFERENCES users(id),
-                entitlement TEXT NOT NULL,
-                expires_at BIGINT NOT NULL,
-                reason TEXT NOT NULL,
-                granted_by TEXT NOT NULL,
-                idempotency_key TEXT NOT NULL,
-                created_at BIGINT NOT NULL,
-                revoked_at BIGINT,
-                revoked_by TEXT,
-                UNIQUE (user_id, idempotency_key)
-            )
-            """,
-            "CREATE INDEX granted_entitlements_user ON granted_entitlements (user_id)",
-            """
-            CREATE TABLE verification_failures (
-                minute BIGINT NOT NULL,
-                source TEXT NOT NULL,
-                code TEXT NOT NULL,
-                count BIGINT NOT NULL CHECK (count > 0),
-                PRIMARY KEY (minute, source, code)
-            )
-            """,
-            "ALTER TABLE store_transactions ADD COLUMN price BIGINT",
-            "ALTER TABLE store_transactions ADD COLUMN currency TEXT",
-            "ALTER TABLE store_transactions ADD COLUMN storefront TEXT",
-            "CREATE INDEX store_transactions_token ON store_transactions (app_account_token)",
-            "CREATE INDEX store_transactions_product ON store_transactions (product_id, received_at)",
-            "CREATE INDEX store_transactions_purchased ON store_transactions (purchase_date)",
-            "CREATE INDEX store_transactions_revocations ON store_transactions (revocation_event_at) WHERE revoked = 1",
-            // The console lists the ledger newest first by (created_at, id), so that a date range
-            // is a range of one index whatever else is filtered.
-            "CREATE INDEX ledger_time ON ledger_entries (created_at, id)",
-            "CREATE INDEX ledger_kind_time ON ledger_entries (kind, created_at, id)",
-            "CREATE INDEX ledger_currency_time ON ledger_entries (currency, kind, created_at, id)",
-            "CREATE INDEX ledger_user_time ON ledger_entries (user_id, created_at, id)",
-            "CREATE INDEX notifications_original ON notifications (original_transaction_id)",
-            "CREATE INDEX notifications_outcome ON notifications (outcome, received_at)",
-        ]
-    }
-
-    /// The scheduled refresh looks for subscriptions by expiry.
-    private static let renewingIndex =
-        "CREATE INDEX store_transactions_renewing ON store_transactions (expires_date) WHERE product_kind = 'auto_renewable'"
-
-    /// When each subscription's state was last asked of Apple by the scheduled refresh.
-    private static let subscriptionChecks = """
-        CREATE TABLE apple_subscription_checks (
-            original_transaction_id TEXT PRIMARY KEY,
-            checked_at BIGINT NOT NULL
-        )
-        """
-
-    private static let consumptionQueue = [
-        "ALTER TABLE consumption_requests ADD COLUMN claimed_at BIGINT",
-        "ALTER TABLE consumption_requests ADD COLUMN attempts BIGINT NOT NULL DEFAULT 0",
-        "ALTER TABLE consumption_requests ADD COLUMN answered_at BIGINT",
-        "ALTER TABLE consumption_requests ADD COLUMN detail TEXT",
-        "CREATE INDEX consumption_requests_due ON consumption_requests (created_at) WHERE sent_status IS NULL",
-    ]
-
-    private static let appleCatchUp = """
-        CREATE TABLE apple_catch_up (
-            environment TEXT PRIMARY KEY,
-            checked_until BIGINT NOT NULL,
-            updated_at BIGINT NOT NULL
-        )
-        """
+    public static let all: [Migration] = [core]
 
     /// Tables of users, positions, lots, the ledger, store transactions, orders, spends,
-    /// reservations, allowances and notifications. Amounts are BIGINT with CHECKs; times are
-    /// epoch milliseconds; idempotency lives in UNIQUE constraints; the database itself refuses
-    /// to change or delete a ledger entry.
+    /// reservations, allowances and notifications; what the server learns from Apple; the web
+    /// console's; events and webhooks. Amounts are BIGINT with CHECKs; times are epoch
+    /// milliseconds; idempotency lives in UNIQUE constraints; the database itself refuses to
+    /// change or delete a ledger entry or a line of the console's audit log.
     static let core = Migration(
-        name: "0001_core",
-        sqlite: tables(autoIncrement: "INTEGER PRIMARY KEY AUTOINCREMENT") + appendOnlyLedger.sqlite + accountIndexes,
-        postgres: tables(autoIncrement: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY") + appendOnlyLedger.postgres + accountIndexes)
+        name: "0001_core", folds: ["0002_apple", "0003_console", "0004_events"],
+        sqlite: statements(autoIncrement: "INTEGER PRIMARY KEY AUTOINCREMENT") + appendOnlyLedger.sqlite + appendOnlyAudit.sqlite,
+        postgres: statements(autoIncrement: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY") + appendOnlyLedger.postgres + appendOnlyAudit.postgres)
+
+    /// Every table and index, with `autoIncrement` as the dialect spells an increasing key.
+    private static func statements(autoIncrement: String) -> [String] {
+        tables(autoIncrement: autoIncrement) + accountIndexes + apple + consoleTables(autoIncrement: autoIncrement) + consoleIndexes
+            + eventTables(autoIncrement: autoIncrement)
+    }
 
     private static func tables(autoIncrement: String) -> [String] {
         [
@@ -320,7 +106,10 @@ public enum Migrations {
                 response_json TEXT,
                 evidence_kind TEXT NOT NULL CHECK (evidence_kind IN ('jws', 'receipt')),
                 evidence TEXT NOT NULL,
-                received_at BIGINT NOT NULL
+                received_at BIGINT NOT NULL,
+                price BIGINT,
+                currency TEXT,
+                storefront TEXT
             )
             """,
             "CREATE INDEX store_transactions_original ON store_transactions (original_transaction_id)",
@@ -415,7 +204,11 @@ public enum Migrations {
                 reason TEXT,
                 consumption_json TEXT NOT NULL,
                 sent_status TEXT,
-                created_at BIGINT NOT NULL
+                created_at BIGINT NOT NULL,
+                claimed_at BIGINT,
+                attempts BIGINT NOT NULL DEFAULT 0,
+                answered_at BIGINT,
+                detail TEXT
             )
             """,
             """
@@ -433,6 +226,214 @@ public enum Migrations {
             """,
         ]
     }
+
+    /// What the server learns from asking Apple and tells it: how far the catch-up with the App
+    /// Store Server Notifications got, per environment (epoch milliseconds; notifications signed
+    /// before `checked_until` were fetched and applied); when each subscription's state was last
+    /// asked of Apple by the scheduled refresh, which looks for subscriptions by expiry; and the
+    /// answers to consumption requests as a queue (`sent_status` NULL while due; a claim with its
+    /// time and the tries made).
+    private static let apple = [
+        """
+        CREATE TABLE apple_catch_up (
+            environment TEXT PRIMARY KEY,
+            checked_until BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE apple_subscription_checks (
+            original_transaction_id TEXT PRIMARY KEY,
+            checked_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX store_transactions_renewing ON store_transactions (expires_date) WHERE product_kind = '\(ProductKind.autoRenewable.rawValue)'",
+        "CREATE INDEX consumption_requests_due ON consumption_requests (created_at) WHERE sent_status IS NULL",
+    ]
+
+    /// What the web console needs: its operators (password hashes), sessions (by the
+    /// SHA-256 of the cookie, with the CSRF token), an append-only audit log; entitlements an
+    /// operator grants until a date; verification failures counted per minute.
+    private static func consoleTables(autoIncrement: String) -> [String] {
+        [
+            """
+            CREATE TABLE console_operators (
+                name TEXT PRIMARY KEY,
+                password_hash TEXT NOT NULL,
+                role TEXT NOT NULL CHECK (role IN ('admin', 'read_only')),
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE console_sessions (
+                token_hash TEXT PRIMARY KEY,
+                actor TEXT NOT NULL,
+                role TEXT NOT NULL CHECK (role IN ('admin', 'read_only')),
+                csrf_token TEXT NOT NULL,
+                key_hash TEXT,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX console_sessions_expiry ON console_sessions (expires_at)",
+            """
+            CREATE TABLE console_audit (
+                id \(autoIncrement),
+                at BIGINT NOT NULL,
+                actor TEXT NOT NULL,
+                action TEXT NOT NULL,
+                target TEXT,
+                before_text TEXT,
+                after_text TEXT,
+                detail TEXT
+            )
+            """,
+            """
+            CREATE TABLE granted_entitlements (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id),
+                entitlement TEXT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                reason TEXT NOT NULL,
+                granted_by TEXT NOT NULL,
+                idempotency_key TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                revoked_at BIGINT,
+                revoked_by TEXT,
+                UNIQUE (user_id, idempotency_key)
+            )
+            """,
+            "CREATE INDEX granted_entitlements_user ON granted_entitlements (user_id)",
+            """
+            CREATE TABLE verification_failures (
+                minute BIGINT NOT NULL,
+                source TEXT NOT NULL,
+                code TEXT NOT NULL,
+                count BIGINT NOT NULL CHECK (count > 0),
+                PRIMARY KEY (minute, source, code)
+            )
+            """,
+        ]
+    }
+
+    /// The indexes of the console's lists: transactions by token, product, purchase date and
+    /// revocation (each transaction's signed price, currency and storefront are its own
+    /// columns, NULL where it was recorded without them), the ledger and notifications.
+    private static let consoleIndexes = [
+        "CREATE INDEX store_transactions_token ON store_transactions (app_account_token)",
+        "CREATE INDEX store_transactions_product ON store_transactions (product_id, received_at)",
+        "CREATE INDEX store_transactions_purchased ON store_transactions (purchase_date)",
+        "CREATE INDEX store_transactions_revocations ON store_transactions (revocation_event_at) WHERE revoked = 1",
+        // The console lists the ledger newest first by (created_at, id), so that a date range
+        // is a range of one index whatever else is filtered.
+        "CREATE INDEX ledger_time ON ledger_entries (created_at, id)",
+        "CREATE INDEX ledger_kind_time ON ledger_entries (kind, created_at, id)",
+        "CREATE INDEX ledger_currency_time ON ledger_entries (currency, kind, created_at, id)",
+        "CREATE INDEX ledger_user_time ON ledger_entries (user_id, created_at, id)",
+        "CREATE INDEX notifications_original ON notifications (original_transaction_id)",
+        "CREATE INDEX notifications_outcome ON notifications (outcome, received_at)",
+    ]
+
+    /// Events out: every change to money or access as an event, written in the same
+    /// transaction as the change (an outbox, ordered by `seq`); the webhook endpoints with
+    /// their event filters and secrets (the previous secret signs too until
+    /// `previous_secret_until`); one delivery per endpoint and event (the primary key makes it
+    /// once), claimed by one worker at a time; and every attempt made. Endpoint ids are not
+    /// foreign keys: a money write that queues a delivery never waits on, or fails with, an
+    /// endpoint being deleted (the delete removes its rows itself).
+    private static func eventTables(autoIncrement: String) -> [String] {
+        [
+            """
+            CREATE TABLE events (
+                seq \(autoIncrement),
+                id TEXT NOT NULL UNIQUE,
+                type TEXT NOT NULL,
+                version BIGINT NOT NULL,
+                user_id TEXT,
+                data TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX events_type_seq ON events (type, seq)",
+            "CREATE INDEX events_user_seq ON events (user_id, seq)",
+            """
+            CREATE TABLE webhook_endpoints (
+                id TEXT PRIMARY KEY,
+                url TEXT NOT NULL,
+                description TEXT NOT NULL,
+                all_types BIGINT NOT NULL CHECK (all_types IN (0, 1)),
+                secret TEXT NOT NULL,
+                previous_secret TEXT,
+                previous_secret_until BIGINT,
+                disabled BIGINT NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
+                disabled_reason TEXT,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE webhook_endpoint_types (
+                endpoint_id TEXT NOT NULL,
+                type TEXT NOT NULL,
+                PRIMARY KEY (endpoint_id, type)
+            )
+            """,
+            """
+            CREATE TABLE webhook_deliveries (
+                endpoint_id TEXT NOT NULL,
+                event_seq BIGINT NOT NULL REFERENCES events(seq),
+                status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed', 'paused')),
+                attempts BIGINT NOT NULL DEFAULT 0,
+                next_attempt_at BIGINT NOT NULL,
+                claim TEXT,
+                claimed_until BIGINT,
+                last_status_code BIGINT,
+                delivered_at BIGINT,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (endpoint_id, event_seq)
+            )
+            """,
+            "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'",
+            "CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, status, event_seq)",
+            // Only the deliveries in flight carry a claim: a small index however long the history.
+            "CREATE INDEX webhook_deliveries_claim ON webhook_deliveries (claim) WHERE claim IS NOT NULL",
+            """
+            CREATE TABLE webhook_attempts (
+                id \(autoIncrement),
+                endpoint_id TEXT NOT NULL,
+                event_seq BIGINT NOT NULL,
+                attempted_at BIGINT NOT NULL,
+                status_code BIGINT,
+                latency_ms BIGINT NOT NULL,
+                response_excerpt TEXT,
+                error TEXT
+            )
+            """,
+            "CREATE INDEX webhook_attempts_delivery ON webhook_attempts (endpoint_id, event_seq, id)",
+        ]
+    }
+
+    /// Triggers by which the database itself refuses to change or delete a line of the console's audit log.
+    private static let appendOnlyAudit = (
+        sqlite: [
+            """
+            CREATE TRIGGER console_audit_no_update BEFORE UPDATE ON console_audit
+            BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END
+            """,
+            """
+            CREATE TRIGGER console_audit_no_delete BEFORE DELETE ON console_audit
+            BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END
+            """,
+        ],
+        postgres: [
+            """
+            CREATE FUNCTION console_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN RAISE EXCEPTION 'the audit log is append-only' USING ERRCODE = '23514'; END $$
+            """,
+            "CREATE TRIGGER console_audit_no_change BEFORE UPDATE OR DELETE ON console_audit FOR EACH ROW EXECUTE FUNCTION console_audit_append_only()",
+        ]
+    )
 
     /// The columns a spend and a reservation begin with: one user's request, under its
     /// idempotency key, for a positive amount of one currency.

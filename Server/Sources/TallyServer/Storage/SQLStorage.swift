@@ -30,8 +30,8 @@ public struct SQLStorage: TallyStorage {
 
     var millis: Int64 { Self.millis(now()) }
 
-    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-    static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
+    static func millis(_ date: Date) -> Int64 { EpochMilliseconds.of(date) }
+    static func date(_ millis: Int64) -> Date { EpochMilliseconds.date(millis) }
 
     /// Runs a write, retrying up to three times when it lost a UNIQUE race or hit a retryable conflict.
     func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {

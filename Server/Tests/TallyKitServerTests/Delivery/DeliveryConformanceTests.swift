@@ -2,6 +2,7 @@ import Foundation
 import TallyCore
 import TallyKit
 import TallyKitTesting
+import TallyTestSupport
 import TallyTesting
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import TallyCore
 import TallyKit
 import TallyServer
+import TallyTestSupport
 import TallyTesting
 import TallyVerify
 import Testing

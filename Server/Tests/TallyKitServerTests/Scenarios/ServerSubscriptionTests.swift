@@ -2,6 +2,7 @@ import Foundation
 import TallyCore
 import TallyKitTesting
 import TallyServer
+import TallyTestSupport
 import TallyTesting
 import Testing
 

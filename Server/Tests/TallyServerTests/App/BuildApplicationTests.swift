@@ -4,14 +4,16 @@ import HummingbirdTesting
 import TallyCore
 import TallySQL
 import TallyServer
+import TallyTestSupport
 import Testing
 
 /// What `buildApplication` does beyond the routes: it opens and migrates the database it is
 /// named, and runs the background services it is configured with.
 @Suite(.timeLimit(.minutes(1))) struct BuildApplicationTests {
     @Test func anSQLiteFileItIsNamedIsCreatedMigratedAndKeepsWhatWasWritten() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-app-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("tally.sqlite")
         var configuration = ServerConfiguration(database: .sqlite(path: path), catalog: Harness.catalog)
         configuration.reservationSweepInterval = nil
         configuration.logger.logLevel = .warning

@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallyTestSupport
 import Testing
 
 @testable import TallyServer
@@ -7,8 +8,8 @@ import Testing
 /// The JSON-lines sink: every event once, in order, across restarts and a line cut by a crash.
 @Suite struct EventLogTests {
     /// A new file name in the temporary folder; ``remove(_:)`` deletes it with its bookmark and a rotated copy.
-    static func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("tally-events-\(UUID().uuidString).jsonl").path
+    static func temporaryPath() throws -> String {
+        try TemporaryFolder().path("events.jsonl")
     }
 
     static func remove(_ path: String) {
@@ -23,7 +24,7 @@ import Testing
 
     @Test func eventsAreAppendedOnceInOrderAcrossRestarts() async throws {
         let harness = try await Harness(.sqlite)
-        let path = Self.temporaryPath()
+        let path = try Self.temporaryPath()
         defer { Self.remove(path) }
         let clock = harness.clock
         for _ in 0..<3 { _ = try await harness.user() }
@@ -41,7 +42,7 @@ import Testing
 
     @Test func aLineCutShortByACrashIsWrittenAgainWhole() async throws {
         let harness = try await Harness(.sqlite)
-        let path = Self.temporaryPath()
+        let path = try Self.temporaryPath()
         defer { Self.remove(path) }
         let clock = harness.clock
         for _ in 0..<2 { _ = try await harness.user() }
@@ -57,12 +58,12 @@ import Testing
 
     @Test func aGapIsWaitedForThenPassedAsARollback() async throws {
         let harness = try await Harness(.sqlite)
-        let path = Self.temporaryPath()
+        let path = try Self.temporaryPath()
         defer { Self.remove(path) }
         let clock = harness.clock
         _ = try await harness.user()
         // Number 2 taken by a transaction not yet visible (on PostgreSQL): 3 is there first.
-        try await harness.database.write { executor in
+        _ = try await harness.database.write { executor in
             try await executor.execute(
                 "INSERT INTO events (seq, id, type, version, user_id, data, created_at) VALUES (3, 'evt_three', 'credits.granted', 1, NULL, '{}', 0)", [])
         }
@@ -71,14 +72,14 @@ import Testing
         try await harness.advance(by: .seconds(30))
         #expect(try await log.catchUp() == 0)
         // It committed: written in its place, before 3.
-        try await harness.database.write { executor in
+        _ = try await harness.database.write { executor in
             try await executor.execute(
                 "INSERT INTO events (seq, id, type, version, user_id, data, created_at) VALUES (2, 'evt_two', 'credits.granted', 1, NULL, '{}', 0)", [])
         }
         #expect(try await log.catchUp() == 2)
         #expect(try Self.lines(path).map(\.sequence) == [1, 2, 3])
         // A gap that stays open (a rollback) is passed once the wait is over.
-        try await harness.database.write { executor in
+        _ = try await harness.database.write { executor in
             try await executor.execute(
                 "INSERT INTO events (seq, id, type, version, user_id, data, created_at) VALUES (5, 'evt_five', 'credits.granted', 1, NULL, '{}', 0)", [])
         }
@@ -90,7 +91,7 @@ import Testing
 
     @Test func garbageAfterTheLastEventIsCutAndAMovedFileIsMadeAgain() async throws {
         let harness = try await Harness(.sqlite)
-        let path = Self.temporaryPath()
+        let path = try Self.temporaryPath()
         defer { Self.remove(path) }
         let clock = harness.clock
         _ = try await harness.user()
@@ -113,7 +114,7 @@ import Testing
 
     @Test func anEmptiedFileGoesOnFromTheBookmarkBesideIt() async throws {
         let harness = try await Harness(.sqlite)
-        let path = Self.temporaryPath()
+        let path = try Self.temporaryPath()
         defer { Self.remove(path) }
         let clock = harness.clock
         for _ in 0..<2 { _ = try await harness.user() }
@@ -127,7 +128,7 @@ import Testing
 
     @Test func gapsInOnePageWaitTogether() async throws {
         let harness = try await Harness(.sqlite)
-        let path = Self.temporaryPath()
+        let path = try Self.temporaryPath()
         defer { Self.remove(path) }
         let clock = harness.clock
         try await harness.database.write { executor in
@@ -146,7 +147,7 @@ import Testing
     }
 
     @Test func aFileWithNoEventInItIsRefusedNotOverwritten() throws {
-        let path = Self.temporaryPath()
+        let path = try Self.temporaryPath()
         defer { Self.remove(path) }
         try "not an event\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: EventLog.Corrupt.self) { _ = try EventLog.recover(path) }

@@ -2,6 +2,7 @@ import Foundation
 import TallyCore
 import TallySQL
 import TallyServer
+import TallyTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -14,8 +15,7 @@ import Glibc
     let folder: URL
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-backup-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TemporaryFolder().url
     }
 
     func path(_ name: String) -> String { folder.appendingPathComponent(name).path }

@@ -23,8 +23,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     func makeDatabase() async throws -> any SQLDatabase {
         switch self {
         case .sqlite:
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("tally-\(UUID().uuidString).sqlite").path
-            let database = try SQLiteDatabase(path: path)
+            let database = try SQLiteDatabase(path: try TemporaryFolder().path("tally.sqlite"))
             try await database.migrate(Migrations.all)
             return database
         case .postgres:

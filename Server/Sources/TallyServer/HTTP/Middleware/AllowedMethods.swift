@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOConcurrencyHelpers
 
 /// The methods each path of the router answers, so that a request with another method on an
 /// existing path gets 405 with `Allow` rather than 404.
@@ -7,15 +8,14 @@ import Hummingbird
 /// The router only says "no route" for both; this table matches a path against every route
 /// template (`/v1/me/orders/{id}`) the way the router does, segment by segment. It is filled
 /// once the routes are registered (``load(_:)``), before the server answers anything.
-final class AllowedMethods: @unchecked Sendable {
+final class AllowedMethods: Sendable {
     private struct Template {
         /// Literal segments, nil where the template captures a parameter or has a wildcard.
         let segments: [Substring?]
         let method: HTTPRequest.Method
     }
 
-    private let lock = NSLock()
-    private var templates: [Template] = []
+    private let templates = NIOLockedValueBox<[Template]>([])
 
     /// Records the routes (path templates as the router prints them); a GET route also answers HEAD.
     func load(_ routes: [(path: String, method: HTTPRequest.Method)]) {
@@ -27,13 +27,13 @@ final class AllowedMethods: @unchecked Sendable {
             loaded.append(Template(segments: segments, method: route.method))
             if route.method == .get { loaded.append(Template(segments: segments, method: .head)) }
         }
-        lock.withLock { templates = loaded }
+        templates.withLockedValue { $0 = loaded }
     }
 
     /// The methods routes answer on `path`, in a stable order; empty when no route has this path.
     func methods(for path: String) -> [HTTPRequest.Method] {
         let segments = path.split(separator: "/")
-        let matching = lock.withLock {
+        let matching = templates.withLockedValue { templates in
             templates.filter { template in
                 template.segments.count == segments.count
                     && zip(template.segments, segments).allSatisfy { literal, segment in literal.map { $0 == segment } ?? true }

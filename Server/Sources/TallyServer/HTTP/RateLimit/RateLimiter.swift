@@ -1,17 +1,17 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Token buckets by key (a user, an IP address): `perMinute` requests a minute, bursts of
 /// up to `perMinute / 4` (at least 10). Per server instance: several instances each allow the
 /// full rate, which is what limits against bursts need; money is protected by idempotency,
 /// not by limits.
-final class RateLimiter: @unchecked Sendable {
+final class RateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: TimeInterval
     }
 
-    private let lock = NSLock()
-    private var buckets: [String: Bucket] = [:]
+    private let buckets = NIOLockedValueBox<[String: Bucket]>([:])
     private let rate: Double
     private let capacity: Double
     private let now: @Sendable () -> Date
@@ -26,7 +26,7 @@ final class RateLimiter: @unchecked Sendable {
     /// Takes a token for `key`; when none is left, the seconds until one is.
     func take(_ key: String) -> Int? {
         let time = now().timeIntervalSince1970
-        return lock.withLock {
+        return buckets.withLockedValue { buckets in
             if buckets.count > 100_000 { buckets = buckets.filter { time - $0.value.updated < 120 } }
             var bucket = buckets[key] ?? Bucket(tokens: capacity, updated: time)
             bucket.tokens = min(capacity, bucket.tokens + (time - bucket.updated) * rate)

@@ -2,6 +2,7 @@ import Foundation
 import Observation
 import TallyCore
 import TallyKitTesting
+import TallyTestSupport
 import TallyTesting
 import Testing
 

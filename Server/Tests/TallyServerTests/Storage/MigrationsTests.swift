@@ -1,0 +1,59 @@
+import Foundation
+import TallySQL
+import TallyServer
+import Testing
+
+/// The server's schema is one migration, `0001_core`, with the migrations of development
+/// folded into it: a database they made opens, one they made only part of is refused.
+@Suite struct MigrationsTests {
+    static let recorded = ["0001_core", "0002_apple", "0003_console", "0004_events"]
+
+    static func applied(_ database: any SQLDatabase) async throws -> [String] {
+        try await database.read { executor in
+            try await executor.query("SELECT name FROM schema_migrations ORDER BY name", []).map { try $0.text("name") }
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aNewDatabaseRecordsTheCoreWithTheMigrationsFoldedIntoIt(backend: Backend) async throws {
+        let database = try await backend.makeDatabase()
+        #expect(Migrations.all.map(\.name) == ["0001_core"])
+        #expect(try await Self.applied(database) == Self.recorded)
+    }
+
+    /// A database the unfolded migrations made records the same four names, and has the same
+    /// schema (`SchemaSnapshotTests`: its snapshot was written from them and did not change
+    /// with the fold).
+    @Test(arguments: Backend.available)
+    func aDatabaseMigratedBeforeTheFoldOpensAndAddsUp(backend: Backend) async throws {
+        let database = try await backend.makeDatabase()
+        // Each applied on its own, as development builds did.
+        _ = try await database.write { executor in
+            for (index, name) in Self.recorded.enumerated() {
+                try await executor.execute("UPDATE schema_migrations SET applied_at = ? WHERE name = ?", [.int(Int64(index) * 86_400_000), .text(name)])
+            }
+        }
+        try await database.migrate(Migrations.all)
+        #expect(try await Self.applied(database) == Self.recorded)
+        let harness = try await Harness(backend, database: database)
+        let user = try await harness.user()
+        let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: user)
+        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        let audit = try await DatabaseAudit.run(on: database)
+        #expect(audit.isConsistent)
+        #expect(audit.migrations == Self.recorded)
+        #expect(audit.pendingMigrations.isEmpty)
+    }
+
+    @Test(arguments: Backend.available)
+    func aDatabaseMigratedPartWayByADevelopmentBuildIsRefused(backend: Backend) async throws {
+        let database = try await backend.makeDatabase()
+        // As a build from before the console and the events made it.
+        _ = try await database.write { executor in
+            try await executor.execute("DELETE FROM schema_migrations WHERE name IN ('0003_console', '0004_events')", [])
+        }
+        let error = await #expect(throws: SQLDatabaseError.self) { try await database.migrate(Migrations.all) }
+        #expect(error?.message.contains("without 0003_console, 0004_events") == true, "\(String(describing: error))")
+        #expect(try await Self.applied(database) == ["0001_core", "0002_apple"])
+    }
+}
