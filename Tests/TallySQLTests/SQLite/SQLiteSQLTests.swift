@@ -1,4 +1,5 @@
 import TallySQL
+import TallyTestSupport
 import Testing
 
 /// Interpolated statements and decoded records on SQLite: values go in as binds and come back
