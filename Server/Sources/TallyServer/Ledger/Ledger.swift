@@ -13,10 +13,15 @@ import TallySQL
 /// Every write that reads before it changes takes ``lock(_:_:)`` first: that row lock
 /// serializes concurrent work on one user's currency on PostgreSQL (READ COMMITTED: each
 /// statement after it sees what the previous holder committed), and SQLite has one writer anyway.
+///
+/// It works inside a write's ``WriteContext``: a repaid debt writes its event there.
 struct Ledger {
-    let executor: any SQLExecutor
+    let context: WriteContext
     /// Now, in epoch milliseconds.
-    let now: Int64
+    var now: Int64 { context.now }
+    private var executor: any SQLExecutor { context }
+
+    init(_ context: WriteContext) { self.context = context }
 
     struct Position: Equatable {
         var available: Int64
@@ -25,6 +30,11 @@ struct Ledger {
     }
 
     func position(_ user: String, _ currency: String) async throws -> Position {
+        try await Self.position(executor, user, currency)
+    }
+
+    /// The user's position in `currency`, in a write or a read; all zero when there is none yet.
+    static func position(_ executor: any SQLExecutor, _ user: String, _ currency: String) async throws -> Position {
         let rows = try await executor.query(
             "SELECT available, held, debt FROM positions WHERE user_id = ? AND currency = ?", [.text(user), .text(currency)])
         guard let row = rows.first else { return Position(available: 0, held: 0, debt: 0) }
@@ -136,7 +146,7 @@ struct Ledger {
         var data = TallyEventData(userID: user)
         data.currency = currency
         data.amount = repaid
-        try await Outbox(executor: executor, now: now).emit(.debtRepaid, data)
+        try await context.outbox.emit(.debtRepaid, data)
     }
 
     /// Takes back what a lot granted: the unspent part leaves available (as far as available

@@ -201,7 +201,7 @@ extension SQLStorage {
 
     /// One currency's balance, inside a write.
     func balance(_ executor: any SQLExecutor, user: String, currency: String, time: Int64) async throws -> Balance {
-        let position = try await Ledger(executor: executor, now: time).position(user, currency)
+        let position = try await Ledger.position(executor, user, currency)
         let allowance = try await allowanceState(executor, user: user, currency: currency, time: time)
         let free = allowance.map { $0.granted - $0.used - $0.held } ?? 0
         return Balance(

@@ -30,11 +30,11 @@ extension SQLStorage {
     /// The events of a transaction's first grant: the purchase, a subscription's start or
     /// renewal, and the entitlements it brings.
     func emitGranted(
-        _ executor: any SQLExecutor, time: Int64, transactionID: String, product: TallyCatalog.Product, grants: [Amount]
+        _ executor: WriteContext, time: Int64, transactionID: String, product: TallyCatalog.Product, grants: [Amount]
     )
         async throws
     {
-        let outbox = Outbox(executor: executor, now: time)
+        let outbox = executor.outbox
         var data = try await transactionEvent(executor, transactionID: transactionID)
         data.amounts = grants
         if !product.entitlements.isEmpty { data.entitlements = product.entitlements }
@@ -47,10 +47,10 @@ extension SQLStorage {
 
     /// The events of a refund or revocation that took back what a transaction granted.
     func emitRevoked(
-        _ executor: any SQLExecutor, time: Int64, transactionID: String, reason: RevocationReason?,
+        _ executor: WriteContext, time: Int64, transactionID: String, reason: RevocationReason?,
         clawedBack: [TallyEventData.ClawedBack]
     ) async throws {
-        let outbox = Outbox(executor: executor, now: time)
+        let outbox = executor.outbox
         var data = try await transactionEvent(executor, transactionID: transactionID)
         data.clawedBack = clawedBack
         data.reason = reason.map { String($0.rawValue) }
@@ -63,7 +63,7 @@ extension SQLStorage {
     /// The subscription event an App Store notification brings beyond its transaction: a
     /// renewal that failed (in grace, or in billing retry, also once grace ends) and an expiry.
     func emitSubscriptionStatus(
-        _ executor: any SQLExecutor, time: Int64, notification: NotificationPayload, transactionID: String
+        _ executor: WriteContext, time: Int64, notification: NotificationPayload, transactionID: String
     ) async throws {
         let type: TallyEventType
         switch notification.notificationType {
@@ -80,7 +80,7 @@ extension SQLStorage {
         if let product = data.productID.flatMap({ catalog.product($0) }), !product.entitlements.isEmpty {
             data.entitlements = product.entitlements
         }
-        try await Outbox(executor: executor, now: time).emit(type, data)
+        try await executor.outbox.emit(type, data)
     }
 
     /// A change of credits outside a purchase: a spend, an adjustment, a sign-up grant, a reservation.
@@ -94,28 +94,27 @@ extension SQLStorage {
     // MARK: - Entitlements
 
     /// Notes, before a change that may alter `user`'s access, which entitlements are active;
-    /// the write then says what changed (``emitEntitlementChanges(_:time:)``). Only the first
+    /// the write then says what changed (``emitEntitlementChanges(_:)``). Only the first
     /// note of a transaction counts.
     func touchEntitlements(
-        _ executor: any SQLExecutor, user: String, time: Int64, transactionID: String? = nil, actor: String? = nil
+        _ executor: WriteContext, user: String, time: Int64, transactionID: String? = nil, actor: String? = nil
     ) async throws {
-        guard let counting = executor as? EventCountingExecutor else { return }
-        guard !counting.hasTouched(user) else {
-            counting.touch(user, .init(before: [], transactionID: transactionID, actor: actor))
+        guard !executor.hasTouched(user) else {
+            executor.touch(user, .init(before: [], transactionID: transactionID, actor: actor))
             return
         }
-        if database.dialect == .postgres {
+        if executor.dialect == .postgres {
             // One write at a time reads and changes a user's access: without it two writes
             // would each compare against a state the other is changing (READ COMMITTED), and
             // the events would contradict GET /v1/me. The next statement sees the other's commit.
             _ = try await executor.query("SELECT id FROM users WHERE id = ? FOR UPDATE", [.text(user)])
         }
         let before = try await activeEntitlements(executor, user: user, time: time)
-        counting.touch(user, .init(before: before, transactionID: transactionID, actor: actor))
+        executor.touch(user, .init(before: before, transactionID: transactionID, actor: actor))
     }
 
     /// Notes the access of a recorded transaction's owner, when the transaction can change it.
-    func touchEntitlements(_ executor: any SQLExecutor, transactionID: String, time: Int64) async throws {
+    func touchEntitlements(_ executor: WriteContext, transactionID: String, time: Int64) async throws {
         guard
             let row = try await executor.query(
                 "SELECT user_id, product_id, product_kind FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]
@@ -140,14 +139,14 @@ extension SQLStorage {
     /// `entitlement.granted` for what became active and an `entitlement.removed` for what no
     /// longer is. Nothing when access is what it was (a renewal of an active subscription, a
     /// refund of an old period while a later one goes on).
-    func emitEntitlementChanges(_ executor: EventCountingExecutor, time: Int64) async throws {
-        for (user, touched) in executor.touchedUsers {
-            let after = try await activeEntitlements(executor, user: user, time: time)
+    func emitEntitlementChanges(_ context: WriteContext) async throws {
+        for (user, touched) in context.touchedUsers {
+            let after = try await activeEntitlements(context, user: user, time: context.now)
             guard after != touched.before else { continue }
             var data = TallyEventData(userID: user)
             data.transactionID = touched.transactionID
             data.actor = touched.actor
-            let outbox = Outbox(executor: executor, now: time)
+            let outbox = context.outbox
             let gained = after.subtracting(touched.before)
             if !gained.isEmpty {
                 data.entitlements = gained.sorted()

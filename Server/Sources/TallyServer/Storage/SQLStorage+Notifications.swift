@@ -8,7 +8,7 @@ extension SQLStorage {
     public func apply(_ notification: VerifiedNotification, jws: String) async throws -> NotificationOutcome {
         let payload = notification.payload
         guard let uuid = payload.notificationUUID, !uuid.isEmpty, uuid.count <= 64 else {
-            throw TallyAPIError(.invalidRequest, "the notification has no notificationUUID")
+            throw StorageError(.invalidRequest, "the notification has no notificationUUID")
         }
         if let transaction = notification.transaction { try Self.checkQuantity(transaction.payload) }
         let eventAt = (payload.signedDate ?? now()).timeIntervalSince1970
@@ -68,7 +68,7 @@ extension SQLStorage {
     }
 
     /// Keeps the newest renewal info of a subscription (by its signed date), whatever order they come in.
-    func saveRenewalInfo(_ executor: any SQLExecutor, _ renewal: RenewalInfoPayload, jws: String, time: Int64) async throws {
+    func saveRenewalInfo(_ executor: WriteContext, _ renewal: RenewalInfoPayload, jws: String, time: Int64) async throws {
         guard let original = renewal.originalTransactionID, let signed = renewal.signedDate else { return }
         // Every owner of the subscription's transactions: its state decides their access.
         for owner in try await executor.query(
@@ -98,7 +98,7 @@ extension SQLStorage {
 
     /// Applies a refund or revocation unless a later revocation event was applied already.
     /// Returns whether anything changed.
-    func revoke(_ executor: any SQLExecutor, transactionID: String, eventAt: Int64, reason: RevocationReason?, time: Int64) async throws -> Bool {
+    func revoke(_ executor: WriteContext, transactionID: String, eventAt: Int64, reason: RevocationReason?, time: Int64) async throws -> Bool {
         // The event is recorded by a conditional UPDATE, which also locks the row: a refund and
         // its reversal racing (PostgreSQL) apply one after the other, and the later event wins.
         let current = try await executor.execute(
@@ -117,7 +117,7 @@ extension SQLStorage {
             return false
         }
         guard try row.int("granted") == 1, let user = row.optionalText("user_id") else { return true }
-        let ledger = Ledger(executor: executor, now: time)
+        let ledger = Ledger(executor)
         var clawedBack: [TallyEventData.ClawedBack] = []
         for lot in try await executor.query(
             "SELECT id, currency FROM lots WHERE transaction_id = ? AND revoked = 0 ORDER BY id", [.text(transactionID)])
@@ -131,7 +131,7 @@ extension SQLStorage {
     }
 
     /// Restores what a refund took, unless a later revocation event was applied already.
-    func reverseRevocation(_ executor: any SQLExecutor, transactionID: String, eventAt: Int64, time: Int64) async throws -> Bool {
+    func reverseRevocation(_ executor: WriteContext, transactionID: String, eventAt: Int64, time: Int64) async throws -> Bool {
         let current = try await executor.execute(
             """
             UPDATE store_transactions SET revocation_event_at = ?
@@ -154,7 +154,7 @@ extension SQLStorage {
                 productID: try row.text("product_id"), quantity: try row.int("quantity"))
             return true
         }
-        let ledger = Ledger(executor: executor, now: time)
+        let ledger = Ledger(executor)
         let restored = try await grantsOf(executor, transactionID: transactionID)
         for grant in restored {
             try await ledger.grant(
@@ -163,7 +163,7 @@ extension SQLStorage {
         }
         var data = try await transactionEvent(executor, transactionID: transactionID)
         data.amounts = restored
-        try await Outbox(executor: executor, now: time).emit(.purchaseRefundReversed, data)
+        try await executor.outbox.emit(.purchaseRefundReversed, data)
         return true
     }
 

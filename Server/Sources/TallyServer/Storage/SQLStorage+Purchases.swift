@@ -15,10 +15,10 @@ extension SQLStorage {
     ///   transaction the first time it is recorded.
     func deliver(_ payload: TransactionPayload, evidence: TransactionEvidence, presenter: User, orderID: String?) async throws -> PurchaseResponse {
         guard let transactionID = payload.transactionID, let productID = payload.productID else {
-            throw TallyAPIError(.invalidRequest, "the transaction has no transactionId or productId")
+            throw StorageError(.invalidRequest, "the transaction has no transactionId or productId")
         }
         guard catalog.product(productID) != nil else {
-            throw TallyAPIError(.unknownProduct, "product \(productID) is not in this server's catalog")
+            throw StorageError(.unknownProduct, "product \(productID) is not in this server's catalog")
         }
         try Self.checkQuantity(payload)
         return try await write { executor, time in
@@ -75,8 +75,7 @@ extension SQLStorage {
     /// Owner: the user whose app account token it carries; else the owner of its original
     /// transaction; else the first user who presents it (recorded as such). A transaction that
     /// arrives revoked is recorded and grants nothing.
-    func record(_ executor: any SQLExecutor, time: Int64, payload: TransactionPayload, evidence: TransactionEvidence, presenter: User?) async throws -> Recorded
-    {
+    func record(_ executor: WriteContext, time: Int64, payload: TransactionPayload, evidence: TransactionEvidence, presenter: User?) async throws -> Recorded {
         let transactionID = payload.transactionID ?? ""
         let original = payload.originalTransactionID ?? transactionID
         let token = payload.appAccountToken?.lowercased()
@@ -94,7 +93,7 @@ extension SQLStorage {
                         "SELECT user_id FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]
                     ).first?.optionalText("user_id")
                     guard winner == presenter.id else {
-                        throw TallyAPIError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
+                        throw StorageError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
                     }
                     return Recorded(granted: try await grantsOf(executor, transactionID: transactionID), firstDelivery: false, userID: winner)
                 }
@@ -108,7 +107,7 @@ extension SQLStorage {
                 }
             }
             if let presenter, owner != presenter.id {
-                throw TallyAPIError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
+                throw StorageError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
             }
             return Recorded(granted: try await grantsOf(executor, transactionID: transactionID), firstDelivery: false, userID: owner)
         }
@@ -129,7 +128,7 @@ extension SQLStorage {
             binding = "first_presenter"
         }
         if let presenter, let owner, owner != presenter.id {
-            throw TallyAPIError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
+            throw StorageError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
         }
 
         let product = catalog.product(payload.productID ?? "")
@@ -182,23 +181,23 @@ extension SQLStorage {
 
     /// Refuses a transaction of a quantity the App Store never sells: it sells 1 to 10 units at
     /// once, and anything else is not a purchase to credit (nor a product × quantity to compute).
-    /// - Throws: ``TallyAPIError`` `invalid_request`.
+    /// - Throws: ``StorageError`` `invalid_request`.
     static func checkQuantity(_ payload: TransactionPayload) throws {
         guard (1...10).contains(payload.quantity ?? 1) else {
-            throw TallyAPIError(.invalidRequest, "quantity \(payload.quantity ?? 1) is not 1 to 10")
+            throw StorageError(.invalidRequest, "quantity \(payload.quantity ?? 1) is not 1 to 10")
         }
     }
 
     /// Grants a recorded transaction's product × quantity, once (the `granted` flag is set in
     /// the same statement that checks it).
-    func grant(_ executor: any SQLExecutor, time: Int64, transactionID: String, userID: String, productID: String, quantity: Int64) async throws {
+    func grant(_ executor: WriteContext, time: Int64, transactionID: String, userID: String, productID: String, quantity: Int64) async throws {
         if let product = catalog.product(productID), affectsAccess(productID: productID, kind: product.kind.rawValue) {
             try await touchEntitlements(executor, user: userID, time: time, transactionID: transactionID)
         }
         let claimed = try await executor.execute(
             "UPDATE store_transactions SET granted = 1 WHERE transaction_id = ? AND granted = 0", [.text(transactionID)])
         guard claimed == 1, let product = catalog.product(productID) else { return }
-        let ledger = Ledger(executor: executor, now: time)
+        let ledger = Ledger(executor)
         var grants: [Amount] = []
         for grant in product.grants {
             let amount = grant.amount * quantity
@@ -221,18 +220,18 @@ extension SQLStorage {
         return try Self.decode([Amount].self, text)
     }
 
-    func fulfil(_ executor: any SQLExecutor, orderID: String, user: User, productID: String, transactionID: String, time: Int64) async throws {
+    func fulfil(_ executor: WriteContext, orderID: String, user: User, productID: String, transactionID: String, time: Int64) async throws {
         let order = try await Self.order(executor, user: user, id: orderID, now: time)
         if order.transactionID == transactionID { return }
         // One transaction fulfils one order (UNIQUE in the database): said here, not as a constraint error.
         if try await executor.query("SELECT id FROM orders WHERE transaction_id = ?", [.text(transactionID)]).first != nil {
-            throw TallyAPIError(.orderMismatch, "transaction \(transactionID) already fulfilled another order")
+            throw StorageError(.orderMismatch, "transaction \(transactionID) already fulfilled another order")
         }
         guard order.productID == productID else {
-            throw TallyAPIError(.orderMismatch, "order \(orderID) is for \(order.productID), not \(productID)")
+            throw StorageError(.orderMismatch, "order \(orderID) is for \(order.productID), not \(productID)")
         }
         guard [.created, .expired, .failed].contains(order.status) else {
-            throw TallyAPIError(.orderMismatch, "order \(orderID) is already fulfilled by another transaction")
+            throw StorageError(.orderMismatch, "order \(orderID) is already fulfilled by another transaction")
         }
         // A payment that arrives for an expired or failed order still fulfils it: the money was taken.
         try await executor.execute(

@@ -3,28 +3,21 @@ public import TallyCore
 import TallySQL
 
 extension SQLStorage {
-    func validate(currency: String, amount: Int64, key: String) throws(TallyAPIError) {
-        guard catalog.hasCurrency(currency) else { throw TallyAPIError(.unknownCurrency, "no currency \(currency) in the catalog") }
+    func validate(currency: String, amount: Int64, key: String) throws(StorageError) {
+        guard catalog.hasCurrency(currency) else { throw StorageError(.unknownCurrency, "no currency \(currency) in the catalog") }
         guard amount > 0, amount <= TallyCatalog.maximumAmount else {
-            throw TallyAPIError(.invalidAmount, "amount must be 1 to \(TallyCatalog.maximumAmount)")
+            throw StorageError(.invalidAmount, "amount must be 1 to \(TallyCatalog.maximumAmount)")
         }
         guard !key.isEmpty, key.unicodeScalars.count <= 128 else {
-            throw TallyAPIError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
+            throw StorageError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
         }
-    }
-
-    static func insufficient(_ currency: String, available: Int64) -> TallyAPIError {
-        var error = TallyAPIError(.insufficientCredits, "not enough \(currency): \(available) available")
-        error.available = available
-        error.currency = currency
-        return error
     }
 
     /// Spends from the allowance first, then the oldest lots; idempotent by key.
     public func spend(user: User, request: SpendRequest) async throws -> SpendResponse {
         try validate(currency: request.currency, amount: request.amount, key: request.idempotencyKey)
         if let reference = request.reference, reference.unicodeScalars.count > 256 {
-            throw TallyAPIError(.invalidRequest, "reference must be at most 256 characters")
+            throw StorageError(.invalidRequest, "reference must be at most 256 characters")
         }
         let requestHash = Self.hash(request.currency, String(request.amount), request.reference ?? "")
         return try await write { executor, time in
@@ -51,7 +44,7 @@ extension SQLStorage {
                     throw SQLDatabaseError(.retryable, "spend \(request.idempotencyKey) conflicted but is not there")
                 }
                 guard try existing.text("request_hash") == requestHash else {
-                    throw TallyAPIError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another spend")
+                    throw StorageError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another spend")
                 }
                 var first = try Self.decode(SpendResponse.self, try existing.text("response_json"))
                 first.replayed = true
@@ -70,7 +63,7 @@ extension SQLStorage {
             }
             guard try await ledger.spend(user.id, request.currency, amount: fromBalance, operation: id, reference: request.reference) else {
                 let position = try await ledger.position(user.id, request.currency)
-                throw Self.insufficient(request.currency, available: position.available + (window?.free ?? 0))
+                throw StorageError.insufficient(request.currency, available: position.available + (window?.free ?? 0))
             }
             let response = SpendResponse(
                 spendID: id, currency: request.currency, amount: request.amount, fromAllowance: fromAllowance, fromBalance: fromBalance,
@@ -79,7 +72,7 @@ extension SQLStorage {
             var data = Self.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
             data.spendID = id
             data.reference = request.reference
-            try await Outbox(executor: executor, now: time).emit(.creditsSpent, data)
+            try await executor.outbox.emit(.creditsSpent, data)
             return response
         }
     }
@@ -90,7 +83,7 @@ extension SQLStorage {
     public func reserve(user: User, request: ReservationRequest) async throws -> Reservation {
         try validate(currency: request.currency, amount: request.amount, key: request.idempotencyKey)
         guard request.ttlSeconds > 0, request.ttlSeconds <= catalog.maximumReservationSeconds else {
-            throw TallyAPIError(.invalidRequest, "ttl_seconds must be 1 to \(catalog.maximumReservationSeconds)")
+            throw StorageError(.invalidRequest, "ttl_seconds must be 1 to \(catalog.maximumReservationSeconds)")
         }
         let requestHash = Self.hash(request.currency, String(request.amount), String(request.ttlSeconds))
         return try await write { executor, time in
@@ -115,7 +108,7 @@ extension SQLStorage {
                     throw SQLDatabaseError(.retryable, "reservation \(request.idempotencyKey) conflicted but is not there")
                 }
                 guard try existing.text("request_hash") == requestHash else {
-                    throw TallyAPIError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another reservation")
+                    throw StorageError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another reservation")
                 }
                 var reservation = try await reservation(executor, existing, time: time)
                 reservation.replayed = true
@@ -137,12 +130,12 @@ extension SQLStorage {
             }
             guard try await ledger.hold(user.id, request.currency, amount: fromBalance) else {
                 let position = try await ledger.position(user.id, request.currency)
-                throw Self.insufficient(request.currency, available: position.available + (window?.free ?? 0))
+                throw StorageError.insufficient(request.currency, available: position.available + (window?.free ?? 0))
             }
             var data = Self.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
             data.reservationID = id
             data.expiresAt = Self.date(time + request.ttlSeconds * 1000)
-            try await Outbox(executor: executor, now: time).emit(.reservationCreated, data)
+            try await executor.outbox.emit(.reservationCreated, data)
             return try await reservation(executor, id: id, user: user.id, time: time)
         }
     }
@@ -150,7 +143,7 @@ extension SQLStorage {
     /// Spends what a held reservation used and returns the rest.
     public func commit(user: User, reservationID: String, used: Int64) async throws -> Reservation {
         guard used >= 0, used <= TallyCatalog.maximumAmount else {
-            throw TallyAPIError(.invalidAmount, "used must be 0 to \(TallyCatalog.maximumAmount)")
+            throw StorageError(.invalidAmount, "used must be 0 to \(TallyCatalog.maximumAmount)")
         }
         return try await write { executor, time in
             let row = try await reservationRow(executor, id: reservationID, user: user.id)
@@ -161,10 +154,10 @@ extension SQLStorage {
                 return reservation
             }
             guard status == "held", try row.int("expires_at") > time else {
-                throw TallyAPIError(.reservationClosed, "reservation \(reservationID) is \(status == "held" ? "expired" : status)")
+                throw StorageError(.reservationClosed, "reservation \(reservationID) is \(status == "held" ? "expired" : status)")
             }
             guard used <= (try row.int("amount")) else {
-                throw TallyAPIError(.usedExceedsReservation, "used \(used) is more than the \(try row.int("amount")) reserved")
+                throw StorageError(.usedExceedsReservation, "used \(used) is more than the \(try row.int("amount")) reserved")
             }
             try await settle(executor, row, used: used, status: "committed", time: time)
             return try await reservation(executor, id: reservationID, user: user.id, time: time)
@@ -181,7 +174,7 @@ extension SQLStorage {
                 reservation.replayed = true
                 return reservation
             case "committed":
-                throw TallyAPIError(.reservationClosed, "reservation \(reservationID) is committed")
+                throw StorageError(.reservationClosed, "reservation \(reservationID) is committed")
             default:
                 try await settle(executor, row, used: 0, status: try row.int("expires_at") > time ? "released" : "expired", time: time)
                 return try await reservation(executor, id: reservationID, user: user.id, time: time)
@@ -204,18 +197,18 @@ extension SQLStorage {
     /// balance, for a spend or a hold about to take it. Expired holds are returned first, and the
     /// allowance is read under the user's position lock, so the split is what the caller changes.
     func allocate(
-        _ executor: any SQLExecutor, user: String, currency: String, amount: Int64, time: Int64
+        _ executor: WriteContext, user: String, currency: String, amount: Int64, time: Int64
     ) async throws -> (ledger: Ledger, allowances: Allowances, window: Allowances.Window?, fromAllowance: Int64, fromBalance: Int64) {
         try await expireDue(executor, user: user, currency: currency, time: time)
-        let allowances = Allowances(executor: executor, catalog: catalog, now: time)
-        let ledger = Ledger(executor: executor, now: time)
+        let allowances = Allowances(context: executor, catalog: catalog)
+        let ledger = Ledger(executor)
         try await ledger.lock(user, currency)
         let window = try await allowances.current(user, currency)
         let fromAllowance = min(amount, window?.free ?? 0)
         return (ledger, allowances, window, fromAllowance, amount - fromAllowance)
     }
 
-    func expireDue(_ executor: any SQLExecutor, user: String, currency: String, time: Int64) async throws {
+    func expireDue(_ executor: WriteContext, user: String, currency: String, time: Int64) async throws {
         let rows = try await executor.query(
             "SELECT * FROM reservations WHERE user_id = ? AND currency = ? AND status = 'held' AND expires_at <= ?",
             [.text(user), .text(currency), .int(time)])
@@ -223,7 +216,7 @@ extension SQLStorage {
     }
 
     /// Closes a held reservation: allowance is used first, then balance; the rest returns.
-    private func settle(_ executor: any SQLExecutor, _ row: SQLRow, used: Int64, status: String, time: Int64) async throws {
+    private func settle(_ executor: WriteContext, _ row: SQLRow, used: Int64, status: String, time: Int64) async throws {
         let id = try row.text("id")
         let closed = try await executor.execute(
             "UPDATE reservations SET status = ?, used = ?, closed_at = ? WHERE id = ? AND status = 'held'",
@@ -235,30 +228,30 @@ extension SQLStorage {
         let fromBalance = try row.int("from_balance")
         let usedAllowance = min(used, fromAllowance)
         // The position first, as every write to the user's currency locks it (see ``Ledger``).
-        try await Ledger(executor: executor, now: time).lock(user, currency)
+        try await Ledger(executor).lock(user, currency)
         if fromAllowance > 0, let original = row.optionalText("allowance_original_transaction_id"),
             let start = row.optionalInt("allowance_window_start")
         {
-            try await Allowances(executor: executor, catalog: catalog, now: time).settle(
+            try await Allowances(context: executor, catalog: catalog).settle(
                 original: original, currency: currency, start: start, held: fromAllowance, used: usedAllowance,
                 user: user, operation: id, reference: "reservation")
         }
-        try await Ledger(executor: executor, now: time).settleHold(
+        try await Ledger(executor).settleHold(
             user, currency, held: fromBalance, used: used - usedAllowance, operation: id, reference: "reservation")
         var data = Self.creditsEvent(user: user, currency: currency, amount: try row.int("amount"))
         data.reservationID = id
         if status == "committed" {
             data.used = used
-            try await Outbox(executor: executor, now: time).emit(.reservationCommitted, data)
+            try await executor.outbox.emit(.reservationCommitted, data)
         } else {
             data.reason = status
-            try await Outbox(executor: executor, now: time).emit(.reservationReleased, data)
+            try await executor.outbox.emit(.reservationReleased, data)
         }
     }
 
     private func reservationRow(_ executor: any SQLExecutor, id: String, user: String) async throws -> SQLRow {
         guard let row = try await executor.query("SELECT * FROM reservations WHERE id = ? AND user_id = ?", [.text(id), .text(user)]).first else {
-            throw TallyAPIError(.notFound, "no reservation \(id)")
+            throw StorageError(.notFound, "no reservation \(id)")
         }
         return row
     }

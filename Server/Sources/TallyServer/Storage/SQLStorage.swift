@@ -34,20 +34,25 @@ public struct SQLStorage: TallyStorage {
     static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
 
     /// Runs a write, retrying up to three times when it lost a UNIQUE race or hit a retryable conflict.
-    func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
+    ///
+    /// Each attempt gets its own ``WriteContext``: the work writes through it, and before the
+    /// commit it writes the entitlement events of the users whose access the work noted. What
+    /// the work queued with ``WriteContext/afterCommit(_:)`` (and the event counter) runs after
+    /// the commit only.
+    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
         var attempt = 0
         while true {
             let time = millis
             do {
-                let counting = EventCountingExecutor.Box()
-                let result = try await database.write { executor in
-                    let executor = EventCountingExecutor(executor)
-                    counting.executor = executor
-                    let value = try await work(executor, time)
-                    try await emitEntitlementChanges(executor, time: time)
-                    return value
+                let (result, context) = try await database.write { [database, eventsCommitted] executor in
+                    let context = WriteContext(executor, now: time, dialect: database.dialect)
+                    let value = try await work(context, time)
+                    try await emitEntitlementChanges(context)
+                    let types = context.events
+                    if let eventsCommitted, !types.isEmpty { context.afterCommit { eventsCommitted(types) } }
+                    return (value, context)
                 }
-                if let eventsCommitted, let types = counting.executor?.types, !types.isEmpty { eventsCommitted(types) }
+                context.committed()
                 return result
             } catch let error as SQLDatabaseError where (error.kind == .uniqueViolation || error.kind == .retryable) && attempt < 3 {
                 attempt += 1
@@ -98,13 +103,13 @@ public struct SQLStorage: TallyStorage {
                     "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (?, ?, ?)",
                     [.text(tokenHash), .text(user.id), .int(time)])
             }
-            let ledger = Ledger(executor: executor, now: time)
+            let ledger = Ledger(executor)
             for grant in catalog.signupGrants {
                 try await ledger.grant(user.id, grant.currency, amount: grant.amount, kind: "signup", source: "signup")
                 var data = Self.creditsEvent(user: user.id, currency: grant.currency, amount: grant.amount)
                 data.appUserID = appUserID
                 data.source = "signup"
-                try await Outbox(executor: executor, now: time).emit(.creditsGranted, data)
+                try await executor.outbox.emit(.creditsGranted, data)
             }
             return (user, true, catalog.signupGrants)
         }
@@ -140,7 +145,7 @@ public struct SQLStorage: TallyStorage {
     /// Creates an order for a product of the catalog.
     public func createOrder(user: User, productID: String) async throws -> Order {
         guard catalog.product(productID) != nil else {
-            throw TallyAPIError(.unknownProduct, "no product \(productID) in the catalog")
+            throw StorageError(.unknownProduct, "no product \(productID) in the catalog")
         }
         return try await write { executor, time in
             let id = UUID().uuidString.lowercased()
@@ -165,12 +170,12 @@ public struct SQLStorage: TallyStorage {
     /// Closes an unpaid order as failed.
     public func failOrder(user: User, id: String, reason: String) async throws -> Order {
         // Refused, not cut: what is stored is what the client sent.
-        guard reason.unicodeScalars.count <= 200 else { throw TallyAPIError(.invalidRequest, "reason must be at most 200 characters") }
+        guard reason.unicodeScalars.count <= 200 else { throw StorageError(.invalidRequest, "reason must be at most 200 characters") }
         return try await write { executor, time in
             let order = try await Self.order(executor, user: user, id: id, now: time)
             guard order.status == .created else {
                 if order.status == .failed { return order }
-                throw TallyAPIError(.orderMismatch, "order \(id) is \(order.status)")
+                throw StorageError(.orderMismatch, "order \(id) is \(order.status)")
             }
             try await executor.execute(
                 "UPDATE orders SET status = 'failed', failure_reason = ?, updated_at = ? WHERE id = ? AND status = 'created'",
@@ -181,7 +186,7 @@ public struct SQLStorage: TallyStorage {
 
     static func order(_ executor: any SQLExecutor, user: User, id: String, now: Int64) async throws -> Order {
         guard let row = try await executor.query("SELECT * FROM orders WHERE id = ? AND user_id = ?", [.text(id), .text(user.id)]).first else {
-            throw TallyAPIError(.notFound, "no order \(id)")
+            throw StorageError(.notFound, "no order \(id)")
         }
         var status = OrderStatus(rawValue: try row.text("status"))
         let expires = try row.int("expires_at")

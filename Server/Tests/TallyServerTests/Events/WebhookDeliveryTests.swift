@@ -341,7 +341,7 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         #expect(receiver.requests[1].headers["webhook-id"] == first.headers["webhook-id"])
         #expect(receiver.requests[1].body == first.body)
         #expect(try await harness.storage.attempts(endpointID: endpoint.id, eventID: first.event.id).count == 2)
-        await #expect(throws: TallyAPIError.self) { _ = try await harness.storage.replay(endpointID: endpoint.id, eventID: "evt_none") }
+        await #expect(throws: StorageError.self) { _ = try await harness.storage.replay(endpointID: endpoint.id, eventID: "evt_none") }
     }
 
     @Test(arguments: Backend.available)
@@ -413,7 +413,7 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         _ = try await harness.user()
         _ = try await Self.drain(Self.dispatcher(harness, ScriptedReceiver()))
         try await harness.storage.deleteEndpoint(id: endpoint.id)
-        await #expect(throws: TallyAPIError.self) { _ = try await harness.storage.endpoint(id: endpoint.id) }
+        await #expect(throws: StorageError.self) { _ = try await harness.storage.endpoint(id: endpoint.id) }
         let left = try await harness.database.read { executor in
             try await executor.query("SELECT (SELECT COUNT(*) FROM webhook_deliveries) + (SELECT COUNT(*) FROM webhook_attempts) AS n", [])[0].int("n")
         }
@@ -433,7 +433,7 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         #expect(try await Self.drain(Self.dispatcher(harness, receiver)) == WebhookDispatcher.Report())
         var page = try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
         #expect(page.deliveries.map(\.status) == ["paused"])
-        await #expect(throws: TallyAPIError.self) { _ = try await harness.storage.replay(endpointID: endpoint.id, eventID: page.deliveries[0].eventID) }
+        await #expect(throws: StorageError.self) { _ = try await harness.storage.replay(endpointID: endpoint.id, eventID: page.deliveries[0].eventID) }
         _ = try await harness.storage.updateEndpoint(id: endpoint.id, change: WebhookEndpointChange(disabled: false))
         #expect(try await Self.drain(Self.dispatcher(harness, receiver)).delivered == 1)
         page = try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
@@ -445,7 +445,7 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         let harness = try await Harness(backend)
         let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
         _ = try await harness.storage.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400)
-        await #expect(throws: TallyAPIError.self) { _ = try await harness.storage.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400) }
+        await #expect(throws: StorageError.self) { _ = try await harness.storage.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400) }
         try await harness.advance(by: .seconds(86_401))
         _ = try await harness.storage.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400)
     }
@@ -456,7 +456,7 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
         _ = try await harness.user()
         let claimed = try await harness.storage.claimDeliveries(limit: 1, lease: 45)
-        let error = await #expect(throws: TallyAPIError.self) {
+        let error = await #expect(throws: StorageError.self) {
             _ = try await harness.storage.replay(endpointID: endpoint.id, eventID: claimed[0].eventID)
         }
         #expect(error?.code == .conflict)
