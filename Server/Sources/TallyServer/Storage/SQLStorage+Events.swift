@@ -5,59 +5,39 @@ import TallySQL
 extension SQLStorage {
     /// What an event says of a recorded transaction: its user, product, environment and price.
     func transactionEvent(_ executor: any SQLExecutor, transactionID: String) async throws -> TallyEventData {
-        let row = try await executor.query(
-            """
-            SELECT t.*, u.app_user_id FROM store_transactions t LEFT JOIN users u ON u.id = t.user_id
-            WHERE t.transaction_id = ?
-            """,
-            [.text(transactionID)]
-        ).first
-        var data = TallyEventData(userID: row?.optionalText("user_id"))
-        data.appUserID = row?.optionalText("app_user_id")
-        data.transactionID = transactionID
-        data.originalTransactionID = row?.optionalText("original_transaction_id")
-        data.productID = row?.optionalText("product_id")
-        data.productKind = row?.optionalText("product_kind")
-        data.quantity = row?.optionalInt("quantity")
-        data.environment = row?.optionalText("environment")
-        data.price = row?.optionalInt("price")
-        data.priceCurrency = row?.optionalText("currency")
-        data.storefront = row?.optionalText("storefront")
-        data.expiresAt = row?.optionalInt("expires_date").map(Self.date)
-        return data
+        guard let row = try await executor.query(Self.selectTransaction, [.text(transactionID)]).first else {
+            var data = TallyEventData(userID: nil)
+            data.transactionID = transactionID
+            return data
+        }
+        return try StoreTransaction(row).event
     }
 
     /// The events of a transaction's first grant: the purchase, a subscription's start or
     /// renewal, and the entitlements it brings.
-    func emitGranted(
-        _ executor: WriteContext, time: Int64, transactionID: String, product: TallyCatalog.Product, grants: [Amount]
-    )
-        async throws
-    {
+    func emitGranted(_ executor: WriteContext, _ transaction: StoreTransaction, product: TallyCatalog.Product, grants: [Amount]) async throws {
         let outbox = executor.outbox
-        var data = try await transactionEvent(executor, transactionID: transactionID)
+        var data = transaction.event
         data.amounts = grants
         if !product.entitlements.isEmpty { data.entitlements = product.entitlements }
         try await outbox.emit(.purchaseGranted, data)
         if product.kind == .autoRenewable {
-            let first = data.originalTransactionID == nil || data.originalTransactionID == transactionID
+            let first = data.originalTransactionID == nil || data.originalTransactionID == transaction.transactionID
             try await outbox.emit(first ? .subscriptionStarted : .subscriptionRenewed, data)
         }
     }
 
     /// The events of a refund or revocation that took back what a transaction granted.
     func emitRevoked(
-        _ executor: WriteContext, time: Int64, transactionID: String, reason: RevocationReason?,
-        clawedBack: [TallyEventData.ClawedBack]
+        _ executor: WriteContext, _ transaction: StoreTransaction, reason: RevocationReason?, clawedBack: [TallyEventData.ClawedBack]
     ) async throws {
         let outbox = executor.outbox
-        var data = try await transactionEvent(executor, transactionID: transactionID)
+        var data = transaction.event
         data.clawedBack = clawedBack
         data.reason = reason.map { String($0.rawValue) }
-        let product = data.productID.flatMap { catalog.product($0) }
-        if let product, !product.entitlements.isEmpty { data.entitlements = product.entitlements }
+        if let product = catalog.product(transaction.productID), !product.entitlements.isEmpty { data.entitlements = product.entitlements }
         try await outbox.emit(.purchaseRefunded, data)
-        if data.productKind == ProductKind.autoRenewable.rawValue { try await outbox.emit(.subscriptionRevoked, data) }
+        if transaction.kind == .autoRenewable { try await outbox.emit(.subscriptionRevoked, data) }
     }
 
     /// The subscription event an App Store notification brings beyond its transaction: a
@@ -114,21 +94,16 @@ extension SQLStorage {
     }
 
     /// Notes the access of a recorded transaction's owner, when the transaction can change it.
-    func touchEntitlements(_ executor: WriteContext, transactionID: String, time: Int64) async throws {
-        guard
-            let row = try await executor.query(
-                "SELECT user_id, product_id, product_kind FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]
-            ).first, let user = row.optionalText("user_id"),
-            affectsAccess(productID: try row.text("product_id"), kind: try row.text("product_kind"))
-        else { return }
-        try await touchEntitlements(executor, user: user, time: time, transactionID: transactionID)
+    func touchEntitlements(_ executor: WriteContext, _ transaction: StoreTransaction) async throws {
+        guard let user = transaction.userID, affectsAccess(transaction) else { return }
+        try await touchEntitlements(executor, user: user, time: executor.now, transactionID: transaction.transactionID)
     }
 
-    /// Whether a transaction of this product can change access: its product brings
-    /// entitlements, or it is a subscription's (the latest transaction of a subscription decides
-    /// its state, whatever its product).
-    func affectsAccess(productID: String, kind: String) -> Bool {
-        kind == ProductKind.autoRenewable.rawValue || !(catalog.product(productID)?.entitlements.isEmpty ?? true)
+    /// Whether a transaction can change access: its product brings entitlements, or it is a
+    /// subscription's (the latest transaction of a subscription decides its state, whatever its
+    /// product).
+    func affectsAccess(_ transaction: StoreTransaction) -> Bool {
+        transaction.kind == .autoRenewable || !(catalog.product(transaction.productID)?.entitlements.isEmpty ?? true)
     }
 
     func activeEntitlements(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> Set<String> {

@@ -34,12 +34,9 @@ extension SQLStorage {
             if let transaction = notification.transaction, let signed = payload.data?.signedTransactionInfo,
                 transaction.payload.transactionID != nil
             {
-                let before = try await executor.query(
-                    "SELECT granted FROM store_transactions WHERE transaction_id = ?", [.text(transaction.payload.transactionID!)]
-                ).first
                 let recorded = try await record(executor, time: time, payload: transaction.payload, evidence: .jws(signed), presenter: nil)
                 let id = transaction.payload.transactionID!
-                if before == nil { outcome = .applied }
+                if recorded.new { outcome = .applied }
                 if recorded.userID == nil { detail = "no user known for this transaction yet: recorded, granted when a user presents it" }
                 switch payload.notificationType {
                 case .refund?, .revoke?:
@@ -107,16 +104,13 @@ extension SQLStorage {
             WHERE transaction_id = ? AND (revocation_event_at IS NULL OR revocation_event_at <= ?)
             """,
             [.int(eventAt), .optional(reason.map { Int64($0.rawValue) }), .text(transactionID), .int(eventAt)])
-        guard current == 1 else { return false }
-        try await touchEntitlements(executor, transactionID: transactionID, time: time)
+        guard current == 1, let row = try await executor.query(Self.selectTransaction, [.text(transactionID)]).first else { return false }
+        let transaction = try StoreTransaction(row)
+        try await touchEntitlements(executor, transaction)
         let claimed = try await executor.execute(
             "UPDATE store_transactions SET revoked = 1 WHERE transaction_id = ? AND revoked = 0", [.text(transactionID)])
-        guard claimed == 1,
-            let row = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first
-        else {
-            return false
-        }
-        guard try row.int("granted") == 1, let user = row.optionalText("user_id") else { return true }
+        guard claimed == 1 else { return false }
+        guard transaction.granted, let user = transaction.userID else { return true }
         let ledger = Ledger(executor)
         var clawedBack: [TallyEventData.ClawedBack] = []
         for lot in try await executor.query(
@@ -126,7 +120,7 @@ extension SQLStorage {
             let taken = try await ledger.clawBack(lotID: try lot.int("id"), user: user, currency: currency, transaction: transactionID)
             clawedBack.append(.init(currency: currency, removed: taken.removed, debt: taken.debt))
         }
-        try await emitRevoked(executor, time: time, transactionID: transactionID, reason: reason, clawedBack: clawedBack)
+        try await emitRevoked(executor, transaction, reason: reason, clawedBack: clawedBack)
         return true
     }
 
@@ -138,30 +132,25 @@ extension SQLStorage {
             WHERE transaction_id = ? AND (revocation_event_at IS NULL OR revocation_event_at <= ?)
             """,
             [.int(eventAt), .text(transactionID), .int(eventAt)])
-        guard current == 1 else { return false }
-        try await touchEntitlements(executor, transactionID: transactionID, time: time)
+        guard current == 1, let row = try await executor.query(Self.selectTransaction, [.text(transactionID)]).first else { return false }
+        let transaction = try StoreTransaction(row)
+        try await touchEntitlements(executor, transaction)
         let claimed = try await executor.execute(
             "UPDATE store_transactions SET revoked = 0 WHERE transaction_id = ? AND revoked = 1", [.text(transactionID)])
-        guard claimed == 1,
-            let row = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first
-        else {
-            return false
-        }
-        guard let user = row.optionalText("user_id") else { return true }
-        if try row.int("granted") == 0 {
-            try await grant(
-                executor, time: time, transactionID: transactionID, userID: user,
-                productID: try row.text("product_id"), quantity: try row.int("quantity"))
+        guard claimed == 1 else { return false }
+        guard let user = transaction.userID else { return true }
+        guard transaction.granted else {
+            _ = try await grant(executor, transaction)
             return true
         }
         let ledger = Ledger(executor)
-        let restored = try await grantsOf(executor, transactionID: transactionID)
+        let restored = transaction.grants ?? []
         for grant in restored {
             try await ledger.grant(
                 user, grant.currency, amount: grant.amount, kind: "refund_reversal", source: "refund_reversal",
                 transaction: transactionID)
         }
-        var data = try await transactionEvent(executor, transactionID: transactionID)
+        var data = transaction.event
         data.amounts = restored
         try await executor.outbox.emit(.purchaseRefundReversed, data)
         return true

@@ -35,10 +35,10 @@ import Testing
             #expect(outcome == .applied)
         }
 
-        #expect(purchase.count == 20, "\(purchase)")
+        #expect(purchase.count == 16, "\(purchase)")
         #expect(spend.count == 12, "\(spend)")
         #expect(commit.count == 13, "\(commit)")
-        #expect(refunded.count == 20, "\(refunded)")
+        #expect(refunded.count == 16, "\(refunded)")
         try await harness.checkInvariants()
     }
 }
