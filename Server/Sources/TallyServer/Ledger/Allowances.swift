@@ -50,7 +50,7 @@ struct Allowances {
             [.text(user), .text(currency), .text(original), .int(start), .int(end), .int(allowance.amount)])
         if inserted == 1 {
             try await Ledger(context).entry(
-                user, currency, kind: "allowance_grant", amount: allowance.amount, bucket: "allowance", transaction: original)
+                user, currency, kind: .allowanceGrant, amount: allowance.amount, bucket: .allowance, transaction: original)
         }
         return try await window(original: original, currency: currency, start: start)
     }
@@ -79,7 +79,7 @@ struct Allowances {
             [.int(amount), .text(window.originalTransactionID), .text(currency), .int(window.start), .int(amount)])
         guard changed == 1 else { return false }
         try await Ledger(context).entry(
-            user, currency, kind: "allowance_spend", amount: -amount, bucket: "allowance", operation: operation, reference: reference)
+            user, currency, kind: .allowanceSpend, amount: -amount, bucket: .allowance, operation: operation, reference: reference)
         return true
     }
 
@@ -107,7 +107,7 @@ struct Allowances {
             """,
             [.int(held), .int(used), .text(original), .text(currency), .int(start)])
         try await Ledger(context).entry(
-            user, currency, kind: "allowance_spend", amount: -used, bucket: "allowance", operation: operation, reference: reference)
+            user, currency, kind: .allowanceSpend, amount: -used, bucket: .allowance, operation: operation, reference: reference)
     }
 
     /// The allowance period that contains `time`, counted from `anchor` in steps of `per`

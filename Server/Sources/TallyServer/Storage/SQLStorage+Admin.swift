@@ -45,19 +45,19 @@ extension SQLStorage {
         }
         let ledger = Ledger(executor)
         if amount.amount > 0 {
-            try await ledger.grant(userID, amount.currency, amount: amount.amount, kind: "adjustment", source: "adjustment", reference: reason)
+            try await ledger.grant(userID, amount.currency, amount: amount.amount, kind: .adjustment, reference: reason)
         } else {
             // A correction downwards takes what is available; the rest is owed, as after a refund.
             try await ledger.lock(userID, amount.currency)
             let position = try await ledger.position(userID, amount.currency)
             let taken = min(position.available, -amount.amount)
-            _ = try await ledger.spend(userID, amount.currency, amount: taken, kind: "adjustment", reference: reason)
+            _ = try await ledger.spend(userID, amount.currency, amount: taken, kind: .adjustment, reference: reason)
             let owed = -amount.amount - taken
             if owed > 0 {
                 try await executor.execute(
                     "UPDATE positions SET debt = debt + ? WHERE user_id = ? AND currency = ?",
                     [.int(owed), .text(userID), .text(amount.currency)])
-                try await ledger.entry(userID, amount.currency, kind: "adjustment_debt", amount: -owed, reference: reason)
+                try await ledger.entry(userID, amount.currency, kind: .adjustmentDebt, amount: -owed, reference: reason)
             }
         }
         var data = Self.creditsEvent(user: userID, currency: amount.currency, amount: amount.amount)

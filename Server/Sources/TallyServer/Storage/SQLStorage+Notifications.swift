@@ -147,7 +147,7 @@ extension SQLStorage {
         let restored = transaction.grants ?? []
         for grant in restored {
             try await ledger.grant(
-                user, grant.currency, amount: grant.amount, kind: "refund_reversal", source: "refund_reversal",
+                user, grant.currency, amount: grant.amount, kind: .refundReversal,
                 transaction: transactionID)
         }
         var data = transaction.event

@@ -223,7 +223,7 @@ extension SQLStorage {
         let ledger = Ledger(executor)
         for grant in grants {
             try await ledger.grant(
-                userID, grant.currency, amount: grant.amount, kind: "purchase", source: "purchase", transaction: transaction.transactionID)
+                userID, grant.currency, amount: grant.amount, kind: .purchase, transaction: transaction.transactionID)
         }
         try await emitGranted(executor, transaction, product: product, grants: grants)
     }

@@ -147,19 +147,19 @@ extension SQLStorage {
         }
         return try await write { executor, time in
             let row = try await reservationRow(executor, id: reservationID, user: user.id)
-            let status = try row.text("status")
-            if status == "committed", row.optionalInt("used") == used {
+            let status = ReservationStatus(rawValue: try row.text("status"))
+            if status == .committed, row.optionalInt("used") == used {
                 var reservation = try await reservation(executor, row, time: time)
                 reservation.replayed = true
                 return reservation
             }
-            guard status == "held", try row.int("expires_at") > time else {
-                throw StorageError(.reservationClosed, "reservation \(reservationID) is \(status == "held" ? "expired" : status)")
+            guard status == .held, try row.int("expires_at") > time else {
+                throw StorageError(.reservationClosed, "reservation \(reservationID) is \(status == .held ? ReservationStatus.expired : status)")
             }
             guard used <= (try row.int("amount")) else {
                 throw StorageError(.usedExceedsReservation, "used \(used) is more than the \(try row.int("amount")) reserved")
             }
-            try await settle(executor, row, used: used, status: "committed", time: time)
+            try await settle(executor, row, used: used, status: .committed, time: time)
             return try await reservation(executor, id: reservationID, user: user.id, time: time)
         }
     }
@@ -168,15 +168,15 @@ extension SQLStorage {
     public func release(user: User, reservationID: String) async throws -> Reservation {
         try await write { executor, time in
             let row = try await reservationRow(executor, id: reservationID, user: user.id)
-            switch try row.text("status") {
-            case "released", "expired":
+            switch ReservationStatus(rawValue: try row.text("status")) {
+            case .released, .expired:
                 var reservation = try await reservation(executor, row, time: time)
                 reservation.replayed = true
                 return reservation
-            case "committed":
+            case .committed:
                 throw StorageError(.reservationClosed, "reservation \(reservationID) is committed")
             default:
-                try await settle(executor, row, used: 0, status: try row.int("expires_at") > time ? "released" : "expired", time: time)
+                try await settle(executor, row, used: 0, status: try row.int("expires_at") > time ? .released : .expired, time: time)
                 return try await reservation(executor, id: reservationID, user: user.id, time: time)
             }
         }
@@ -187,7 +187,7 @@ extension SQLStorage {
         try await write { executor, time in
             let rows = try await executor.query(
                 "SELECT * FROM reservations WHERE status = 'held' AND expires_at <= ? ORDER BY expires_at LIMIT 500", [.int(time)])
-            for row in rows { try await settle(executor, row, used: 0, status: "expired", time: time) }
+            for row in rows { try await settle(executor, row, used: 0, status: .expired, time: time) }
             return rows.count
         }
     }
@@ -212,15 +212,15 @@ extension SQLStorage {
         let rows = try await executor.query(
             "SELECT * FROM reservations WHERE user_id = ? AND currency = ? AND status = 'held' AND expires_at <= ?",
             [.text(user), .text(currency), .int(time)])
-        for row in rows { try await settle(executor, row, used: 0, status: "expired", time: time) }
+        for row in rows { try await settle(executor, row, used: 0, status: .expired, time: time) }
     }
 
     /// Closes a held reservation: allowance is used first, then balance; the rest returns.
-    private func settle(_ executor: WriteContext, _ row: SQLRow, used: Int64, status: String, time: Int64) async throws {
+    private func settle(_ executor: WriteContext, _ row: SQLRow, used: Int64, status: ReservationStatus, time: Int64) async throws {
         let id = try row.text("id")
         let closed = try await executor.execute(
             "UPDATE reservations SET status = ?, used = ?, closed_at = ? WHERE id = ? AND status = 'held'",
-            [.text(status), .int(used), .int(time), .text(id)])
+            [.text(status.rawValue), .int(used), .int(time), .text(id)])
         guard closed == 1 else { return }
         let user = try row.text("user_id")
         let currency = try row.text("currency")
@@ -240,11 +240,11 @@ extension SQLStorage {
             user, currency, held: fromBalance, used: used - usedAllowance, operation: id, reference: "reservation")
         var data = Self.creditsEvent(user: user, currency: currency, amount: try row.int("amount"))
         data.reservationID = id
-        if status == "committed" {
+        if status == .committed {
             data.used = used
             try await executor.outbox.emit(.reservationCommitted, data)
         } else {
-            data.reason = status
+            data.reason = status.rawValue
             try await executor.outbox.emit(.reservationReleased, data)
         }
     }

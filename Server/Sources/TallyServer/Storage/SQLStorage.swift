@@ -105,7 +105,7 @@ public struct SQLStorage: TallyStorage {
             }
             let ledger = Ledger(executor)
             for grant in catalog.signupGrants {
-                try await ledger.grant(user.id, grant.currency, amount: grant.amount, kind: "signup", source: "signup")
+                try await ledger.grant(user.id, grant.currency, amount: grant.amount, kind: .signup)
                 var data = Self.creditsEvent(user: user.id, currency: grant.currency, amount: grant.amount)
                 data.appUserID = appUserID
                 data.source = "signup"
