@@ -15,7 +15,7 @@ import TallyCore
 /// SQLite has one writer, so it has no such gaps: there `gapWait` is 0.
 final class EventLog: @unchecked Sendable {
     let path: String
-    let storage: any WebhookStorage
+    let storage: WebhookStore
     let gapWait: TimeInterval
     let now: @Sendable () -> Date
     private let lock = NSLock()
@@ -30,7 +30,7 @@ final class EventLog: @unchecked Sendable {
         }
     }
 
-    init(path: String, storage: any WebhookStorage, gapWait: TimeInterval, now: @escaping @Sendable () -> Date) throws {
+    init(path: String, storage: WebhookStore, gapWait: TimeInterval, now: @escaping @Sendable () -> Date) throws {
         self.path = path
         self.storage = storage
         self.gapWait = gapWait

@@ -65,7 +65,7 @@ extension SQLStorage {
         try await executor.outbox.emit(.creditsAdjusted, data)
         let response = AdminAdjustment(
             userID: userID, currency: amount.currency, amount: amount.amount, reason: reason,
-            balance: try await balance(executor, user: userID, currency: amount.currency, time: time), replayed: false)
+            balance: try await accounts.balance(executor, user: userID, currency: amount.currency, time: time), replayed: false)
         try await executor.execute(
             """
             INSERT INTO adjustments (user_id, idempotency_key, request_hash, currency, amount, reason, response_json, created_at)
@@ -85,12 +85,12 @@ extension SQLStorage {
                 throw StorageError(.notFound, "no user \(id)")
             }
             let user = try Self.user(row)
-            let (balances, entitlements) = try await summary(executor, user: id, time: time)
+            let (balances, entitlements) = try await accounts.summary(executor, user: id, time: time)
             let ledger = try await executor.query("SELECT * FROM ledger_entries WHERE user_id = ? ORDER BY id DESC LIMIT 20", [.text(id)])
             return AdminUser(
                 userID: id, appUserID: user.appUserID, appAccountToken: user.appAccountToken, createdAt: user.createdAt,
                 balances: balances, entitlements: entitlements,
-                subscriptions: try await subscriptions(executor, user: id, time: time),
+                subscriptions: try await accounts.subscriptions(executor, user: id, time: time),
                 recentLedger: try ledger.map(Self.ledgerEntry))
         }
     }

@@ -74,7 +74,7 @@ extension SQLStorage {
     // MARK: - Entitlements
 
     /// Notes, before a change that may alter `user`'s access, which entitlements are active;
-    /// the write then says what changed (``emitEntitlementChanges(_:)``). Only the first
+    /// the write then says what changed (``Transactions``). Only the first
     /// note of a transaction counts.
     func touchEntitlements(
         _ executor: WriteContext, user: String, time: Int64, transactionID: String? = nil, actor: String? = nil
@@ -89,7 +89,7 @@ extension SQLStorage {
             // the events would contradict GET /v1/me. The next statement sees the other's commit.
             _ = try await executor.query("SELECT id FROM users WHERE id = ? FOR UPDATE", [.text(user)])
         }
-        let before = try await activeEntitlements(executor, user: user, time: time)
+        let before = try await accounts.activeEntitlements(executor, user: user, time: time)
         executor.touch(user, .init(before: before, transactionID: transactionID, actor: actor))
     }
 
@@ -104,34 +104,5 @@ extension SQLStorage {
     /// product).
     func affectsAccess(_ transaction: StoreTransaction) -> Bool {
         transaction.kind == .autoRenewable || !(catalog.product(transaction.productID)?.entitlements.isEmpty ?? true)
-    }
-
-    func activeEntitlements(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> Set<String> {
-        Set(try await entitlements(executor, user: user, time: time).filter(\.active).map(\.id))
-    }
-
-    /// At the end of a write: for each user whose access it may have changed, an
-    /// `entitlement.granted` for what became active and an `entitlement.removed` for what no
-    /// longer is. Nothing when access is what it was (a renewal of an active subscription, a
-    /// refund of an old period while a later one goes on).
-    func emitEntitlementChanges(_ context: WriteContext) async throws {
-        for (user, touched) in context.touchedUsers {
-            let after = try await activeEntitlements(context, user: user, time: context.now)
-            guard after != touched.before else { continue }
-            var data = TallyEventData(userID: user)
-            data.transactionID = touched.transactionID
-            data.actor = touched.actor
-            let outbox = context.outbox
-            let gained = after.subtracting(touched.before)
-            if !gained.isEmpty {
-                data.entitlements = gained.sorted()
-                try await outbox.emit(.entitlementGranted, data)
-            }
-            let lost = touched.before.subtracting(after)
-            if !lost.isEmpty {
-                data.entitlements = lost.sorted()
-                try await outbox.emit(.entitlementRemoved, data)
-            }
-        }
     }
 }

@@ -33,7 +33,7 @@ extension SQLStorage {
                 let applied = try await revoke(
                     executor, transactionID: transactionID, eventAt: Self.millis(payload.signedDate ?? revokedAt),
                     reason: payload.revocationReason, time: time)
-                let (balances, entitlements) = try await summary(executor, user: presenter.id, time: time)
+                let (balances, entitlements) = try await accounts.summary(executor, user: presenter.id, time: time)
                 return PurchaseResponse(
                     transactionID: transactionID, productID: productID, granted: [], balances: balances,
                     entitlements: entitlements, replayed: !recorded.firstDelivery && !applied)
@@ -44,7 +44,7 @@ extension SQLStorage {
                 first.replayed = true
                 return first
             }
-            let (balances, entitlements) = try await summary(executor, user: presenter.id, time: time)
+            let (balances, entitlements) = try await accounts.summary(executor, user: presenter.id, time: time)
             let response = PurchaseResponse(
                 transactionID: transactionID, productID: productID, granted: recorded.granted,
                 balances: balances, entitlements: entitlements, replayed: !recorded.firstDelivery)

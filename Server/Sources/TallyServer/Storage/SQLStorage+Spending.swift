@@ -67,7 +67,7 @@ extension SQLStorage {
             }
             let response = SpendResponse(
                 spendID: id, currency: request.currency, amount: request.amount, fromAllowance: fromAllowance, fromBalance: fromBalance,
-                balance: try await balance(executor, user: user.id, currency: request.currency, time: time), replayed: false)
+                balance: try await accounts.balance(executor, user: user.id, currency: request.currency, time: time), replayed: false)
             try await executor.execute("UPDATE spends SET response_json = ? WHERE id = ?", [.text(try Self.encode(response)), .text(id)])
             var data = Self.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
             data.spendID = id
@@ -267,7 +267,7 @@ extension SQLStorage {
             reservationID: try row.text("id"), currency: try row.text("currency"), amount: try row.int("amount"),
             fromAllowance: try row.int("from_allowance"), fromBalance: try row.int("from_balance"), status: status,
             used: row.optionalInt("used"), expiresAt: Self.date(try row.int("expires_at")),
-            balance: try await balance(executor, user: try row.text("user_id"), currency: try row.text("currency"), time: time),
+            balance: try await accounts.balance(executor, user: try row.text("user_id"), currency: try row.text("currency"), time: time),
             replayed: false)
     }
 }

@@ -6,26 +6,37 @@ import TallyVerify
 
 /// ``TallyStorage`` over any ``SQLDatabase``: the same statements on SQLite and PostgreSQL.
 ///
-/// A write that loses a race on a UNIQUE constraint (two instances recording the same
-/// transaction at once) or hits a serialization failure or deadlock is run again (up to three
-/// times), and the retry finds the winner's row and answers as a replay. Spends and
-/// reservations claim their idempotency key before anything else instead, so a duplicate
-/// waits for the first and replays it (see docs/decisions/0006-ledger-and-idempotency.md).
+/// Its writes run through ``Transactions``, the unit of work it shares with the other stores
+/// (``webhooks``). Spends and reservations claim their idempotency key before anything else,
+/// so a duplicate waits for the first and replays it; a purchase that loses a race on its
+/// UNIQUE constraint is run again and answers as a replay (see
+/// docs/decisions/0006-ledger-and-idempotency.md).
 public struct SQLStorage: TallyStorage {
-    let database: any SQLDatabase
     let catalog: TallyCatalog
     let now: @Sendable () -> Date
+    /// How writes and reads reach the database, shared with the other stores.
+    var transactions: Transactions
+    /// What users have, read in any transaction.
+    var accounts: Accounts { transactions.accounts }
+    var database: any SQLDatabase { transactions.database }
+
     /// Told the types of the events each write committed (the `/metrics` counter per type).
-    var eventsCommitted: (@Sendable ([TallyEventType]) -> Void)?
+    var eventsCommitted: (@Sendable ([TallyEventType]) -> Void)? {
+        get { transactions.eventsCommitted }
+        set { transactions.eventsCommitted = newValue }
+    }
+
+    /// Webhook endpoints, their deliveries and the events, in the same database.
+    var webhooks: WebhookStore { WebhookStore(transactions: transactions) }
 
     /// - Parameters:
     ///   - database: where the data lives; migrate it first.
     ///   - catalog: the products and currencies.
     ///   - now: the clock.
     public init(database: any SQLDatabase, catalog: TallyCatalog, now: @escaping @Sendable () -> Date) {
-        self.database = database
         self.catalog = catalog
         self.now = now
+        transactions = Transactions(database: database, now: now, accounts: Accounts(catalog: catalog))
     }
 
     var millis: Int64 { Self.millis(now()) }
@@ -33,36 +44,14 @@ public struct SQLStorage: TallyStorage {
     static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
     static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
 
-    /// Runs a write, retrying up to three times when it lost a UNIQUE race or hit a retryable conflict.
-    ///
-    /// Each attempt gets its own ``WriteContext``: the work writes through it, and before the
-    /// commit it writes the entitlement events of the users whose access the work noted. What
-    /// the work queued with ``WriteContext/afterCommit(_:)`` (and the event counter) runs after
-    /// the commit only.
+    /// Runs a write as one unit of work (``Transactions/write(_:)``).
     func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
-        var attempt = 0
-        while true {
-            let time = millis
-            do {
-                let (result, context) = try await database.write { [database, eventsCommitted] executor in
-                    let context = WriteContext(executor, now: time, dialect: database.dialect)
-                    let value = try await work(context, time)
-                    try await emitEntitlementChanges(context)
-                    let types = context.events
-                    if let eventsCommitted, !types.isEmpty { context.afterCommit { eventsCommitted(types) } }
-                    return (value, context)
-                }
-                context.committed()
-                return result
-            } catch let error as SQLDatabaseError where (error.kind == .uniqueViolation || error.kind == .retryable) && attempt < 3 {
-                attempt += 1
-            }
-        }
+        try await transactions.write(work)
     }
 
+    /// Runs a read on a consistent snapshot.
     func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
-        let time = millis
-        return try await database.read { executor in try await work(executor, time) }
+        try await transactions.read(work)
     }
 
     static func encode(_ value: some Encodable) throws -> String {

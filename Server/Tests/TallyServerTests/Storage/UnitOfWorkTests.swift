@@ -115,7 +115,7 @@ import Testing
     }
 
     static func entitlementEvents(_ harness: Harness, _ user: User) async throws -> [TallyEvent] {
-        try await harness.storage.events(after: nil, type: nil, userID: user.id, limit: 1000).events.filter {
+        try await harness.storage.webhooks.events(after: nil, type: nil, userID: user.id, limit: 1000).events.filter {
             $0.type == .entitlementGranted || $0.type == .entitlementRemoved
         }
     }

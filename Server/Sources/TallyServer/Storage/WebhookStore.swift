@@ -2,7 +2,23 @@ import Foundation
 import TallyCore
 import TallySQL
 
-extension SQLStorage: WebhookStorage {
+/// Webhook endpoints, the outbox's deliveries and their attempts, and the events: what the admin
+/// API, the delivery worker and the event log keep in the database, through the unit of work
+/// the other stores share (``Transactions``).
+struct WebhookStore: Sendable {
+    let transactions: Transactions
+
+    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
+        try await transactions.write(work)
+    }
+
+    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
+        try await transactions.read(work)
+    }
+
+    static func millis(_ date: Date) -> Int64 { SQLStorage.millis(date) }
+    static func date(_ millis: Int64) -> Date { SQLStorage.date(millis) }
+
     /// Refuses an endpoint URL that is not absolute http(s) with a host (``APIPattern/webhookURL``), or is too long.
     static func checkEndpoint(url: String, description: String) throws(StorageError) {
         guard url.utf8.count <= 2048, APIPattern.webhookURL.matches(url), let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
@@ -111,6 +127,8 @@ extension SQLStorage: WebhookStorage {
         }
     }
 
+    /// Signs with `secret` from now on, and with the current one too until `overlap` has passed;
+    /// refused while an earlier rotation's previous secret still signs.
     func rotateSecret(id: String, secret: WebhookSecret, overlap: TimeInterval) async throws -> WebhookEndpoint {
         try await write { executor, time in
             let current = try await Self.endpoint(executor, id: id)
@@ -215,6 +233,8 @@ extension SQLStorage: WebhookStorage {
         }
     }
 
+    /// Makes the event due at once for the endpoint again (or for the first time), whatever its
+    /// state; refused while the endpoint is disabled or a worker is sending the event.
     func replay(endpointID: String, eventID: String) async throws -> WebhookDelivery {
         try await write { executor, time in
             guard !(try await Self.endpoint(executor, id: endpointID)).disabled else {
@@ -264,7 +284,7 @@ extension SQLStorage: WebhookStorage {
     static func event(_ row: SQLRow) throws -> TallyEvent {
         TallyEvent(
             id: try row.text("id"), type: TallyEventType(rawValue: try row.text("type")), version: Int(try row.int("version")), sequence: try row.int("seq"),
-            timestamp: date(try row.int("created_at")), ordering: "unordered", data: try decode(TallyEventData.self, try row.text("data")))
+            timestamp: date(try row.int("created_at")), ordering: "unordered", data: try SQLStorage.decode(TallyEventData.self, try row.text("data")))
     }
 
     /// The bytes an event is posted as: the envelope in Tally's JSON (sorted keys) around the
@@ -286,8 +306,10 @@ extension SQLStorage: WebhookStorage {
         return Array("{\"data\":".utf8) + Array(try row.text("data").utf8) + [UInt8(ascii: ",")] + Array(envelope.dropFirst())
     }
 
+    /// Claims up to `limit` due deliveries for `lease` seconds, at most `perEndpoint` less its
+    /// count in `busy` (the worker's requests in flight) for each endpoint.
     func claimDeliveries(limit: Int, lease: TimeInterval, busy: [String: Int], perEndpoint: Int) async throws -> [ClaimedDelivery] {
-        let skipLocked = database.dialect == .postgres ? " FOR UPDATE OF d SKIP LOCKED" : ""
+        let skipLocked = transactions.database.dialect == .postgres ? " FOR UPDATE OF d SKIP LOCKED" : ""
         // A look on a snapshot first: an idle worker polls without taking the write lock.
         let due = try await read { executor, time in
             try await executor.query(
@@ -365,6 +387,8 @@ extension SQLStorage: WebhookStorage {
         }
     }
 
+    /// Records attempts in one transaction; after a failure the next is due after its
+    /// `retryAfter` (nil: no more tries), and `disable` stops the endpoint (a 410).
     func recordAttempts(_ attempts: [RecordedAttempt]) async throws {
         guard !attempts.isEmpty else { return }
         try await write { executor, time in
@@ -430,5 +454,12 @@ extension SQLStorage: WebhookStorage {
                 if changed == 1 { try await Self.pause(executor, endpoint: attempt.delivery.endpointID, .pause, time: time) }
             }
         }
+    }
+}
+
+extension WebhookStore {
+    /// Claims up to `limit` due deliveries for `lease` seconds, whatever their endpoints.
+    func claimDeliveries(limit: Int, lease: TimeInterval) async throws -> [ClaimedDelivery] {
+        try await claimDeliveries(limit: limit, lease: lease, busy: [:], perEndpoint: limit)
     }
 }
