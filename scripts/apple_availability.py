@@ -20,6 +20,12 @@ stand-ins (Tests/StandIns) and of the modules' sources in which:
   * `#if`/`#elseif` conditions are evaluated for that platform: `os(<it>)` becomes `true`,
     `os(<other>)` and `targetEnvironment(...)` `false`, and on macOS `canImport(UIKit)` `false`.
 
+App extensions: `@available(<platform>ApplicationExtension, unavailable)` (on visionOS an iOS one
+too, for the sources) becomes `@available(AppExtension_unavailable)`, a domain nothing grants, so
+the package is checked as an app extension links it: what extensions may not use (the stand-ins
+mark `UIApplication.shared`) is usable only from code itself kept out of extensions. With
+APPLE_AVAILABILITY_BUILD=app (the example apps) those attributes are dropped, as in an app.
+
 Versions at or below the floor need nothing. For a declaration of the checked sources that
 names iOS but not visionOS, visionOS takes the iOS version as Swift does for declarations:
 iOS 17 or lower is visionOS 1 (the floor), iOS 18 is visionOS 2, iOS 26 is visionOS 26.
@@ -183,8 +189,9 @@ class Spec:
 
 
 class Rewriter:
-    def __init__(self, platform, floor):
+    def __init__(self, platform, floor, extension_build=True):
         self.platform = platform
+        self.extension_build = extension_build
         self.floor = version_tuple(floor)
         self.domains = set()
         self.errors = []
@@ -257,9 +264,23 @@ class Rewriter:
             out = out[:start] + replacement + out[end:]
         return self.rewrite_conditions(out)
 
+    def extension_unavailable(self, spec, is_source):
+        """Whether an attribute keeps a declaration out of app extensions on this platform
+        (`@available(iOSApplicationExtension, unavailable)`); on visionOS an iOS one counts for the
+        sources' declarations, as their other iOS attributes do."""
+        if not self.extension_build:
+            return False
+        if self.platform + "ApplicationExtension" in spec.unavailable:
+            return True
+        return self.platform == "visionOS" and is_source and "iOSApplicationExtension" in spec.unavailable
+
     def attribute(self, spec, is_source):
         if spec.star_or_swift:
             return KEEP
+        if self.extension_unavailable(spec, is_source):
+            # The package must link into app extensions: what they may not use needs a domain no
+            # context grants, so only code itself kept out of extensions may use it.
+            return "@available(AppExtension_unavailable)"
         if self.declaration_unavailable(spec, is_source):
             # Unavailable on this platform: it needs a domain nothing grants, <platform>_unavailable,
             # so only another unavailable declaration may use it, and its own signature and body
@@ -487,7 +508,7 @@ def swift_files(folder):
 def main(arguments):
     platform, floor, out, standins = arguments[:4]
     modules = [a.split("=", 1) for a in arguments[4:]]
-    rewriter = Rewriter(platform, floor)
+    rewriter = Rewriter(platform, floor, os.environ.get("APPLE_AVAILABILITY_BUILD", "extension") != "app")
     inputs = []  # (source path, output path, is_source)
     for path in swift_files(standins):
         inputs.append((path, os.path.join(out, "StandIns", os.path.relpath(path, standins)), False))
@@ -511,6 +532,7 @@ def main(arguments):
                      + floor + " that an @available names.\n#include <availability_domain.h>\n"
                      "int tally_apple_domain_predicate(void);\n")
         handle.write(f"CLANG_DYNAMIC_AVAILABILITY_DOMAIN({platform}_unavailable, tally_apple_domain_predicate);\n")
+        handle.write("CLANG_DYNAMIC_AVAILABILITY_DOMAIN(AppExtension_unavailable, tally_apple_domain_predicate);\n")
         for version in sorted(rewriter.domains):
             handle.write(f"CLANG_DYNAMIC_AVAILABILITY_DOMAIN({version_name(platform, version)}, tally_apple_domain_predicate);\n")
     with open(os.path.join(domains, "module.modulemap"), "w") as handle:

@@ -61,7 +61,7 @@ features=(-enable-upcoming-feature ExistentialAny -enable-upcoming-feature Inter
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # In dependency order: StoreKit and SwiftUI use UIKit's types, SwiftUI Combine's.
-for name in os UIKit Combine Network StoreKit SwiftUI; do
+for name in os UIKit Combine Network StoreKit StoreKitTest SwiftUI; do
   swiftc -emit-module -swift-version 6 -enable-library-evolution -parse-as-library -suppress-warnings -I "$work" \
     -module-name "$name" -emit-module-path "$work/$name.swiftmodule" Tests/StandIns/"$name"/*.swift
 done
@@ -136,11 +136,21 @@ for module in Examples/*/Sources/*/; do
       echo "$errors" >&2
       exit 1
     fi
+    # Its Xcode-only tests (AppTests/: XCTest, which Linux has, and StoreKit Test's session).
+    tests="$(dirname "$app")/AppTests"
+    [ -n "$(find "$tests" -name '*.swift' 2>/dev/null)" ] || { echo "check_apple_sources: $tests has no tests" >&2; exit 1; }
+    errors="$(swiftc -typecheck -swift-version 6 -module-name "${name}AppTests" -I "$work" -I "$build/Modules" \
+      -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap "$tests"/*.swift 2>&1 | grep -E ": error: " || true)"
+    if [ -n "$errors" ]; then
+      echo "check_apple_sources: the example's tests $tests do not typecheck against the Apple stand-ins:" >&2
+      echo "$errors" >&2
+      exit 1
+    fi
   fi
   examples=$((examples + 1))
 done
 [ "$examples" -ge 2 ] || { echo "check_apple_sources: expected the two example apps in Examples/, found $examples" >&2; exit 1; }
-echo "check_apple_sources: the $examples example apps (their modules and app targets) typecheck with the stand-ins" >&2
+echo "check_apple_sources: the $examples example apps (their modules, app targets and Xcode-only tests) typecheck with the stand-ins" >&2
 
 # --- Availability ----------------------------------------------------------------------------
 # The same sources, once per Apple platform the package declares, with Apple's availability
@@ -222,7 +232,12 @@ for entry in "${floors[@]}"; do
   modules=()
   while IFS= read -r module; do modules+=("$module"); done < <(platform_modules "$platform" "$scope")
   while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
-  check_platform "$platform" "$floor" "$work/availability/$platform-$floor" "" "${modules[@]}" >"$work/availability-$platform-$floor.log" &
+  # The library is checked as an app extension links it (what extensions may not use, only
+  # from code kept out of them); the examples are apps.
+  build_kind=extension
+  [ "$scope" != examples ] || build_kind=app
+  APPLE_AVAILABILITY_BUILD="$build_kind" check_platform "$platform" "$floor" "$work/availability/$platform-$floor" "" "${modules[@]}" \
+    >"$work/availability-$platform-$floor.log" &
 done
 wait
 failed=0
@@ -286,6 +301,8 @@ availability_mistakes=(
   "iOS|TallyUI|AppStoreSheets.swift|if #available(iOS 14, *) {|if #available(iOS 13, *) {"
   "iOS|TallyUI|CreditsBalanceView.swift|.onAppear { Task { await model.update() } }|.task { await model.update() }"
   "iOS|TallyKit|StoreKit2/StoreKit2Store.swift|if #available(iOS 17, tvOS 17, visionOS 1, *),|if #available(iOS 16, tvOS 17, visionOS 1, *),"
+  "visionOS|TallyKit|StoreKit2/StoreKit2Store.swift|if #available(iOS 17, tvOS 17, visionOS 1, *), let scene = given?.scene {|if #available(iOS 17, tvOS 17, visionOS 1, *), let scene = (given ?? .inFront)?.scene {"
+  "iOS|TallyUI|PaywallView.swift|@available(iOSApplicationExtension, unavailable)|@available(iOS 14, *)"
 )
 for mistake in "${availability_mistakes[@]}"; do
   IFS='|' read -r platform module file from to <<<"$mistake"

@@ -55,9 +55,8 @@ extension SQLDatabase {
     ///   migration with no statements for this dialect is refused (``SQLDatabaseError``).
     public func runMigrations(_ migrations: [Migration], lock: String? = nil) async throws {
         try await write { executor in
-            if let lock { try await executor.execute(lock, []) }
-            try await executor.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)", [])
+            if let lock { try await executor.execute(SQL(raw: lock)) }
+            try await executor.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
         }
         let dialect = dialect
         for migration in migrations {
@@ -67,17 +66,16 @@ extension SQLDatabase {
                 throw SQLDatabaseError(.other, "migration \(migration.name) has no statements for \(dialect)")
             }
             try await write { executor in
-                if let lock { try await executor.execute(lock, []) }
+                if let lock { try await executor.execute(SQL(raw: lock)) }
                 // Applied before, by this process or by another one that held the lock first.
-                guard try await executor.query("SELECT name FROM schema_migrations WHERE name = ?", [.text(migration.name)]).isEmpty else {
+                guard try await executor.query("SELECT name FROM schema_migrations WHERE name = \(migration.name)").isEmpty else {
                     return
                 }
                 for statement in statements {
-                    try await executor.execute(statement, [])
+                    try await executor.execute(SQL(raw: statement))
                 }
-                try await executor.execute(
-                    "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
-                    [.text(migration.name), .int(Int64(Date().timeIntervalSince1970 * 1000))])
+                let appliedAt = Int64(Date().timeIntervalSince1970 * 1000)
+                try await executor.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), \(appliedAt))")
             }
         }
     }

@@ -6,12 +6,33 @@ public enum SQLDialect: Sendable {
     case postgres
 }
 
-/// Runs statements inside one transaction. Statements use `?` placeholders on both databases,
-/// one statement per call.
+/// Runs statements inside one transaction, one statement per call.
+///
+/// Statements are ``SQL`` values whose interpolated values are bound in place; the executor
+/// renders them for its database (`?` on SQLite, `$1…$n` on PostgreSQL):
+///
+/// ```swift
+/// try await executor.execute("UPDATE ledger_balances SET available = available + \(amount) WHERE currency = \(currency)")
+/// let lots = try await executor.fetchAll(Lot.self, "SELECT * FROM ledger_lots WHERE transaction_id = \(transactionID) ORDER BY id")
+/// ```
+///
+/// The earlier form, `query(_:_:)` and `execute(_:_:)` with `?` placeholders and a parallel
+/// list of values, stays for code not yet converted. SQLite runs it as it is; a database with
+/// other placeholders builds the statement with ``SQL/init(positional:_:)``, the one place
+/// that scans statement text. (They are requirements rather than defaults so that a
+/// connection's synchronous versions, ``SQLiteConnection``'s, stay the ones called on it in an
+/// `async` context.)
 public protocol SQLExecutor: Sendable {
     /// Runs a statement and returns its rows.
-    func query(_ sql: String, _ binds: [SQLValue]) async throws(SQLDatabaseError) -> [SQLRow]
+    func query(_ sql: SQL) async throws(SQLDatabaseError) -> [SQLRow]
     /// Runs a statement and returns how many rows it changed.
+    @discardableResult
+    func execute(_ sql: SQL) async throws(SQLDatabaseError) -> Int
+    /// Runs a statement written with `?` placeholders and returns its rows (the earlier form;
+    /// prefer ``query(_:)``).
+    func query(_ sql: String, _ binds: [SQLValue]) async throws(SQLDatabaseError) -> [SQLRow]
+    /// Runs a statement written with `?` placeholders and returns how many rows it changed (the
+    /// earlier form; prefer ``execute(_:)``).
     @discardableResult
     func execute(_ sql: String, _ binds: [SQLValue]) async throws(SQLDatabaseError) -> Int
 }
@@ -25,8 +46,8 @@ public protocol SQLExecutor: Sendable {
 /// ```swift
 /// let database = try SQLiteDatabase(path: "tally.sqlite")
 /// try await database.migrate([Migration(name: "0001_core", both: ["CREATE TABLE notes (id BIGINT PRIMARY KEY, text TEXT NOT NULL)"])])
-/// try await database.write { executor in try await executor.execute("INSERT INTO notes (id, text) VALUES (?, ?)", [1, "hello"]) }
-/// let count = try await database.read { executor in try await executor.query("SELECT COUNT(*) AS n FROM notes", []).first?.int("n") }
+/// try await database.write { executor in try await executor.execute("INSERT INTO notes (id, text) VALUES (\(1), \("hello"))") }
+/// let count = try await database.read { executor in try await executor.query("SELECT COUNT(*) AS n FROM notes").first?.int(SQLColumn("n")) }
 /// ```
 public protocol SQLDatabase: Sendable {
     /// The SQL dialect.

@@ -32,6 +32,8 @@ public struct PaywallLinks: Sendable, Hashable {
 /// PaywallView(model: paywall, links: PaywallLinks(terms: terms, privacy: privacy))
 /// ```
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, *)
+@available(iOSApplicationExtension, unavailable)
+@available(visionOSApplicationExtension, unavailable)
 @MainActor
 public struct PaywallView: View {
     @ObservedObject private var model: PaywallModel
@@ -46,11 +48,21 @@ public struct PaywallView: View {
         self.links = links
     }
 
+    /// Buys in the scene in front on visionOS, which has no payment sheet without one;
+    /// elsewhere StoreKit chooses the window.
+    private func buy(_ productID: String) async {
+        #if os(visionOS)
+        await model.purchase(productID, confirmIn: .inFront)
+        #else
+        await model.purchase(productID)
+        #endif
+    }
+
     public var body: some View {
         ScrollView {
             VStack(alignment: .leading, spacing: 16) {
                 ForEach(model.items) { item in
-                    PaywallItemView(item: item) { Task { await model.purchase(item.id) } }
+                    PaywallItemView(item: item) { Task { await buy(item.id) } }
                 }
                 if model.isPending { Text(model.pendingMessage).font(.footnote) }
                 if model.isProcessing { Text(model.processingMessage).font(.footnote) }

@@ -11,6 +11,8 @@ public import TallyKit
 /// SubscriptionProfileView(model: profile)
 /// ```
 @available(iOS 14, macOS 11, tvOS 14, watchOS 7, *)
+@available(iOSApplicationExtension, unavailable)
+@available(visionOSApplicationExtension, unavailable)
 @MainActor
 public struct SubscriptionProfileView: View {
     @ObservedObject private var model: SubscriptionProfileModel

@@ -12,6 +12,8 @@ import UIKit
 /// present(PaywallViewController(model: paywall, links: links), animated: true)
 /// ```
 @available(iOS 14, tvOS 14, *)
+@available(iOSApplicationExtension, unavailable)
+@available(visionOSApplicationExtension, unavailable)
 @MainActor
 public final class PaywallViewController: UIHostingController<PaywallView> {
     /// The paywall shown.
@@ -32,6 +34,8 @@ public final class PaywallViewController: UIHostingController<PaywallView> {
 /// The subscription section of a profile for UIKit apps: ``SubscriptionProfileView`` in a view
 /// controller, to embed as a child or push.
 @available(iOS 14, tvOS 14, *)
+@available(iOSApplicationExtension, unavailable)
+@available(visionOSApplicationExtension, unavailable)
 @MainActor
 public final class SubscriptionProfileViewController: UIHostingController<SubscriptionProfileView> {
     /// The profile shown.

@@ -350,6 +350,7 @@ private func value<T>(_: T.Type = T.self) -> T { fatalError("never called") }
     let _: KeyPath<PaywallModel, String> = \.privacyTitle
     let _: KeyPath<PaywallModel, String> = \.processingMessage
     let _: PurchaseManager.PurchaseOutcome? = await (value() as PaywallModel).purchase(value() as String)
+    let _: PurchaseManager.PurchaseOutcome? = await (value() as PaywallModel).purchase(value() as String, confirmIn: value() as PurchaseScene?)
     await (value() as PaywallModel).restore()
     let _: KeyPath<PaywallModel, String?> = \.restoreMessage
     let _: KeyPath<PaywallModel, PaywallModel.RestoreOutcome?> = \.restoreOutcome
@@ -715,6 +716,7 @@ import UIKit
     await (value() as PurchaseScene).hash(into: &purchaseSceneHasher)
     let _: PurchaseScene = await PurchaseScene(value() as UIScene)
     let _: KeyPath<PurchaseScene, UIScene?> = \.scene
+    let _: PurchaseScene? = PurchaseScene.inFront
     let _: KeyPath<StorePurchaseOptions, PurchaseScene?> = \.scene
 }
 #endif

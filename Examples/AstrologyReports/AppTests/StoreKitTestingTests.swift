@@ -21,7 +21,8 @@ final class StoreKitTestingTests: XCTestCase {
     /// made for the purpose: the test trusts it explicitly, as a developer trusts the one they
     /// saved from Xcode. Nothing trusts a lone certificate by itself.
     private func xcodeCertificate() async throws -> Data {
-        let product = try XCTUnwrap(try await Product.products(for: [ReportShelf.Kind.wellness.productID]).first)
+        let products = try await Product.products(for: [ReportShelf.Kind.wellness.productID])
+        let product = try XCTUnwrap(products.first)
         guard case .success(let result) = try await product.purchase() else { throw XCTSkip("the purchase did not complete") }
         let header = try XCTUnwrap(result.jwsRepresentation.split(separator: ".").first.map(String.init))
         var base64 = header.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
@@ -44,11 +45,13 @@ final class StoreKitTestingTests: XCTestCase {
         guard case .paywall = await shelf.open(.career, for: "me") else { return XCTFail("no credit yet: the paywall") }
         let outcome = try await shelf.manager.purchase(ReportShelf.Kind.career.productID)
         guard case .purchased = outcome else { return XCTFail("expected the purchase to be credited, got \(outcome)") }
-        XCTAssertEqual(try await shelf.manager.balance(of: ReportShelf.Kind.career.currency).available, 1)
+        let bought = try await shelf.manager.balance(of: ReportShelf.Kind.career.currency)
+        XCTAssertEqual(bought.available, 1)
 
         guard case .report(let report) = await shelf.open(.career, for: "me") else { return XCTFail("the credit writes the report") }
         XCTAssertEqual(report.text, "Your career reading")
-        XCTAssertEqual(try await shelf.manager.balance(of: ReportShelf.Kind.career.currency).available, 0)
+        let spent = try await shelf.manager.balance(of: ReportShelf.Kind.career.currency)
+        XCTAssertEqual(spent.available, 0)
     }
 
     func testWithoutXcodesCertificateAPurchaseIsRefusedAndLeftUnfinished() async throws {
@@ -62,6 +65,7 @@ final class StoreKitTestingTests: XCTestCase {
         } catch let error as TallyError {
             XCTAssertEqual(error.code, .verificationFailed)
         }
-        XCTAssertEqual(try await shelf.manager.balance(of: ReportShelf.Kind.personality.currency).available, 0)
+        let refused = try await shelf.manager.balance(of: ReportShelf.Kind.personality.currency)
+        XCTAssertEqual(refused.available, 0)
     }
 }

@@ -123,6 +123,32 @@ public enum ServerBenchmark {
         public var durableWriteP50Milliseconds: Double
         public var durableWriteP99Milliseconds: Double
         public var roundDurableWriteP50Milliseconds: [Double]
+        /// On PostgreSQL with pgbench installed: its runs on the same server, before and after
+        /// the rounds (filled in by `tally bench server`).
+        public var pgbench: [PgbenchFigures] = []
+    }
+
+    /// One pgbench run against the benchmark's PostgreSQL server: its select-only and TPC-B-like rates.
+    public struct PgbenchFigures: Sendable, Codable {
+        /// Client connections (as many as the benchmark's).
+        public var clients: Int
+        /// The scale initialised (branches).
+        public var scale: Int
+        /// Seconds each script ran.
+        public var seconds: Int
+        /// `pgbench -S`: one primary-key SELECT per transaction, per second.
+        public var selectOnly: Double
+        /// The default TPC-B-like script: three UPDATEs, a SELECT and an INSERT per transaction, per second.
+        public var tpcbLike: Double
+
+        /// - Parameters: as the properties.
+        public init(clients: Int, scale: Int, seconds: Int, selectOnly: Double, tpcbLike: Double) {
+            self.clients = clients
+            self.scale = scale
+            self.seconds = seconds
+            self.selectOnly = selectOnly
+            self.tpcbLike = tpcbLike
+        }
     }
 
     /// A benchmark that could not produce honest figures.

@@ -8,19 +8,17 @@ extension OnDeviceLedger {
     @discardableResult
     static func record(_ executor: any SQLExecutor, payload: TransactionPayload, evidence: TransactionEvidence, time: Int64) async throws -> Bool {
         let transactionID = payload.transactionID ?? ""
+        let quantity = Int64(min(10, max(1, payload.quantity ?? 1)))
         return try await executor.execute(
             """
             INSERT INTO ledger_purchases (transaction_id, original_transaction_id, product_id, quantity, purchase_date, expires_date,
                 price, currency, environment, evidence_kind, evidence, recorded_at, revoked_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (transaction_id) DO NOTHING
-            """,
-            [
-                .text(transactionID), .text(payload.originalTransactionID ?? transactionID), .text(payload.productID ?? ""),
-                .int(Int64(min(10, max(1, payload.quantity ?? 1)))), .optional(payload.purchaseDate.map(JournalTime.millis)),
-                .optional(payload.expiresDate.map(JournalTime.millis)), .optional(payload.price), .optional(payload.currency),
-                .optional(payload.environment?.rawValue), .text(evidence.kind), .text(evidence.text), .int(time),
-                .optional(payload.revocationDate.map(JournalTime.millis)),
-            ]) == 1
+            VALUES (\(transactionID), \(payload.originalTransactionID ?? transactionID), \(payload.productID ?? ""), \(quantity),
+                \(payload.purchaseDate.map(JournalTime.millis)), \(payload.expiresDate.map(JournalTime.millis)), \(payload.price),
+                \(payload.currency), \(payload.environment?.rawValue), \(evidence.kind), \(evidence.text), \(time),
+                \(payload.revocationDate.map(JournalTime.millis)))
+            ON CONFLICT (transaction_id) DO NOTHING
+            """) == 1
     }
 
     /// Grants a new purchase's product × quantity, one lot per currency; debts are repaid first.
@@ -33,9 +31,8 @@ extension OnDeviceLedger {
             let (amount, overflow) = grant.amount.multipliedReportingOverflow(by: quantity)
             guard !overflow else { throw TallyError(.invalidRequest, "\(grant.amount) \(grant.currency) × \(quantity) does not fit in 64 bits") }
             try await executor.execute(
-                "INSERT INTO ledger_lots (transaction_id, currency, amount, acquired_at) VALUES (?, ?, ?, ?)",
-                [.text(transactionID), .text(grant.currency), .int(amount), .int(acquired)])
-            let lot = try await executor.query("SELECT last_insert_rowid() AS id", []).first?.int("id") ?? 0
+                "INSERT INTO ledger_lots (transaction_id, currency, amount, acquired_at) VALUES (\(transactionID), \(grant.currency), \(amount), \(acquired))")
+            let lot = try await executor.fetchOne(InsertedRow.self, InsertedRow.query)?.id ?? 0
             try await entry(executor, grant.currency, bucket: .balance, kind: .purchase, amount: amount, lot: lot, transaction: transactionID, time: time)
             let debt = try await balance(executor, grant.currency).debt
             let repaid = min(debt, amount)
@@ -51,8 +48,8 @@ extension OnDeviceLedger {
 
     /// What a recorded purchase granted.
     static func grants(_ executor: any SQLExecutor, transactionID: String) async throws -> [Amount] {
-        try await executor.query("SELECT currency, amount FROM ledger_lots WHERE transaction_id = ? ORDER BY id", [.text(transactionID)])
-            .map { Amount(currency: try $0.text("currency"), amount: try $0.int("amount")) }
+        try await executor.fetchAll(AmountRow.self, "SELECT currency, amount FROM ledger_lots WHERE transaction_id = \(transactionID) ORDER BY id")
+            .map(\.amount)
     }
 
     /// Revokes a refunded purchase once: the unspent part of its lots is removed, the spent
@@ -63,23 +60,22 @@ extension OnDeviceLedger {
         // A refund of a purchase never delivered here: recorded as revoked, nothing to take back.
         if try await record(executor, payload: payload, evidence: evidence, time: time) { return true }
         let revoked = try await executor.execute(
-            "UPDATE ledger_purchases SET revoked_at = ? WHERE transaction_id = ? AND revoked_at IS NULL",
-            [.int(revokedAt), .text(transactionID)])
+            "UPDATE ledger_purchases SET revoked_at = \(revokedAt) WHERE transaction_id = \(transactionID) AND revoked_at IS NULL")
         guard revoked == 1 else { return false }
-        let lots = try await executor.query(
+        let lots = try await executor.fetchAll(
+            LotRow.self,
             """
-            SELECT l.id, l.currency, l.amount, COALESCE(SUM(e.amount), 0) AS remaining
-            FROM ledger_lots l LEFT JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = '\(LedgerBucket.balance)'
-            WHERE l.transaction_id = ? GROUP BY l.id ORDER BY l.id
-            """, [.text(transactionID)])
+            SELECT \(LotRow.selection)
+            FROM ledger_lots l LEFT JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = \(LedgerBucket.balance)
+            WHERE l.transaction_id = \(transactionID) GROUP BY l.id ORDER BY l.id
+            """)
         for lot in lots {
-            let currency = try lot.text("currency"), amount = try lot.int("amount"), remaining = try lot.int("remaining")
+            let currency = lot.currency, amount = lot.amount
             // Held amounts stay spendable by their reservation; only what is free can be removed.
-            let removed = max(0, min(remaining, try await balance(executor, currency).available))
+            let removed = max(0, min(lot.remaining, try await balance(executor, currency).available))
             if removed > 0 {
                 try await entry(
-                    executor, currency, bucket: .balance, kind: .refund, amount: -removed, lot: try lot.int("id"),
-                    transaction: transactionID, time: time)
+                    executor, currency, bucket: .balance, kind: .refund, amount: -removed, lot: lot.id, transaction: transactionID, time: time)
             }
             let debt = amount - removed
             if debt > 0 {
@@ -94,18 +90,19 @@ extension OnDeviceLedger {
     static func take(
         _ executor: any SQLExecutor, currency: String, amount: Int64, kind: LedgerEntryKind, operation: String, reference: String?, time: Int64
     ) async throws {
-        let lots = try await executor.query(
+        let lots = try await executor.fetchAll(
+            LotRow.self,
             """
-            SELECT l.id, l.transaction_id, SUM(e.amount) AS remaining
-            FROM ledger_lots l JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = '\(LedgerBucket.balance)'
-            WHERE l.currency = ? GROUP BY l.id HAVING SUM(e.amount) > 0 ORDER BY l.acquired_at, l.id
-            """, [.text(currency)])
+            SELECT \(LotRow.selection)
+            FROM ledger_lots l JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = \(LedgerBucket.balance)
+            WHERE l.currency = \(currency) GROUP BY l.id HAVING SUM(e.amount) > 0 ORDER BY l.acquired_at, l.id
+            """)
         var left = amount
         for lot in lots where left > 0 {
-            let taken = min(left, try lot.int("remaining"))
+            let taken = min(left, lot.remaining)
             try await entry(
-                executor, currency, bucket: .balance, kind: kind, amount: -taken, lot: try lot.int("id"),
-                transaction: lot.optionalText("transaction_id"), operation: operation, reference: reference, time: time)
+                executor, currency, bucket: .balance, kind: kind, amount: -taken, lot: lot.id, transaction: lot.transactionID, operation: operation,
+                reference: reference, time: time)
             left -= taken
         }
         guard left == 0 else { throw TallyError(.storageFailed, "the lots of \(currency) hold less than its balance") }
@@ -118,42 +115,29 @@ extension OnDeviceLedger {
         try await executor.execute(
             """
             INSERT INTO ledger_entries (currency, bucket, kind, amount, lot_id, transaction_id, operation_id, reference, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .text(currency), .text(bucket.rawValue), .text(kind.rawValue), .int(amount), .optional(lot), .optional(transaction), .optional(operation),
-                .optional(reference), .int(time),
-            ])
+            VALUES (\(currency), \(bucket), \(kind), \(amount), \(lot), \(transaction), \(operation), \(reference), \(time))
+            """)
     }
 
     static func adjust(_ executor: any SQLExecutor, _ currency: String, available: Int64 = 0, held: Int64 = 0, debt: Int64 = 0) async throws {
         // An update first: an upsert would check its insert row (a negative change) against the CHECKs.
         let updated = try await executor.execute(
-            "UPDATE ledger_balances SET available = available + ?, held = held + ?, debt = debt + ? WHERE currency = ?",
-            [.int(available), .int(held), .int(debt), .text(currency)])
+            "UPDATE ledger_balances SET available = available + \(available), held = held + \(held), debt = debt + \(debt) WHERE currency = \(currency)")
         if updated == 0 {
             try await executor.execute(
-                "INSERT INTO ledger_balances (currency, available, held, debt) VALUES (?, ?, ?, ?)",
-                [.text(currency), .int(available), .int(held), .int(debt)])
+                "INSERT INTO ledger_balances (currency, available, held, debt) VALUES (\(currency), \(available), \(held), \(debt))")
         }
     }
 
     static func balance(_ executor: any SQLExecutor, _ currency: String) async throws -> Balance {
-        guard let row = try await executor.query("SELECT * FROM ledger_balances WHERE currency = ?", [.text(currency)]).first else {
+        guard let row = try await executor.fetchOne(BalanceRow.self, "SELECT * FROM ledger_balances WHERE currency = \(currency)") else {
             return Balance(currency: currency, available: 0, held: 0, debt: 0, spendable: 0)
         }
-        return try balance(row)
+        return row.balance
     }
 
     static func balances(_ executor: any SQLExecutor) async throws -> [Balance] {
-        try await executor.query("SELECT * FROM ledger_balances ORDER BY currency", []).map(balance)
-    }
-
-    private static func balance(_ row: SQLRow) throws -> Balance {
-        let available = try row.int("available")
-        return Balance(
-            currency: try row.text("currency"), available: available, held: try row.int("held"), debt: try row.int("debt"),
-            spendable: available)
+        try await executor.fetchAll(BalanceRow.self, "SELECT * FROM ledger_balances ORDER BY currency").map(\.balance)
     }
 
     /// Units a hold gives back return to available, debt repaid first: a unit refunded while it
@@ -170,30 +154,28 @@ extension OnDeviceLedger {
 
     /// Reservations past their time return what they hold.
     static func expireReservations(_ executor: any SQLExecutor, now: Int64) async throws {
-        let expired = try await executor.query(
-            "SELECT id, currency, amount FROM ledger_reservations WHERE status = '\(ReservationStatus.held)' AND expires_at <= ?", [.int(now)])
-        for row in expired {
-            let id = try row.text("id"), currency = try row.text("currency"), amount = try row.int("amount")
+        let expired = try await executor.fetchAll(
+            ReservationRow.self, "SELECT * FROM ledger_reservations WHERE status = \(ReservationStatus.held) AND expires_at <= \(now)")
+        for reservation in expired {
+            let id = reservation.id, currency = reservation.currency, amount = reservation.amount
             try await entry(executor, currency, bucket: .held, kind: .expire, amount: -amount, operation: id, time: now)
             try await adjust(executor, currency, held: -amount)
             try await giveBack(executor, currency, amount: amount, operation: id, time: now)
-            try await executor.execute("UPDATE ledger_reservations SET status = '\(ReservationStatus.expired)' WHERE id = ?", [.text(id)])
+            try await executor.execute("UPDATE ledger_reservations SET status = \(ReservationStatus.expired) WHERE id = \(id)")
         }
     }
 
     static func reservation(_ executor: any SQLExecutor, id: String, replayed: Bool) async throws -> Reservation {
-        guard let row = try await executor.query("SELECT * FROM ledger_reservations WHERE id = ?", [.text(id)]).first else {
+        guard let row = try await executor.fetchOne(ReservationRow.self, "SELECT * FROM ledger_reservations WHERE id = \(id)") else {
             throw TallyError(.storageFailed, "reservation \(id) vanished")
         }
         return try await reservation(executor, row, replayed: replayed)
     }
 
-    static func reservation(_ executor: any SQLExecutor, _ row: SQLRow, replayed: Bool) async throws -> Reservation {
-        let currency = try row.text("currency"), amount = try row.int("amount")
-        return Reservation(
-            reservationID: try row.text("id"), currency: currency, amount: amount, fromAllowance: 0, fromBalance: amount,
-            status: ReservationStatus(rawValue: try row.text("status")), used: row.optionalInt("used"), expiresAt: JournalTime.date(try row.int("expires_at")),
-            balance: try await balance(executor, currency), replayed: replayed)
+    static func reservation(_ executor: any SQLExecutor, _ row: ReservationRow, replayed: Bool) async throws -> Reservation {
+        Reservation(
+            reservationID: row.id, currency: row.currency, amount: row.amount, fromAllowance: 0, fromBalance: row.amount, status: row.status,
+            used: row.used, expiresAt: JournalTime.date(row.expiresAt), balance: try await balance(executor, row.currency), replayed: replayed)
     }
 
     /// Keeps a subscription's latest verified renewal info: whether it will renew and when its
@@ -203,15 +185,12 @@ extension OnDeviceLedger {
         try await executor.execute(
             """
             INSERT INTO ledger_renewals (original_transaction_id, product_id, will_renew, grace_expires, signed_at)
-            VALUES (?, ?, ?, ?, ?)
+            VALUES (\(original), \(product), \(renewal.autoRenewStatus == .on), \(renewal.gracePeriodExpiresDate.map(JournalTime.millis)),
+                \(JournalTime.millis(signed)))
             ON CONFLICT (original_transaction_id) DO UPDATE SET product_id = excluded.product_id, will_renew = excluded.will_renew,
                 grace_expires = excluded.grace_expires, signed_at = excluded.signed_at
             WHERE excluded.signed_at >= ledger_renewals.signed_at
-            """,
-            [
-                .text(original), .text(product), .int(renewal.autoRenewStatus == .on ? 1 : 0),
-                .optional(renewal.gracePeriodExpiresDate.map(JournalTime.millis)), .int(JournalTime.millis(signed)),
-            ])
+            """)
     }
 
     /// Entitlements from the purchases recorded here: non-consumables while not revoked,
@@ -222,33 +201,34 @@ extension OnDeviceLedger {
         var result: [String: Entitlement] = [:]
         for product in catalog.products where !product.entitlements.isEmpty {
             guard
-                let row = try await executor.query(
+                let row = try await executor.fetchOne(
+                    OwnershipRow.self,
                     """
                     SELECT COUNT(*) AS owned, MAX(expires_date) AS expires, MAX(purchase_date) AS latest
-                    FROM ledger_purchases WHERE product_id = ? AND revoked_at IS NULL
-                    """, [.text(product.id)]
-                ).first, try row.int("owned") > 0
+                    FROM ledger_purchases WHERE product_id = \(product.id) AND revoked_at IS NULL
+                    """
+                ), row.owned > 0
             else { continue }
             var expires: Int64?
             switch product.kind {
-            case .autoRenewable: expires = row.optionalInt("expires")
+            case .autoRenewable: expires = row.expires
             // The App Store gives a non-renewing subscription no expiry: the catalog does.
-            case .nonRenewing: expires = (row.optionalInt("latest") ?? 0) + Int64(product.durationDays ?? 0) * 86_400_000
+            case .nonRenewing: expires = (row.latest ?? 0) + Int64(product.durationDays ?? 0) * 86_400_000
             default: expires = nil
             }
             var active = product.kind == .autoRenewable || product.kind == .nonRenewing ? (expires ?? 0) > now : true
             var inGracePeriod = false
             var willRenew: Bool?
             if product.kind == .autoRenewable,
-                let renewal = try await executor.query(
-                    "SELECT MAX(will_renew) AS will_renew, MAX(grace_expires) AS grace FROM ledger_renewals WHERE product_id = ? HAVING COUNT(*) > 0",
-                    [.text(product.id)]
-                ).first
+                let renewal = try await executor.fetchOne(
+                    RenewalRow.self,
+                    "SELECT MAX(will_renew) AS will_renew, MAX(grace_expires) AS grace FROM ledger_renewals WHERE product_id = \(product.id) HAVING COUNT(*) > 0"
+                )
             {
-                willRenew = renewal.optionalInt("will_renew").map { $0 == 1 }
+                willRenew = renewal.willRenew.map { $0 == 1 }
                 // Apple keeps full service through a billing grace period; until its end, as the
                 // server reports it too.
-                if !active, let grace = renewal.optionalInt("grace"), grace > now {
+                if !active, let grace = renewal.grace, grace > now {
                     active = true
                     inGracePeriod = true
                     expires = grace

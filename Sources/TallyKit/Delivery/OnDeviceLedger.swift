@@ -200,8 +200,8 @@ public struct OnDeviceLedger: Delivery {
         return try await database.write { executor in
             let time = try await clock.millis(in: executor, wall: wall)
             try await Self.expireReservations(executor, now: time)
-            if let row = try await executor.query("SELECT * FROM ledger_spends WHERE idempotency_key = ?", [.text(order.idempotencyKey)]).first {
-                guard try row.text("currency") == order.currency, try row.int("amount") == order.amount else {
+            if let spent = try await executor.fetchOne(SpendRow.self, "SELECT * FROM ledger_spends WHERE idempotency_key = \(order.idempotencyKey)") {
+                guard spent.currency == order.currency, spent.amount == order.amount else {
                     throw TallyError(.invalidRequest, "idempotency key \(order.idempotencyKey) was used for another spend")
                 }
                 return SpendResponse(
@@ -219,8 +219,10 @@ public struct OnDeviceLedger: Delivery {
                 reference: order.reference, time: time)
             try await Self.adjust(executor, order.currency, available: -order.amount)
             try await executor.execute(
-                "INSERT INTO ledger_spends (idempotency_key, currency, amount, reference, created_at) VALUES (?, ?, ?, ?, ?)",
-                [.text(order.idempotencyKey), .text(order.currency), .int(order.amount), .optional(order.reference), .int(time)])
+                """
+                INSERT INTO ledger_spends (idempotency_key, currency, amount, reference, created_at)
+                VALUES (\(order.idempotencyKey), \(order.currency), \(order.amount), \(order.reference), \(time))
+                """)
             return SpendResponse(
                 spendID: order.idempotencyKey, currency: order.currency, amount: order.amount, fromAllowance: 0,
                 fromBalance: order.amount, balance: try await Self.balance(executor, order.currency), replayed: false)
@@ -236,10 +238,10 @@ public struct OnDeviceLedger: Delivery {
         return try await database.write { executor in
             let time = try await clock.millis(in: executor, wall: wall)
             try await Self.expireReservations(executor, now: time)
-            if let row = try await executor.query(
-                "SELECT * FROM ledger_reservations WHERE idempotency_key = ?", [.text(order.idempotencyKey)]
-            ).first {
-                guard try row.text("currency") == order.currency, try row.int("amount") == order.amount else {
+            if let row = try await executor.fetchOne(
+                ReservationRow.self, "SELECT * FROM ledger_reservations WHERE idempotency_key = \(order.idempotencyKey)")
+            {
+                guard row.currency == order.currency, row.amount == order.amount else {
                     throw TallyError(.invalidRequest, "idempotency key \(order.idempotencyKey) was used for another reservation")
                 }
                 return try await Self.reservation(executor, row, replayed: true)
@@ -251,15 +253,13 @@ public struct OnDeviceLedger: Delivery {
                     currency: order.currency, available: balance.available)
             }
             let id = "res_" + UUID().uuidString.lowercased()
+            let expiresAt = time + order.ttlSeconds * 1000
             try await executor.execute(
                 """
                 INSERT INTO ledger_reservations (id, idempotency_key, currency, amount, status, reference, expires_at, created_at)
-                VALUES (?, ?, ?, ?, '\(ReservationStatus.held)', ?, ?, ?)
-                """,
-                [
-                    .text(id), .text(order.idempotencyKey), .text(order.currency), .int(order.amount), .optional(order.reference),
-                    .int(time + order.ttlSeconds * 1000), .int(time),
-                ])
+                VALUES (\(id), \(order.idempotencyKey), \(order.currency), \(order.amount), \(ReservationStatus.held), \(order.reference),
+                    \(expiresAt), \(time))
+                """)
             try await Self.entry(executor, order.currency, bucket: .held, kind: .hold, amount: order.amount, operation: id, time: time)
             try await Self.adjust(executor, order.currency, available: -order.amount, held: order.amount)
             return try await Self.reservation(executor, id: id, replayed: false)
@@ -271,23 +271,26 @@ public struct OnDeviceLedger: Delivery {
         let wall = now(), clock = clock
         return try await database.write { executor in
             let time = try await clock.millis(in: executor, wall: wall)
-            let (row, status, amount, currency) = try await Self.reservationRow(executor, reservationID, now: time)
-            if status == .committed, row.optionalInt("used") == used { return try await Self.reservation(executor, row, replayed: true) }
+            let row = try await Self.reservationRow(executor, reservationID, now: time)
+            let (status, amount, currency) = (row.status, row.amount, row.currency)
+            if status == .committed, row.used == used { return try await Self.reservation(executor, row, replayed: true) }
             guard status == .held else { throw TallyError(.reservationClosed, "reservation \(reservationID) is \(status)") }
             guard used <= amount else { throw TallyError(.invalidRequest, "used \(used) is more than the \(amount) reserved") }
             if used > 0 {
-                let reference = row.optionalText("reference")
+                let reference = row.reference
                 try await Self.take(executor, currency: currency, amount: used, kind: .spend, operation: reservationID, reference: reference, time: time)
                 // The audit trail of spends lists what a reservation used, under the reservation's id.
                 try await executor.execute(
-                    "INSERT INTO ledger_spends (idempotency_key, currency, amount, reference, created_at) VALUES (?, ?, ?, ?, ?)",
-                    [.text(reservationID), .text(currency), .int(used), .optional(reference), .int(time)])
+                    """
+                    INSERT INTO ledger_spends (idempotency_key, currency, amount, reference, created_at)
+                    VALUES (\(reservationID), \(currency), \(used), \(reference), \(time))
+                    """)
             }
             try await Self.entry(executor, currency, bucket: .held, kind: .commit, amount: -amount, operation: reservationID, time: time)
             try await Self.adjust(executor, currency, held: -amount)
             try await Self.giveBack(executor, currency, amount: amount - used, operation: reservationID, time: time)
             try await executor.execute(
-                "UPDATE ledger_reservations SET status = '\(ReservationStatus.committed)', used = ? WHERE id = ?", [.int(used), .text(reservationID)])
+                "UPDATE ledger_reservations SET status = \(ReservationStatus.committed), used = \(used) WHERE id = \(reservationID)")
             return try await Self.reservation(executor, id: reservationID, replayed: false)
         }
     }
@@ -295,25 +298,26 @@ public struct OnDeviceLedger: Delivery {
     /// A reservation as it stands once the holds expired by `time` have been returned.
     private static func reservationRow(
         _ executor: any SQLExecutor, _ reservationID: String, now time: Int64
-    ) async throws -> (row: SQLRow, status: ReservationStatus, amount: Int64, currency: String) {
+    ) async throws -> ReservationRow {
         try await expireReservations(executor, now: time)
-        guard let row = try await executor.query("SELECT * FROM ledger_reservations WHERE id = ?", [.text(reservationID)]).first else {
+        guard let row = try await executor.fetchOne(ReservationRow.self, "SELECT * FROM ledger_reservations WHERE id = \(reservationID)") else {
             throw TallyError(.invalidRequest, "no reservation \(reservationID)")
         }
-        return (row, ReservationStatus(rawValue: try row.text("status")), try row.int("amount"), try row.text("currency"))
+        return row
     }
 
     public func release(reservationID: String) async throws(TallyError) -> Reservation {
         let wall = now(), clock = clock
         return try await database.write { executor in
             let time = try await clock.millis(in: executor, wall: wall)
-            let (row, status, amount, currency) = try await Self.reservationRow(executor, reservationID, now: time)
+            let row = try await Self.reservationRow(executor, reservationID, now: time)
+            let (status, amount, currency) = (row.status, row.amount, row.currency)
             if status == .released || status == .expired { return try await Self.reservation(executor, row, replayed: true) }
             guard status == .held else { throw TallyError(.reservationClosed, "reservation \(reservationID) is \(status)") }
             try await Self.entry(executor, currency, bucket: .held, kind: .release, amount: -amount, operation: reservationID, time: time)
             try await Self.adjust(executor, currency, held: -amount)
             try await Self.giveBack(executor, currency, amount: amount, operation: reservationID, time: time)
-            try await executor.execute("UPDATE ledger_reservations SET status = '\(ReservationStatus.released)' WHERE id = ?", [.text(reservationID)])
+            try await executor.execute("UPDATE ledger_reservations SET status = \(ReservationStatus.released) WHERE id = \(reservationID)")
             return try await Self.reservation(executor, id: reservationID, replayed: false)
         }
     }
@@ -328,40 +332,38 @@ public struct OnDeviceLedger: Delivery {
     /// consumption with the lots it was taken from, oldest first; nothing here is ever removed.
     public func creditHistory(currency: String?) async throws(TallyError) -> CreditHistory {
         try await database.read { executor in
-            let acquisitions = try await executor.query(
+            let acquisitions = try await executor.fetchAll(
+                LotRow.self,
                 """
-                SELECT l.transaction_id, l.currency, l.amount, l.acquired_at, COALESCE(SUM(e.amount), 0) AS remaining
-                FROM ledger_lots l LEFT JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = '\(LedgerBucket.balance)'
-                WHERE ? IS NULL OR l.currency = ? GROUP BY l.id ORDER BY l.acquired_at, l.id
-                """, [.optional(currency), .optional(currency)]
-            ).map { row in
+                SELECT \(LotRow.selection)
+                FROM ledger_lots l LEFT JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = \(LedgerBucket.balance)
+                WHERE \(currency) IS NULL OR l.currency = \(currency) GROUP BY l.id ORDER BY l.acquired_at, l.id
+                """
+            ).map { lot in
                 CreditHistory.Acquisition(
-                    transactionID: row.optionalText("transaction_id"), currency: try row.text("currency"), amount: try row.int("amount"),
-                    acquiredAt: JournalTime.date(try row.int("acquired_at")), remaining: try row.int("remaining"))
+                    transactionID: lot.transactionID, currency: lot.currency, amount: lot.amount, acquiredAt: JournalTime.date(lot.acquiredAt),
+                    remaining: lot.remaining)
             }
             // What each consumption took from which lot: its spend entries, under its key.
             var sources: [String: [CreditHistory.Source]] = [:]
-            for row in try await executor.query(
+            for row in try await executor.fetchAll(
+                SourceRow.self,
                 """
                 SELECT e.operation_id, l.transaction_id, l.acquired_at, -e.amount AS taken
                 FROM ledger_entries e JOIN ledger_lots l ON l.id = e.lot_id
-                WHERE e.kind = '\(LedgerEntryKind.spend)' AND (? IS NULL OR e.currency = ?) ORDER BY e.id
-                """, [.optional(currency), .optional(currency)])
+                WHERE e.kind = \(LedgerEntryKind.spend) AND (\(currency) IS NULL OR e.currency = \(currency)) ORDER BY e.id
+                """)
             {
-                guard let operation = row.optionalText("operation_id") else { continue }
+                guard let operation = row.operationID else { continue }
                 sources[operation, default: []].append(
-                    CreditHistory.Source(
-                        transactionID: row.optionalText("transaction_id"), acquiredAt: JournalTime.date(try row.int("acquired_at")),
-                        amount: try row.int("taken")))
+                    CreditHistory.Source(transactionID: row.transactionID, acquiredAt: JournalTime.date(row.acquiredAt), amount: row.taken))
             }
-            let consumptions = try await executor.query(
-                "SELECT * FROM ledger_spends WHERE ? IS NULL OR currency = ? ORDER BY created_at, rowid",
-                [.optional(currency), .optional(currency)]
-            ).map { row in
-                let id = try row.text("idempotency_key")
-                return CreditHistory.Consumption(
-                    id: id, currency: try row.text("currency"), amount: try row.int("amount"), reference: row.optionalText("reference"),
-                    date: JournalTime.date(try row.int("created_at")), sources: sources[id] ?? [])
+            let consumptions = try await executor.fetchAll(
+                SpendRow.self, "SELECT * FROM ledger_spends WHERE \(currency) IS NULL OR currency = \(currency) ORDER BY created_at, rowid"
+            ).map { spend in
+                CreditHistory.Consumption(
+                    id: spend.idempotencyKey, currency: spend.currency, amount: spend.amount, reference: spend.reference,
+                    date: JournalTime.date(spend.createdAt), sources: sources[spend.idempotencyKey] ?? [])
             }
             return CreditHistory(acquisitions: acquisitions, consumptions: consumptions)
         }
@@ -370,17 +372,19 @@ public struct OnDeviceLedger: Delivery {
     /// Whether every balance equals the sum of its ledger entries (for tests and diagnostics).
     public func balancesMatchEntries() async throws(TallyError) -> Bool {
         try await database.read { executor in
-            let sums = try await executor.query(
+            let sums = try await executor.fetchAll(
+                BalanceRow.self,
                 """
                 SELECT currency,
-                    COALESCE(SUM(CASE WHEN bucket = '\(LedgerBucket.balance)' THEN amount END), 0) - COALESCE(SUM(CASE WHEN bucket = '\(LedgerBucket.held)' THEN amount END), 0) AS available,
-                    COALESCE(SUM(CASE WHEN bucket = '\(LedgerBucket.held)' THEN amount END), 0) AS held,
-                    COALESCE(SUM(CASE WHEN bucket = '\(LedgerBucket.debt)' THEN amount END), 0) AS debt
+                    COALESCE(SUM(CASE WHEN bucket = \(LedgerBucket.balance) THEN amount END), 0)
+                        - COALESCE(SUM(CASE WHEN bucket = \(LedgerBucket.held) THEN amount END), 0) AS available,
+                    COALESCE(SUM(CASE WHEN bucket = \(LedgerBucket.held) THEN amount END), 0) AS held,
+                    COALESCE(SUM(CASE WHEN bucket = \(LedgerBucket.debt) THEN amount END), 0) AS debt
                 FROM ledger_entries GROUP BY currency
-                """, [])
-            for row in sums {
-                let balance = try await Self.balance(executor, try row.text("currency"))
-                guard balance.available == (try row.int("available")), balance.held == (try row.int("held")), balance.debt == (try row.int("debt")) else {
+                """)
+            for sum in sums {
+                let balance = try await Self.balance(executor, sum.currency)
+                guard balance.available == sum.available, balance.held == sum.held, balance.debt == sum.debt else {
                     return false
                 }
             }

@@ -82,10 +82,11 @@ struct AccountCache: Sendable {
     func load() async throws(TallyError) -> (snapshot: AccountSnapshot, fetchedAt: Date)? {
         let scope = scope
         return try await database.read { executor in
-            guard let row = try await executor.query("SELECT * FROM account_cache WHERE scope = ?", [.text(scope)]).first else { return nil }
+            guard let row = try await executor.query("SELECT * FROM account_cache WHERE scope = \(scope)").first else { return nil }
             do {
-                let snapshot = try TallyAPI.decoder().decode(AccountSnapshot.self, from: Data(try row.text("snapshot_json").utf8))
-                return (snapshot, JournalTime.date(try row.int("fetched_at")))
+                let cached = try row.decode(Cached.self)
+                let snapshot = try TallyAPI.decoder().decode(AccountSnapshot.self, from: Data(cached.snapshotJSON.utf8))
+                return (snapshot, JournalTime.date(cached.fetchedAt))
             } catch {
                 // A cache that cannot be read is as good as none.
                 return nil
@@ -99,10 +100,25 @@ struct AccountCache: Sendable {
         try await database.write { executor in
             try await executor.execute(
                 """
-                INSERT INTO account_cache (scope, snapshot_json, fetched_at) VALUES (?, ?, ?)
+                INSERT INTO account_cache (scope, snapshot_json, fetched_at) VALUES (\(scope), \(json), \(time))
                 ON CONFLICT (scope) DO UPDATE SET snapshot_json = excluded.snapshot_json, fetched_at = excluded.fetched_at
-                """,
-                [.text(scope), .text(json), .int(time)])
+                """)
+        }
+    }
+
+    /// The cached row: the snapshot as JSON and when it was fetched.
+    struct Cached: SQLRowDecodable {
+        enum Columns {
+            static let snapshotJSON = SQLColumn("snapshot_json")
+            static let fetchedAt = SQLColumn("fetched_at")
+        }
+
+        let snapshotJSON: String
+        let fetchedAt: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            snapshotJSON = try row.text(Columns.snapshotJSON)
+            fetchedAt = try row.int(Columns.fetchedAt)
         }
     }
 
@@ -113,15 +129,14 @@ struct AccountCache: Sendable {
         let scope = scope, time = JournalTime.millis(date)
         try await database.write { executor in
             try await executor.execute(
-                "INSERT INTO onboarding (scope, completed_at, transaction_id) VALUES (?, ?, ?) ON CONFLICT (scope) DO NOTHING",
-                [.text(scope), .int(time), .text(transactionID)])
+                "INSERT INTO onboarding (scope, completed_at, transaction_id) VALUES (\(scope), \(time), \(transactionID)) ON CONFLICT (scope) DO NOTHING")
         }
     }
 
     func onboardingCompleted() async throws(TallyError) -> Bool {
         let scope = scope
         return try await database.read { executor in
-            try await !executor.query("SELECT 1 AS done FROM onboarding WHERE scope = ?", [.text(scope)]).isEmpty
+            try await !executor.query("SELECT 1 AS done FROM onboarding WHERE scope = \(scope)").isEmpty
         }
     }
 }

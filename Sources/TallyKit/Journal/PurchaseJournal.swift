@@ -63,62 +63,61 @@ public struct PurchaseJournal: Sendable {
             try await executor.execute(
                 """
                 INSERT INTO journal (event_id, transaction_id, product_id, evidence_kind, evidence, order_id, state, received_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?) ON CONFLICT (event_id) DO NOTHING
-                """,
-                [
-                    .text(eventID), .text(transaction.id), .text(transaction.productID), .text(transaction.evidence.kind),
-                    .text(transaction.evidence.text), .optional(orderID), .int(time), .int(time),
-                ])
-            guard let row = try await executor.query("SELECT * FROM journal WHERE event_id = ?", [.text(eventID)]).first else {
+                VALUES (\(eventID), \(transaction.id), \(transaction.productID), \(transaction.evidence.kind), \(transaction.evidence.text),
+                    \(orderID), \(State.received), \(time), \(time))
+                ON CONFLICT (event_id) DO NOTHING
+                """)
+            guard let row = try await executor.fetchOne(EntryRow.self, "SELECT * FROM journal WHERE event_id = \(eventID)") else {
                 throw TallyError(.storageFailed, "the journal lost \(eventID)")
             }
-            return try Self.entry(row)
+            return try row.entry()
         }
     }
 
     /// The entry of a transaction event, if journaled.
     func entry(_ eventID: String) async throws(TallyError) -> Entry? {
         try await database.read { executor in
-            try await executor.query("SELECT * FROM journal WHERE event_id = ?", [.text(eventID)]).first.map(Self.entry)
+            try await executor.fetchOne(EntryRow.self, "SELECT * FROM journal WHERE event_id = \(eventID)")?.entry()
         }
     }
 
     /// Entries not finished, oldest first.
     public func unfinished() async throws(TallyError) -> [Entry] {
         try await database.read { executor in
-            try await executor.query("SELECT * FROM journal WHERE state <> 'finished' ORDER BY received_at, event_id", []).map(Self.entry)
+            try await executor.fetchAll(EntryRow.self, "SELECT * FROM journal WHERE state <> \(State.finished) ORDER BY received_at, event_id")
+                .map { try $0.entry() }
         }
     }
 
     /// Every entry, oldest first.
     public func all() async throws(TallyError) -> [Entry] {
         try await database.read { executor in
-            try await executor.query("SELECT * FROM journal ORDER BY received_at, event_id", []).map(Self.entry)
+            try await executor.fetchAll(EntryRow.self, "SELECT * FROM journal ORDER BY received_at, event_id").map { try $0.entry() }
         }
     }
 
     func markDelivered(_ eventID: String, receipt: DeliveryReceipt, now: Date) async throws(TallyError) {
         let json = try Self.encode(receipt)
         try await update(
-            eventID, "state = 'delivered', receipt_json = ?, last_error = NULL", [.text(json)], only: "state IN ('received', 'rejected')", now: now)
+            eventID, "state = \(State.delivered), receipt_json = \(json), last_error = NULL", from: [.received, .rejected], now: now)
     }
 
     func markFinished(_ eventID: String, now: Date) async throws(TallyError) {
-        try await update(eventID, "state = 'finished'", [], only: "state = 'delivered'", now: now)
+        try await update(eventID, "state = \(State.finished)", from: [.delivered], now: now)
     }
 
     func markFailed(_ eventID: String, error: TallyError, rejected: Bool, now: Date) async throws(TallyError) {
+        let state: SQL = rejected ? ", state = \(State.rejected)" : ""
         try await update(
-            eventID, "attempts = attempts + 1, last_error = ?" + (rejected ? ", state = 'rejected'" : ""), [.text(error.code.rawValue)],
-            only: "state IN ('received', 'rejected')", now: now)
+            eventID, "attempts = attempts + 1, last_error = \(error.code.rawValue)\(state)", from: [.received, .rejected], now: now)
     }
 
-    private func update(_ eventID: String, _ set: String, _ binds: [SQLValue], only condition: String, now: Date) async throws(TallyError) {
+    /// Applies `changes` to an entry that is in one of `states`.
+    private func update(_ eventID: String, _ changes: SQL, from states: [State], now: Date) async throws(TallyError) {
         let time = Self.millis(now)
         try await database.write { executor in
             try await executor.execute(
-                "UPDATE journal SET \(set), updated_at = ? WHERE event_id = ? AND \(condition)",
-                binds + [.int(time), .text(eventID)])
+                "UPDATE journal SET \(changes), updated_at = \(time) WHERE event_id = \(eventID) AND state IN (\(list: states))")
         }
     }
 
@@ -144,12 +143,9 @@ public struct PurchaseJournal: Sendable {
             try await executor.execute(
                 """
                 INSERT INTO purchase_intents (id, product_id, order_id, app_account_token, state, created_at, updated_at)
-                VALUES (?, ?, ?, ?, 'open', ?, ?) ON CONFLICT (id) DO NOTHING
-                """,
-                [
-                    .text(id), .text(ticket.productID), .optional(ticket.orderID), .optional(ticket.appAccountToken?.uuidString.lowercased()),
-                    .int(time), .int(time),
-                ])
+                VALUES (\(id), \(ticket.productID), \(ticket.orderID), \(ticket.appAccountToken?.uuidString.lowercased()), 'open', \(time), \(time))
+                ON CONFLICT (id) DO NOTHING
+                """)
         }
         return id
     }
@@ -158,8 +154,10 @@ public struct PurchaseJournal: Sendable {
         let time = Self.millis(now)
         try await database.write { executor in
             try await executor.execute(
-                "UPDATE purchase_intents SET state = ?, transaction_id = COALESCE(?, transaction_id), updated_at = ? WHERE id = ? AND state IN ('open', 'pending')",
-                [.text(state), .optional(transactionID), .int(time), .text(id)])
+                """
+                UPDATE purchase_intents SET state = \(state), transaction_id = COALESCE(\(transactionID), transaction_id), updated_at = \(time)
+                WHERE id = \(id) AND state IN ('open', 'pending')
+                """)
         }
     }
 
@@ -168,14 +166,15 @@ public struct PurchaseJournal: Sendable {
     func intent(paidBy transaction: StoreTransaction) async throws(TallyError) -> Intent? {
         let token = transaction.appAccountToken?.uuidString.lowercased()
         return try await database.read { executor in
-            try await executor.query(
+            try await executor.fetchOne(
+                IntentRow.self,
                 """
                 SELECT * FROM purchase_intents
-                WHERE product_id = ? AND state IN ('open', 'pending') AND (? IS NULL OR app_account_token IS NULL OR app_account_token = ?)
+                WHERE product_id = \(transaction.productID) AND state IN ('open', 'pending')
+                    AND (\(token) IS NULL OR app_account_token IS NULL OR app_account_token = \(token))
                 ORDER BY created_at LIMIT 1
-                """,
-                [.text(transaction.productID), .optional(token), .optional(token)]
-            ).first.map(Self.intent)
+                """
+            )?.intent
         }
     }
 
@@ -184,20 +183,20 @@ public struct PurchaseJournal: Sendable {
     func unpaidIntents(openBefore open: Date, pendingBefore pending: Date) async throws(TallyError) -> [Intent] {
         let (openTime, pendingTime) = (Self.millis(open), Self.millis(pending))
         return try await database.read { executor in
-            try await executor.query(
+            try await executor.fetchAll(
+                IntentRow.self,
                 """
                 SELECT * FROM purchase_intents
-                WHERE (state = 'open' AND created_at < ?) OR (state = 'pending' AND created_at < ?) ORDER BY created_at
-                """,
-                [.int(openTime), .int(pendingTime)]
-            ).map(Self.intent)
+                WHERE (state = 'open' AND created_at < \(openTime)) OR (state = 'pending' AND created_at < \(pendingTime)) ORDER BY created_at
+                """
+            ).map(\.intent)
         }
     }
 
     /// Every intent, oldest first.
     public func intents() async throws(TallyError) -> [Intent] {
         try await database.read { executor in
-            try await executor.query("SELECT * FROM purchase_intents ORDER BY created_at", []).map(Self.intent)
+            try await executor.fetchAll(IntentRow.self, "SELECT * FROM purchase_intents ORDER BY created_at").map(\.intent)
         }
     }
 
@@ -210,6 +209,9 @@ public struct PurchaseJournal: Sendable {
         /// answer is lost) before the work ends, the next start asks again with the same key,
         /// which holds nothing more, and releases it.
         case hold(ReservationOrder)
+
+        /// The column that holds a pending spend as JSON.
+        static let bodyJSON = SQLColumn("body_json")
 
         var key: String {
             switch self {
@@ -231,21 +233,21 @@ public struct PurchaseJournal: Sendable {
         let time = Self.millis(now)
         try await database.write { executor in
             try await executor.execute(
-                "INSERT INTO pending_spends (idempotency_key, kind, body_json, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                [.text(spend.key), .text(kind), .text(json), .int(time)])
+                "INSERT INTO pending_spends (idempotency_key, kind, body_json, created_at) VALUES (\(spend.key), \(kind), \(json), \(time)) ON CONFLICT DO NOTHING"
+            )
         }
     }
 
     func clearPendingSpend(_ key: String) async throws(TallyError) {
         try await database.write { executor in
-            try await executor.execute("DELETE FROM pending_spends WHERE idempotency_key = ?", [.text(key)])
+            try await executor.execute("DELETE FROM pending_spends WHERE idempotency_key = \(key)")
         }
     }
 
     func pendingSpends() async throws(TallyError) -> [PendingSpend] {
         try await database.read { executor in
-            try await executor.query("SELECT body_json FROM pending_spends ORDER BY created_at", []).map { row in
-                try TallyAPI.decoder().decode(PendingSpend.self, from: Data(try row.text("body_json").utf8))
+            try await executor.query("SELECT \(PendingSpend.bodyJSON) FROM pending_spends ORDER BY created_at").map { row in
+                try TallyAPI.decoder().decode(PendingSpend.self, from: Data(try row.text(PendingSpend.bodyJSON).utf8))
             }
         }
     }
@@ -268,23 +270,75 @@ public struct PurchaseJournal: Sendable {
         }
     }
 
-    private static func entry(_ row: SQLRow) throws -> Entry {
-        let receipt = try row.optionalText("receipt_json").map { try TallyAPI.decoder().decode(DeliveryReceipt.self, from: Data($0.utf8)) }
-        return Entry(
-            eventID: try row.text("event_id"),
-            transaction: try StoreTransaction(
-                kind: try row.text("evidence_kind"), text: try row.text("evidence"), transactionID: try row.text("transaction_id")),
-            orderID: row.optionalText("order_id"), state: State(rawValue: try row.text("state")) ?? .received,
-            attempts: Int(try row.int("attempts")), lastError: row.optionalText("last_error"), receipt: receipt,
-            updatedAt: date(try row.int("updated_at")))
+    /// A row of `journal`.
+    struct EntryRow: SQLRowDecodable {
+        enum Columns {
+            static let eventID = SQLColumn("event_id")
+            static let transactionID = SQLColumn("transaction_id")
+            static let evidenceKind = SQLColumn("evidence_kind")
+            static let evidence = SQLColumn("evidence")
+            static let orderID = SQLColumn("order_id")
+            static let state = SQLColumn("state")
+            static let attempts = SQLColumn("attempts")
+            static let lastError = SQLColumn("last_error")
+            static let receiptJSON = SQLColumn("receipt_json")
+            static let updatedAt = SQLColumn("updated_at")
+        }
+
+        let eventID: String
+        let transactionID: String
+        let evidenceKind: String
+        let evidence: String
+        let orderID: String?
+        let state: String
+        let attempts: Int64
+        let lastError: String?
+        let receiptJSON: String?
+        let updatedAt: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            eventID = try row.text(Columns.eventID)
+            transactionID = try row.text(Columns.transactionID)
+            evidenceKind = try row.text(Columns.evidenceKind)
+            evidence = try row.text(Columns.evidence)
+            orderID = try row.optionalText(Columns.orderID)
+            state = try row.text(Columns.state)
+            attempts = try row.int(Columns.attempts)
+            lastError = try row.optionalText(Columns.lastError)
+            receiptJSON = try row.optionalText(Columns.receiptJSON)
+            updatedAt = try row.int(Columns.updatedAt)
+        }
+
+        /// The entry, its transaction read back from its evidence.
+        func entry() throws -> Entry {
+            let receipt = try receiptJSON.map { try TallyAPI.decoder().decode(DeliveryReceipt.self, from: Data($0.utf8)) }
+            return Entry(
+                eventID: eventID, transaction: try StoreTransaction(kind: evidenceKind, text: evidence, transactionID: transactionID),
+                orderID: orderID, state: State(rawValue: state) ?? .received, attempts: Int(attempts), lastError: lastError, receipt: receipt,
+                updatedAt: PurchaseJournal.date(updatedAt))
+        }
     }
 
-    private static func intent(_ row: SQLRow) throws -> Intent {
-        Intent(
-            id: try row.text("id"),
-            ticket: PurchaseTicket(
-                productID: try row.text("product_id"), orderID: row.optionalText("order_id"),
-                appAccountToken: row.optionalText("app_account_token").flatMap(UUID.init(uuidString:))),
-            state: try row.text("state"), createdAt: date(try row.int("created_at")))
+    /// A row of `purchase_intents`.
+    struct IntentRow: SQLRowDecodable {
+        enum Columns {
+            static let id = SQLColumn("id")
+            static let productID = SQLColumn("product_id")
+            static let orderID = SQLColumn("order_id")
+            static let appAccountToken = SQLColumn("app_account_token")
+            static let state = SQLColumn("state")
+            static let createdAt = SQLColumn("created_at")
+        }
+
+        let intent: Intent
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            intent = Intent(
+                id: try row.text(Columns.id),
+                ticket: PurchaseTicket(
+                    productID: try row.text(Columns.productID), orderID: try row.optionalText(Columns.orderID),
+                    appAccountToken: try row.optionalText(Columns.appAccountToken).flatMap(UUID.init(uuidString:))),
+                state: try row.text(Columns.state), createdAt: PurchaseJournal.date(try row.int(Columns.createdAt)))
+        }
     }
 }

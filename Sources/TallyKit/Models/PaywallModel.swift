@@ -84,7 +84,7 @@ public final class PaywallModel: ObservedModel {
         /// Delivers the paid, undelivered transactions again; never buys again.
         case delivery
         /// Buys again: only for a purchase refused before the store was asked.
-        case purchase(String)
+        case purchase(String, PurchaseScene?)
         /// Restores again.
         case restore
         /// Loads the products again.
@@ -273,9 +273,13 @@ public final class PaywallModel: ObservedModel {
     }
 
     /// Buys a product: the button shows progress and ignores taps until it is over.
+    /// - Parameters:
+    ///   - productID: the product.
+    ///   - scene: the scene to show the payment sheet in (see ``PurchaseScene``); on visionOS
+    ///     one is needed.
     /// - Returns: the outcome, or `nil` when it failed (``error`` says why).
     @discardableResult
-    public func purchase(_ productID: String) async -> PurchaseManager.PurchaseOutcome? {
+    public func purchase(_ productID: String, confirmIn scene: PurchaseScene? = nil) async -> PurchaseManager.PurchaseOutcome? {
         guard let index = items.firstIndex(where: { $0.id == productID }), state.items[index].button == .idle else { return nil }
         var idle = items[index]
         state.items[index].button = .purchasing
@@ -290,7 +294,7 @@ public final class PaywallModel: ObservedModel {
             changed()
         }
         do {
-            let outcome = try await manager.purchase(productID)
+            let outcome = try await manager.purchase(productID, confirmIn: scene)
             switch outcome {
             case .purchased(let receipt):
                 state.lastPurchase = receipt
@@ -309,7 +313,7 @@ public final class PaywallModel: ObservedModel {
             }
             return outcome
         } catch {
-            show(error, retry: Self.retryAfterPurchase(of: productID, failingWith: error.code))
+            show(error, retry: Self.retryAfterPurchase(of: productID, in: scene, failingWith: error.code))
             return nil
         }
     }
@@ -318,10 +322,10 @@ public final class PaywallModel: ObservedModel {
     /// happened after the payment: the delivery is tried again, never the payment. Offline,
     /// nothing was started: the purchase is. Any other failure may have reached the store, so
     /// buying again is the customer's own tap, and the alert says "OK".
-    private static func retryAfterPurchase(of productID: String, failingWith code: TallyError.Code) -> Retry? {
+    private static func retryAfterPurchase(of productID: String, in scene: PurchaseScene?, failingWith code: TallyError.Code) -> Retry? {
         switch code {
         case .verificationFailed: .delivery
-        case .networkUnavailable: .purchase(productID)
+        case .networkUnavailable: .purchase(productID, scene)
         default: nil
         }
     }
@@ -361,8 +365,8 @@ public final class PaywallModel: ObservedModel {
         switch retry {
         case nil:
             return
-        case .purchase(let productID):
-            await purchase(productID)
+        case .purchase(let productID, let scene):
+            await purchase(productID, confirmIn: scene)
         case .restore:
             await restore()
         case .load:

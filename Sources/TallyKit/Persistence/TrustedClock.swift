@@ -32,8 +32,8 @@ struct TrustedClock: Sendable {
     ///   - wall: the device's clock now.
     func now(_ database: LocalDatabase, wall: Date) async throws(TallyError) -> Date {
         let up = upMillis(), millis = JournalTime.millis(wall)
-        let row = try await database.read { executor in try await Self.row(executor) }
-        let (trusted, due) = Self.advance(row, wall: millis, up: up)
+        let mark = try await database.read { executor in try await Self.mark(executor) }
+        let (trusted, due) = Self.advance(mark, wall: millis, up: up)
         guard due else { return JournalTime.date(trusted) }
         return JournalTime.date(try await database.write { executor in try await Self.millis(in: executor, wall: millis, up: up) })
     }
@@ -42,29 +42,47 @@ struct TrustedClock: Sendable {
     private func upMillis() -> Int64 { JournalTime.millis(seconds: uptime()) }
 
     private static func millis(in executor: any SQLExecutor, wall: Int64, up: Int64) async throws -> Int64 {
-        let (trusted, due) = advance(try await row(executor), wall: wall, up: up)
+        let (trusted, due) = advance(try await mark(executor), wall: wall, up: up)
         if due {
             try await executor.execute(
                 """
-                INSERT INTO clock_high_water (id, latest, uptime, trusted) VALUES (1, ?, ?, ?)
+                INSERT INTO clock_high_water (id, latest, uptime, trusted) VALUES (1, \(wall), \(up), \(trusted))
                 ON CONFLICT (id) DO UPDATE SET latest = MAX(latest, excluded.latest), uptime = excluded.uptime, trusted = excluded.trusted
-                """,
-                [.int(wall), .int(up), .int(trusted)])
+                """)
         }
         return trusted
     }
 
-    private static func row(_ executor: any SQLExecutor) async throws -> SQLRow? {
-        try await executor.query("SELECT latest, uptime, trusted FROM clock_high_water WHERE id = 1", []).first
+    /// The last mark: the latest wall time seen, and the uptime and trusted time it was made at.
+    struct Mark: SQLRowDecodable {
+        enum Columns {
+            static let latest = SQLColumn("latest")
+            static let uptime = SQLColumn("uptime")
+            static let trusted = SQLColumn("trusted")
+        }
+
+        let latest: Int64?
+        let uptime: Int64?
+        let trusted: Int64?
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            latest = try row.optionalInt(Columns.latest)
+            uptime = try row.optionalInt(Columns.uptime)
+            trusted = try row.optionalInt(Columns.trusted)
+        }
+    }
+
+    private static func mark(_ executor: any SQLExecutor) async throws -> Mark? {
+        try await executor.fetchOne(Mark.self, "SELECT latest, uptime, trusted FROM clock_high_water WHERE id = 1")
     }
 
     /// The time now from the last mark, and whether a new mark is due.
-    private static func advance(_ row: SQLRow?, wall: Int64, up: Int64) -> (trusted: Int64, due: Bool) {
-        if let lastUptime = row?.optionalInt("uptime"), let lastTrusted = row?.optionalInt("trusted"), up >= lastUptime {
+    private static func advance(_ mark: Mark?, wall: Int64, up: Int64) -> (trusted: Int64, due: Bool) {
+        if let lastUptime = mark?.uptime, let lastTrusted = mark?.trusted, up >= lastUptime {
             // Within one boot the time moves with uptime alone: a mark every few seconds is
             // enough, and spares a durable write on every read.
             return (lastTrusted + (up - lastUptime), up - lastUptime >= markInterval)
         }
-        return (max(wall, row?.optionalInt("trusted") ?? row?.optionalInt("latest") ?? wall), true)
+        return (max(wall, mark?.trusted ?? mark?.latest ?? wall), true)
     }
 }

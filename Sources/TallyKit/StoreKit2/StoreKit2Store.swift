@@ -335,39 +335,30 @@ public actor StoreKit2Store: Store {
 
     /// Shows the payment sheet in the scene the app gave (`purchase(confirmIn:)`, iOS 17, tvOS 17
     /// and visionOS), so a multi-window app gets it in the window the customer uses. Without
-    /// one, `purchase(options:)`: StoreKit chooses the window, and `UIApplication.shared`, which
-    /// app extensions may not use, is never touched. visionOS has no `purchase(options:)`:
-    /// there the scene in front is taken when the app gives none.
+    /// one, `purchase(options:)`: StoreKit chooses the window. visionOS has no
+    /// `purchase(options:)`, and the scene in front is not looked up here (that needs
+    /// `UIApplication.shared`, which app extensions may not use): the app gives one.
     @MainActor
     private static func purchase(
         _ product: StoreKit.Product, options: Set<StoreKit.Product.PurchaseOption>, in given: PurchaseScene?
     ) async throws
         -> StoreKit.Product.PurchaseResult
     {
-        #if os(visionOS)
-        let chosen = given?.scene ?? sceneInFront()
-        #elseif canImport(UIKit) && !os(watchOS)
-        let chosen = given?.scene
-        #endif
         #if canImport(UIKit) && !os(watchOS)
-        if #available(iOS 17, tvOS 17, visionOS 1, *), let scene = chosen {
+        if #available(iOS 17, tvOS 17, visionOS 1, *), let scene = given?.scene {
             return try await product.purchase(confirmIn: scene, options: options)
         }
         #endif
         #if os(visionOS)
-        throw TallyError(.storeUnavailable, "no scene is in front to show the payment sheet in")
+        throw TallyError(
+            .configurationInvalid,
+            given == nil
+                ? "on visionOS the payment sheet needs a scene: give confirmIn: (PurchaseScene.inFront in an app)"
+                : "the scene given to show the payment sheet in was closed")
         #else
         return try await product.purchase(options: options)
         #endif
     }
-
-    #if os(visionOS)
-    /// The scene in front, for a visionOS purchase the app gave no scene for.
-    @MainActor
-    private static func sceneInFront() -> UIScene? {
-        UIApplication.shared.connectedScenes.first(where: { $0.activationState == .foregroundActive })
-    }
-    #endif
 
     private static func unfinished() async -> [Signed] {
         var signed: [Signed] = []

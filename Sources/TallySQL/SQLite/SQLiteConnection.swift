@@ -47,6 +47,9 @@ public final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
     }
 
     /// Runs one or more statements without parameters or results (schema, pragmas, BEGIN/COMMIT).
+    ///
+    /// The text runs as it is: write a constant here, never text with input in it (a string
+    /// literal with interpolations picks this method, not ``execute(_:)-(SQL)``).
     /// - Parameter sql: the statements, separated by semicolons.
     /// - Throws: ``SQLDatabaseError``.
     public func execute(_ sql: String) throws(SQLDatabaseError) {
@@ -60,14 +63,52 @@ public final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
     }
 
     /// Runs one statement and returns its rows.
+    /// - Parameter sql: one statement, its values bound where they are interpolated; anything
+    ///   after its end is refused rather than silently left out.
+    /// - Returns: the rows, by lower-case column name.
+    /// - Throws: ``SQLDatabaseError``.
+    @discardableResult
+    public func query(_ sql: SQL) throws(SQLDatabaseError) -> [SQLRow] {
+        let rendered = sql.rendered(for: .sqlite)
+        return try run(rendered.text, rendered.binds)
+    }
+
+    /// Runs one statement and returns how many rows it changed.
+    /// - Parameter sql: one statement, its values bound where they are interpolated.
+    /// - Returns: the number of rows the statement inserted, updated or deleted.
+    /// - Throws: ``SQLDatabaseError``.
+    @discardableResult
+    public func execute(_ sql: SQL) throws(SQLDatabaseError) -> Int {
+        try query(sql)
+        return changes
+    }
+
+    /// Runs one statement written with `?` placeholders and returns its rows (the earlier form;
+    /// prefer ``query(_:)-(SQL)``). SQLite takes `?` as it is: the text goes to it unscanned.
     /// - Parameters:
-    ///   - sql: one statement with `?` placeholders; anything after its end is refused rather
-    ///     than silently left out.
+    ///   - sql: one statement with `?` placeholders.
     ///   - binds: the placeholders' values, in order.
     /// - Returns: the rows, by lower-case column name.
     /// - Throws: ``SQLDatabaseError``.
     @discardableResult
-    public func query(_ sql: String, _ binds: [SQLValue] = []) throws(SQLDatabaseError) -> [SQLRow] {
+    public func query(_ sql: String, _ binds: [SQLValue]) throws(SQLDatabaseError) -> [SQLRow] {
+        try run(sql, binds)
+    }
+
+    /// Runs one statement written with `?` placeholders and returns how many rows it changed
+    /// (the earlier form; prefer ``execute(_:)-(SQL)``).
+    /// - Parameters:
+    ///   - sql: one statement with `?` placeholders.
+    ///   - binds: the placeholders' values, in order.
+    /// - Returns: the number of rows the statement inserted, updated or deleted.
+    /// - Throws: ``SQLDatabaseError``.
+    @discardableResult
+    public func execute(_ sql: String, _ binds: [SQLValue]) throws(SQLDatabaseError) -> Int {
+        try run(sql, binds)
+        return changes
+    }
+
+    private func run(_ sql: String, _ binds: [SQLValue]) throws(SQLDatabaseError) -> [SQLRow] {
         let statement = try prepared(sql)
         defer {
             sqlite3_reset(statement)
@@ -91,18 +132,6 @@ public final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
             rows.append(SQLRow(values: values))
         }
         return rows
-    }
-
-    /// Runs one statement and returns how many rows it changed.
-    /// - Parameters:
-    ///   - sql: one statement with `?` placeholders.
-    ///   - binds: the placeholders' values, in order.
-    /// - Returns: the number of rows the statement inserted, updated or deleted.
-    /// - Throws: ``SQLDatabaseError``.
-    @discardableResult
-    public func execute(_ sql: String, _ binds: [SQLValue]) throws(SQLDatabaseError) -> Int {
-        try query(sql, binds)
-        return changes
     }
 
     /// How many rows the last statement changed.

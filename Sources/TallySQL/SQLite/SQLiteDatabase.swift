@@ -16,7 +16,7 @@ import Foundation
 /// let database = try SQLiteDatabase(path: folder.appendingPathComponent("tally.sqlite").path)
 /// try await database.migrate(migrations)
 /// let inserted = try await database.write { executor in
-///     try await executor.execute("INSERT INTO notes (text) VALUES (?)", ["hello"])
+///     try await executor.execute("INSERT INTO notes (text) VALUES (\("hello"))")
 /// }
 /// ```
 public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {

@@ -35,12 +35,14 @@ open class UIWindowScene: UIScene {}
 @available(watchOS, unavailable)
 @MainActor
 open class UIApplication: NSObject {
-    // Not in app extensions (the Linux check does not model extension builds).
+    // Not in app extensions (UIApplication.h: NS_EXTENSION_UNAVAILABLE_IOS, which tvOS inherits);
+    // the availability check enforces it as an extension links the package.
     // Apple: uikit/uiapplication/shared (page not re-read)
     @available(iOS 2, tvOS 9, visionOS 1, *)
     @available(macOS, unavailable)
     @available(watchOS, unavailable)
     @available(iOSApplicationExtension, unavailable)
+    @available(tvOSApplicationExtension, unavailable)
     @available(visionOSApplicationExtension, unavailable)
     open class var shared: UIApplication { fatalError("stand-in") }
     // Apple: uikit/uiapplication/connectedscenes

@@ -244,4 +244,31 @@ import Testing
         #expect(try await manager.available("report.career") == 1)
         #expect(try await device.appStore.history(includingFinishedConsumables: true).count == 1)
     }
+
+    /// The scene a paywall purchase is given (visionOS needs one) reaches the store, and "Try
+    /// Again" after an offline refusal buys in the same scene.
+    @Test func thePaywallBuysInTheSceneItIsGivenAndTriesAgainThere() async throws {
+        let device = try await Device()
+        let database = try await device.database()
+        let ledger = try await device.onDeviceLedger(database)
+        let store = GatedStore(base: device.store)
+        let manager = try await PurchaseManager(
+            store: store, delivery: ledger, database: database,
+            configuration: Device.configuration(productIDs: [Kit.report("career")]) { _ in }, connectivity: device.connectivity,
+            analytics: device.analytics, clock: device.clock, now: { device.now }, uptime: { device.uptime })
+        await manager.start()
+        let paywall = await PaywallModel(manager: manager, productIDs: [Kit.report("career")], language: .english)
+        await paywall.load()
+
+        device.connectivity.set(online: false)
+        #expect(await paywall.purchase(Kit.report("career"), confirmIn: PurchaseScene()) == nil)
+        #expect(await store.purchases.options.isEmpty)
+        device.connectivity.set(online: true)
+        await paywall.tryAgain()
+        #expect(await store.purchases.options.map { $0.scene != nil } == [true])
+        #expect(try await manager.available("report.career") == 1)
+
+        await paywall.purchase(Kit.report("career"))
+        #expect(await store.purchases.options.map { $0.scene != nil } == [true, false])
+    }
 }

@@ -4,17 +4,26 @@ import TallyTestSupport
 
 /// A store whose answers about what the customer owns (unfinished transactions, current
 /// entitlements, history, renewals) wait at a gate: a launch whose store has not answered yet.
-/// Everything else goes straight to `base`.
+/// It keeps the options of every purchase asked of it. Everything else goes straight to `base`.
 struct GatedStore: Store {
     let base: any Store
-    let gate: Gate
+    /// No gate: every answer goes straight through.
+    var gate: Gate? = nil
+    let purchases = PurchasesAsked()
+
+    /// The options of each purchase asked, in order.
+    actor PurchasesAsked {
+        private(set) var options: [StorePurchaseOptions] = []
+        func append(_ asked: StorePurchaseOptions) { options.append(asked) }
+    }
 
     func products(for ids: [String]) async throws(TallyError) -> [ProductDetails] {
         try await base.products(for: ids)
     }
 
     func purchase(_ productID: String, options: StorePurchaseOptions) async throws(TallyError) -> StorePurchaseResult {
-        try await base.purchase(productID, options: options)
+        await purchases.append(options)
+        return try await base.purchase(productID, options: options)
     }
 
     func transactionUpdates() async -> AsyncStream<StoreTransaction> {
@@ -26,22 +35,22 @@ struct GatedStore: Store {
     }
 
     func unfinishedTransactions() async throws(TallyError) -> [StoreTransaction] {
-        await gate.wait()
+        await gate?.wait()
         return try await base.unfinishedTransactions()
     }
 
     func currentEntitlements() async throws(TallyError) -> [StoreTransaction] {
-        await gate.wait()
+        await gate?.wait()
         return try await base.currentEntitlements()
     }
 
     func transactionHistory() async throws(TallyError) -> [StoreTransaction] {
-        await gate.wait()
+        await gate?.wait()
         return try await base.transactionHistory()
     }
 
     func subscriptionRenewals() async throws(TallyError) -> [String] {
-        await gate.wait()
+        await gate?.wait()
         return try await base.subscriptionRenewals()
     }
 

@@ -62,7 +62,7 @@ import Testing
         let (connection, folder) = try Self.connection()
         defer { folder.remove() }
         try connection.query("INSERT INTO items (id, label) VALUES (1, 'hour')")
-        func kind(_ sql: String) -> SQLDatabaseError.Kind? {
+        func kind(_ sql: SQL) -> SQLDatabaseError.Kind? {
             do throws(SQLDatabaseError) {
                 try connection.query(sql)
                 return nil

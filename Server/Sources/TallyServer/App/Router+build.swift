@@ -60,18 +60,65 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
         .addRoutes(AdminController(storage: storage).endpoints)
         .addRoutes(WebhookController(storage: dependencies.webhooks).endpoints)
 
-    // The web console, for the app's team: its own sessions; signing in is limited per address.
-    let console = ConsoleController(
-        storage: storage, console: dependencies.console, catalog: dependencies.catalog, secretKey: dependencies.secretKey,
-        trustedProxies: dependencies.trustedProxies, now: dependencies.now)
-    let consoleGroup = router.group("console").add(middleware: ConsoleHeaders<TallyRequestContext>())
-    consoleGroup.addRoutes(console.endpoints)
-    consoleGroup.group()
-        .add(middleware: RateLimitMiddleware<TallyRequestContext>(limits, .addressUnlessSecretKey))
-        .addRoutes(console.signInEndpoint)
+    addConsoleRoutes(to: router, dependencies, limits: limits)
 
     allowedMethods.load(router.routes.map { ($0.path.description, $0.method) })
     return router
+}
+
+/// The web console under `/console`, for the app's team: server-rendered pages over the same
+/// storage as the API. Every route runs in a ``ConsoleRequestContext`` (language, session);
+/// pages for operators in a ``ConsoleOperatorContext``, which a visitor cannot reach (they are
+/// sent to the sign-in page); forms behind ``ConsoleFormGuard`` with the role they need;
+/// exports behind ``ConsoleExportGuard``. Errors are pages (``ConsoleErrorPages``).
+func addConsoleRoutes(to router: Router<TallyRequestContext>, _ dependencies: ServerDependencies, limits: RateLimits) {
+    let storage = dependencies.storage
+    let console = dependencies.console
+    let now = dependencies.now
+    let origin = ConsoleOrigin(trustedProxies: dependencies.trustedProxies)
+    let pages = ConsolePages()
+    let export = ConsoleExport(console: console)
+    let signIn = ConsoleSignInController(console: console, secretKey: dependencies.secretKey, origin: origin, pages: pages, now: now)
+    let users = ConsoleUsersController(storage: storage, console: console, catalog: dependencies.catalog, pages: pages, now: now)
+    let transactions = ConsoleTransactionsController(storage: storage, catalog: dependencies.catalog, pages: pages, export: export)
+    let ledger = ConsoleLedgerController(console: console, catalog: dependencies.catalog, pages: pages, export: export)
+    let notifications = ConsoleNotificationsController(storage: storage, console: console, pages: pages, export: export, now: now)
+    let audit = ConsoleAuditController(console: console, pages: pages, export: export)
+
+    let root = router.group("console").add(middleware: ConsoleHeaders<TallyRequestContext>())
+    root.get("assets/console.css") { _, _ in ConsolePages.stylesheet() }
+    /// A group's routes with their language and session, their errors as pages.
+    func pagesOf(_ group: RouterGroup<TallyRequestContext>) -> RouterGroup<ConsoleRequestContext> {
+        group.group(context: ConsoleRequestContext.self)
+            .add(middleware: ConsoleSessionMiddleware(console: console, secretKey: dependencies.secretKey, origin: origin, pages: pages))
+            .add(middleware: ConsoleErrorPages(pages: pages))
+    }
+
+    // Anyone: the sign-in page; signing in, limited per address (and by the controller).
+    let visitors = pagesOf(root)
+    visitors.addRoutes(signIn.pageEndpoint)
+    pagesOf(root.group().add(middleware: RateLimitMiddleware<TallyRequestContext>(limits, .addressUnlessSecretKey)))
+        .addRoutes(signIn.signInEndpoint)
+
+    // Any operator: every page, the exports with the session's token, signing out.
+    let operators = visitors.group(context: ConsoleOperatorContext.self)
+    operators.addRoutes(ConsoleOverviewController(console: console, catalog: dependencies.catalog, pages: pages, now: now).endpoints)
+    operators.addRoutes(users.endpoints)
+    operators.addRoutes(transactions.endpoints)
+    operators.addRoutes(ledger.endpoints)
+    operators.addRoutes(notifications.endpoints)
+    operators.addRoutes(audit.endpoints)
+    operators.group().add(middleware: ConsoleExportGuard())
+        .addRoutes(transactions.exportEndpoints)
+        .addRoutes(ledger.exportEndpoints)
+        .addRoutes(notifications.exportEndpoints)
+        .addRoutes(audit.exportEndpoints)
+    operators.group().add(middleware: ConsoleFormGuard(role: .readOnly, origin: origin))
+        .addRoutes(signIn.signOutEndpoint)
+
+    // An admin: the changes to a user.
+    operators.group().add(middleware: ConsoleFormGuard(role: .admin, origin: origin))
+        .addRoutes(users.changeEndpoints)
 }
 
 /// The metrics listener's routes: `GET /metrics` and nothing else. It listens on an address of

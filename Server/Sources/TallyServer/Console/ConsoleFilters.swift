@@ -15,7 +15,7 @@ extension ConsoleFilters {
     static func read(_ parameters: [String: String]) -> [String: String] {
         var fields: [String: String] = [:]
         for name in names {
-            if let value = ConsoleController.value(parameters, name) { fields[name] = value.trimmingCharacters(in: .whitespaces) }
+            if let value = ConsoleQuery.value(parameters, name) { fields[name] = value.trimmingCharacters(in: .whitespaces) }
         }
         return fields
     }
@@ -30,7 +30,7 @@ extension ConsoleFilters {
     }
 
     func queryString(excluding: Set<String> = [], replacing: [String: String] = [:]) -> String {
-        ConsoleController.queryString(fields.filter { !excluding.contains($0.key) }.merging(replacing) { $1 })
+        ConsoleQuery.string(fields.filter { !excluding.contains($0.key) }.merging(replacing) { $1 })
     }
 
     /// A day filter: `from` is the start of its day, `to` the end of its day (UTC).

@@ -66,14 +66,14 @@ final class PasswordHashing: Sendable {
     private let running = NIOLockedValueBox(0)
 
     /// Whether `password` matches `hash`.
-    /// - Throws: ``ConsoleController/ConsoleRefusal/busy`` when as many checks are running already.
+    /// - Throws: ``ConsoleRefusal/busy`` when as many checks are running already.
     func verify(_ password: String, hash: String) async throws -> Bool {
         let admitted = running.withLockedValue { count in
             guard count < Self.maximumAtOnce else { return false }
             count += 1
             return true
         }
-        guard admitted else { throw ConsoleController.ConsoleRefusal.busy }
+        guard admitted else { throw ConsoleRefusal.busy }
         defer { running.withLockedValue { $0 -= 1 } }
         return try await NIOThreadPool.singleton.runIfActive { ConsolePasswords.verify(password, hash: hash) }
     }

@@ -2,94 +2,21 @@ import Foundation
 import PostgresNIO
 import TallySQL
 
-/// Statements as postgres-nio sends them: placeholders numbered, values bound and read back.
+/// Statements as postgres-nio sends them: rendered with numbered placeholders, values bound and read back.
 extension PostgresDatabase {
-    /// Rewrites `?` placeholders as `$1, $2, …`, leaving alone any `?` inside a quoted string or
-    /// identifier, a dollar-quoted body or a comment.
-    /// - Returns: the statement and how many placeholders it has.
-    static func numberingPlaceholders(_ sql: String) -> (sql: String, count: Int) {
-        let bytes = Array(sql.utf8)
-        guard bytes.contains(UInt8(ascii: "?")) else { return (sql, 0) }
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count + 16)
-        var count = 0
-        var index = 0
-        func isIdentifier(_ byte: UInt8) -> Bool {
-            byte >= 0x80 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$")
-                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-        }
-        /// Copies through the first occurrence of `end` at or after `from`, or to the end.
-        func copy(through end: [UInt8], from: Int) {
-            var cursor = from
-            while cursor <= bytes.count - end.count {
-                if bytes[cursor..<cursor + end.count].elementsEqual(end) { break }
-                cursor += 1
-            }
-            let stop = min(bytes.count, cursor + end.count)
-            output.append(contentsOf: bytes[index..<stop])
-            index = stop
-        }
-        while index < bytes.count {
-            let byte = bytes[index]
-            let next = index + 1 < bytes.count ? bytes[index + 1] : 0
-            switch byte {
-            case UInt8(ascii: "'"):
-                // An E'…' string escapes with backslashes; a doubled quote just closes and reopens.
-                let escaped = index > 0 && bytes[index - 1] | 0x20 == UInt8(ascii: "e") && (index < 2 || !isIdentifier(bytes[index - 2]))
-                var cursor = index + 1
-                while cursor < bytes.count && bytes[cursor] != byte {
-                    cursor += escaped && bytes[cursor] == UInt8(ascii: "\\") ? 2 : 1
-                }
-                let stop = min(bytes.count, cursor + 1)
-                output.append(contentsOf: bytes[index..<stop])
-                index = stop
-            case UInt8(ascii: "\""):
-                copy(through: [byte], from: index + 1)
-            case UInt8(ascii: "-") where next == UInt8(ascii: "-"):
-                copy(through: [UInt8(ascii: "\n")], from: index + 2)
-            case UInt8(ascii: "/") where next == UInt8(ascii: "*"):
-                copy(through: Array("*/".utf8), from: index + 2)
-            case UInt8(ascii: "$") where index == 0 || !isIdentifier(bytes[index - 1]):
-                // A dollar quote opens with $tag$, the tag empty or an identifier not starting with a digit.
-                var cursor = index + 1
-                while cursor < bytes.count && bytes[cursor] != UInt8(ascii: "$") && isIdentifier(bytes[cursor]) { cursor += 1 }
-                let tagIsValid =
-                    cursor < bytes.count && bytes[cursor] == UInt8(ascii: "$")
-                    && !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(next)
-                if tagIsValid {
-                    copy(through: Array(bytes[index...cursor]), from: cursor + 1)
-                } else {
-                    output.append(byte)
-                    index += 1
-                }
-            case UInt8(ascii: "?"):
-                count += 1
-                output.append(contentsOf: "$\(count)".utf8)
-                index += 1
-            default:
-                output.append(byte)
-                index += 1
-            }
-        }
-        return (String(decoding: output, as: UTF8.self), count)
-    }
-
-    /// The statement with numbered placeholders and its values bound: integers as BIGINT, text as TEXT.
-    /// - Throws: ``SQLDatabaseError`` (`.other`) when the placeholders and values differ in number.
-    static func query(_ sql: String, _ binds: [SQLValue]) throws(SQLDatabaseError) -> PostgresQuery {
-        let (numbered, count) = numberingPlaceholders(sql)
-        guard count == binds.count else {
-            throw SQLDatabaseError(.other, "\(count) placeholders but \(binds.count) values in: \(sql)")
-        }
-        var bindings = PostgresBindings(capacity: binds.count)
-        for bind in binds {
+    /// The statement as PostgreSQL takes it, rendered with `$1…$n` where its values stand (its
+    /// text is not scanned), and its values bound: integers as BIGINT, text as TEXT.
+    static func query(_ sql: SQL) -> PostgresQuery {
+        let rendered = sql.rendered(for: .postgres)
+        var bindings = PostgresBindings(capacity: rendered.binds.count)
+        for bind in rendered.binds {
             switch bind {
             case .null: bindings.appendNull()
             case .int(let int): bindings.append(int)
             case .text(let text): bindings.append(text)
             }
         }
-        return PostgresQuery(unsafeSQL: numbered, binds: bindings)
+        return PostgresQuery(unsafeSQL: rendered.text, binds: bindings)
     }
 
     /// A result row by lower-case column name.

@@ -104,22 +104,22 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     /// Runs `work` between `begin` and COMMIT on one pooled connection, or ROLLBACK when it throws.
-    private func transaction<T: Sendable>(_ begin: String, _ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+    private func transaction<T: Sendable>(_ begin: SQL, _ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         var leased = false
         do {
             return try await client.withConnection { connection in
                 leased = true
                 let executor = PostgresExecutor(connection: connection, logger: logger)
-                try await executor.run(begin, [])
+                try await executor.run(begin)
                 do {
                     let value = try await work(executor)
-                    try await executor.run("COMMIT", [])
+                    try await executor.run("COMMIT")
                     return value
                 } catch {
                     // After a failed COMMIT the server has already rolled back and this is a no-op.
                     // A connection that cannot roll back is closed, never handed out mid-transaction.
                     do {
-                        try await executor.run("ROLLBACK", [])
+                        try await executor.run("ROLLBACK")
                     } catch {
                         let _: EventLoopFuture<Void> = connection.close()
                     }

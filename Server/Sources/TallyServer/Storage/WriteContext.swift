@@ -41,6 +41,15 @@ final class WriteContext: SQLExecutor {
         self.dialect = dialect
     }
 
+    func query(_ sql: SQL) async throws(SQLDatabaseError) -> [SQLRow] {
+        try await executor.query(sql)
+    }
+
+    @discardableResult
+    func execute(_ sql: SQL) async throws(SQLDatabaseError) -> Int {
+        try await executor.execute(sql)
+    }
+
     func query(_ sql: String, _ binds: [SQLValue]) async throws(SQLDatabaseError) -> [SQLRow] {
         try await executor.query(sql, binds)
     }

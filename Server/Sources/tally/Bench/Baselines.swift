@@ -1,4 +1,5 @@
 import Foundation
+import TallyBenchmarks
 
 #if canImport(Glibc)
 import Glibc
@@ -88,4 +89,44 @@ enum PythonBaseline {
     }
 
     struct PythonError: Error, CustomStringConvertible { var description: String }
+}
+
+/// PostgreSQL's own benchmark against the server `tally bench server` uses: what the database
+/// does on this machine without Tally, for its PostgreSQL goals (reads at least a quarter of
+/// `pgbench -S`, purchases and spends at least half of its TPC-B-like rate).
+///
+/// It initialises pgbench's tables in the throwaway database at scale `clients` (one branch
+/// per client, so the TPC-B-like updates do not all wait on one row), runs the select-only and
+/// the TPC-B-like scripts with `clients` connections, and drops the tables.
+enum PgbenchBaseline {
+    /// Runs both scripts for `seconds` each; nil when pgbench is not installed, with the reason.
+    static func run(url: String, clients: Int, seconds: Int) -> Result<ServerBenchmark.PgbenchFigures, PgbenchError> {
+        guard let pgbench = executable() else { return .failure(PgbenchError(description: "pgbench is not installed")) }
+        let threads = String(max(1, min(clients, ProcessInfo.processInfo.activeProcessorCount)))
+        guard let (status, _) = Subprocess.output(pgbench, ["-i", "-q", "-s", String(clients), url]), status == 0 else {
+            return .failure(PgbenchError(description: "pgbench -i failed"))
+        }
+        defer { _ = Subprocess.output(pgbench, ["-i", "-I", "d", url]) }
+        func tps(_ extra: [String]) -> Double? {
+            let arguments = extra + ["-n", "-c", String(clients), "-j", threads, "-T", String(seconds), url]
+            guard let (status, output) = Subprocess.output(pgbench, arguments), status == 0 else { return nil }
+            // "tps = 36325.123456 (without initial connection time)"
+            guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
+                let value = line.dropFirst("tps = ".count).split(separator: " ").first
+            else { return nil }
+            return Double(value)
+        }
+        guard let selectOnly = tps(["-S"]), let tpcb = tps([]) else { return .failure(PgbenchError(description: "pgbench did not report tps")) }
+        return .success(.init(clients: clients, scale: clients, seconds: seconds, selectOnly: selectOnly, tpcbLike: tpcb))
+    }
+
+    /// `pgbench` on the PATH, or in Debian's versioned folder.
+    static func executable() -> String? {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        let debian = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted(by: >)
+            .map { "/usr/lib/postgresql/\($0)/bin" }
+        return (folders + debian).map { $0 + "/pgbench" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    struct PgbenchError: Error, CustomStringConvertible { var description: String }
 }

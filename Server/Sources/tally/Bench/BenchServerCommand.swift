@@ -87,11 +87,27 @@ struct BenchServerCommand: AsyncParsableCommand {
             rounds: rounds, warmUp: .milliseconds(Int64(warmUp * 1_000)), users: users, purchases: purchases,
             endpoints: only.isEmpty ? Set(ServerBenchmark.Endpoint.allCases) : Set(only.compactMap(Self.endpoint)))
         let quiet = json
-        let result = try await ServerBenchmark.run(options) { line in
+        // PostgreSQL's own rates on the same server, before and after the rounds.
+        var pgbench: [ServerBenchmark.PgbenchFigures] = []
+        func runPgbench() {
+            guard case .postgres(let url) = target else { return }
+            if !quiet { print("pgbench: select-only and TPC-B-like, \(connections) clients, \(Self.pgbenchSeconds) s each…") }
+            switch PgbenchBaseline.run(url: url, clients: connections, seconds: Self.pgbenchSeconds) {
+            case .success(let figures): pgbench.append(figures)
+            case .failure(let error): if !quiet { print("pgbench: not measured: \(error)") }
+            }
+        }
+        runPgbench()
+        var result = try await ServerBenchmark.run(options) { line in
             if !quiet { print(line) }
         }
+        runPgbench()
+        result.pgbench = pgbench
         try BenchReport.print(result, json: json, table: Self.table)
     }
+
+    /// Seconds each pgbench script runs.
+    static let pgbenchSeconds = 10
 
     static func endpoint(_ name: String) -> ServerBenchmark.Endpoint? {
         switch name {
@@ -129,6 +145,29 @@ struct BenchServerCommand: AsyncParsableCommand {
                 format: "baseline: write + fsync of 4 KB in the temporary folder: p50 %.2f ms, p99 %.2f ms; p50 by round %@ ms",
                 result.durableWriteP50Milliseconds, result.durableWriteP99Milliseconds,
                 result.roundDurableWriteP50Milliseconds.map { String(format: "%.2f", $0) }.joined(separator: "/")))
+        if !result.pgbench.isEmpty {
+            let selectOnly = result.pgbench.map(\.selectOnly).reduce(0, +) / Double(result.pgbench.count)
+            let tpcb = result.pgbench.map(\.tpcbLike).reduce(0, +) / Double(result.pgbench.count)
+            let first = result.pgbench[0]
+            lines.append(
+                String(
+                    format: "baseline: pgbench on the same server (scale %d, %d clients, %d s each; before/after): select-only %@ tps, TPC-B-like %@ tps",
+                    first.scale, first.clients, first.seconds,
+                    result.pgbench.map { String(format: "%.0f", $0.selectOnly) }.joined(separator: "/"),
+                    result.pgbench.map { String(format: "%.0f", $0.tpcbLike) }.joined(separator: "/")))
+            for endpoint in result.endpoints {
+                let goal: (share: Double, of: Double, name: String)
+                switch endpoint.endpoint {
+                case ServerBenchmark.Endpoint.me.rawValue: goal = (0.25, selectOnly, "select-only")
+                case ServerBenchmark.Endpoint.purchase.rawValue, ServerBenchmark.Endpoint.spend.rawValue: goal = (0.5, tpcb, "TPC-B-like")
+                default: continue
+                }
+                lines.append(
+                    String(
+                        format: "  %@ %.0f/s = %.2f of pgbench's %@ (goal ≥ %.2f): %@", endpoint.endpoint, endpoint.rate, endpoint.rate / goal.of,
+                        goal.name, goal.share, endpoint.rate / goal.of >= goal.share ? "met" : "MISSED"))
+            }
+        }
         lines.append("")
         lines.append(
             "rates by round: "

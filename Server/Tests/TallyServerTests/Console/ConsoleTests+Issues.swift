@@ -106,10 +106,7 @@ extension ConsoleTests {
     }
 
     @Test func formsComeFromTheConsoleServedOnAnIPv6Address() async throws {
-        let api = try await API()
-        let controller = ConsoleController(
-            storage: api.harness.storage, console: api.harness.storage, catalog: Harness.catalog, secretKey: nil,
-            trustedProxies: try TrustedProxies([]), now: { Date() })
+        let controller = ConsoleOrigin(trustedProxies: try TrustedProxies([]))
         // `tally serve --host ::1 --port 8080`: the browser sends Host [::1]:8080 and Origin http://[::1]:8080.
         #expect(controller.sameOrigin(Self.request(authority: "[::1]:8080", ["Origin": "http://[::1]:8080"])))
         #expect(controller.sameOrigin(Self.request(authority: "[::1]:8080", ["Referer": "http://[::1]:8080/console/login"])))

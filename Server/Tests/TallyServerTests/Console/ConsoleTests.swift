@@ -97,7 +97,7 @@ import Testing
             #expect(wrong.status == .unauthorized)
             #expect(Self.alert(Self.text(wrong)) == "The operator or the password is wrong.")
             #expect(try await browser.signIn(operator: "nobody").status == .unauthorized)
-            #expect(browser.cookies[ConsoleController.sessionCookie] == nil)
+            #expect(browser.cookies[ConsoleSessionCookie.name] == nil)
 
             let right = try await browser.post(
                 "/console/login?next=/console/transactions%3Fkind%3Dconsumable", ["operator": "alice", "password": Self.password])
@@ -116,11 +116,11 @@ import Testing
             #expect(html.contains("id=\"page-overview\"") && html.contains("operator:alice"))
 
             // Signing out ends the session in the database, not only in this browser.
-            let session = try #require(browser.cookies[ConsoleController.sessionCookie])
+            let session = try #require(browser.cookies[ConsoleSessionCookie.name])
             let out = try await browser.post("/console/logout", ["csrf": try Self.field("csrf", in: html)])
             #expect(out.status == .seeOther)
-            #expect(browser.cookies[ConsoleController.sessionCookie] == nil)
-            browser.cookies[ConsoleController.sessionCookie] = session
+            #expect(browser.cookies[ConsoleSessionCookie.name] == nil)
+            browser.cookies[ConsoleSessionCookie.name] = session
             #expect(try await browser.get("/console").status == .seeOther)
 
             // The secret key signs in as an admin with an empty operator name; a wrong key does not.
@@ -156,10 +156,7 @@ import Testing
     }
 
     @Test func aCookieIsSecureOnlyWhenATrustedProxySaysHTTPS() async throws {
-        let api = try await API()
-        let controller = ConsoleController(
-            storage: api.harness.storage, console: api.harness.storage, catalog: Harness.catalog, secretKey: nil,
-            trustedProxies: try TrustedProxies(["127.0.0.1/32"]), now: { Date() })
+        let controller = ConsoleOrigin(trustedProxies: try TrustedProxies(["127.0.0.1/32"]))
         #expect(controller.overHTTPS(Self.request(["X-Forwarded-Proto": "https"]), peer: "127.0.0.1"))
         #expect(controller.overHTTPS(Self.request(["Forwarded": "for=203.0.113.9;proto=https"]), peer: "127.0.0.1"))
         #expect(!controller.overHTTPS(Self.request(["X-Forwarded-Proto": "https"]), peer: "198.51.100.7"), "not a trusted proxy")
@@ -176,9 +173,9 @@ import Testing
     }
 
     @Test func afterSignInOnlyPathsOfTheConsole() {
-        #expect(ConsoleController.nextPath("/console/users/1?x=2") == "/console/users/1?x=2")
+        #expect(ConsoleSignInController.nextPath("/console/users/1?x=2") == "/console/users/1?x=2")
         for hostile in ["//evil.test", "https://evil.test/console", "/console//evil.test", "/console\\..\\x", "/v1/admin/users/1", nil] {
-            #expect(ConsoleController.nextPath(hostile) == "/console")
+            #expect(ConsoleSignInController.nextPath(hostile) == "/console")
         }
     }
 
@@ -376,10 +373,10 @@ import Testing
         try await api.test { client in
             var browser = Browser(client: client)
             var statuses: [Int] = []
-            for _ in 0..<(ConsoleController.signInsPerMinute + 2) {
+            for _ in 0..<(ConsoleSignInController.signInsPerMinute + 2) {
                 statuses.append(Int(try await browser.signIn(operator: "alice", password: "guess guess guess").status.code))
             }
-            #expect(statuses.prefix(ConsoleController.signInsPerMinute).allSatisfy { $0 == 401 }, "\(statuses)")
+            #expect(statuses.prefix(ConsoleSignInController.signInsPerMinute).allSatisfy { $0 == 401 }, "\(statuses)")
             #expect(statuses.suffix(2) == [429, 429])
             let refused = try await browser.signIn(operator: "alice")
             #expect(refused.status == .tooManyRequests, "the right password too, until the minute is over")

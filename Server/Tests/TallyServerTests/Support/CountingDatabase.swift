@@ -40,6 +40,17 @@ final class CountingDatabase: SQLDatabase, @unchecked Sendable {
         let base: any SQLExecutor
         let database: CountingDatabase
 
+        func query(_ sql: SQL) async throws(SQLDatabaseError) -> [SQLRow] {
+            database.note(sql.description)
+            return try await base.query(sql)
+        }
+
+        @discardableResult
+        func execute(_ sql: SQL) async throws(SQLDatabaseError) -> Int {
+            database.note(sql.description)
+            return try await base.execute(sql)
+        }
+
         func query(_ sql: String, _ binds: [SQLValue]) async throws(SQLDatabaseError) -> [SQLRow] {
             database.note(sql)
             return try await base.query(sql, binds)

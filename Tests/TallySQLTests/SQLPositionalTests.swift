@@ -1,10 +1,9 @@
 import TallySQL
 import Testing
 
-@testable import TallyServer
-
-@Suite struct PostgresPlaceholdersTests {
-    /// Statements as Tally writes them, as PostgreSQL must receive them, and how many values they take.
+/// Statements written the earlier way, `?` and a list of values, as the string-and-binds methods
+/// take them: their placeholders found outside strings and comments, then rendered per database.
+@Suite struct SQLPositionalTests {
     static let statements: [(String, String, Int)] = [
         ("SELECT 1", "SELECT 1", 0),
         ("SELECT * FROM spends WHERE user_id = ? AND idempotency_key = ?", "SELECT * FROM spends WHERE user_id = $1 AND idempotency_key = $2", 2),
@@ -35,20 +34,29 @@ import Testing
     ]
 
     @Test(arguments: statements)
-    func placeholdersAreNumberedOutsideStringsAndComments(sql: String, expected: String, count: Int) {
-        let (numbered, counted) = TallyServer.PostgresDatabase.numberingPlaceholders(sql)
-        #expect(numbered == expected)
-        #expect(counted == count)
+    func placeholdersAreNumberedOutsideStringsAndComments(sql: String, expected: String, count: Int) throws {
+        let binds = (0..<count).map { SQLValue.int(Int64($0)) }
+        let statement = try SQL(positional: sql, binds)
+        #expect(statement.rendered(for: .postgres).text == expected)
+        #expect(statement.rendered(for: .postgres).binds == binds)
+        // SQLite takes the text as it was written.
+        #expect(statement.rendered(for: .sqlite).text == sql)
     }
 
     @Test(arguments: [(["a"], true), (["a", "b"], false), ([], false)] as [([String], Bool)])
     func valuesMustMatchThePlaceholdersInNumber(values: [String], accepted: Bool) {
         let binds = values.map(SQLValue.text)
         if accepted {
-            #expect(throws: Never.self) { try TallyServer.PostgresDatabase.query("SELECT * FROM t WHERE a = ? AND b = '?'", binds) }
+            #expect(throws: Never.self) { try SQL(positional: "SELECT * FROM t WHERE a = ? AND b = '?'", binds) }
         } else {
-            let error = #expect(throws: SQLDatabaseError.self) { try TallyServer.PostgresDatabase.query("SELECT * FROM t WHERE a = ? AND b = '?'", binds) }
+            let error = #expect(throws: SQLDatabaseError.self) { try SQL(positional: "SELECT * FROM t WHERE a = ? AND b = '?'", binds) }
             #expect(error?.kind == .other)
         }
+    }
+
+    @Test func aPositionalStatementEqualsTheSameStatementInterpolated() throws {
+        let positional = try SQL(positional: "SELECT * FROM t WHERE a = ? AND b = 'x?' AND c = ?", [.int(1), .text("two")])
+        let interpolated: SQL = "SELECT * FROM t WHERE a = \(1) AND b = 'x?' AND c = \("two")"
+        #expect(positional == interpolated)
     }
 }
