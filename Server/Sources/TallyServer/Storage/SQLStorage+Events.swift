@@ -5,7 +5,7 @@ import TallySQL
 extension SQLStorage {
     /// What an event says of a recorded transaction: its user, product, environment and price.
     func transactionEvent(_ executor: any SQLExecutor, transactionID: String) async throws -> TallyEventData {
-        guard let row = try await executor.query(Self.selectTransaction, [.text(transactionID)]).first else {
+        guard let row = try await executor.query(Self.selectTransaction(transactionID)).first else {
             var data = TallyEventData(userID: nil)
             data.transactionID = transactionID
             return data

@@ -100,22 +100,18 @@ extension SQLStorage {
         // its reversal racing (PostgreSQL) apply one after the other, and the later event wins.
         let current = try await executor.execute(
             """
-            UPDATE store_transactions SET revocation_event_at = ?, revocation_reason = ?
-            WHERE transaction_id = ? AND (revocation_event_at IS NULL OR revocation_event_at <= ?)
-            """,
-            [.int(eventAt), .optional(reason.map { Int64($0.rawValue) }), .text(transactionID), .int(eventAt)])
-        guard current == 1, let row = try await executor.query(Self.selectTransaction, [.text(transactionID)]).first else { return false }
+            UPDATE store_transactions SET revocation_event_at = \(eventAt), revocation_reason = \(reason.map { Int64($0.rawValue) })
+            WHERE transaction_id = \(transactionID) AND (revocation_event_at IS NULL OR revocation_event_at <= \(eventAt))
+            """)
+        guard current == 1, let row = try await executor.query(Self.selectTransaction(transactionID)).first else { return false }
         let transaction = try StoreTransaction(row)
         try await touchEntitlements(executor, transaction)
-        let claimed = try await executor.execute(
-            "UPDATE store_transactions SET revoked = 1 WHERE transaction_id = ? AND revoked = 0", [.text(transactionID)])
+        let claimed = try await executor.execute("UPDATE store_transactions SET revoked = 1 WHERE transaction_id = \(transactionID) AND revoked = 0")
         guard claimed == 1 else { return false }
         guard transaction.granted, let user = transaction.userID else { return true }
         let ledger = Ledger(executor)
         var clawedBack: [TallyEventData.ClawedBack] = []
-        for lot in try await executor.query(
-            "SELECT id, currency FROM lots WHERE transaction_id = ? AND revoked = 0 ORDER BY id", [.text(transactionID)])
-        {
+        for lot in try await executor.query("SELECT id, currency FROM lots WHERE transaction_id = \(transactionID) AND revoked = 0 ORDER BY id") {
             let currency = try lot.text("currency")
             let taken = try await ledger.clawBack(lotID: try lot.int("id"), user: user, currency: currency, transaction: transactionID)
             clawedBack.append(.init(currency: currency, removed: taken.removed, debt: taken.debt))
@@ -128,15 +124,13 @@ extension SQLStorage {
     func reverseRevocation(_ executor: WriteContext, transactionID: String, eventAt: Int64, time: Int64) async throws -> Bool {
         let current = try await executor.execute(
             """
-            UPDATE store_transactions SET revocation_event_at = ?
-            WHERE transaction_id = ? AND (revocation_event_at IS NULL OR revocation_event_at <= ?)
-            """,
-            [.int(eventAt), .text(transactionID), .int(eventAt)])
-        guard current == 1, let row = try await executor.query(Self.selectTransaction, [.text(transactionID)]).first else { return false }
+            UPDATE store_transactions SET revocation_event_at = \(eventAt)
+            WHERE transaction_id = \(transactionID) AND (revocation_event_at IS NULL OR revocation_event_at <= \(eventAt))
+            """)
+        guard current == 1, let row = try await executor.query(Self.selectTransaction(transactionID)).first else { return false }
         let transaction = try StoreTransaction(row)
         try await touchEntitlements(executor, transaction)
-        let claimed = try await executor.execute(
-            "UPDATE store_transactions SET revoked = 0 WHERE transaction_id = ? AND revoked = 1", [.text(transactionID)])
+        let claimed = try await executor.execute("UPDATE store_transactions SET revoked = 0 WHERE transaction_id = \(transactionID) AND revoked = 1")
         guard claimed == 1 else { return false }
         guard let user = transaction.userID else { return true }
         guard transaction.granted else {

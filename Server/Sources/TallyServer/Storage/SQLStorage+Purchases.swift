@@ -51,9 +51,9 @@ extension SQLStorage {
             // The first answer to a client is kept, so that replays repeat it.
             var first = response
             first.replayed = false
+            let firstJSON = try Self.encode(first)
             try await executor.execute(
-                "UPDATE store_transactions SET response_json = ? WHERE transaction_id = ? AND response_json IS NULL",
-                [.text(try Self.encode(first)), .text(transactionID)])
+                "UPDATE store_transactions SET response_json = \(firstJSON) WHERE transaction_id = \(transactionID) AND response_json IS NULL")
             return response
         }
     }
@@ -72,10 +72,9 @@ extension SQLStorage {
     }
 
     /// The row of a transaction with its owner's app user id, as events tell it.
-    static let selectTransaction = """
-        SELECT t.*, u.app_user_id FROM store_transactions t LEFT JOIN users u ON u.id = t.user_id
-        WHERE t.transaction_id = ?
-        """
+    static func selectTransaction(_ transactionID: String) -> SQL {
+        "SELECT t.*, u.app_user_id FROM store_transactions t LEFT JOIN users u ON u.id = t.user_id WHERE t.transaction_id = \(transactionID)"
+    }
 
     /// Records a transaction once and grants it once its owner is known.
     ///
@@ -84,7 +83,7 @@ extension SQLStorage {
     /// arrives revoked is recorded and grants nothing.
     func record(_ executor: WriteContext, time: Int64, payload: TransactionPayload, evidence: TransactionEvidence, presenter: User?) async throws -> Recorded {
         let transactionID = payload.transactionID ?? ""
-        if let row = try await executor.query(Self.selectTransaction, [.text(transactionID)]).first {
+        if let row = try await executor.query(Self.selectTransaction(transactionID)).first {
             return try await recordAgain(executor, try StoreTransaction(row), presenter: presenter)
         }
 
@@ -93,15 +92,14 @@ extension SQLStorage {
         let token = payload.appAccountToken?.lowercased()
         var owner: (id: String, appUserID: String?)?
         var binding: String?
-        if let token, let row = try await executor.query("SELECT id, app_user_id FROM users WHERE app_account_token = ?", [.text(token)]).first {
+        if let token, let row = try await executor.query("SELECT id, app_user_id FROM users WHERE app_account_token = \(token)").first {
             owner = (try row.text("id"), row.optionalText("app_user_id"))
             binding = "app_account_token"
         } else if let row = try await executor.query(
             """
             SELECT t.user_id, u.app_user_id FROM store_transactions t JOIN users u ON u.id = t.user_id
-            WHERE t.original_transaction_id = ? LIMIT 1
-            """,
-            [.text(original)]
+            WHERE t.original_transaction_id = \(original) LIMIT 1
+            """
         ).first {
             owner = (try row.text("user_id"), row.optionalText("app_user_id"))
             binding = "original_transaction"
@@ -122,22 +120,19 @@ extension SQLStorage {
         if let owner, affectsAccess(transaction) {
             try await touchEntitlements(executor, user: owner.id, time: time, transactionID: transactionID)
         }
+        let revokedAt = transaction.revoked ? payload.revocationDate.map(Self.millis) : nil
+        let grantsJSON = try grants.map(Self.encode)
         try await executor.execute(
             """
             INSERT INTO store_transactions (transaction_id, original_transaction_id, user_id, binding, product_id, product_kind,
                 environment, app_account_token, quantity, purchase_date, expires_date, signed_date, revoked, revocation_event_at,
                 revocation_reason, evidence_kind, evidence, received_at, price, currency, storefront, granted, grants_json)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .text(transactionID), .text(original), .optional(owner?.id), .optional(binding), .text(transaction.productID),
-                .text(kind.rawValue), .text(transaction.environment), .optional(token), .int(transaction.quantity),
-                .optional(payload.purchaseDate.map(Self.millis)), .optional(transaction.expiresAt), .optional(payload.signedDate.map(Self.millis)),
-                .int(transaction.revoked ? 1 : 0), .optional(transaction.revoked ? payload.revocationDate.map(Self.millis) : nil),
-                .optional(payload.revocationReason.map { Int64($0.rawValue) }), .text(evidence.kind), .text(evidence.text),
-                .int(time), .optional(transaction.price), .optional(transaction.currency), .optional(transaction.storefront),
-                .int(grants == nil ? 0 : 1), .optional(try grants.map(Self.encode)),
-            ])
+            VALUES (\(transactionID), \(original), \(owner?.id), \(binding), \(transaction.productID), \(kind),
+                \(transaction.environment), \(token), \(transaction.quantity), \(payload.purchaseDate.map(Self.millis)),
+                \(transaction.expiresAt), \(payload.signedDate.map(Self.millis)), \(transaction.revoked), \(revokedAt),
+                \(payload.revocationReason.map { Int64($0.rawValue) }), \(evidence.kind), \(evidence.text), \(time),
+                \(transaction.price), \(transaction.currency), \(transaction.storefront), \(grants != nil), \(grantsJSON))
+            """)
         guard let owner, let product, let grants else {
             return Recorded(granted: [], firstDelivery: presenter != nil, userID: owner?.id, new: true)
         }
@@ -166,14 +161,15 @@ extension SQLStorage {
         }
         let product = catalog.product(transaction.productID)
         let grants = transaction.revoked ? nil : product.map { Self.grants(of: $0, quantity: transaction.quantity) }
+        let grantsJSON = try grants.map(Self.encode)
         let bound = try await executor.execute(
             """
-            UPDATE store_transactions SET user_id = ?, binding = 'first_presenter', granted = ?, grants_json = ?
-            WHERE transaction_id = ? AND user_id IS NULL
-            """,
-            [.text(presenter.id), .int(transaction.revoked ? 0 : 1), .optional(try grants.map(Self.encode)), .text(transactionID)])
+            UPDATE store_transactions SET user_id = \(presenter.id), binding = 'first_presenter', granted = \(!transaction.revoked),
+                grants_json = \(grantsJSON)
+            WHERE transaction_id = \(transactionID) AND user_id IS NULL
+            """)
         guard bound == 1 else {
-            guard let winner = try await executor.query(Self.selectTransaction, [.text(transactionID)]).first.map(StoreTransaction.init),
+            guard let winner = try await executor.query(Self.selectTransaction(transactionID)).first.map(StoreTransaction.init),
                 winner.userID == presenter.id
             else {
                 throw StorageError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
@@ -209,9 +205,9 @@ extension SQLStorage {
         }
         let product = catalog.product(transaction.productID)
         let grants = product.map { Self.grants(of: $0, quantity: transaction.quantity) }
+        let grantsJSON = try grants.map(Self.encode)
         let claimed = try await executor.execute(
-            "UPDATE store_transactions SET granted = 1, grants_json = ? WHERE transaction_id = ? AND granted = 0",
-            [.optional(try grants.map(Self.encode)), .text(transaction.transactionID)])
+            "UPDATE store_transactions SET granted = 1, grants_json = \(grantsJSON) WHERE transaction_id = \(transaction.transactionID) AND granted = 0")
         guard claimed == 1, let product, let grants else { return nil }
         try await credit(executor, transaction, product: product, grants: grants)
         return grants
@@ -232,7 +228,7 @@ extension SQLStorage {
         let order = try await Self.order(executor, user: user, id: orderID, now: time)
         if order.transactionID == transactionID { return }
         // One transaction fulfils one order (UNIQUE in the database): said here, not as a constraint error.
-        if try await executor.query("SELECT id FROM orders WHERE transaction_id = ?", [.text(transactionID)]).first != nil {
+        if try await executor.query("SELECT id FROM orders WHERE transaction_id = \(transactionID)").first != nil {
             throw StorageError(.orderMismatch, "transaction \(transactionID) already fulfilled another order")
         }
         guard order.productID == productID else {
@@ -243,8 +239,7 @@ extension SQLStorage {
         }
         // A payment that arrives for an expired or failed order still fulfils it: the money was taken.
         try await executor.execute(
-            "UPDATE orders SET status = 'fulfilled', transaction_id = ?, updated_at = ? WHERE id = ?",
-            [.text(transactionID), .int(time), .text(orderID)])
+            "UPDATE orders SET status = \(OrderStatus.fulfilled), transaction_id = \(transactionID), updated_at = \(time) WHERE id = \(orderID)")
     }
 }
 
