@@ -28,6 +28,8 @@ public struct SQLStorage: TallyStorage {
 
     /// Webhook endpoints, their deliveries and the events, in the same database.
     var webhooks: WebhookStore { WebhookStore(transactions: transactions) }
+    /// Spends and reservations.
+    var spending: SpendingStore { SpendingStore(transactions: transactions, catalog: catalog) }
 
     /// - Parameters:
     ///   - database: where the data lives; migrate it first.
@@ -185,5 +187,34 @@ public struct SQLStorage: TallyStorage {
             appAccountToken: UUID(uuidString: try row.text("app_account_token")) ?? user.appAccountToken,
             status: status, transactionID: row.optionalText("transaction_id"), failureReason: row.optionalText("failure_reason"),
             createdAt: date(try row.int("created_at")), expiresAt: date(expires))
+    }
+}
+
+// MARK: - Spending, answered by its store
+
+extension SQLStorage {
+    /// Spends from the allowance first, then the oldest lots; idempotent by key.
+    public func spend(user: User, request: SpendRequest) async throws -> SpendResponse {
+        try await spending.spend(user: user, request: request)
+    }
+
+    /// Holds an amount for metered use; idempotent by key.
+    public func reserve(user: User, request: ReservationRequest) async throws -> Reservation {
+        try await spending.reserve(user: user, request: request)
+    }
+
+    /// Spends what a held reservation used and returns the rest.
+    public func commit(user: User, reservationID: String, used: Int64) async throws -> Reservation {
+        try await spending.commit(user: user, reservationID: reservationID, used: used)
+    }
+
+    /// Returns a held reservation whole.
+    public func release(user: User, reservationID: String) async throws -> Reservation {
+        try await spending.release(user: user, reservationID: reservationID)
+    }
+
+    /// Releases every held reservation whose time is up.
+    public func expireReservations() async throws -> Int {
+        try await spending.expireReservations()
     }
 }

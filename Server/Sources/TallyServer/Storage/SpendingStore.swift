@@ -2,7 +2,18 @@ import Foundation
 public import TallyCore
 import TallySQL
 
-extension SQLStorage {
+/// Spending: spends and reservations of a user's credits, allowance first, then the oldest
+/// lots; each idempotent by its key. It writes through the unit of work the stores share
+/// (``Transactions``), and ``SQLStorage`` answers ``TallyStorage``'s spending calls with it.
+struct SpendingStore: Sendable {
+    let transactions: Transactions
+    let catalog: TallyCatalog
+    var accounts: Accounts { transactions.accounts }
+
+    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
+        try await transactions.write(work)
+    }
+
     func validate(currency: String, amount: Int64, key: String) throws(StorageError) {
         guard catalog.hasCurrency(currency) else { throw StorageError(.unknownCurrency, "no currency \(currency) in the catalog") }
         guard amount > 0, amount <= TallyCatalog.maximumAmount else {
@@ -14,12 +25,12 @@ extension SQLStorage {
     }
 
     /// Spends from the allowance first, then the oldest lots; idempotent by key.
-    public func spend(user: User, request: SpendRequest) async throws -> SpendResponse {
+    func spend(user: User, request: SpendRequest) async throws -> SpendResponse {
         try validate(currency: request.currency, amount: request.amount, key: request.idempotencyKey)
         if let reference = request.reference, reference.unicodeScalars.count > 256 {
             throw StorageError(.invalidRequest, "reference must be at most 256 characters")
         }
-        let requestHash = Self.hash(request.currency, String(request.amount), request.reference ?? "")
+        let requestHash = SQLStorage.hash(request.currency, String(request.amount), request.reference ?? "")
         return try await write { executor, time in
             let id = UUID().uuidString.lowercased()
             // The key is claimed first: a duplicate running at the same time waits on this row
@@ -46,7 +57,7 @@ extension SQLStorage {
                 guard try existing.text("request_hash") == requestHash else {
                     throw StorageError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another spend")
                 }
-                var first = try Self.decode(SpendResponse.self, try existing.text("response_json"))
+                var first = try SQLStorage.decode(SpendResponse.self, try existing.text("response_json"))
                 first.replayed = true
                 return first
             }
@@ -68,8 +79,8 @@ extension SQLStorage {
             let response = SpendResponse(
                 spendID: id, currency: request.currency, amount: request.amount, fromAllowance: fromAllowance, fromBalance: fromBalance,
                 balance: try await accounts.balance(executor, user: user.id, currency: request.currency, time: time), replayed: false)
-            try await executor.execute("UPDATE spends SET response_json = ? WHERE id = ?", [.text(try Self.encode(response)), .text(id)])
-            var data = Self.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
+            try await executor.execute("UPDATE spends SET response_json = ? WHERE id = ?", [.text(try SQLStorage.encode(response)), .text(id)])
+            var data = SQLStorage.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
             data.spendID = id
             data.reference = request.reference
             try await executor.outbox.emit(.creditsSpent, data)
@@ -80,12 +91,12 @@ extension SQLStorage {
     // MARK: - Reservations
 
     /// Holds an amount for metered use; idempotent by key.
-    public func reserve(user: User, request: ReservationRequest) async throws -> Reservation {
+    func reserve(user: User, request: ReservationRequest) async throws -> Reservation {
         try validate(currency: request.currency, amount: request.amount, key: request.idempotencyKey)
         guard request.ttlSeconds > 0, request.ttlSeconds <= catalog.maximumReservationSeconds else {
             throw StorageError(.invalidRequest, "ttl_seconds must be 1 to \(catalog.maximumReservationSeconds)")
         }
-        let requestHash = Self.hash(request.currency, String(request.amount), String(request.ttlSeconds))
+        let requestHash = SQLStorage.hash(request.currency, String(request.amount), String(request.ttlSeconds))
         return try await write { executor, time in
             let id = UUID().uuidString.lowercased()
             // Claimed first, as a spend's key is; the split between allowance and balance is set below.
@@ -132,16 +143,16 @@ extension SQLStorage {
                 let position = try await ledger.position(user.id, request.currency)
                 throw StorageError.insufficient(request.currency, available: position.available + (window?.free ?? 0))
             }
-            var data = Self.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
+            var data = SQLStorage.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
             data.reservationID = id
-            data.expiresAt = Self.date(time + request.ttlSeconds * 1000)
+            data.expiresAt = SQLStorage.date(time + request.ttlSeconds * 1000)
             try await executor.outbox.emit(.reservationCreated, data)
             return try await reservation(executor, id: id, user: user.id, time: time)
         }
     }
 
     /// Spends what a held reservation used and returns the rest.
-    public func commit(user: User, reservationID: String, used: Int64) async throws -> Reservation {
+    func commit(user: User, reservationID: String, used: Int64) async throws -> Reservation {
         guard used >= 0, used <= TallyCatalog.maximumAmount else {
             throw StorageError(.invalidAmount, "used must be 0 to \(TallyCatalog.maximumAmount)")
         }
@@ -165,7 +176,7 @@ extension SQLStorage {
     }
 
     /// Returns a held reservation whole.
-    public func release(user: User, reservationID: String) async throws -> Reservation {
+    func release(user: User, reservationID: String) async throws -> Reservation {
         try await write { executor, time in
             let row = try await reservationRow(executor, id: reservationID, user: user.id)
             switch ReservationStatus(rawValue: try row.text("status")) {
@@ -183,7 +194,7 @@ extension SQLStorage {
     }
 
     /// Releases every held reservation whose time is up.
-    public func expireReservations() async throws -> Int {
+    func expireReservations() async throws -> Int {
         try await write { executor, time in
             let rows = try await executor.query(
                 "SELECT * FROM reservations WHERE status = 'held' AND expires_at <= ? ORDER BY expires_at LIMIT 500", [.int(time)])
@@ -238,7 +249,7 @@ extension SQLStorage {
         }
         try await Ledger(executor).settleHold(
             user, currency, held: fromBalance, used: used - usedAllowance, operation: id, reference: "reservation")
-        var data = Self.creditsEvent(user: user, currency: currency, amount: try row.int("amount"))
+        var data = SQLStorage.creditsEvent(user: user, currency: currency, amount: try row.int("amount"))
         data.reservationID = id
         if status == .committed {
             data.used = used
@@ -266,7 +277,7 @@ extension SQLStorage {
         return Reservation(
             reservationID: try row.text("id"), currency: try row.text("currency"), amount: try row.int("amount"),
             fromAllowance: try row.int("from_allowance"), fromBalance: try row.int("from_balance"), status: status,
-            used: row.optionalInt("used"), expiresAt: Self.date(try row.int("expires_at")),
+            used: row.optionalInt("used"), expiresAt: SQLStorage.date(try row.int("expires_at")),
             balance: try await accounts.balance(executor, user: try row.text("user_id"), currency: try row.text("currency"), time: time),
             replayed: false)
     }
