@@ -32,7 +32,7 @@ struct ServerDependencies: Sendable {
     /// The key that signs answers to `/v1/me…`, when one is configured.
     let responseSigningKey: ResponseSigningKey?
     /// Webhook endpoints, deliveries and the events (the same database).
-    let webhooks: any WebhookStorage
+    let webhooks: WebhookStore
 
     /// Builds the dependencies over `database`.
     /// - Parameters:
@@ -45,7 +45,7 @@ struct ServerDependencies: Sendable {
             for type in types { counters.increment("tally_events_total", ["type": type.rawValue]) }
         }
         storage = sql
-        webhooks = sql
+        webhooks = sql.webhooks
         console = sql
         verifier =
             configuration.verifier

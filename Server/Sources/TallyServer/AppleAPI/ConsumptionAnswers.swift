@@ -84,10 +84,10 @@ public struct ConsumptionAnswerer: Sendable {
             }
             switch failure?.kind {
             case nil:
-                try await storage.closeConsumptionRequest(due.notificationUUID, status: "sent", detail: nil)
+                try await storage.closeConsumptionRequest(due.notificationUUID, status: .sent, detail: nil)
                 report.sent += 1
             case .invalidRequest?, .notFound?:
-                try await storage.closeConsumptionRequest(due.notificationUUID, status: "refused", detail: failure?.description)
+                try await storage.closeConsumptionRequest(due.notificationUUID, status: .refused, detail: failure?.description)
                 report.refused += 1
             default:
                 // The claim lapses and a later round tries again.

@@ -16,7 +16,7 @@ import TallyCore
 /// SQLite has one writer, so it has no such gaps: there `gapWait` is 0.
 final class EventLog: Sendable {
     let path: String
-    let storage: any WebhookStorage
+    let storage: WebhookStore
     let gapWait: TimeInterval
     let now: @Sendable () -> Date
     private struct State {
@@ -34,7 +34,7 @@ final class EventLog: Sendable {
         }
     }
 
-    init(path: String, storage: any WebhookStorage, gapWait: TimeInterval, now: @escaping @Sendable () -> Date) throws {
+    init(path: String, storage: WebhookStore, gapWait: TimeInterval, now: @escaping @Sendable () -> Date) throws {
         self.path = path
         self.storage = storage
         self.gapWait = gapWait

@@ -139,7 +139,7 @@ struct HTTPWebhookTransport: WebhookTransport {
 /// attempts ended meanwhile (one transaction for those, not one per attempt). A slow answer
 /// holds its own slot only; one endpoint holds at most `perEndpoint` slots.
 struct WebhookDispatcher: Sendable {
-    let storage: any WebhookStorage
+    let storage: WebhookStore
     let transport: any WebhookTransport
     let policy: WebhookRetryPolicy
     let timeout: TimeInterval

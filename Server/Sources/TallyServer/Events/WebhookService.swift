@@ -8,7 +8,7 @@ import TallyCore
 /// are due, after a pause of the poll interval when fewer were due than it had room for. Owns
 /// its HTTP client.
 struct WebhookService: Service {
-    let storage: any WebhookStorage
+    let storage: WebhookStore
     let configuration: WebhookDeliveryConfiguration
     let metrics: Metrics
     let now: @Sendable () -> Date

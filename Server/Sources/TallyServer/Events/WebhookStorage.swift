@@ -111,38 +111,6 @@ struct AttemptResult: Sendable {
     var delivered: Bool { statusCode.map { (200..<300).contains($0) } ?? false }
 }
 
-/// Endpoints, the outbox's deliveries and their attempts: what the admin API and the delivery
-/// worker keep in the database.
-protocol WebhookStorage: Sendable {
-    func createEndpoint(url: String, description: String, eventTypes: [TallyEventType], secret: WebhookSecret) async throws -> WebhookEndpoint
-    func endpoints() async throws -> [WebhookEndpoint]
-    func endpoint(id: String) async throws -> WebhookEndpoint
-    func updateEndpoint(id: String, change: WebhookEndpointChange) async throws -> WebhookEndpoint
-    /// Signs with `secret` from now on, and with the current one too until `overlap` has passed;
-    /// refused while an earlier rotation's previous secret still signs.
-    func rotateSecret(id: String, secret: WebhookSecret, overlap: TimeInterval) async throws -> WebhookEndpoint
-    func deleteEndpoint(id: String) async throws
-    func deliveries(endpointID: String, status: String?, limit: Int, cursor: Int64?) async throws -> WebhookDeliveryPage
-    func attempts(endpointID: String, eventID: String) async throws -> [WebhookAttempt]
-    /// Makes the event due at once for the endpoint again (or for the first time), whatever its
-    /// state; refused while the endpoint is disabled or a worker is sending the event.
-    func replay(endpointID: String, eventID: String) async throws -> WebhookDelivery
-    func events(after: Int64?, type: TallyEventType?, userID: String?, limit: Int) async throws -> TallyEventPage
-    /// Claims up to `limit` due deliveries for `lease` seconds, at most `perEndpoint` less its
-    /// count in `busy` (the worker's requests in flight) for each endpoint.
-    func claimDeliveries(limit: Int, lease: TimeInterval, busy: [String: Int], perEndpoint: Int) async throws -> [ClaimedDelivery]
-    /// Records attempts in one transaction; after a failure the next is due after its
-    /// `retryAfter` (nil: no more tries), and `disable` stops the endpoint (a 410).
-    func recordAttempts(_ attempts: [RecordedAttempt]) async throws
-}
-
-extension WebhookStorage {
-    /// Claims up to `limit` due deliveries for `lease` seconds, whatever their endpoints.
-    func claimDeliveries(limit: Int, lease: TimeInterval) async throws -> [ClaimedDelivery] {
-        try await claimDeliveries(limit: limit, lease: lease, busy: [:], perEndpoint: limit)
-    }
-}
-
 /// An attempt as the worker records it, with what follows from it.
 struct RecordedAttempt: Sendable {
     var delivery: ClaimedDelivery

@@ -8,9 +8,10 @@ import TallySQL
 /// A window is the part of a paid subscription period that falls in one allowance period,
 /// counted from the period's purchase date; its row is made the first time it is needed.
 struct Allowances {
-    let executor: any SQLExecutor
+    let context: WriteContext
     let catalog: TallyCatalog
-    let now: Int64
+    var now: Int64 { context.now }
+    private var executor: any SQLExecutor { context }
 
     struct Window: Equatable {
         var originalTransactionID: String
@@ -48,8 +49,8 @@ struct Allowances {
             """,
             [.text(user), .text(currency), .text(original), .int(start), .int(end), .int(allowance.amount)])
         if inserted == 1 {
-            try await Ledger(executor: executor, now: now).entry(
-                user, currency, kind: "allowance_grant", amount: allowance.amount, bucket: "allowance", transaction: original)
+            try await Ledger(context).entry(
+                user, currency, kind: .allowanceGrant, amount: allowance.amount, bucket: .allowance, transaction: original)
         }
         return try await window(original: original, currency: currency, start: start)
     }
@@ -77,8 +78,8 @@ struct Allowances {
             """,
             [.int(amount), .text(window.originalTransactionID), .text(currency), .int(window.start), .int(amount)])
         guard changed == 1 else { return false }
-        try await Ledger(executor: executor, now: now).entry(
-            user, currency, kind: "allowance_spend", amount: -amount, bucket: "allowance", operation: operation, reference: reference)
+        try await Ledger(context).entry(
+            user, currency, kind: .allowanceSpend, amount: -amount, bucket: .allowance, operation: operation, reference: reference)
         return true
     }
 
@@ -105,8 +106,8 @@ struct Allowances {
             WHERE original_transaction_id = ? AND currency = ? AND window_start = ?
             """,
             [.int(held), .int(used), .text(original), .text(currency), .int(start)])
-        try await Ledger(executor: executor, now: now).entry(
-            user, currency, kind: "allowance_spend", amount: -used, bucket: "allowance", operation: operation, reference: reference)
+        try await Ledger(context).entry(
+            user, currency, kind: .allowanceSpend, amount: -used, bucket: .allowance, operation: operation, reference: reference)
     }
 
     /// The allowance period that contains `time`, counted from `anchor` in steps of `per`

@@ -13,10 +13,15 @@ import TallySQL
 /// Every write that reads before it changes takes ``lock(_:_:)`` first: that row lock
 /// serializes concurrent work on one user's currency on PostgreSQL (READ COMMITTED: each
 /// statement after it sees what the previous holder committed), and SQLite has one writer anyway.
+///
+/// It works inside a write's ``WriteContext``: a repaid debt writes its event there.
 struct Ledger {
-    let executor: any SQLExecutor
+    let context: WriteContext
     /// Now, in epoch milliseconds.
-    let now: Int64
+    var now: Int64 { context.now }
+    private var executor: any SQLExecutor { context }
+
+    init(_ context: WriteContext) { self.context = context }
 
     struct Position: Equatable {
         var available: Int64
@@ -25,6 +30,11 @@ struct Ledger {
     }
 
     func position(_ user: String, _ currency: String) async throws -> Position {
+        try await Self.position(executor, user, currency)
+    }
+
+    /// The user's position in `currency`, in a write or a read; all zero when there is none yet.
+    static func position(_ executor: any SQLExecutor, _ user: String, _ currency: String) async throws -> Position {
         let rows = try await executor.query(
             "SELECT available, held, debt FROM positions WHERE user_id = ? AND currency = ?", [.text(user), .text(currency)])
         guard let row = rows.first else { return Position(available: 0, held: 0, debt: 0) }
@@ -43,7 +53,7 @@ struct Ledger {
     }
 
     func entry(
-        _ user: String, _ currency: String, kind: String, amount: Int64, bucket: String = "balance",
+        _ user: String, _ currency: String, kind: LedgerEntryKind, amount: Int64, bucket: LedgerBucket = .balance,
         transaction: String? = nil, operation: String? = nil, reference: String? = nil
     ) async throws {
         guard amount != 0 else { return }
@@ -53,19 +63,20 @@ struct Ledger {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
-                .text(user), .text(currency), .text(bucket), .text(kind), .int(amount), .optional(transaction),
+                .text(user), .text(currency), .text(bucket.rawValue), .text(kind.rawValue), .int(amount), .optional(transaction),
                 .optional(operation), .optional(reference), .int(now),
             ])
     }
 
-    /// Adds `amount` as a new lot; debt is repaid from it first. Returns what was repaid.
+    /// Adds `amount` as a new lot, whose source is `kind`; debt is repaid from it first.
+    /// Returns what was repaid.
     // `@inline(never)`: Swift 6.3.1's optimizer crashes (signal 11 in LLVM's coroutine
     // splitting) when this async method is inlined into the storage's write closures, so a
     // release build of TallyServer needs it kept out of line.
     @discardableResult
     @inline(never)
     func grant(
-        _ user: String, _ currency: String, amount: Int64, kind: String, source: String,
+        _ user: String, _ currency: String, amount: Int64, kind: LedgerEntryKind,
         transaction: String? = nil, operation: String? = nil, reference: String? = nil
     ) async throws -> Int64 {
         precondition(amount > 0)
@@ -80,7 +91,7 @@ struct Ledger {
             INSERT INTO lots (user_id, currency, source, transaction_id, granted, remaining, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """,
-            [.text(user), .text(currency), .text(source), .optional(transaction), .int(amount), .int(amount - repaid), .int(now)])
+            [.text(user), .text(currency), .text(kind.rawValue), .optional(transaction), .int(amount), .int(amount - repaid), .int(now)])
         try await entry(user, currency, kind: kind, amount: amount, transaction: transaction, operation: operation, reference: reference)
         try await debtRepaid(user, currency, repaid)
         return repaid
@@ -88,7 +99,7 @@ struct Ledger {
 
     /// Takes `amount` from `available` if there is that much; false (and no change) if not.
     func spend(
-        _ user: String, _ currency: String, amount: Int64, kind: String = "spend",
+        _ user: String, _ currency: String, amount: Int64, kind: LedgerEntryKind = .spend,
         operation: String? = nil, reference: String? = nil
     ) async throws -> Bool {
         guard amount > 0 else { return true }
@@ -127,7 +138,7 @@ struct Ledger {
             [.int(held), .int(returned - repaid), .int(repaid), .text(user), .text(currency)])
         // Used units leave the lots; repaid units pay the debt out of them too.
         try await consumeLots(user, currency, amount: used + repaid)
-        try await entry(user, currency, kind: "spend", amount: -used, operation: operation, reference: reference)
+        try await entry(user, currency, kind: .spend, amount: -used, operation: operation, reference: reference)
         try await debtRepaid(user, currency, repaid)
     }
 
@@ -136,7 +147,7 @@ struct Ledger {
         var data = TallyEventData(userID: user)
         data.currency = currency
         data.amount = repaid
-        try await Outbox(executor: executor, now: now).emit(.debtRepaid, data)
+        try await context.outbox.emit(.debtRepaid, data)
     }
 
     /// Takes back what a lot granted: the unspent part leaves available (as far as available
@@ -156,8 +167,8 @@ struct Ledger {
             [.int(removed), .int(debt), .text(user), .text(currency)])
         try await executor.execute(
             "UPDATE lots SET remaining = remaining - ?, revoked = 1 WHERE id = ?", [.int(removed), .int(lotID)])
-        try await entry(user, currency, kind: "refund", amount: -removed, transaction: transaction)
-        try await entry(user, currency, kind: "refund_debt", amount: -debt, transaction: transaction)
+        try await entry(user, currency, kind: .refund, amount: -removed, transaction: transaction)
+        try await entry(user, currency, kind: .refundDebt, amount: -debt, transaction: transaction)
         return (removed, debt)
     }
 

@@ -12,60 +12,60 @@ extension SQLStorage {
     }
 
     /// Checks an adjustment's input before anything is written.
-    func checkAdjustment(amount: Amount, reason: String, idempotencyKey: String) throws {
-        guard catalog.hasCurrency(amount.currency) else { throw TallyAPIError(.unknownCurrency, "no currency \(amount.currency)") }
+    func checkAdjustment(amount: Amount, reason: String, idempotencyKey: String) throws(StorageError) {
+        guard catalog.hasCurrency(amount.currency) else { throw StorageError(.unknownCurrency, "no currency \(amount.currency)") }
         // `magnitude`, not `abs`: abs(Int64.min) traps.
         guard amount.amount != 0, amount.amount.magnitude <= UInt64(TallyCatalog.maximumAmount) else {
-            throw TallyAPIError(.invalidAmount, "amount must be non-zero and at most \(TallyCatalog.maximumAmount) in size")
+            throw StorageError(.invalidAmount, "amount must be non-zero and at most \(TallyCatalog.maximumAmount) in size")
         }
         guard !idempotencyKey.isEmpty, idempotencyKey.unicodeScalars.count <= 128 else {
-            throw TallyAPIError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
+            throw StorageError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
         }
-        guard !reason.isEmpty, reason.unicodeScalars.count <= 500 else { throw TallyAPIError(.invalidRequest, "reason must be 1 to 500 characters") }
+        guard !reason.isEmpty, reason.unicodeScalars.count <= 500 else { throw StorageError(.invalidRequest, "reason must be 1 to 500 characters") }
     }
 
     /// An adjustment inside a write, checked already.
     func adjust(
-        _ executor: any SQLExecutor, time: Int64, userID: String, amount: Amount, reason: String, idempotencyKey: String
+        _ executor: WriteContext, time: Int64, userID: String, amount: Amount, reason: String, idempotencyKey: String
     ) async throws -> AdminAdjustment {
         let requestHash = Self.hash(amount.currency, String(amount.amount), reason)
         guard try await executor.query("SELECT id FROM users WHERE id = ?", [.text(userID)]).first != nil else {
-            throw TallyAPIError(.notFound, "no user \(userID)")
+            throw StorageError(.notFound, "no user \(userID)")
         }
         if let existing = try await executor.query(
             "SELECT request_hash, response_json FROM adjustments WHERE user_id = ? AND idempotency_key = ?",
             [.text(userID), .text(idempotencyKey)]
         ).first {
             guard try existing.text("request_hash") == requestHash else {
-                throw TallyAPIError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another adjustment")
+                throw StorageError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another adjustment")
             }
             var first = try Self.decode(AdminAdjustment.self, try existing.text("response_json"))
             first.replayed = true
             return first
         }
-        let ledger = Ledger(executor: executor, now: time)
+        let ledger = Ledger(executor)
         if amount.amount > 0 {
-            try await ledger.grant(userID, amount.currency, amount: amount.amount, kind: "adjustment", source: "adjustment", reference: reason)
+            try await ledger.grant(userID, amount.currency, amount: amount.amount, kind: .adjustment, reference: reason)
         } else {
             // A correction downwards takes what is available; the rest is owed, as after a refund.
             try await ledger.lock(userID, amount.currency)
             let position = try await ledger.position(userID, amount.currency)
             let taken = min(position.available, -amount.amount)
-            _ = try await ledger.spend(userID, amount.currency, amount: taken, kind: "adjustment", reference: reason)
+            _ = try await ledger.spend(userID, amount.currency, amount: taken, kind: .adjustment, reference: reason)
             let owed = -amount.amount - taken
             if owed > 0 {
                 try await executor.execute(
                     "UPDATE positions SET debt = debt + ? WHERE user_id = ? AND currency = ?",
                     [.int(owed), .text(userID), .text(amount.currency)])
-                try await ledger.entry(userID, amount.currency, kind: "adjustment_debt", amount: -owed, reference: reason)
+                try await ledger.entry(userID, amount.currency, kind: .adjustmentDebt, amount: -owed, reference: reason)
             }
         }
         var data = Self.creditsEvent(user: userID, currency: amount.currency, amount: amount.amount)
         data.reason = reason
-        try await Outbox(executor: executor, now: time).emit(.creditsAdjusted, data)
+        try await executor.outbox.emit(.creditsAdjusted, data)
         let response = AdminAdjustment(
             userID: userID, currency: amount.currency, amount: amount.amount, reason: reason,
-            balance: try await balance(executor, user: userID, currency: amount.currency, time: time), replayed: false)
+            balance: try await accounts.balance(executor, user: userID, currency: amount.currency, time: time), replayed: false)
         try await executor.execute(
             """
             INSERT INTO adjustments (user_id, idempotency_key, request_hash, currency, amount, reason, response_json, created_at)
@@ -82,15 +82,15 @@ extension SQLStorage {
     public func adminUser(id: String) async throws -> AdminUser {
         try await read { executor, time in
             guard let row = try await executor.query("SELECT * FROM users WHERE id = ?", [.text(id)]).first else {
-                throw TallyAPIError(.notFound, "no user \(id)")
+                throw StorageError(.notFound, "no user \(id)")
             }
             let user = try Self.user(row)
-            let (balances, entitlements) = try await summary(executor, user: id, time: time)
+            let (balances, entitlements) = try await accounts.summary(executor, user: id, time: time)
             let ledger = try await executor.query("SELECT * FROM ledger_entries WHERE user_id = ? ORDER BY id DESC LIMIT 20", [.text(id)])
             return AdminUser(
                 userID: id, appUserID: user.appUserID, appAccountToken: user.appAccountToken, createdAt: user.createdAt,
                 balances: balances, entitlements: entitlements,
-                subscriptions: try await subscriptions(executor, user: id, time: time),
+                subscriptions: try await accounts.subscriptions(executor, user: id, time: time),
                 recentLedger: try ledger.map(Self.ledgerEntry))
         }
     }
@@ -115,7 +115,7 @@ extension SQLStorage {
             case "refunded"?: sql += " AND revoked = 1 AND revocation_reason IS NOT NULL"
             case "unbound"?: sql += " AND user_id IS NULL"
             case nil: break
-            case let other?: throw TallyAPIError(.invalidRequest, "status must be granted, revoked, refunded or unbound, not \(other)")
+            case let other?: throw StorageError(.invalidRequest, "status must be granted, revoked, refunded or unbound, not \(other)")
             }
             // By the time received, the list's own order, so that a range is one index's range.
             if let from = query.from {

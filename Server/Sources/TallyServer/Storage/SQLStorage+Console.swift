@@ -135,14 +135,18 @@ extension SQLStorage: ConsoleStorage {
     ) async throws
         -> AdminAdjustment
     {
-        try checkAdjustment(amount: amount, reason: reason, idempotencyKey: idempotencyKey)
+        // The console shows storage's refusals as the API's errors.
+        do { try checkAdjustment(amount: amount, reason: reason, idempotencyKey: idempotencyKey) } catch { throw TallyAPIError(error) }
         return try await write { executor, time in
             // Locked first, so that nothing changes the position between "before" and the adjustment.
             if try await executor.query("SELECT id FROM users WHERE id = ?", [.text(userID)]).first != nil {
-                try await Ledger(executor: executor, now: time).lock(userID, amount.currency)
+                try await Ledger(executor).lock(userID, amount.currency)
             }
             let before = try await Self.positionText(executor, user: userID, currency: amount.currency)
-            let result = try await adjust(executor, time: time, userID: userID, amount: amount, reason: reason, idempotencyKey: idempotencyKey)
+            let result: AdminAdjustment
+            do {
+                result = try await adjust(executor, time: time, userID: userID, amount: amount, reason: reason, idempotencyKey: idempotencyKey)
+            } catch let error as StorageError { throw TallyAPIError(error) }
             if !result.replayed {
                 try await Self.appendAudit(
                     executor, time: time, actor: actor, action: "adjust", target: userID, before: before,

@@ -2,6 +2,16 @@ public import Foundation
 public import TallyCore
 import TallySQL
 
+/// How a consumption request was closed.
+public enum ConsumptionAnswerStatus: String, Sendable, CaseIterable {
+    /// Apple took the answer.
+    case sent
+    /// Apple will not take one (the request is too old, or the transaction unknown to it).
+    case refused
+    /// Not answered in time.
+    case expired
+}
+
 /// A consumption request claimed for an answer: the body Tally worked out when the request came.
 public struct DueConsumptionAnswer: Sendable, Hashable {
     /// The `CONSUMPTION_REQUEST` notification's UUID.
@@ -45,11 +55,11 @@ extension SQLStorage {
         }
     }
 
-    public func closeConsumptionRequest(_ notificationUUID: String, status: String, detail: String?) async throws {
+    public func closeConsumptionRequest(_ notificationUUID: String, status: ConsumptionAnswerStatus, detail: String?) async throws {
         _ = try await write { executor, time in
             try await executor.execute(
                 "UPDATE consumption_requests SET sent_status = ?, answered_at = ?, detail = ? WHERE notification_uuid = ? AND sent_status IS NULL",
-                [.text(status), .int(time), .optional(detail), .text(notificationUUID)])
+                [.text(status.rawValue), .int(time), .optional(detail), .text(notificationUUID)])
         }
     }
 
@@ -57,10 +67,10 @@ extension SQLStorage {
         try await write { executor, time in
             try await executor.execute(
                 """
-                UPDATE consumption_requests SET sent_status = 'expired', answered_at = ?, detail = 'not answered within 12 hours'
+                UPDATE consumption_requests SET sent_status = ?, answered_at = ?, detail = 'not answered within 12 hours'
                 WHERE sent_status IS NULL AND created_at < ?
                 """,
-                [.int(time), .int(Self.millis(date))])
+                [.text(ConsumptionAnswerStatus.expired.rawValue), .int(time), .int(Self.millis(date))])
         }
     }
 }

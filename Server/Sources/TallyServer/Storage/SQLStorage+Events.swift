@@ -5,65 +5,45 @@ import TallySQL
 extension SQLStorage {
     /// What an event says of a recorded transaction: its user, product, environment and price.
     func transactionEvent(_ executor: any SQLExecutor, transactionID: String) async throws -> TallyEventData {
-        let row = try await executor.query(
-            """
-            SELECT t.*, u.app_user_id FROM store_transactions t LEFT JOIN users u ON u.id = t.user_id
-            WHERE t.transaction_id = ?
-            """,
-            [.text(transactionID)]
-        ).first
-        var data = TallyEventData(userID: row?.optionalText("user_id"))
-        data.appUserID = row?.optionalText("app_user_id")
-        data.transactionID = transactionID
-        data.originalTransactionID = row?.optionalText("original_transaction_id")
-        data.productID = row?.optionalText("product_id")
-        data.productKind = row?.optionalText("product_kind")
-        data.quantity = row?.optionalInt("quantity")
-        data.environment = row?.optionalText("environment")
-        data.price = row?.optionalInt("price")
-        data.priceCurrency = row?.optionalText("currency")
-        data.storefront = row?.optionalText("storefront")
-        data.expiresAt = row?.optionalInt("expires_date").map(Self.date)
-        return data
+        guard let row = try await executor.query(Self.selectTransaction(transactionID)).first else {
+            var data = TallyEventData(userID: nil)
+            data.transactionID = transactionID
+            return data
+        }
+        return try StoreTransaction(row).event
     }
 
     /// The events of a transaction's first grant: the purchase, a subscription's start or
     /// renewal, and the entitlements it brings.
-    func emitGranted(
-        _ executor: any SQLExecutor, time: Int64, transactionID: String, product: TallyCatalog.Product, grants: [Amount]
-    )
-        async throws
-    {
-        let outbox = Outbox(executor: executor, now: time)
-        var data = try await transactionEvent(executor, transactionID: transactionID)
+    func emitGranted(_ executor: WriteContext, _ transaction: StoreTransaction, product: TallyCatalog.Product, grants: [Amount]) async throws {
+        let outbox = executor.outbox
+        var data = transaction.event
         data.amounts = grants
         if !product.entitlements.isEmpty { data.entitlements = product.entitlements }
         try await outbox.emit(.purchaseGranted, data)
         if product.kind == .autoRenewable {
-            let first = data.originalTransactionID == nil || data.originalTransactionID == transactionID
+            let first = data.originalTransactionID == nil || data.originalTransactionID == transaction.transactionID
             try await outbox.emit(first ? .subscriptionStarted : .subscriptionRenewed, data)
         }
     }
 
     /// The events of a refund or revocation that took back what a transaction granted.
     func emitRevoked(
-        _ executor: any SQLExecutor, time: Int64, transactionID: String, reason: RevocationReason?,
-        clawedBack: [TallyEventData.ClawedBack]
+        _ executor: WriteContext, _ transaction: StoreTransaction, reason: RevocationReason?, clawedBack: [TallyEventData.ClawedBack]
     ) async throws {
-        let outbox = Outbox(executor: executor, now: time)
-        var data = try await transactionEvent(executor, transactionID: transactionID)
+        let outbox = executor.outbox
+        var data = transaction.event
         data.clawedBack = clawedBack
         data.reason = reason.map { String($0.rawValue) }
-        let product = data.productID.flatMap { catalog.product($0) }
-        if let product, !product.entitlements.isEmpty { data.entitlements = product.entitlements }
+        if let product = catalog.product(transaction.productID), !product.entitlements.isEmpty { data.entitlements = product.entitlements }
         try await outbox.emit(.purchaseRefunded, data)
-        if data.productKind == ProductKind.autoRenewable.rawValue { try await outbox.emit(.subscriptionRevoked, data) }
+        if transaction.kind == .autoRenewable { try await outbox.emit(.subscriptionRevoked, data) }
     }
 
     /// The subscription event an App Store notification brings beyond its transaction: a
     /// renewal that failed (in grace, or in billing retry, also once grace ends) and an expiry.
     func emitSubscriptionStatus(
-        _ executor: any SQLExecutor, time: Int64, notification: NotificationPayload, transactionID: String
+        _ executor: WriteContext, time: Int64, notification: NotificationPayload, transactionID: String
     ) async throws {
         let type: TallyEventType
         switch notification.notificationType {
@@ -80,7 +60,7 @@ extension SQLStorage {
         if let product = data.productID.flatMap({ catalog.product($0) }), !product.entitlements.isEmpty {
             data.entitlements = product.entitlements
         }
-        try await Outbox(executor: executor, now: time).emit(type, data)
+        try await executor.outbox.emit(type, data)
     }
 
     /// A change of credits outside a purchase: a spend, an adjustment, a sign-up grant, a reservation.
@@ -94,70 +74,35 @@ extension SQLStorage {
     // MARK: - Entitlements
 
     /// Notes, before a change that may alter `user`'s access, which entitlements are active;
-    /// the write then says what changed (``emitEntitlementChanges(_:time:)``). Only the first
+    /// the write then says what changed (``Transactions``). Only the first
     /// note of a transaction counts.
     func touchEntitlements(
-        _ executor: any SQLExecutor, user: String, time: Int64, transactionID: String? = nil, actor: String? = nil
+        _ executor: WriteContext, user: String, time: Int64, transactionID: String? = nil, actor: String? = nil
     ) async throws {
-        guard let counting = executor as? EventCountingExecutor else { return }
-        guard !counting.hasTouched(user) else {
-            counting.touch(user, .init(before: [], transactionID: transactionID, actor: actor))
+        guard !executor.hasTouched(user) else {
+            executor.touch(user, .init(before: [], transactionID: transactionID, actor: actor))
             return
         }
-        if database.dialect == .postgres {
+        if executor.dialect == .postgres {
             // One write at a time reads and changes a user's access: without it two writes
             // would each compare against a state the other is changing (READ COMMITTED), and
             // the events would contradict GET /v1/me. The next statement sees the other's commit.
             _ = try await executor.query("SELECT id FROM users WHERE id = ? FOR UPDATE", [.text(user)])
         }
-        let before = try await activeEntitlements(executor, user: user, time: time)
-        counting.touch(user, .init(before: before, transactionID: transactionID, actor: actor))
+        let before = try await accounts.activeEntitlements(executor, user: user, time: time)
+        executor.touch(user, .init(before: before, transactionID: transactionID, actor: actor))
     }
 
     /// Notes the access of a recorded transaction's owner, when the transaction can change it.
-    func touchEntitlements(_ executor: any SQLExecutor, transactionID: String, time: Int64) async throws {
-        guard
-            let row = try await executor.query(
-                "SELECT user_id, product_id, product_kind FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]
-            ).first, let user = row.optionalText("user_id"),
-            affectsAccess(productID: try row.text("product_id"), kind: try row.text("product_kind"))
-        else { return }
-        try await touchEntitlements(executor, user: user, time: time, transactionID: transactionID)
+    func touchEntitlements(_ executor: WriteContext, _ transaction: StoreTransaction) async throws {
+        guard let user = transaction.userID, affectsAccess(transaction) else { return }
+        try await touchEntitlements(executor, user: user, time: executor.now, transactionID: transaction.transactionID)
     }
 
-    /// Whether a transaction of this product can change access: its product brings
-    /// entitlements, or it is a subscription's (the latest transaction of a subscription decides
-    /// its state, whatever its product).
-    func affectsAccess(productID: String, kind: String) -> Bool {
-        kind == ProductKind.autoRenewable.rawValue || !(catalog.product(productID)?.entitlements.isEmpty ?? true)
-    }
-
-    func activeEntitlements(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> Set<String> {
-        Set(try await entitlements(executor, user: user, time: time).filter(\.active).map(\.id))
-    }
-
-    /// At the end of a write: for each user whose access it may have changed, an
-    /// `entitlement.granted` for what became active and an `entitlement.removed` for what no
-    /// longer is. Nothing when access is what it was (a renewal of an active subscription, a
-    /// refund of an old period while a later one goes on).
-    func emitEntitlementChanges(_ executor: EventCountingExecutor, time: Int64) async throws {
-        for (user, touched) in executor.touchedUsers {
-            let after = try await activeEntitlements(executor, user: user, time: time)
-            guard after != touched.before else { continue }
-            var data = TallyEventData(userID: user)
-            data.transactionID = touched.transactionID
-            data.actor = touched.actor
-            let outbox = Outbox(executor: executor, now: time)
-            let gained = after.subtracting(touched.before)
-            if !gained.isEmpty {
-                data.entitlements = gained.sorted()
-                try await outbox.emit(.entitlementGranted, data)
-            }
-            let lost = touched.before.subtracting(after)
-            if !lost.isEmpty {
-                data.entitlements = lost.sorted()
-                try await outbox.emit(.entitlementRemoved, data)
-            }
-        }
+    /// Whether a transaction can change access: its product brings entitlements, or it is a
+    /// subscription's (the latest transaction of a subscription decides its state, whatever its
+    /// product).
+    func affectsAccess(_ transaction: StoreTransaction) -> Bool {
+        transaction.kind == .autoRenewable || !(catalog.product(transaction.productID)?.entitlements.isEmpty ?? true)
     }
 }

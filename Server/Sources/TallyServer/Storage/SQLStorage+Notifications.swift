@@ -8,7 +8,7 @@ extension SQLStorage {
     public func apply(_ notification: VerifiedNotification, jws: String) async throws -> NotificationOutcome {
         let payload = notification.payload
         guard let uuid = payload.notificationUUID, !uuid.isEmpty, uuid.count <= 64 else {
-            throw TallyAPIError(.invalidRequest, "the notification has no notificationUUID")
+            throw StorageError(.invalidRequest, "the notification has no notificationUUID")
         }
         if let transaction = notification.transaction { try Self.checkQuantity(transaction.payload) }
         let eventAt = (payload.signedDate ?? now()).timeIntervalSince1970
@@ -34,12 +34,9 @@ extension SQLStorage {
             if let transaction = notification.transaction, let signed = payload.data?.signedTransactionInfo,
                 transaction.payload.transactionID != nil
             {
-                let before = try await executor.query(
-                    "SELECT granted FROM store_transactions WHERE transaction_id = ?", [.text(transaction.payload.transactionID!)]
-                ).first
                 let recorded = try await record(executor, time: time, payload: transaction.payload, evidence: .jws(signed), presenter: nil)
                 let id = transaction.payload.transactionID!
-                if before == nil { outcome = .applied }
+                if recorded.new { outcome = .applied }
                 if recorded.userID == nil { detail = "no user known for this transaction yet: recorded, granted when a user presents it" }
                 switch payload.notificationType {
                 case .refund?, .revoke?:
@@ -68,7 +65,7 @@ extension SQLStorage {
     }
 
     /// Keeps the newest renewal info of a subscription (by its signed date), whatever order they come in.
-    func saveRenewalInfo(_ executor: any SQLExecutor, _ renewal: RenewalInfoPayload, jws: String, time: Int64) async throws {
+    func saveRenewalInfo(_ executor: WriteContext, _ renewal: RenewalInfoPayload, jws: String, time: Int64) async throws {
         guard let original = renewal.originalTransactionID, let signed = renewal.signedDate else { return }
         // Every owner of the subscription's transactions: its state decides their access.
         for owner in try await executor.query(
@@ -98,72 +95,58 @@ extension SQLStorage {
 
     /// Applies a refund or revocation unless a later revocation event was applied already.
     /// Returns whether anything changed.
-    func revoke(_ executor: any SQLExecutor, transactionID: String, eventAt: Int64, reason: RevocationReason?, time: Int64) async throws -> Bool {
+    func revoke(_ executor: WriteContext, transactionID: String, eventAt: Int64, reason: RevocationReason?, time: Int64) async throws -> Bool {
         // The event is recorded by a conditional UPDATE, which also locks the row: a refund and
         // its reversal racing (PostgreSQL) apply one after the other, and the later event wins.
         let current = try await executor.execute(
             """
-            UPDATE store_transactions SET revocation_event_at = ?, revocation_reason = ?
-            WHERE transaction_id = ? AND (revocation_event_at IS NULL OR revocation_event_at <= ?)
-            """,
-            [.int(eventAt), .optional(reason.map { Int64($0.rawValue) }), .text(transactionID), .int(eventAt)])
-        guard current == 1 else { return false }
-        try await touchEntitlements(executor, transactionID: transactionID, time: time)
-        let claimed = try await executor.execute(
-            "UPDATE store_transactions SET revoked = 1 WHERE transaction_id = ? AND revoked = 0", [.text(transactionID)])
-        guard claimed == 1,
-            let row = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first
-        else {
-            return false
-        }
-        guard try row.int("granted") == 1, let user = row.optionalText("user_id") else { return true }
-        let ledger = Ledger(executor: executor, now: time)
+            UPDATE store_transactions SET revocation_event_at = \(eventAt), revocation_reason = \(reason.map { Int64($0.rawValue) })
+            WHERE transaction_id = \(transactionID) AND (revocation_event_at IS NULL OR revocation_event_at <= \(eventAt))
+            """)
+        guard current == 1, let row = try await executor.query(Self.selectTransaction(transactionID)).first else { return false }
+        let transaction = try StoreTransaction(row)
+        try await touchEntitlements(executor, transaction)
+        let claimed = try await executor.execute("UPDATE store_transactions SET revoked = 1 WHERE transaction_id = \(transactionID) AND revoked = 0")
+        guard claimed == 1 else { return false }
+        guard transaction.granted, let user = transaction.userID else { return true }
+        let ledger = Ledger(executor)
         var clawedBack: [TallyEventData.ClawedBack] = []
-        for lot in try await executor.query(
-            "SELECT id, currency FROM lots WHERE transaction_id = ? AND revoked = 0 ORDER BY id", [.text(transactionID)])
-        {
+        for lot in try await executor.query("SELECT id, currency FROM lots WHERE transaction_id = \(transactionID) AND revoked = 0 ORDER BY id") {
             let currency = try lot.text("currency")
             let taken = try await ledger.clawBack(lotID: try lot.int("id"), user: user, currency: currency, transaction: transactionID)
             clawedBack.append(.init(currency: currency, removed: taken.removed, debt: taken.debt))
         }
-        try await emitRevoked(executor, time: time, transactionID: transactionID, reason: reason, clawedBack: clawedBack)
+        try await emitRevoked(executor, transaction, reason: reason, clawedBack: clawedBack)
         return true
     }
 
     /// Restores what a refund took, unless a later revocation event was applied already.
-    func reverseRevocation(_ executor: any SQLExecutor, transactionID: String, eventAt: Int64, time: Int64) async throws -> Bool {
+    func reverseRevocation(_ executor: WriteContext, transactionID: String, eventAt: Int64, time: Int64) async throws -> Bool {
         let current = try await executor.execute(
             """
-            UPDATE store_transactions SET revocation_event_at = ?
-            WHERE transaction_id = ? AND (revocation_event_at IS NULL OR revocation_event_at <= ?)
-            """,
-            [.int(eventAt), .text(transactionID), .int(eventAt)])
-        guard current == 1 else { return false }
-        try await touchEntitlements(executor, transactionID: transactionID, time: time)
-        let claimed = try await executor.execute(
-            "UPDATE store_transactions SET revoked = 0 WHERE transaction_id = ? AND revoked = 1", [.text(transactionID)])
-        guard claimed == 1,
-            let row = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first
-        else {
-            return false
-        }
-        guard let user = row.optionalText("user_id") else { return true }
-        if try row.int("granted") == 0 {
-            try await grant(
-                executor, time: time, transactionID: transactionID, userID: user,
-                productID: try row.text("product_id"), quantity: try row.int("quantity"))
+            UPDATE store_transactions SET revocation_event_at = \(eventAt)
+            WHERE transaction_id = \(transactionID) AND (revocation_event_at IS NULL OR revocation_event_at <= \(eventAt))
+            """)
+        guard current == 1, let row = try await executor.query(Self.selectTransaction(transactionID)).first else { return false }
+        let transaction = try StoreTransaction(row)
+        try await touchEntitlements(executor, transaction)
+        let claimed = try await executor.execute("UPDATE store_transactions SET revoked = 0 WHERE transaction_id = \(transactionID) AND revoked = 1")
+        guard claimed == 1 else { return false }
+        guard let user = transaction.userID else { return true }
+        guard transaction.granted else {
+            _ = try await grant(executor, transaction)
             return true
         }
-        let ledger = Ledger(executor: executor, now: time)
-        let restored = try await grantsOf(executor, transactionID: transactionID)
+        let ledger = Ledger(executor)
+        let restored = transaction.grants ?? []
         for grant in restored {
             try await ledger.grant(
-                user, grant.currency, amount: grant.amount, kind: "refund_reversal", source: "refund_reversal",
+                user, grant.currency, amount: grant.amount, kind: .refundReversal,
                 transaction: transactionID)
         }
-        var data = try await transactionEvent(executor, transactionID: transactionID)
+        var data = transaction.event
         data.amounts = restored
-        try await Outbox(executor: executor, now: time).emit(.purchaseRefundReversed, data)
+        try await executor.outbox.emit(.purchaseRefundReversed, data)
         return true
     }
 

@@ -15,10 +15,10 @@ extension SQLStorage {
     ///   transaction the first time it is recorded.
     func deliver(_ payload: TransactionPayload, evidence: TransactionEvidence, presenter: User, orderID: String?) async throws -> PurchaseResponse {
         guard let transactionID = payload.transactionID, let productID = payload.productID else {
-            throw TallyAPIError(.invalidRequest, "the transaction has no transactionId or productId")
+            throw StorageError(.invalidRequest, "the transaction has no transactionId or productId")
         }
         guard catalog.product(productID) != nil else {
-            throw TallyAPIError(.unknownProduct, "product \(productID) is not in this server's catalog")
+            throw StorageError(.unknownProduct, "product \(productID) is not in this server's catalog")
         }
         try Self.checkQuantity(payload)
         return try await write { executor, time in
@@ -33,41 +33,47 @@ extension SQLStorage {
                 let applied = try await revoke(
                     executor, transactionID: transactionID, eventAt: Self.millis(payload.signedDate ?? revokedAt),
                     reason: payload.revocationReason, time: time)
-                let (balances, entitlements) = try await summary(executor, user: presenter.id, time: time)
+                let (balances, entitlements) = try await accounts.summary(executor, user: presenter.id, time: time)
                 return PurchaseResponse(
                     transactionID: transactionID, productID: productID, granted: [], balances: balances,
                     entitlements: entitlements, replayed: !recorded.firstDelivery && !applied)
             }
-            if !recorded.firstDelivery,
-                let stored = try await executor.query(
-                    "SELECT response_json FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]
-                ).first?.optionalText("response_json")
-            {
+            if !recorded.firstDelivery, let stored = recorded.response {
                 // A replay answers what the first delivery answered.
                 var first = try Self.decode(PurchaseResponse.self, stored)
                 first.replayed = true
                 return first
             }
-            let (balances, entitlements) = try await summary(executor, user: presenter.id, time: time)
+            let (balances, entitlements) = try await accounts.summary(executor, user: presenter.id, time: time)
             let response = PurchaseResponse(
                 transactionID: transactionID, productID: productID, granted: recorded.granted,
                 balances: balances, entitlements: entitlements, replayed: !recorded.firstDelivery)
             // The first answer to a client is kept, so that replays repeat it.
             var first = response
             first.replayed = false
+            let firstJSON = try Self.encode(first)
             try await executor.execute(
-                "UPDATE store_transactions SET response_json = ? WHERE transaction_id = ? AND response_json IS NULL",
-                [.text(try Self.encode(first)), .text(transactionID)])
+                "UPDATE store_transactions SET response_json = \(firstJSON) WHERE transaction_id = \(transactionID) AND response_json IS NULL")
             return response
         }
     }
 
+    /// What recording a transaction came to.
     struct Recorded {
         /// What the transaction granted (now or before).
         var granted: [Amount]
         /// This call granted it (a client's first delivery); false for a replay.
         var firstDelivery: Bool
         var userID: String?
+        /// This call recorded it: it was not known before.
+        var new: Bool
+        /// The answer the first delivery to a client gave, kept for replays.
+        var response: String?
+    }
+
+    /// The row of a transaction with its owner's app user id, as events tell it.
+    static func selectTransaction(_ transactionID: String) -> SQL {
+        "SELECT t.*, u.app_user_id FROM store_transactions t LEFT JOIN users u ON u.id = t.user_id WHERE t.transaction_id = \(transactionID)"
     }
 
     /// Records a transaction once and grants it once its owner is known.
@@ -75,168 +81,249 @@ extension SQLStorage {
     /// Owner: the user whose app account token it carries; else the owner of its original
     /// transaction; else the first user who presents it (recorded as such). A transaction that
     /// arrives revoked is recorded and grants nothing.
-    func record(_ executor: any SQLExecutor, time: Int64, payload: TransactionPayload, evidence: TransactionEvidence, presenter: User?) async throws -> Recorded
-    {
+    func record(_ executor: WriteContext, time: Int64, payload: TransactionPayload, evidence: TransactionEvidence, presenter: User?) async throws -> Recorded {
         let transactionID = payload.transactionID ?? ""
-        let original = payload.originalTransactionID ?? transactionID
-        let token = payload.appAccountToken?.lowercased()
-
-        if let existing = try await executor.query("SELECT * FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]).first {
-            var owner = existing.optionalText("user_id")
-            if owner == nil, let presenter {
-                // Recorded before by a notification that could not tell whose it was: the presenter takes it,
-                // unless another presenter did at the same moment (the row lock made this one wait for it).
-                if affectsAccess(productID: try existing.text("product_id"), kind: try existing.text("product_kind")) {
-                    try await touchEntitlements(executor, user: presenter.id, time: time, transactionID: transactionID)
-                }
-                if try await bind(executor, transactionID: transactionID, to: presenter.id, binding: "first_presenter") == 0 {
-                    let winner = try await executor.query(
-                        "SELECT user_id FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]
-                    ).first?.optionalText("user_id")
-                    guard winner == presenter.id else {
-                        throw TallyAPIError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
-                    }
-                    return Recorded(granted: try await grantsOf(executor, transactionID: transactionID), firstDelivery: false, userID: winner)
-                }
-                owner = presenter.id
-                if try existing.int("revoked") == 0 {
-                    try await grant(
-                        executor, time: time, transactionID: transactionID, userID: presenter.id,
-                        productID: try existing.text("product_id"), quantity: try existing.int("quantity"))
-                    let granted = try await grantsOf(executor, transactionID: transactionID)
-                    return Recorded(granted: granted, firstDelivery: true, userID: owner)
-                }
-            }
-            if let presenter, owner != presenter.id {
-                throw TallyAPIError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
-            }
-            return Recorded(granted: try await grantsOf(executor, transactionID: transactionID), firstDelivery: false, userID: owner)
+        if let row = try await executor.query(Self.selectTransaction(transactionID)).first {
+            return try await recordAgain(executor, try StoreTransaction(row), presenter: presenter)
         }
 
         // Who owns it?
-        var owner: String?
+        let original = payload.originalTransactionID ?? transactionID
+        let token = payload.appAccountToken?.lowercased()
+        var owner: (id: String, appUserID: String?)?
         var binding: String?
-        if let token, let row = try await executor.query("SELECT id FROM users WHERE app_account_token = ?", [.text(token)]).first {
-            owner = try row.text("id")
+        if let token, let row = try await executor.query("SELECT id, app_user_id FROM users WHERE app_account_token = \(token)").first {
+            owner = (try row.text("id"), row.optionalText("app_user_id"))
             binding = "app_account_token"
         } else if let row = try await executor.query(
-            "SELECT user_id FROM store_transactions WHERE original_transaction_id = ? AND user_id IS NOT NULL LIMIT 1", [.text(original)]
+            """
+            SELECT t.user_id, u.app_user_id FROM store_transactions t JOIN users u ON u.id = t.user_id
+            WHERE t.original_transaction_id = \(original) LIMIT 1
+            """
         ).first {
-            owner = try row.text("user_id")
+            owner = (try row.text("user_id"), row.optionalText("app_user_id"))
             binding = "original_transaction"
         } else if let presenter {
-            owner = presenter.id
+            owner = (presenter.id, presenter.appUserID)
             binding = "first_presenter"
         }
-        if let presenter, let owner, owner != presenter.id {
-            throw TallyAPIError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
+        if let presenter, let owner, owner.id != presenter.id {
+            throw StorageError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
         }
 
         let product = catalog.product(payload.productID ?? "")
-        let revoked = payload.revocationDate != nil
+        let kind = product?.kind ?? payload.type.flatMap(ProductKind.init) ?? StoreTransaction.unrecognizedKind
+        let transaction = StoreTransaction(payload, kind: kind, userID: owner?.id, appUserID: owner?.appUserID)
+        // The grant is claimed in the statement that records it: what it grants is known now.
+        let grants = owner != nil && !transaction.revoked ? product.map { Self.grants(of: $0, quantity: transaction.quantity) } : nil
         // The row counts toward the owner's subscriptions as soon as it is there: access before it.
-        if let owner, affectsAccess(productID: payload.productID ?? "", kind: product?.kind.rawValue ?? Self.kind(payload.type)) {
-            try await touchEntitlements(executor, user: owner, time: time, transactionID: transactionID)
+        if let owner, affectsAccess(transaction) {
+            try await touchEntitlements(executor, user: owner.id, time: time, transactionID: transactionID)
         }
+        let revokedAt = transaction.revoked ? payload.revocationDate.map(Self.millis) : nil
+        let grantsJSON = try grants.map(Self.encode)
         try await executor.execute(
             """
             INSERT INTO store_transactions (transaction_id, original_transaction_id, user_id, binding, product_id, product_kind,
                 environment, app_account_token, quantity, purchase_date, expires_date, signed_date, revoked, revocation_event_at,
-                revocation_reason, evidence_kind, evidence, received_at, price, currency, storefront)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .text(transactionID), .text(original), .optional(owner), .optional(binding), .text(payload.productID ?? ""),
-                .text(product?.kind.rawValue ?? Self.kind(payload.type)), .text(payload.environment?.rawValue ?? "unknown"),
-                .optional(token), .int(Int64(max(1, payload.quantity ?? 1))), .optional(payload.purchaseDate.map(Self.millis)),
-                .optional(payload.expiresDate.map(Self.millis)), .optional(payload.signedDate.map(Self.millis)),
-                .int(revoked ? 1 : 0), .optional(revoked ? payload.revocationDate.map(Self.millis) : nil),
-                .optional(payload.revocationReason.map { Int64($0.rawValue) }), .text(evidence.kind), .text(evidence.text),
-                .int(time), .optional(payload.price), .optional(payload.currency), .optional(payload.storefront),
-            ])
-        guard let owner, !revoked, let product else {
-            return Recorded(granted: [], firstDelivery: presenter != nil, userID: owner)
+                revocation_reason, evidence_kind, evidence, received_at, price, currency, storefront, granted, grants_json)
+            VALUES (\(transactionID), \(original), \(owner?.id), \(binding), \(transaction.productID), \(kind),
+                \(transaction.environment), \(token), \(transaction.quantity), \(payload.purchaseDate.map(Self.millis)),
+                \(transaction.expiresAt), \(payload.signedDate.map(Self.millis)), \(transaction.revoked), \(revokedAt),
+                \(payload.revocationReason.map { Int64($0.rawValue) }), \(evidence.kind), \(evidence.text), \(time),
+                \(transaction.price), \(transaction.currency), \(transaction.storefront), \(grants != nil), \(grantsJSON))
+            """)
+        guard let owner, let product, let grants else {
+            return Recorded(granted: [], firstDelivery: presenter != nil, userID: owner?.id, new: true)
         }
-        try await grant(
-            executor, time: time, transactionID: transactionID, userID: owner, productID: product.productID,
-            quantity: Int64(max(1, payload.quantity ?? 1)))
-        return Recorded(granted: try await grantsOf(executor, transactionID: transactionID), firstDelivery: presenter != nil, userID: owner)
+        try await credit(executor, transaction, product: product, grants: grants)
+        return Recorded(granted: grants, firstDelivery: presenter != nil, userID: owner.id, new: true)
     }
 
-    static func kind(_ type: AppStoreProductType?) -> String {
-        switch type {
-        case .consumable?: "consumable"
-        case .nonConsumable?: "non_consumable"
-        case .nonRenewingSubscription?: "non_renewing"
-        case .autoRenewableSubscription?: "auto_renewable"
-        default: "unknown"
+    /// A transaction recorded before: a replay, or a presenter claiming what a notification
+    /// recorded without knowing whose it was.
+    private func recordAgain(_ executor: WriteContext, _ existing: StoreTransaction, presenter: User?) async throws -> Recorded {
+        let transactionID = existing.transactionID
+        guard existing.userID == nil, let presenter else {
+            if let presenter, existing.userID != presenter.id {
+                throw StorageError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
+            }
+            return Recorded(granted: existing.grants ?? [], firstDelivery: false, userID: existing.userID, new: false, response: existing.response)
         }
-    }
-
-    @discardableResult
-    func bind(_ executor: any SQLExecutor, transactionID: String, to userID: String, binding: String) async throws -> Int {
-        try await executor.execute(
-            "UPDATE store_transactions SET user_id = ?, binding = ? WHERE transaction_id = ? AND user_id IS NULL",
-            [.text(userID), .text(binding), .text(transactionID)])
+        // The presenter takes it, unless another presenter did at the same moment (the row lock
+        // made this one wait for it). One statement binds it and claims its grant (never
+        // claimed before: a grant needs an owner).
+        var transaction = existing
+        transaction.userID = presenter.id
+        transaction.appUserID = presenter.appUserID
+        if affectsAccess(transaction) {
+            try await touchEntitlements(executor, user: presenter.id, time: executor.now, transactionID: transactionID)
+        }
+        let product = catalog.product(transaction.productID)
+        let grants = transaction.revoked ? nil : product.map { Self.grants(of: $0, quantity: transaction.quantity) }
+        let grantsJSON = try grants.map(Self.encode)
+        let bound = try await executor.execute(
+            """
+            UPDATE store_transactions SET user_id = \(presenter.id), binding = 'first_presenter', granted = \(!transaction.revoked),
+                grants_json = \(grantsJSON)
+            WHERE transaction_id = \(transactionID) AND user_id IS NULL
+            """)
+        guard bound == 1 else {
+            guard let winner = try await executor.query(Self.selectTransaction(transactionID)).first.map(StoreTransaction.init),
+                winner.userID == presenter.id
+            else {
+                throw StorageError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
+            }
+            return Recorded(granted: winner.grants ?? [], firstDelivery: false, userID: winner.userID, new: false, response: winner.response)
+        }
+        guard !transaction.revoked else { return Recorded(granted: [], firstDelivery: false, userID: presenter.id, new: false) }
+        if let product, let grants { try await credit(executor, transaction, product: product, grants: grants) }
+        return Recorded(granted: grants ?? [], firstDelivery: true, userID: presenter.id, new: false)
     }
 
     /// Refuses a transaction of a quantity the App Store never sells: it sells 1 to 10 units at
     /// once, and anything else is not a purchase to credit (nor a product × quantity to compute).
-    /// - Throws: ``TallyAPIError`` `invalid_request`.
-    static func checkQuantity(_ payload: TransactionPayload) throws {
+    /// - Throws: ``StorageError`` `invalid_request`.
+    static func checkQuantity(_ payload: TransactionPayload) throws(StorageError) {
         guard (1...10).contains(payload.quantity ?? 1) else {
-            throw TallyAPIError(.invalidRequest, "quantity \(payload.quantity ?? 1) is not 1 to 10")
+            throw StorageError(.invalidRequest, "quantity \(payload.quantity ?? 1) is not 1 to 10")
         }
     }
 
-    /// Grants a recorded transaction's product × quantity, once (the `granted` flag is set in
-    /// the same statement that checks it).
-    func grant(_ executor: any SQLExecutor, time: Int64, transactionID: String, userID: String, productID: String, quantity: Int64) async throws {
-        if let product = catalog.product(productID), affectsAccess(productID: productID, kind: product.kind.rawValue) {
-            try await touchEntitlements(executor, user: userID, time: time, transactionID: transactionID)
+    /// What a product × quantity grants.
+    static func grants(of product: TallyCatalog.Product, quantity: Int64) -> [Amount] {
+        product.grants.map { Amount(currency: $0.currency, amount: $0.amount * quantity) }
+    }
+
+    /// Grants a recorded transaction that was never granted (a refund reversed before its
+    /// owner was known), once: the `granted` flag is set in the statement that checks it.
+    /// Returns what it granted; nil when it was granted before or has no owner.
+    func grant(_ executor: WriteContext, _ transaction: StoreTransaction) async throws -> [Amount]? {
+        guard let userID = transaction.userID else { return nil }
+        if affectsAccess(transaction) {
+            try await touchEntitlements(executor, user: userID, time: executor.now, transactionID: transaction.transactionID)
         }
+        let product = catalog.product(transaction.productID)
+        let grants = product.map { Self.grants(of: $0, quantity: transaction.quantity) }
+        let grantsJSON = try grants.map(Self.encode)
         let claimed = try await executor.execute(
-            "UPDATE store_transactions SET granted = 1 WHERE transaction_id = ? AND granted = 0", [.text(transactionID)])
-        guard claimed == 1, let product = catalog.product(productID) else { return }
-        let ledger = Ledger(executor: executor, now: time)
-        var grants: [Amount] = []
-        for grant in product.grants {
-            let amount = grant.amount * quantity
-            try await ledger.grant(userID, grant.currency, amount: amount, kind: "purchase", source: "purchase", transaction: transactionID)
-            grants.append(Amount(currency: grant.currency, amount: amount))
-        }
-        try await executor.execute(
-            "UPDATE store_transactions SET grants_json = ? WHERE transaction_id = ?", [.text(try Self.encode(grants)), .text(transactionID)])
-        try await emitGranted(executor, time: time, transactionID: transactionID, product: product, grants: grants)
+            "UPDATE store_transactions SET granted = 1, grants_json = \(grantsJSON) WHERE transaction_id = \(transaction.transactionID) AND granted = 0")
+        guard claimed == 1, let product, let grants else { return nil }
+        try await credit(executor, transaction, product: product, grants: grants)
+        return grants
     }
 
-    func grantsOf(_ executor: any SQLExecutor, transactionID: String) async throws -> [Amount] {
-        guard
-            let text = try await executor.query(
-                "SELECT grants_json FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)]
-            ).first?.optionalText("grants_json")
-        else {
-            return []
+    /// Credits what a claimed grant gives to the transaction's owner and writes its events.
+    private func credit(_ executor: WriteContext, _ transaction: StoreTransaction, product: TallyCatalog.Product, grants: [Amount]) async throws {
+        guard let userID = transaction.userID else { return }
+        let ledger = Ledger(executor)
+        for grant in grants {
+            try await ledger.grant(
+                userID, grant.currency, amount: grant.amount, kind: .purchase, transaction: transaction.transactionID)
         }
-        return try Self.decode([Amount].self, text)
+        try await emitGranted(executor, transaction, product: product, grants: grants)
     }
 
-    func fulfil(_ executor: any SQLExecutor, orderID: String, user: User, productID: String, transactionID: String, time: Int64) async throws {
+    func fulfil(_ executor: WriteContext, orderID: String, user: User, productID: String, transactionID: String, time: Int64) async throws {
         let order = try await Self.order(executor, user: user, id: orderID, now: time)
         if order.transactionID == transactionID { return }
         // One transaction fulfils one order (UNIQUE in the database): said here, not as a constraint error.
-        if try await executor.query("SELECT id FROM orders WHERE transaction_id = ?", [.text(transactionID)]).first != nil {
-            throw TallyAPIError(.orderMismatch, "transaction \(transactionID) already fulfilled another order")
+        if try await executor.query("SELECT id FROM orders WHERE transaction_id = \(transactionID)").first != nil {
+            throw StorageError(.orderMismatch, "transaction \(transactionID) already fulfilled another order")
         }
         guard order.productID == productID else {
-            throw TallyAPIError(.orderMismatch, "order \(orderID) is for \(order.productID), not \(productID)")
+            throw StorageError(.orderMismatch, "order \(orderID) is for \(order.productID), not \(productID)")
         }
         guard [.created, .expired, .failed].contains(order.status) else {
-            throw TallyAPIError(.orderMismatch, "order \(orderID) is already fulfilled by another transaction")
+            throw StorageError(.orderMismatch, "order \(orderID) is already fulfilled by another transaction")
         }
         // A payment that arrives for an expired or failed order still fulfils it: the money was taken.
         try await executor.execute(
-            "UPDATE orders SET status = 'fulfilled', transaction_id = ?, updated_at = ? WHERE id = ?",
-            [.text(transactionID), .int(time), .text(orderID)])
+            "UPDATE orders SET status = \(OrderStatus.fulfilled), transaction_id = \(transactionID), updated_at = \(time) WHERE id = \(orderID)")
+    }
+}
+
+/// A store transaction as Tally records it: what its grant and its events need, had once from
+/// the verified payload (its first delivery) or from its row.
+struct StoreTransaction {
+    /// The kind recorded for a product of a type this version does not know.
+    static let unrecognizedKind = ProductKind(rawValue: "unknown")
+
+    var transactionID: String
+    var originalTransactionID: String
+    /// Its owner, once known.
+    var userID: String?
+    /// The owner's app user id, for events.
+    var appUserID: String?
+    var productID: String
+    var kind: ProductKind
+    var quantity: Int64
+    var environment: String
+    /// Epoch milliseconds.
+    var expiresAt: Int64?
+    var price: Int64?
+    var currency: String?
+    var storefront: String?
+    var revoked: Bool
+    /// Whether its grant was claimed.
+    var granted: Bool
+    /// What it granted; nil until it is granted.
+    var grants: [Amount]?
+    /// The first answer to a client, kept for replays.
+    var response: String?
+
+    /// A transaction about to be recorded for the first time, as its row will say.
+    init(_ payload: TransactionPayload, kind: ProductKind, userID: String?, appUserID: String?) {
+        transactionID = payload.transactionID ?? ""
+        originalTransactionID = payload.originalTransactionID ?? transactionID
+        self.userID = userID
+        self.appUserID = appUserID
+        productID = payload.productID ?? ""
+        self.kind = kind
+        quantity = Int64(max(1, payload.quantity ?? 1))
+        environment = payload.environment?.rawValue ?? "unknown"
+        expiresAt = payload.expiresDate.map(SQLStorage.millis)
+        price = payload.price
+        currency = payload.currency
+        storefront = payload.storefront
+        revoked = payload.revocationDate != nil
+        granted = false
+    }
+
+    /// A row of `store_transactions`, with the owner's `app_user_id` when the query joined it.
+    init(_ row: SQLRow) throws {
+        transactionID = try row.text("transaction_id")
+        originalTransactionID = try row.text("original_transaction_id")
+        userID = row.optionalText("user_id")
+        appUserID = row.optionalText("app_user_id")
+        productID = try row.text("product_id")
+        kind = ProductKind(rawValue: try row.text("product_kind"))
+        quantity = try row.int("quantity")
+        environment = try row.text("environment")
+        expiresAt = row.optionalInt("expires_date")
+        price = row.optionalInt("price")
+        currency = row.optionalText("currency")
+        storefront = row.optionalText("storefront")
+        revoked = try row.int("revoked") == 1
+        granted = try row.int("granted") == 1
+        grants = try row.optionalText("grants_json").map { try SQLStorage.decode([Amount].self, $0) }
+        response = row.optionalText("response_json")
+    }
+
+    /// What an event says of it: its user, product, environment and price.
+    var event: TallyEventData {
+        var data = TallyEventData(userID: userID)
+        data.appUserID = appUserID
+        data.transactionID = transactionID
+        data.originalTransactionID = originalTransactionID
+        data.productID = productID
+        data.productKind = kind.rawValue
+        data.quantity = quantity
+        data.environment = environment
+        data.price = price
+        data.priceCurrency = currency
+        data.storefront = storefront
+        data.expiresAt = expiresAt.map(SQLStorage.date)
+        return data
     }
 }

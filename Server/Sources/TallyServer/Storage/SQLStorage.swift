@@ -6,26 +6,39 @@ import TallyVerify
 
 /// ``TallyStorage`` over any ``SQLDatabase``: the same statements on SQLite and PostgreSQL.
 ///
-/// A write that loses a race on a UNIQUE constraint (two instances recording the same
-/// transaction at once) or hits a serialization failure or deadlock is run again (up to three
-/// times), and the retry finds the winner's row and answers as a replay. Spends and
-/// reservations claim their idempotency key before anything else instead, so a duplicate
-/// waits for the first and replays it (see docs/decisions/0006-ledger-and-idempotency.md).
+/// Its writes run through ``Transactions``, the unit of work it shares with the other stores
+/// (``webhooks``). Spends and reservations claim their idempotency key before anything else,
+/// so a duplicate waits for the first and replays it; a purchase that loses a race on its
+/// UNIQUE constraint is run again and answers as a replay (see
+/// docs/decisions/0006-ledger-and-idempotency.md).
 public struct SQLStorage: TallyStorage {
-    let database: any SQLDatabase
     let catalog: TallyCatalog
     let now: @Sendable () -> Date
+    /// How writes and reads reach the database, shared with the other stores.
+    var transactions: Transactions
+    /// What users have, read in any transaction.
+    var accounts: Accounts { transactions.accounts }
+    var database: any SQLDatabase { transactions.database }
+
     /// Told the types of the events each write committed (the `/metrics` counter per type).
-    var eventsCommitted: (@Sendable ([TallyEventType]) -> Void)?
+    var eventsCommitted: (@Sendable ([TallyEventType]) -> Void)? {
+        get { transactions.eventsCommitted }
+        set { transactions.eventsCommitted = newValue }
+    }
+
+    /// Webhook endpoints, their deliveries and the events, in the same database.
+    var webhooks: WebhookStore { WebhookStore(transactions: transactions) }
+    /// Spends and reservations.
+    var spending: SpendingStore { SpendingStore(transactions: transactions, catalog: catalog) }
 
     /// - Parameters:
     ///   - database: where the data lives; migrate it first.
     ///   - catalog: the products and currencies.
     ///   - now: the clock.
     public init(database: any SQLDatabase, catalog: TallyCatalog, now: @escaping @Sendable () -> Date) {
-        self.database = database
         self.catalog = catalog
         self.now = now
+        transactions = Transactions(database: database, now: now, accounts: Accounts(catalog: catalog))
     }
 
     var millis: Int64 { Self.millis(now()) }
@@ -33,31 +46,14 @@ public struct SQLStorage: TallyStorage {
     static func millis(_ date: Date) -> Int64 { EpochMilliseconds.of(date) }
     static func date(_ millis: Int64) -> Date { EpochMilliseconds.date(millis) }
 
-    /// Runs a write, retrying up to three times when it lost a UNIQUE race or hit a retryable conflict.
-    func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
-        var attempt = 0
-        while true {
-            let time = millis
-            do {
-                let counting = EventCountingExecutor.Box()
-                let result = try await database.write { executor in
-                    let executor = EventCountingExecutor(executor)
-                    counting.executor = executor
-                    let value = try await work(executor, time)
-                    try await emitEntitlementChanges(executor, time: time)
-                    return value
-                }
-                if let eventsCommitted, let types = counting.executor?.types, !types.isEmpty { eventsCommitted(types) }
-                return result
-            } catch let error as SQLDatabaseError where (error.kind == .uniqueViolation || error.kind == .retryable) && attempt < 3 {
-                attempt += 1
-            }
-        }
+    /// Runs a write as one unit of work (``Transactions/write(_:)``).
+    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
+        try await transactions.write(work)
     }
 
+    /// Runs a read on a consistent snapshot.
     func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
-        let time = millis
-        return try await database.read { executor in try await work(executor, time) }
+        try await transactions.read(work)
     }
 
     static func encode(_ value: some Encodable) throws -> String {
@@ -98,13 +94,13 @@ public struct SQLStorage: TallyStorage {
                     "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (?, ?, ?)",
                     [.text(tokenHash), .text(user.id), .int(time)])
             }
-            let ledger = Ledger(executor: executor, now: time)
+            let ledger = Ledger(executor)
             for grant in catalog.signupGrants {
-                try await ledger.grant(user.id, grant.currency, amount: grant.amount, kind: "signup", source: "signup")
+                try await ledger.grant(user.id, grant.currency, amount: grant.amount, kind: .signup)
                 var data = Self.creditsEvent(user: user.id, currency: grant.currency, amount: grant.amount)
                 data.appUserID = appUserID
                 data.source = "signup"
-                try await Outbox(executor: executor, now: time).emit(.creditsGranted, data)
+                try await executor.outbox.emit(.creditsGranted, data)
             }
             return (user, true, catalog.signupGrants)
         }
@@ -140,7 +136,7 @@ public struct SQLStorage: TallyStorage {
     /// Creates an order for a product of the catalog.
     public func createOrder(user: User, productID: String) async throws -> Order {
         guard catalog.product(productID) != nil else {
-            throw TallyAPIError(.unknownProduct, "no product \(productID) in the catalog")
+            throw StorageError(.unknownProduct, "no product \(productID) in the catalog")
         }
         return try await write { executor, time in
             let id = UUID().uuidString.lowercased()
@@ -165,12 +161,12 @@ public struct SQLStorage: TallyStorage {
     /// Closes an unpaid order as failed.
     public func failOrder(user: User, id: String, reason: String) async throws -> Order {
         // Refused, not cut: what is stored is what the client sent.
-        guard reason.unicodeScalars.count <= 200 else { throw TallyAPIError(.invalidRequest, "reason must be at most 200 characters") }
+        guard reason.unicodeScalars.count <= 200 else { throw StorageError(.invalidRequest, "reason must be at most 200 characters") }
         return try await write { executor, time in
             let order = try await Self.order(executor, user: user, id: id, now: time)
             guard order.status == .created else {
                 if order.status == .failed { return order }
-                throw TallyAPIError(.orderMismatch, "order \(id) is \(order.status)")
+                throw StorageError(.orderMismatch, "order \(id) is \(order.status)")
             }
             try await executor.execute(
                 "UPDATE orders SET status = 'failed', failure_reason = ?, updated_at = ? WHERE id = ? AND status = 'created'",
@@ -181,7 +177,7 @@ public struct SQLStorage: TallyStorage {
 
     static func order(_ executor: any SQLExecutor, user: User, id: String, now: Int64) async throws -> Order {
         guard let row = try await executor.query("SELECT * FROM orders WHERE id = ? AND user_id = ?", [.text(id), .text(user.id)]).first else {
-            throw TallyAPIError(.notFound, "no order \(id)")
+            throw StorageError(.notFound, "no order \(id)")
         }
         var status = OrderStatus(rawValue: try row.text("status"))
         let expires = try row.int("expires_at")
@@ -191,5 +187,34 @@ public struct SQLStorage: TallyStorage {
             appAccountToken: UUID(uuidString: try row.text("app_account_token")) ?? user.appAccountToken,
             status: status, transactionID: row.optionalText("transaction_id"), failureReason: row.optionalText("failure_reason"),
             createdAt: date(try row.int("created_at")), expiresAt: date(expires))
+    }
+}
+
+// MARK: - Spending, answered by its store
+
+extension SQLStorage {
+    /// Spends from the allowance first, then the oldest lots; idempotent by key.
+    public func spend(user: User, request: SpendRequest) async throws -> SpendResponse {
+        try await spending.spend(user: user, request: request)
+    }
+
+    /// Holds an amount for metered use; idempotent by key.
+    public func reserve(user: User, request: ReservationRequest) async throws -> Reservation {
+        try await spending.reserve(user: user, request: request)
+    }
+
+    /// Spends what a held reservation used and returns the rest.
+    public func commit(user: User, reservationID: String, used: Int64) async throws -> Reservation {
+        try await spending.commit(user: user, reservationID: reservationID, used: used)
+    }
+
+    /// Returns a held reservation whole.
+    public func release(user: User, reservationID: String) async throws -> Reservation {
+        try await spending.release(user: user, reservationID: reservationID)
+    }
+
+    /// Releases every held reservation whose time is up.
+    public func expireReservations() async throws -> Int {
+        try await spending.expireReservations()
     }
 }

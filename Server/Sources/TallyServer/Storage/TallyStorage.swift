@@ -97,7 +97,7 @@ public protocol TallyStorage: Sendable {
     /// `since`, not claimed in the last `lease` seconds), oldest first; each claim counts a try.
     func claimConsumptionRequests(since: Date, lease: TimeInterval, limit: Int) async throws -> [DueConsumptionAnswer]
     /// Closes a consumption request: `sent`, `refused` (Apple will not take it) or `expired`.
-    func closeConsumptionRequest(_ notificationUUID: String, status: String, detail: String?) async throws
+    func closeConsumptionRequest(_ notificationUUID: String, status: ConsumptionAnswerStatus, detail: String?) async throws
     /// Closes as `expired` every request still unanswered that was received before `date`.
     func expireConsumptionRequests(receivedBefore date: Date) async throws -> Int
     /// Auto-renewable subscriptions whose latest known expiry falls between `from` and `to`

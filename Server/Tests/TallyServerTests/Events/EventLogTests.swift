@@ -28,12 +28,12 @@ import Testing
         defer { Self.remove(path) }
         let clock = harness.clock
         for _ in 0..<3 { _ = try await harness.user() }
-        let log = try EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now })
+        let log = try EventLog(path: path, storage: harness.storage.webhooks, gapWait: 0, now: { clock.now })
         #expect(try await log.catchUp() == 3)
         #expect(try await log.catchUp() == 0)
         for _ in 0..<2 { _ = try await harness.user() }
         // A new process goes on from the file's last line.
-        let restarted = try EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now })
+        let restarted = try EventLog(path: path, storage: harness.storage.webhooks, gapWait: 0, now: { clock.now })
         #expect(try await restarted.catchUp() == 2)
         let events = try Self.lines(path)
         #expect(events.map(\.sequence) == [1, 2, 3, 4, 5])
@@ -46,12 +46,12 @@ import Testing
         defer { Self.remove(path) }
         let clock = harness.clock
         for _ in 0..<2 { _ = try await harness.user() }
-        _ = try await EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now }).catchUp()
+        _ = try await EventLog(path: path, storage: harness.storage.webhooks, gapWait: 0, now: { clock.now }).catchUp()
         // The crash: the second line is half written.
         var text = try String(contentsOfFile: path, encoding: .utf8)
         text.removeLast(40)
         try text.write(toFile: path, atomically: false, encoding: .utf8)
-        let restarted = try EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now })
+        let restarted = try EventLog(path: path, storage: harness.storage.webhooks, gapWait: 0, now: { clock.now })
         #expect(try await restarted.catchUp() == 1)
         #expect(try Self.lines(path).map(\.sequence) == [1, 2])
     }
@@ -67,7 +67,7 @@ import Testing
             try await executor.execute(
                 "INSERT INTO events (seq, id, type, version, user_id, data, created_at) VALUES (3, 'evt_three', 'credits.granted', 1, NULL, '{}', 0)", [])
         }
-        let log = try EventLog(path: path, storage: harness.storage, gapWait: 60, now: { clock.now })
+        let log = try EventLog(path: path, storage: harness.storage.webhooks, gapWait: 60, now: { clock.now })
         #expect(try await log.catchUp() == 1)
         try await harness.advance(by: .seconds(30))
         #expect(try await log.catchUp() == 0)
@@ -95,13 +95,13 @@ import Testing
         defer { Self.remove(path) }
         let clock = harness.clock
         _ = try await harness.user()
-        _ = try await EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now }).catchUp()
+        _ = try await EventLog(path: path, storage: harness.storage.webhooks, gapWait: 0, now: { clock.now }).catchUp()
         // A power cut leaves zeros after the last line.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(repeating: 0, count: 4096))
         try handle.close()
-        let log = try EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now })
+        let log = try EventLog(path: path, storage: harness.storage.webhooks, gapWait: 0, now: { clock.now })
         _ = try await harness.user()
         #expect(try await log.catchUp() == 1)
         #expect(try Self.lines(path).map(\.sequence) == [1, 2])
@@ -118,11 +118,11 @@ import Testing
         defer { Self.remove(path) }
         let clock = harness.clock
         for _ in 0..<2 { _ = try await harness.user() }
-        _ = try await EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now }).catchUp()
+        _ = try await EventLog(path: path, storage: harness.storage.webhooks, gapWait: 0, now: { clock.now }).catchUp()
         // Rotated by copy and truncate, then a restart: nothing is written twice.
         try Data().write(to: URL(fileURLWithPath: path))
         _ = try await harness.user()
-        #expect(try await EventLog(path: path, storage: harness.storage, gapWait: 0, now: { clock.now }).catchUp() == 1)
+        #expect(try await EventLog(path: path, storage: harness.storage.webhooks, gapWait: 0, now: { clock.now }).catchUp() == 1)
         #expect(try Self.lines(path).map(\.sequence) == [3])
     }
 
@@ -138,7 +138,7 @@ import Testing
                     [.int(Int64(seq)), .text("evt_\(seq)")])
             }
         }
-        let log = try EventLog(path: path, storage: harness.storage, gapWait: 60, now: { clock.now })
+        let log = try EventLog(path: path, storage: harness.storage.webhooks, gapWait: 60, now: { clock.now })
         #expect(try await log.catchUp() == 0)
         try await harness.advance(by: .seconds(60))
         // Three rolled-back numbers (1, 3, 5), one wait.

@@ -10,7 +10,7 @@ import Testing
 /// Every change to money or access writes its event in the same transaction, and only then.
 @Suite struct EventOutboxTests {
     static func events(_ harness: Harness, user: User? = nil) async throws -> [TallyEvent] {
-        try await harness.storage.events(after: nil, type: nil, userID: user?.id, limit: 1000).events
+        try await harness.storage.webhooks.events(after: nil, type: nil, userID: user?.id, limit: 1000).events
     }
 
     static func types(_ harness: Harness, user: User? = nil) async throws -> [TallyEventType] {
@@ -49,13 +49,13 @@ import Testing
         let user = try await harness.user()
         let before = try await Self.events(harness).count
         // Not enough credits: the spend fails, and nothing of it stays.
-        await #expect(throws: TallyAPIError.self) {
+        await #expect(throws: StorageError.self) {
             _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 500, idempotencyKey: "too-much"))
         }
         // The write fails after its event was written (a constraint the event cannot see): both go.
         await #expect(throws: (any Error).self) {
             try await harness.storage.write { executor, time in
-                try await Outbox(executor: executor, now: time).emit(.creditsAdjusted, TallyEventData(userID: user.id))
+                try await executor.outbox.emit(.creditsAdjusted, TallyEventData(userID: user.id))
                 try await executor.execute("INSERT INTO users (id, app_account_token, created_at) VALUES (?, ?, 0)", [.text(user.id), .text("x")])
             }
         }
@@ -221,7 +221,7 @@ import Testing
         var storage = harness.storage
         storage.eventsCommitted = { types in for type in types { metrics.increment("tally_events_total", ["type": type.rawValue]) } }
         let user = try await storage.createUser(appUserID: nil, tokenHash: nil).0
-        await #expect(throws: TallyAPIError.self) {
+        await #expect(throws: StorageError.self) {
             _ = try await storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 500, idempotencyKey: "k"))
         }
         _ = try await storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 1, idempotencyKey: "k2"))

@@ -100,7 +100,7 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
     static func dispatcher(_ harness: Harness, _ receiver: some WebhookTransport, delays: [TimeInterval] = [5, 300]) -> WebhookDispatcher {
         let clock = harness.clock
         var dispatcher = WebhookDispatcher(
-            storage: harness.storage, transport: receiver, policy: WebhookRetryPolicy(delays: delays), timeout: 5, now: { clock.now })
+            storage: harness.storage.webhooks, transport: receiver, policy: WebhookRetryPolicy(delays: delays), timeout: 5, now: { clock.now })
         dispatcher.random = { 0.5 }  // no jitter: the pauses are the schedule's
         return dispatcher
     }
@@ -128,14 +128,15 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
     }
 
     static func statuses(_ harness: Harness, _ endpointID: String) async throws -> [String: String] {
-        let page = try await harness.storage.deliveries(endpointID: endpointID, status: nil, limit: 100, cursor: nil)
+        let page = try await harness.storage.webhooks.deliveries(endpointID: endpointID, status: nil, limit: 100, cursor: nil)
         return Dictionary(uniqueKeysWithValues: page.deliveries.map { ($0.eventID, $0.status) })
     }
 
     @Test(arguments: Backend.available)
     func aSlowAnswerDoesNotHoldUpTheOtherDeliveriesOrTheirRecords(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        let endpoint = try await harness.storage.webhooks.createEndpoint(
+            url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
         for _ in 0..<5 { _ = try await harness.user() }
         let receiver = GatedReceiver { _, before in before == 0 }  // the first request answers late
         let dispatcher = Self.dispatcher(harness, receiver)
@@ -145,7 +146,8 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         let othersRecorded = try await Self.eventually { try await Self.statuses(harness, endpoint.id).values.filter { $0 == "delivered" }.count == 4 }
         #expect(othersRecorded)
         let slowID = try #require(receiver.requests.first?.headers["webhook-id"])
-        let slow = try #require(try await harness.storage.deliveries(endpointID: endpoint.id, status: "pending", limit: 10, cursor: nil).deliveries.first)
+        let slow = try #require(
+            try await harness.storage.webhooks.deliveries(endpointID: endpoint.id, status: "pending", limit: 10, cursor: nil).deliveries.first)
         #expect(slow.eventID == slowID && slow.attempts == 0)
         #expect(receiver.requests.count == 5)
         receiver.open()
@@ -157,8 +159,8 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
     @Test(arguments: Backend.available)
     func aSlowEndpointTakesNoMoreThanItsShareOfTheRequestsInFlight(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let slow = try await harness.storage.createEndpoint(url: "https://slow.example.com/", description: "", eventTypes: [], secret: .generate())
-        let fast = try await harness.storage.createEndpoint(url: "https://fast.example.com/", description: "", eventTypes: [], secret: .generate())
+        let slow = try await harness.storage.webhooks.createEndpoint(url: "https://slow.example.com/", description: "", eventTypes: [], secret: .generate())
+        let fast = try await harness.storage.webhooks.createEndpoint(url: "https://fast.example.com/", description: "", eventTypes: [], secret: .generate())
         for _ in 0..<6 { _ = try await harness.user() }
         let receiver = GatedReceiver { request, _ in request.url == "https://slow.example.com/" }
         var dispatcher = Self.dispatcher(harness, receiver)
@@ -181,7 +183,8 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
     @Test(arguments: Backend.available)
     func aStoppedWorkerFinishesAndRecordsWhatIsInFlightAndClaimsNoMore(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        let endpoint = try await harness.storage.webhooks.createEndpoint(
+            url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
         for _ in 0..<3 { _ = try await harness.user() }
         let receiver = GatedReceiver { _, _ in true }
         var dispatcher = Self.dispatcher(harness, receiver)
@@ -221,7 +224,7 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
     @Test(arguments: Backend.available)
     func anEventIsPostedSignedAndItsAttemptRecorded(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let endpoint = try await harness.storage.createEndpoint(
+        let endpoint = try await harness.storage.webhooks.createEndpoint(
             url: "https://hooks.example.com/tally", description: "crm", eventTypes: [], secret: .generate())
         let user = try await harness.user()
         let receiver = ScriptedReceiver()
@@ -236,11 +239,11 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         #expect(Self.verifies(request, secret: try #require(endpoint.secret)))
         #expect(!Self.verifies(request, secret: WebhookSecret.generate().text))
         // The bytes posted are the event as GET /v1/admin/events lists it.
-        let listed = try #require(try await harness.storage.events(after: nil, type: nil, userID: nil, limit: 1).events.first)
+        let listed = try #require(try await harness.storage.webhooks.events(after: nil, type: nil, userID: nil, limit: 1).events.first)
         #expect(request.body == Array(try TallyAPI.encoder().encode(listed)))
-        let page = try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
+        let page = try await harness.storage.webhooks.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
         #expect(page.deliveries.map(\.status) == ["delivered"])
-        let attempts = try await harness.storage.attempts(endpointID: endpoint.id, eventID: request.event.id)
+        let attempts = try await harness.storage.webhooks.attempts(endpointID: endpoint.id, eventID: request.event.id)
         #expect(attempts.count == 1 && attempts[0].statusCode == 200 && attempts[0].responseExcerpt == "ok")
         // Delivered: nothing more is sent.
         #expect(try await Self.drain(Self.dispatcher(harness, receiver)) == WebhookDispatcher.Report())
@@ -249,14 +252,14 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
     @Test(arguments: Backend.available)
     func aFailingReceiverIsRetriedOnTheScheduleUntilItFails(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let endpoint = try await harness.storage.createEndpoint(url: "http://127.0.0.1:9/hook", description: "", eventTypes: [], secret: .generate())
+        let endpoint = try await harness.storage.webhooks.createEndpoint(url: "http://127.0.0.1:9/hook", description: "", eventTypes: [], secret: .generate())
         _ = try await harness.user()
         let receiver = ScriptedReceiver { _, before in
             before == 0 ? WebhookResponse(statusCode: 500, excerpt: "boom") : WebhookResponse(statusCode: nil, error: "timed out")
         }
         let dispatcher = Self.dispatcher(harness, receiver, delays: [5, 300])
         #expect(try await Self.drain(dispatcher).failedAttempts == 1)
-        var delivery = try #require(try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 1, cursor: nil).deliveries.first)
+        var delivery = try #require(try await harness.storage.webhooks.deliveries(endpointID: endpoint.id, status: nil, limit: 1, cursor: nil).deliveries.first)
         #expect(delivery.status == "pending" && delivery.attempts == 1 && delivery.lastStatusCode == 500)
         #expect(delivery.nextAttemptAt == harness.clock.now.addingTimeInterval(5))
         try await harness.advance(by: .seconds(4))
@@ -265,11 +268,11 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         #expect(try await Self.drain(dispatcher).failedAttempts == 1)
         try await harness.advance(by: .seconds(300))
         #expect(try await Self.drain(dispatcher).failedAttempts == 1)
-        delivery = try #require(try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 1, cursor: nil).deliveries.first)
+        delivery = try #require(try await harness.storage.webhooks.deliveries(endpointID: endpoint.id, status: nil, limit: 1, cursor: nil).deliveries.first)
         #expect(delivery.status == "failed" && delivery.attempts == 3)
         try await harness.advance(by: .seconds(86_400))
         #expect(try await Self.drain(dispatcher) == WebhookDispatcher.Report())
-        let attempts = try await harness.storage.attempts(endpointID: endpoint.id, eventID: delivery.eventID)
+        let attempts = try await harness.storage.webhooks.attempts(endpointID: endpoint.id, eventID: delivery.eventID)
         #expect(attempts.map(\.statusCode) == [500, nil, nil])
         #expect(attempts.map(\.error) == [nil, "timed out", "timed out"])
         #expect(attempts[0].responseExcerpt == "boom")
@@ -291,16 +294,16 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
     @Test(arguments: Backend.available)
     func a410DisablesTheEndpointAndLaterEventsAreNotQueuedForIt(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let endpoint = try await harness.storage.createEndpoint(url: "https://gone.example.com/", description: "", eventTypes: [], secret: .generate())
+        let endpoint = try await harness.storage.webhooks.createEndpoint(url: "https://gone.example.com/", description: "", eventTypes: [], secret: .generate())
         _ = try await harness.user()
         let receiver = ScriptedReceiver { _, _ in WebhookResponse(statusCode: 410) }
         _ = try await Self.drain(Self.dispatcher(harness, receiver))
-        let after = try await harness.storage.endpoint(id: endpoint.id)
+        let after = try await harness.storage.webhooks.endpoint(id: endpoint.id)
         #expect(after.disabled && after.disabledReason == "the endpoint answered 410 Gone")
         _ = try await harness.user()
         try await harness.advance(by: .seconds(3600))
         #expect(try await Self.drain(Self.dispatcher(harness, receiver)) == WebhookDispatcher.Report())
-        let page = try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
+        let page = try await harness.storage.webhooks.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
         #expect(page.deliveries.map(\.status) == ["failed"])
         #expect(receiver.requests.count == 1)
     }
@@ -308,9 +311,10 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
     @Test(arguments: Backend.available)
     func duringARotationBothSecretsSignAndAfterItOnlyTheNewOne(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        let endpoint = try await harness.storage.webhooks.createEndpoint(
+            url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
         let old = try #require(endpoint.secret)
-        let rotated = try await harness.storage.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400)
+        let rotated = try await harness.storage.webhooks.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400)
         let new = try #require(rotated.secret)
         #expect(new != old && rotated.previousSecretUntil == harness.clock.now.addingTimeInterval(86_400))
         _ = try await harness.user()
@@ -329,27 +333,28 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
     @Test(arguments: Backend.available)
     func aReplaySendsTheSameEventAgainUnderItsId(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        let endpoint = try await harness.storage.webhooks.createEndpoint(
+            url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
         _ = try await harness.user()
         let receiver = ScriptedReceiver()
         _ = try await Self.drain(Self.dispatcher(harness, receiver))
         let first = try #require(receiver.requests.first)
-        let replayed = try await harness.storage.replay(endpointID: endpoint.id, eventID: first.event.id)
+        let replayed = try await harness.storage.webhooks.replay(endpointID: endpoint.id, eventID: first.event.id)
         #expect(replayed.status == "pending")
         _ = try await Self.drain(Self.dispatcher(harness, receiver))
         #expect(receiver.requests.count == 2)
         #expect(receiver.requests[1].headers["webhook-id"] == first.headers["webhook-id"])
         #expect(receiver.requests[1].body == first.body)
-        #expect(try await harness.storage.attempts(endpointID: endpoint.id, eventID: first.event.id).count == 2)
-        await #expect(throws: TallyAPIError.self) { _ = try await harness.storage.replay(endpointID: endpoint.id, eventID: "evt_none") }
+        #expect(try await harness.storage.webhooks.attempts(endpointID: endpoint.id, eventID: first.event.id).count == 2)
+        await #expect(throws: StorageError.self) { _ = try await harness.storage.webhooks.replay(endpointID: endpoint.id, eventID: "evt_none") }
     }
 
     @Test(arguments: Backend.available)
     func anEndpointGetsOnlyTheTypesItAskedFor(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let spends = try await harness.storage.createEndpoint(
+        let spends = try await harness.storage.webhooks.createEndpoint(
             url: "https://spends.example.com/", description: "", eventTypes: [.creditsSpent], secret: .generate())
-        let all = try await harness.storage.createEndpoint(url: "https://all.example.com/", description: "", eventTypes: [], secret: .generate())
+        let all = try await harness.storage.webhooks.createEndpoint(url: "https://all.example.com/", description: "", eventTypes: [], secret: .generate())
         let user = try await harness.user()
         _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 1, idempotencyKey: "k"))
         let receiver = ScriptedReceiver()
@@ -358,7 +363,7 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         #expect(byURL["https://spends.example.com/"] == [.creditsSpent])
         #expect(byURL["https://all.example.com/"]?.sorted { $0.rawValue < $1.rawValue } == [.creditsGranted, .creditsSpent])
         // A changed filter applies to later events.
-        _ = try await harness.storage.updateEndpoint(id: spends.id, change: WebhookEndpointChange(eventTypes: []))
+        _ = try await harness.storage.webhooks.updateEndpoint(id: spends.id, change: WebhookEndpointChange(eventTypes: []))
         _ = try await harness.user()
         _ = try await Self.drain(Self.dispatcher(harness, receiver))
         #expect(receiver.requests.filter { $0.url == "https://spends.example.com/" }.count == 2)
@@ -368,7 +373,7 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
     @Test(arguments: Backend.available)
     func twoWorkersSendEachEventOnce(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        _ = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        _ = try await harness.storage.webhooks.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
         for _ in 0..<60 { _ = try await harness.user() }
         let receiver = ScriptedReceiver()
         var first = Self.dispatcher(harness, receiver)
@@ -386,10 +391,11 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
     @Test(arguments: Backend.available)
     func aWorkerThatDiesMidDeliveryLeavesItToAnotherOnceItsLeaseEnds(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        let endpoint = try await harness.storage.webhooks.createEndpoint(
+            url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
         _ = try await harness.user()
         // Claimed, then the worker is gone: no attempt is recorded.
-        let claimed = try await harness.storage.claimDeliveries(limit: 10, lease: 45)
+        let claimed = try await harness.storage.webhooks.claimDeliveries(limit: 10, lease: 45)
         #expect(claimed.count == 1)
         let receiver = ScriptedReceiver()
         #expect(try await Self.drain(Self.dispatcher(harness, receiver)) == WebhookDispatcher.Report())
@@ -397,67 +403,71 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         #expect(try await Self.drain(Self.dispatcher(harness, receiver)).delivered == 1)
         #expect(receiver.requests.first?.headers["webhook-id"] == claimed[0].eventID)
         // The dead worker's late record does not undo the delivery.
-        try await harness.storage.recordAttempts([
+        try await harness.storage.webhooks.recordAttempts([
             RecordedAttempt(
                 delivery: claimed[0], result: AttemptResult(startedAt: harness.clock.now, statusCode: 500, latencyMilliseconds: 3), retryAfter: 5,
                 disable: nil)
         ])
-        let delivery = try #require(try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 1, cursor: nil).deliveries.first)
+        let delivery = try #require(try await harness.storage.webhooks.deliveries(endpointID: endpoint.id, status: nil, limit: 1, cursor: nil).deliveries.first)
         #expect(delivery.status == "delivered")
     }
 
     @Test(arguments: Backend.available)
     func deletingAnEndpointRemovesItsDeliveriesAndAttempts(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        let endpoint = try await harness.storage.webhooks.createEndpoint(
+            url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
         _ = try await harness.user()
         _ = try await Self.drain(Self.dispatcher(harness, ScriptedReceiver()))
-        try await harness.storage.deleteEndpoint(id: endpoint.id)
-        await #expect(throws: TallyAPIError.self) { _ = try await harness.storage.endpoint(id: endpoint.id) }
+        try await harness.storage.webhooks.deleteEndpoint(id: endpoint.id)
+        await #expect(throws: StorageError.self) { _ = try await harness.storage.webhooks.endpoint(id: endpoint.id) }
         let left = try await harness.database.read { executor in
             try await executor.query("SELECT (SELECT COUNT(*) FROM webhook_deliveries) + (SELECT COUNT(*) FROM webhook_attempts) AS n", [])[0].int("n")
         }
         #expect(left == 0)
         // The events stay: they are the record of what changed.
-        #expect(try await harness.storage.events(after: nil, type: nil, userID: nil, limit: 10).events.count == 1)
+        #expect(try await harness.storage.webhooks.events(after: nil, type: nil, userID: nil, limit: 10).events.count == 1)
     }
 
     @Test(arguments: Backend.available)
     func aDisabledEndpointsDeliveriesWaitPausedAndResumeWhenEnabled(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        let endpoint = try await harness.storage.webhooks.createEndpoint(
+            url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
         _ = try await harness.user()
-        _ = try await harness.storage.updateEndpoint(id: endpoint.id, change: WebhookEndpointChange(disabled: true))
+        _ = try await harness.storage.webhooks.updateEndpoint(id: endpoint.id, change: WebhookEndpointChange(disabled: true))
         _ = try await harness.user()  // queued for nobody: the endpoint is disabled
         let receiver = ScriptedReceiver()
         #expect(try await Self.drain(Self.dispatcher(harness, receiver)) == WebhookDispatcher.Report())
-        var page = try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
+        var page = try await harness.storage.webhooks.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
         #expect(page.deliveries.map(\.status) == ["paused"])
-        await #expect(throws: TallyAPIError.self) { _ = try await harness.storage.replay(endpointID: endpoint.id, eventID: page.deliveries[0].eventID) }
-        _ = try await harness.storage.updateEndpoint(id: endpoint.id, change: WebhookEndpointChange(disabled: false))
+        await #expect(throws: StorageError.self) { _ = try await harness.storage.webhooks.replay(endpointID: endpoint.id, eventID: page.deliveries[0].eventID) }
+        _ = try await harness.storage.webhooks.updateEndpoint(id: endpoint.id, change: WebhookEndpointChange(disabled: false))
         #expect(try await Self.drain(Self.dispatcher(harness, receiver)).delivered == 1)
-        page = try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
+        page = try await harness.storage.webhooks.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
         #expect(page.deliveries.map(\.status) == ["delivered"])
     }
 
     @Test(arguments: Backend.available)
     func aSecondRotationWaitsForTheFirstToEnd(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
-        _ = try await harness.storage.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400)
-        await #expect(throws: TallyAPIError.self) { _ = try await harness.storage.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400) }
+        let endpoint = try await harness.storage.webhooks.createEndpoint(
+            url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        _ = try await harness.storage.webhooks.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400)
+        await #expect(throws: StorageError.self) { _ = try await harness.storage.webhooks.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400) }
         try await harness.advance(by: .seconds(86_401))
-        _ = try await harness.storage.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400)
+        _ = try await harness.storage.webhooks.rotateSecret(id: endpoint.id, secret: .generate(), overlap: 86_400)
     }
 
     @Test(arguments: Backend.available)
     func anEventBeingSentIsNotReplayedTwiceAtOnce(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        let endpoint = try await harness.storage.webhooks.createEndpoint(
+            url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
         _ = try await harness.user()
-        let claimed = try await harness.storage.claimDeliveries(limit: 1, lease: 45)
-        let error = await #expect(throws: TallyAPIError.self) {
-            _ = try await harness.storage.replay(endpointID: endpoint.id, eventID: claimed[0].eventID)
+        let claimed = try await harness.storage.webhooks.claimDeliveries(limit: 1, lease: 45)
+        let error = await #expect(throws: StorageError.self) {
+            _ = try await harness.storage.webhooks.replay(endpointID: endpoint.id, eventID: claimed[0].eventID)
         }
         #expect(error?.code == .conflict)
     }
@@ -465,32 +475,33 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
     @Test(arguments: Backend.available)
     func anAnswerWithNulAndBinaryIsKeptAsText(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let endpoint = try await harness.storage.createEndpoint(url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        let endpoint = try await harness.storage.webhooks.createEndpoint(
+            url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
         _ = try await harness.user()
         let excerpt = HTTPWebhookTransport.excerpt([0x1F, 0x8B, 0x00, 0x41, 0x0A, 0xFF, 0x42])
         #expect(excerpt == "\u{FFFD}A\n\u{FFFD}B")
         let receiver = ScriptedReceiver { _, _ in WebhookResponse(statusCode: 500, excerpt: excerpt) }
         #expect(try await Self.drain(Self.dispatcher(harness, receiver)).failedAttempts == 1)
-        let delivery = try #require(try await harness.storage.deliveries(endpointID: endpoint.id, status: nil, limit: 1, cursor: nil).deliveries.first)
-        #expect(try await harness.storage.attempts(endpointID: endpoint.id, eventID: delivery.eventID).first?.responseExcerpt == excerpt)
+        let delivery = try #require(try await harness.storage.webhooks.deliveries(endpointID: endpoint.id, status: nil, limit: 1, cursor: nil).deliveries.first)
+        #expect(try await harness.storage.webhooks.attempts(endpointID: endpoint.id, eventID: delivery.eventID).first?.responseExcerpt == excerpt)
     }
 
     @Test(arguments: Backend.available)
     func anEndpointDeletedWhileItsDeliveryIsInFlightLosesNothingElse(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let doomed = try await harness.storage.createEndpoint(url: "https://doomed.example.com/", description: "", eventTypes: [], secret: .generate())
-        let kept = try await harness.storage.createEndpoint(url: "https://kept.example.com/", description: "", eventTypes: [], secret: .generate())
+        let doomed = try await harness.storage.webhooks.createEndpoint(url: "https://doomed.example.com/", description: "", eventTypes: [], secret: .generate())
+        let kept = try await harness.storage.webhooks.createEndpoint(url: "https://kept.example.com/", description: "", eventTypes: [], secret: .generate())
         _ = try await harness.user()
-        let claimed = try await harness.storage.claimDeliveries(limit: 10, lease: 45)
+        let claimed = try await harness.storage.webhooks.claimDeliveries(limit: 10, lease: 45)
         #expect(claimed.count == 2)
-        try await harness.storage.deleteEndpoint(id: doomed.id)
-        try await harness.storage.recordAttempts(
+        try await harness.storage.webhooks.deleteEndpoint(id: doomed.id)
+        try await harness.storage.webhooks.recordAttempts(
             claimed.map {
                 RecordedAttempt(
                     delivery: $0, result: AttemptResult(startedAt: harness.clock.now, statusCode: 200, latencyMilliseconds: 4), retryAfter: nil,
                     disable: nil)
             })
-        let page = try await harness.storage.deliveries(endpointID: kept.id, status: nil, limit: 10, cursor: nil)
+        let page = try await harness.storage.webhooks.deliveries(endpointID: kept.id, status: nil, limit: 10, cursor: nil)
         #expect(page.deliveries.map(\.status) == ["delivered"])
         let orphans = try await harness.database.read { executor in
             try await executor.query("SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?", [.text(doomed.id)])[0].int("n")
@@ -502,9 +513,9 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
     func aMoneyWriteDoesNotWaitForOrFailOnAnEndpointBeingDeleted(backend: Backend) async throws {
         let harness = try await Harness(backend)
         for index in 0..<5 {
-            let endpoint = try await harness.storage.createEndpoint(
+            let endpoint = try await harness.storage.webhooks.createEndpoint(
                 url: "https://hooks\(index).example.com/", description: "", eventTypes: [], secret: .generate())
-            async let deleted: Void = harness.storage.deleteEndpoint(id: endpoint.id)
+            async let deleted: Void = harness.storage.webhooks.deleteEndpoint(id: endpoint.id)
             async let user = harness.user()
             _ = try await (deleted, user)
         }

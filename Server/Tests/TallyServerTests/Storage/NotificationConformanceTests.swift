@@ -69,7 +69,7 @@ import Testing
             payload.data?.signedTransactionInfo = try Harness.authority.sign(transaction)
             let jws = try Harness.authority.sign(payload)
             let forged = try await harness.verifier.verifyNotification(jws, includingSignedData: true).get()
-            await #expect(throws: TallyAPIError(.invalidRequest, "")) { try await harness.storage.apply(forged, jws: jws) }
+            await #expect(throws: StorageError(.invalidRequest, "")) { try await harness.storage.apply(forged, jws: jws) }
         }
         #expect(try await harness.balance(user, "credits").available == 2)
         try await harness.checkInvariants()
@@ -242,8 +242,8 @@ import Testing
 
         let other = try await harness.storage.createOrder(user: user, productID: "com.tally.photo.credits.50")
         let (wrong, wrongJWS) = try await harness.buy("com.tally.photo.credits.10", for: user)
-        await #expect(throws: TallyAPIError.Code.orderMismatch) {
-            do { _ = try await harness.storage.deliver(wrong, jws: wrongJWS, presenter: user, orderID: other.orderID) } catch let error as TallyAPIError {
+        await #expect(throws: StorageError.Code.orderMismatch) {
+            do { _ = try await harness.storage.deliver(wrong, jws: wrongJWS, presenter: user, orderID: other.orderID) } catch let error as StorageError {
                 throw error.code
             }
         }
@@ -255,8 +255,8 @@ import Testing
         try await harness.advance(by: .seconds(86_401))
         #expect(try await harness.storage.order(user: user, id: stale.orderID).status == .expired)
         let stranger = try await harness.user()
-        await #expect(throws: TallyAPIError.Code.notFound) {
-            do { _ = try await harness.storage.order(user: stranger, id: order.orderID) } catch let error as TallyAPIError { throw error.code }
+        await #expect(throws: StorageError.Code.notFound) {
+            do { _ = try await harness.storage.order(user: stranger, id: order.orderID) } catch let error as StorageError { throw error.code }
         }
     }
 
@@ -290,10 +290,10 @@ import Testing
             userID: user.id, amount: Amount(currency: "credits", amount: -10), reason: "chargeback", idempotencyKey: "a2")
         #expect(minus.balance.available == 0)
         #expect(minus.balance.debt == 3)
-        await #expect(throws: TallyAPIError.Code.notFound) {
+        await #expect(throws: StorageError.Code.notFound) {
             do {
                 _ = try await harness.storage.adjust(userID: "nobody", amount: Amount(currency: "credits", amount: 1), reason: "x", idempotencyKey: "a3")
-            } catch let error as TallyAPIError { throw error.code }
+            } catch let error as StorageError { throw error.code }
         }
         try await harness.checkInvariants()
     }

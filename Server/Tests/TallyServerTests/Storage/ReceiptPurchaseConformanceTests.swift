@@ -110,7 +110,7 @@ struct StoreKit1Store {
         let (transaction, receipt) = try await sk1.buy("com.tally.photo.credits.10")
         let (verified, purchase) = try await sk1.verified(receipt, transaction.transactionID)
         _ = try await harness.storage.deliver(purchase, from: verified, receiptText: receipt.base64, presenter: owner, orderID: nil)
-        await #expect(throws: TallyAPIError.self) {
+        await #expect(throws: StorageError.self) {
             try await harness.storage.deliver(purchase, from: verified, receiptText: receipt.base64, presenter: other, orderID: nil)
         }
         #expect(try await harness.balance(other, "credits").available == 2)

@@ -95,8 +95,8 @@ import Testing
         let owner = try await harness.user()
         let thief = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: owner)
-        await #expect(throws: TallyAPIError.Code.transactionBelongsToAnotherUser) {
-            do { _ = try await harness.storage.deliver(verified, jws: jws, presenter: thief, orderID: nil) } catch let error as TallyAPIError {
+        await #expect(throws: StorageError.Code.transactionBelongsToAnotherUser) {
+            do { _ = try await harness.storage.deliver(verified, jws: jws, presenter: thief, orderID: nil) } catch let error as StorageError {
                 throw error.code
             }
         }
@@ -113,8 +113,8 @@ import Testing
         let second = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: nil)
         #expect(try await harness.storage.deliver(verified, jws: jws, presenter: first, orderID: nil).replayed == false)
-        await #expect(throws: TallyAPIError.Code.transactionBelongsToAnotherUser) {
-            do { _ = try await harness.storage.deliver(verified, jws: jws, presenter: second, orderID: nil) } catch let error as TallyAPIError {
+        await #expect(throws: StorageError.Code.transactionBelongsToAnotherUser) {
+            do { _ = try await harness.storage.deliver(verified, jws: jws, presenter: second, orderID: nil) } catch let error as StorageError {
                 throw error.code
             }
         }
@@ -140,9 +140,9 @@ import Testing
             try await executor.query("SELECT source, remaining FROM lots WHERE user_id = ? ORDER BY id", [.text(user.id)])
         }
         #expect(try lots.map { try $0.int("remaining") } == [0, 0, 50])
-        await #expect(throws: TallyAPIError.Code.insufficientCredits) {
+        await #expect(throws: StorageError.Code.insufficientCredits) {
             do { _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 51, idempotencyKey: "k2")) } catch let error
-                as TallyAPIError
+                as StorageError
             {
                 #expect(error.available == 50)
                 throw error.code
@@ -165,9 +165,9 @@ import Testing
         #expect(results.filter { !$0.replayed }.count == 1)
         #expect(Set(results.map(\.spendID)).count == 1)
         #expect(try await harness.balance(user, "credits").available == 1)
-        await #expect(throws: TallyAPIError.Code.idempotencyKeyReused) {
+        await #expect(throws: StorageError.Code.idempotencyKeyReused) {
             do { _ = try await storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 2, idempotencyKey: "same")) } catch let error
-                as TallyAPIError
+                as StorageError
             { throw error.code }
         }
         try await harness.checkInvariants()
@@ -243,7 +243,7 @@ import Testing
     func badSpendsChangeNothing(backend: Backend) async throws {
         let harness = try await Harness(backend)
         let user = try await harness.user()
-        let bad: [(SpendRequest, TallyAPIError.Code)] = [
+        let bad: [(SpendRequest, StorageError.Code)] = [
             (SpendRequest(currency: "credits", amount: 0, idempotencyKey: "a"), .invalidAmount),
             (SpendRequest(currency: "credits", amount: -5, idempotencyKey: "b"), .invalidAmount),
             (SpendRequest(currency: "credits", amount: Int64.max, idempotencyKey: "c"), .invalidAmount),
@@ -253,7 +253,7 @@ import Testing
         ]
         for (request, code) in bad {
             await #expect(throws: code) {
-                do { _ = try await harness.storage.spend(user: user, request: request) } catch let error as TallyAPIError { throw error.code }
+                do { _ = try await harness.storage.spend(user: user, request: request) } catch let error as StorageError { throw error.code }
             }
         }
         #expect(try await harness.balance(user, "credits").available == 2)
@@ -274,9 +274,9 @@ import Testing
         #expect(held.balance.available == 10_200)
         #expect(held.balance.held == 600)
         // Held seconds cannot be spent twice.
-        await #expect(throws: TallyAPIError.Code.insufficientCredits) {
+        await #expect(throws: StorageError.Code.insufficientCredits) {
             do { _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "seconds", amount: 10_201, idempotencyKey: "s")) } catch let
-                error as TallyAPIError
+                error as StorageError
             { throw error.code }
         }
         let committed = try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 420)
@@ -286,16 +286,16 @@ import Testing
         #expect(committed.balance.held == 0)
         // Committing again with the same amount repeats the answer; another amount is refused.
         #expect(try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 420).replayed)
-        await #expect(throws: TallyAPIError.Code.reservationClosed) {
-            do { _ = try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 10) } catch let error as TallyAPIError {
+        await #expect(throws: StorageError.Code.reservationClosed) {
+            do { _ = try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 10) } catch let error as StorageError {
                 throw error.code
             }
         }
 
         let second = try await harness.storage.reserve(
             user: user, request: ReservationRequest(currency: "seconds", amount: 100, ttlSeconds: 60, idempotencyKey: "rec-2"))
-        await #expect(throws: TallyAPIError.Code.usedExceedsReservation) {
-            do { _ = try await harness.storage.commit(user: user, reservationID: second.reservationID, used: 101) } catch let error as TallyAPIError {
+        await #expect(throws: StorageError.Code.usedExceedsReservation) {
+            do { _ = try await harness.storage.commit(user: user, reservationID: second.reservationID, used: 101) } catch let error as StorageError {
                 throw error.code
             }
         }
@@ -314,8 +314,8 @@ import Testing
         try await harness.advance(by: .seconds(31))
         #expect(try await harness.storage.expireReservations() == 1)
         #expect(try await harness.balance(user, "credits").available == 2)
-        await #expect(throws: TallyAPIError.Code.reservationClosed) {
-            do { _ = try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 1) } catch let error as TallyAPIError {
+        await #expect(throws: StorageError.Code.reservationClosed) {
+            do { _ = try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 1) } catch let error as StorageError {
                 throw error.code
             }
         }
@@ -353,4 +353,4 @@ import Testing
     }
 }
 
-extension TallyAPIError.Code: Error {}
+extension StorageError.Code: Error {}

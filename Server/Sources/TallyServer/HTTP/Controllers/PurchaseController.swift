@@ -112,6 +112,8 @@ struct PurchaseController {
             return RestoreResponse.Item(transactionID: response.transactionID, purchase: response, error: nil)
         } catch let error as TallyAPIError {
             return RestoreResponse.Item(transactionID: transactionID, purchase: nil, error: error.detail)
+        } catch let error as StorageError {
+            return RestoreResponse.Item(transactionID: transactionID, purchase: nil, error: TallyAPIError(error).detail)
         } catch {
             context.logger.error("restore item failed", metadata: ["error": "\(error)"])
             let failure = TallyAPIError(.internalError, "this transaction could not be delivered; retry")

@@ -3,10 +3,11 @@ public import TallyCore
 /// A failure of an API request: a stable code, which decides the HTTP status, and a message
 /// for developers.
 ///
-/// Storage throws it for what cannot be done (`insufficient_credits`, `reservation_closed`),
-/// the HTTP layer for what is wrong with the request itself (`invalid_request`,
-/// `unauthorized`); the server's middleware answers every other error as one as well, so the
-/// API has one error and one error body. Equal by code.
+/// The HTTP layer throws it for what is wrong with the request itself (`invalid_request`,
+/// `unauthorized`); storage refuses what cannot be done (`insufficient_credits`,
+/// `reservation_closed`) with a ``StorageError``, answered as the error of the same code
+/// (``init(_:)-(StorageError)``); the server's middleware answers every other error as one as
+/// well, so the API has one error and one error body. Equal by code.
 ///
 /// ```swift
 /// var error = TallyAPIError(.insufficientCredits, "not enough credits: 2 available")

@@ -52,13 +52,15 @@ struct ServerMiddleware: RouterMiddleware {
         return response
     }
 
-    /// Any failure as the API's error: the API's own as thrown, the router's refusals in the
-    /// API's terms, a database that does not answer as 503 (the request may be retried), and
-    /// anything else as 500, logged.
+    /// Any failure as the API's error: the API's own as thrown, storage's refusals by their
+    /// code, the router's refusals in the API's terms, a database that does not answer as 503
+    /// (the request may be retried), and anything else as 500, logged.
     func refusal(for error: any Error, _ request: Request, context: Context) -> TallyAPIError {
         switch error {
         case let error as TallyAPIError:
             return error
+        case let error as StorageError:
+            return TallyAPIError(error)
         case let error as HTTPError:
             return refusal(for: error, request)
         case let error as SQLDatabaseError where error.kind == .unavailable:

@@ -53,6 +53,17 @@ import Testing
         return list.prefix { $0 != "]" }.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
+    @Test(arguments: StorageError.Code.allCases)
+    func aStorageRefusalIsAnsweredAsTheAPIErrorOfItsCode(code: StorageError.Code) {
+        var refusal = StorageError(code, "not enough credits: 2 available")
+        refusal.available = 2
+        refusal.currency = "credits"
+        let error = TallyAPIError(refusal)
+        #expect(error.code.rawValue == code.rawValue)
+        #expect(error.detail == APIErrorBody.Detail(code: TallyErrorCode(rawValue: code.rawValue), message: refusal.message, available: 2, currency: "credits"))
+        #expect(error.file == refusal.file && error.line == refusal.line)
+    }
+
     @Test(arguments: statuses)
     func everyCodeAnswersItsStatus(code: TallyAPIError.Code, status: Int) {
         #expect(Int(code.status.code) == status)

@@ -6,7 +6,7 @@ import TallyCore
 /// `/v1/admin/webhooks…` (create, list, read, change, rotate the secret, delete; deliveries,
 /// their attempts, replay) and `/v1/admin/events` (every event, oldest first).
 struct WebhookController {
-    let storage: any WebhookStorage
+    let storage: WebhookStore
     /// How long the previous secret keeps signing after a rotation.
     var rotationOverlap: TimeInterval = 86_400
 

@@ -2,28 +2,44 @@ import Foundation
 import TallyCore
 import TallySQL
 
-extension SQLStorage: WebhookStorage {
+/// Webhook endpoints, the outbox's deliveries and their attempts, and the events: what the admin
+/// API, the delivery worker and the event log keep in the database, through the unit of work
+/// the other stores share (``Transactions``).
+struct WebhookStore: Sendable {
+    let transactions: Transactions
+
+    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
+        try await transactions.write(work)
+    }
+
+    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
+        try await transactions.read(work)
+    }
+
+    static func millis(_ date: Date) -> Int64 { SQLStorage.millis(date) }
+    static func date(_ millis: Int64) -> Date { SQLStorage.date(millis) }
+
     /// Refuses an endpoint URL that is not absolute http(s) with a host (``APIPattern/webhookURL``), or is too long.
-    static func checkEndpoint(url: String, description: String) throws(TallyAPIError) {
+    static func checkEndpoint(url: String, description: String) throws(StorageError) {
         guard url.utf8.count <= 2048, APIPattern.webhookURL.matches(url), let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = parsed.host, !host.isEmpty, parsed.user == nil
         else {
-            throw TallyAPIError(
+            throw StorageError(
                 .invalidRequest,
                 "url must be an absolute http or https URL of at most 2048 bytes, with a host name or IPv4 address, without credentials, other characters than RFC 3986's percent-encoded"
             )
         }
-        guard description.unicodeScalars.count <= 500 else { throw TallyAPIError(.invalidRequest, "description must be at most 500 characters") }
+        guard description.unicodeScalars.count <= 500 else { throw StorageError(.invalidRequest, "description must be at most 500 characters") }
         // NUL is no text to PostgreSQL; no URL or note needs a control character.
         guard !(url + description).unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) else {
-            throw TallyAPIError(.invalidRequest, "url and description must not contain control characters")
+            throw StorageError(.invalidRequest, "url and description must not contain control characters")
         }
     }
 
     /// Refuses event types this version does not know.
-    static func checkTypes(_ types: [TallyEventType]) throws(TallyAPIError) {
+    static func checkTypes(_ types: [TallyEventType]) throws(StorageError) {
         if let unknown = types.first(where: { !$0.isKnown }) {
-            throw TallyAPIError(.invalidRequest, "event_types: \(unknown.rawValue.prefix(64)) is not an event type")
+            throw StorageError(.invalidRequest, "event_types: \(unknown.rawValue.prefix(64)) is not an event type")
         }
     }
 
@@ -65,7 +81,7 @@ extension SQLStorage: WebhookStorage {
 
     static func endpoint(_ executor: any SQLExecutor, id: String) async throws -> WebhookEndpoint {
         guard let row = try await executor.query("SELECT * FROM webhook_endpoints WHERE id = ?", [.text(id)]).first else {
-            throw TallyAPIError(.notFound, "no webhook endpoint \(id)")
+            throw StorageError(.notFound, "no webhook endpoint \(id)")
         }
         let types = try await executor.query(
             "SELECT type FROM webhook_endpoint_types WHERE endpoint_id = ? ORDER BY type", [.text(id)]
@@ -111,13 +127,15 @@ extension SQLStorage: WebhookStorage {
         }
     }
 
+    /// Signs with `secret` from now on, and with the current one too until `overlap` has passed;
+    /// refused while an earlier rotation's previous secret still signs.
     func rotateSecret(id: String, secret: WebhookSecret, overlap: TimeInterval) async throws -> WebhookEndpoint {
         try await write { executor, time in
             let current = try await Self.endpoint(executor, id: id)
             // A second rotation now would stop the first secret at once, under receivers that
             // may not have moved yet (or a retried request would): one at a time.
             if let until = current.previousSecretUntil, Self.millis(until) > time {
-                throw TallyAPIError(.conflict, "a rotation is under way: the previous secret signs until \(TallyAPI.timestamp(until))")
+                throw StorageError(.conflict, "a rotation is under way: the previous secret signs until \(TallyAPI.timestamp(until))")
             }
             try await executor.execute(
                 """
@@ -160,7 +178,7 @@ extension SQLStorage: WebhookStorage {
 
     func deliveries(endpointID: String, status: String?, limit: Int, cursor: Int64?) async throws -> WebhookDeliveryPage {
         if let status, !["pending", "delivered", "failed", "paused"].contains(status) {
-            throw TallyAPIError(.invalidRequest, "status must be pending, delivered, failed or paused")
+            throw StorageError(.invalidRequest, "status must be pending, delivered, failed or paused")
         }
         return try await read { executor, _ in
             _ = try await Self.endpoint(executor, id: endpointID)
@@ -196,7 +214,7 @@ extension SQLStorage: WebhookStorage {
 
     private static func eventSeq(_ executor: any SQLExecutor, id: String) async throws -> Int64 {
         guard let row = try await executor.query("SELECT seq FROM events WHERE id = ?", [.text(id)]).first else {
-            throw TallyAPIError(.notFound, "no event \(id)")
+            throw StorageError(.notFound, "no event \(id)")
         }
         return try row.int("seq")
     }
@@ -215,10 +233,12 @@ extension SQLStorage: WebhookStorage {
         }
     }
 
+    /// Makes the event due at once for the endpoint again (or for the first time), whatever its
+    /// state; refused while the endpoint is disabled or a worker is sending the event.
     func replay(endpointID: String, eventID: String) async throws -> WebhookDelivery {
         try await write { executor, time in
             guard !(try await Self.endpoint(executor, id: endpointID)).disabled else {
-                throw TallyAPIError(.conflict, "endpoint \(endpointID) is disabled: enable it first")
+                throw StorageError(.conflict, "endpoint \(endpointID) is disabled: enable it first")
             }
             let seq = try await Self.eventSeq(executor, id: eventID)
             // A delivery a worker is sending now keeps its claim: replaying it would send it twice at once.
@@ -230,7 +250,7 @@ extension SQLStorage: WebhookStorage {
                 WHERE webhook_deliveries.claimed_until IS NULL OR webhook_deliveries.claimed_until < excluded.next_attempt_at
                 """,
                 [.text(endpointID), .int(seq), .int(time), .int(time)])
-            guard changed == 1 else { throw TallyAPIError(.conflict, "event \(eventID) is being sent to \(endpointID) now") }
+            guard changed == 1 else { throw StorageError(.conflict, "event \(eventID) is being sent to \(endpointID) now") }
             let row = try await executor.query(
                 """
                 SELECT d.*, e.id AS event_id, e.type FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
@@ -264,7 +284,7 @@ extension SQLStorage: WebhookStorage {
     static func event(_ row: SQLRow) throws -> TallyEvent {
         TallyEvent(
             id: try row.text("id"), type: TallyEventType(rawValue: try row.text("type")), version: Int(try row.int("version")), sequence: try row.int("seq"),
-            timestamp: date(try row.int("created_at")), ordering: "unordered", data: try decode(TallyEventData.self, try row.text("data")))
+            timestamp: date(try row.int("created_at")), ordering: "unordered", data: try SQLStorage.decode(TallyEventData.self, try row.text("data")))
     }
 
     /// The bytes an event is posted as: the envelope in Tally's JSON (sorted keys) around the
@@ -286,8 +306,10 @@ extension SQLStorage: WebhookStorage {
         return Array("{\"data\":".utf8) + Array(try row.text("data").utf8) + [UInt8(ascii: ",")] + Array(envelope.dropFirst())
     }
 
+    /// Claims up to `limit` due deliveries for `lease` seconds, at most `perEndpoint` less its
+    /// count in `busy` (the worker's requests in flight) for each endpoint.
     func claimDeliveries(limit: Int, lease: TimeInterval, busy: [String: Int], perEndpoint: Int) async throws -> [ClaimedDelivery] {
-        let skipLocked = database.dialect == .postgres ? " FOR UPDATE OF d SKIP LOCKED" : ""
+        let skipLocked = transactions.database.dialect == .postgres ? " FOR UPDATE OF d SKIP LOCKED" : ""
         // A look on a snapshot first: an idle worker polls without taking the write lock.
         let due = try await read { executor, time in
             try await executor.query(
@@ -365,6 +387,8 @@ extension SQLStorage: WebhookStorage {
         }
     }
 
+    /// Records attempts in one transaction; after a failure the next is due after its
+    /// `retryAfter` (nil: no more tries), and `disable` stops the endpoint (a 410).
     func recordAttempts(_ attempts: [RecordedAttempt]) async throws {
         guard !attempts.isEmpty else { return }
         try await write { executor, time in
@@ -430,5 +454,12 @@ extension SQLStorage: WebhookStorage {
                 if changed == 1 { try await Self.pause(executor, endpoint: attempt.delivery.endpointID, .pause, time: time) }
             }
         }
+    }
+}
+
+extension WebhookStore {
+    /// Claims up to `limit` due deliveries for `lease` seconds, whatever their endpoints.
+    func claimDeliveries(limit: Int, lease: TimeInterval) async throws -> [ClaimedDelivery] {
+        try await claimDeliveries(limit: limit, lease: lease, busy: [:], perEndpoint: limit)
     }
 }

@@ -2,31 +2,35 @@ import Foundation
 public import TallyCore
 import TallySQL
 
-extension SQLStorage {
-    func validate(currency: String, amount: Int64, key: String) throws(TallyAPIError) {
-        guard catalog.hasCurrency(currency) else { throw TallyAPIError(.unknownCurrency, "no currency \(currency) in the catalog") }
-        guard amount > 0, amount <= TallyCatalog.maximumAmount else {
-            throw TallyAPIError(.invalidAmount, "amount must be 1 to \(TallyCatalog.maximumAmount)")
-        }
-        guard !key.isEmpty, key.unicodeScalars.count <= 128 else {
-            throw TallyAPIError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
-        }
+/// Spending: spends and reservations of a user's credits, allowance first, then the oldest
+/// lots; each idempotent by its key. It writes through the unit of work the stores share
+/// (``Transactions``), and ``SQLStorage`` answers ``TallyStorage``'s spending calls with it.
+struct SpendingStore: Sendable {
+    let transactions: Transactions
+    let catalog: TallyCatalog
+    var accounts: Accounts { transactions.accounts }
+
+    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
+        try await transactions.write(work)
     }
 
-    static func insufficient(_ currency: String, available: Int64) -> TallyAPIError {
-        var error = TallyAPIError(.insufficientCredits, "not enough \(currency): \(available) available")
-        error.available = available
-        error.currency = currency
-        return error
+    func validate(currency: String, amount: Int64, key: String) throws(StorageError) {
+        guard catalog.hasCurrency(currency) else { throw StorageError(.unknownCurrency, "no currency \(currency) in the catalog") }
+        guard amount > 0, amount <= TallyCatalog.maximumAmount else {
+            throw StorageError(.invalidAmount, "amount must be 1 to \(TallyCatalog.maximumAmount)")
+        }
+        guard !key.isEmpty, key.unicodeScalars.count <= 128 else {
+            throw StorageError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
+        }
     }
 
     /// Spends from the allowance first, then the oldest lots; idempotent by key.
-    public func spend(user: User, request: SpendRequest) async throws -> SpendResponse {
+    func spend(user: User, request: SpendRequest) async throws -> SpendResponse {
         try validate(currency: request.currency, amount: request.amount, key: request.idempotencyKey)
         if let reference = request.reference, reference.unicodeScalars.count > 256 {
-            throw TallyAPIError(.invalidRequest, "reference must be at most 256 characters")
+            throw StorageError(.invalidRequest, "reference must be at most 256 characters")
         }
-        let requestHash = Self.hash(request.currency, String(request.amount), request.reference ?? "")
+        let requestHash = SQLStorage.hash(request.currency, String(request.amount), request.reference ?? "")
         return try await write { executor, time in
             let id = UUID().uuidString.lowercased()
             // The key is claimed first: a duplicate running at the same time waits on this row
@@ -51,9 +55,9 @@ extension SQLStorage {
                     throw SQLDatabaseError(.retryable, "spend \(request.idempotencyKey) conflicted but is not there")
                 }
                 guard try existing.text("request_hash") == requestHash else {
-                    throw TallyAPIError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another spend")
+                    throw StorageError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another spend")
                 }
-                var first = try Self.decode(SpendResponse.self, try existing.text("response_json"))
+                var first = try SQLStorage.decode(SpendResponse.self, try existing.text("response_json"))
                 first.replayed = true
                 return first
             }
@@ -70,16 +74,16 @@ extension SQLStorage {
             }
             guard try await ledger.spend(user.id, request.currency, amount: fromBalance, operation: id, reference: request.reference) else {
                 let position = try await ledger.position(user.id, request.currency)
-                throw Self.insufficient(request.currency, available: position.available + (window?.free ?? 0))
+                throw StorageError.insufficient(request.currency, available: position.available + (window?.free ?? 0))
             }
             let response = SpendResponse(
                 spendID: id, currency: request.currency, amount: request.amount, fromAllowance: fromAllowance, fromBalance: fromBalance,
-                balance: try await balance(executor, user: user.id, currency: request.currency, time: time), replayed: false)
-            try await executor.execute("UPDATE spends SET response_json = ? WHERE id = ?", [.text(try Self.encode(response)), .text(id)])
-            var data = Self.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
+                balance: try await accounts.balance(executor, user: user.id, currency: request.currency, time: time), replayed: false)
+            try await executor.execute("UPDATE spends SET response_json = ? WHERE id = ?", [.text(try SQLStorage.encode(response)), .text(id)])
+            var data = SQLStorage.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
             data.spendID = id
             data.reference = request.reference
-            try await Outbox(executor: executor, now: time).emit(.creditsSpent, data)
+            try await executor.outbox.emit(.creditsSpent, data)
             return response
         }
     }
@@ -87,12 +91,12 @@ extension SQLStorage {
     // MARK: - Reservations
 
     /// Holds an amount for metered use; idempotent by key.
-    public func reserve(user: User, request: ReservationRequest) async throws -> Reservation {
+    func reserve(user: User, request: ReservationRequest) async throws -> Reservation {
         try validate(currency: request.currency, amount: request.amount, key: request.idempotencyKey)
         guard request.ttlSeconds > 0, request.ttlSeconds <= catalog.maximumReservationSeconds else {
-            throw TallyAPIError(.invalidRequest, "ttl_seconds must be 1 to \(catalog.maximumReservationSeconds)")
+            throw StorageError(.invalidRequest, "ttl_seconds must be 1 to \(catalog.maximumReservationSeconds)")
         }
-        let requestHash = Self.hash(request.currency, String(request.amount), String(request.ttlSeconds))
+        let requestHash = SQLStorage.hash(request.currency, String(request.amount), String(request.ttlSeconds))
         return try await write { executor, time in
             let id = UUID().uuidString.lowercased()
             // Claimed first, as a spend's key is; the split between allowance and balance is set below.
@@ -115,7 +119,7 @@ extension SQLStorage {
                     throw SQLDatabaseError(.retryable, "reservation \(request.idempotencyKey) conflicted but is not there")
                 }
                 guard try existing.text("request_hash") == requestHash else {
-                    throw TallyAPIError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another reservation")
+                    throw StorageError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another reservation")
                 }
                 var reservation = try await reservation(executor, existing, time: time)
                 reservation.replayed = true
@@ -137,64 +141,64 @@ extension SQLStorage {
             }
             guard try await ledger.hold(user.id, request.currency, amount: fromBalance) else {
                 let position = try await ledger.position(user.id, request.currency)
-                throw Self.insufficient(request.currency, available: position.available + (window?.free ?? 0))
+                throw StorageError.insufficient(request.currency, available: position.available + (window?.free ?? 0))
             }
-            var data = Self.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
+            var data = SQLStorage.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
             data.reservationID = id
-            data.expiresAt = Self.date(time + request.ttlSeconds * 1000)
-            try await Outbox(executor: executor, now: time).emit(.reservationCreated, data)
+            data.expiresAt = SQLStorage.date(time + request.ttlSeconds * 1000)
+            try await executor.outbox.emit(.reservationCreated, data)
             return try await reservation(executor, id: id, user: user.id, time: time)
         }
     }
 
     /// Spends what a held reservation used and returns the rest.
-    public func commit(user: User, reservationID: String, used: Int64) async throws -> Reservation {
+    func commit(user: User, reservationID: String, used: Int64) async throws -> Reservation {
         guard used >= 0, used <= TallyCatalog.maximumAmount else {
-            throw TallyAPIError(.invalidAmount, "used must be 0 to \(TallyCatalog.maximumAmount)")
+            throw StorageError(.invalidAmount, "used must be 0 to \(TallyCatalog.maximumAmount)")
         }
         return try await write { executor, time in
             let row = try await reservationRow(executor, id: reservationID, user: user.id)
-            let status = try row.text("status")
-            if status == "committed", row.optionalInt("used") == used {
+            let status = ReservationStatus(rawValue: try row.text("status"))
+            if status == .committed, row.optionalInt("used") == used {
                 var reservation = try await reservation(executor, row, time: time)
                 reservation.replayed = true
                 return reservation
             }
-            guard status == "held", try row.int("expires_at") > time else {
-                throw TallyAPIError(.reservationClosed, "reservation \(reservationID) is \(status == "held" ? "expired" : status)")
+            guard status == .held, try row.int("expires_at") > time else {
+                throw StorageError(.reservationClosed, "reservation \(reservationID) is \(status == .held ? ReservationStatus.expired : status)")
             }
             guard used <= (try row.int("amount")) else {
-                throw TallyAPIError(.usedExceedsReservation, "used \(used) is more than the \(try row.int("amount")) reserved")
+                throw StorageError(.usedExceedsReservation, "used \(used) is more than the \(try row.int("amount")) reserved")
             }
-            try await settle(executor, row, used: used, status: "committed", time: time)
+            try await settle(executor, row, used: used, status: .committed, time: time)
             return try await reservation(executor, id: reservationID, user: user.id, time: time)
         }
     }
 
     /// Returns a held reservation whole.
-    public func release(user: User, reservationID: String) async throws -> Reservation {
+    func release(user: User, reservationID: String) async throws -> Reservation {
         try await write { executor, time in
             let row = try await reservationRow(executor, id: reservationID, user: user.id)
-            switch try row.text("status") {
-            case "released", "expired":
+            switch ReservationStatus(rawValue: try row.text("status")) {
+            case .released, .expired:
                 var reservation = try await reservation(executor, row, time: time)
                 reservation.replayed = true
                 return reservation
-            case "committed":
-                throw TallyAPIError(.reservationClosed, "reservation \(reservationID) is committed")
+            case .committed:
+                throw StorageError(.reservationClosed, "reservation \(reservationID) is committed")
             default:
-                try await settle(executor, row, used: 0, status: try row.int("expires_at") > time ? "released" : "expired", time: time)
+                try await settle(executor, row, used: 0, status: try row.int("expires_at") > time ? .released : .expired, time: time)
                 return try await reservation(executor, id: reservationID, user: user.id, time: time)
             }
         }
     }
 
     /// Releases every held reservation whose time is up.
-    public func expireReservations() async throws -> Int {
+    func expireReservations() async throws -> Int {
         try await write { executor, time in
             let rows = try await executor.query(
                 "SELECT * FROM reservations WHERE status = 'held' AND expires_at <= ? ORDER BY expires_at LIMIT 500", [.int(time)])
-            for row in rows { try await settle(executor, row, used: 0, status: "expired", time: time) }
+            for row in rows { try await settle(executor, row, used: 0, status: .expired, time: time) }
             return rows.count
         }
     }
@@ -204,30 +208,30 @@ extension SQLStorage {
     /// balance, for a spend or a hold about to take it. Expired holds are returned first, and the
     /// allowance is read under the user's position lock, so the split is what the caller changes.
     func allocate(
-        _ executor: any SQLExecutor, user: String, currency: String, amount: Int64, time: Int64
+        _ executor: WriteContext, user: String, currency: String, amount: Int64, time: Int64
     ) async throws -> (ledger: Ledger, allowances: Allowances, window: Allowances.Window?, fromAllowance: Int64, fromBalance: Int64) {
         try await expireDue(executor, user: user, currency: currency, time: time)
-        let allowances = Allowances(executor: executor, catalog: catalog, now: time)
-        let ledger = Ledger(executor: executor, now: time)
+        let allowances = Allowances(context: executor, catalog: catalog)
+        let ledger = Ledger(executor)
         try await ledger.lock(user, currency)
         let window = try await allowances.current(user, currency)
         let fromAllowance = min(amount, window?.free ?? 0)
         return (ledger, allowances, window, fromAllowance, amount - fromAllowance)
     }
 
-    func expireDue(_ executor: any SQLExecutor, user: String, currency: String, time: Int64) async throws {
+    func expireDue(_ executor: WriteContext, user: String, currency: String, time: Int64) async throws {
         let rows = try await executor.query(
             "SELECT * FROM reservations WHERE user_id = ? AND currency = ? AND status = 'held' AND expires_at <= ?",
             [.text(user), .text(currency), .int(time)])
-        for row in rows { try await settle(executor, row, used: 0, status: "expired", time: time) }
+        for row in rows { try await settle(executor, row, used: 0, status: .expired, time: time) }
     }
 
     /// Closes a held reservation: allowance is used first, then balance; the rest returns.
-    private func settle(_ executor: any SQLExecutor, _ row: SQLRow, used: Int64, status: String, time: Int64) async throws {
+    private func settle(_ executor: WriteContext, _ row: SQLRow, used: Int64, status: ReservationStatus, time: Int64) async throws {
         let id = try row.text("id")
         let closed = try await executor.execute(
             "UPDATE reservations SET status = ?, used = ?, closed_at = ? WHERE id = ? AND status = 'held'",
-            [.text(status), .int(used), .int(time), .text(id)])
+            [.text(status.rawValue), .int(used), .int(time), .text(id)])
         guard closed == 1 else { return }
         let user = try row.text("user_id")
         let currency = try row.text("currency")
@@ -235,30 +239,30 @@ extension SQLStorage {
         let fromBalance = try row.int("from_balance")
         let usedAllowance = min(used, fromAllowance)
         // The position first, as every write to the user's currency locks it (see ``Ledger``).
-        try await Ledger(executor: executor, now: time).lock(user, currency)
+        try await Ledger(executor).lock(user, currency)
         if fromAllowance > 0, let original = row.optionalText("allowance_original_transaction_id"),
             let start = row.optionalInt("allowance_window_start")
         {
-            try await Allowances(executor: executor, catalog: catalog, now: time).settle(
+            try await Allowances(context: executor, catalog: catalog).settle(
                 original: original, currency: currency, start: start, held: fromAllowance, used: usedAllowance,
                 user: user, operation: id, reference: "reservation")
         }
-        try await Ledger(executor: executor, now: time).settleHold(
+        try await Ledger(executor).settleHold(
             user, currency, held: fromBalance, used: used - usedAllowance, operation: id, reference: "reservation")
-        var data = Self.creditsEvent(user: user, currency: currency, amount: try row.int("amount"))
+        var data = SQLStorage.creditsEvent(user: user, currency: currency, amount: try row.int("amount"))
         data.reservationID = id
-        if status == "committed" {
+        if status == .committed {
             data.used = used
-            try await Outbox(executor: executor, now: time).emit(.reservationCommitted, data)
+            try await executor.outbox.emit(.reservationCommitted, data)
         } else {
-            data.reason = status
-            try await Outbox(executor: executor, now: time).emit(.reservationReleased, data)
+            data.reason = status.rawValue
+            try await executor.outbox.emit(.reservationReleased, data)
         }
     }
 
     private func reservationRow(_ executor: any SQLExecutor, id: String, user: String) async throws -> SQLRow {
         guard let row = try await executor.query("SELECT * FROM reservations WHERE id = ? AND user_id = ?", [.text(id), .text(user)]).first else {
-            throw TallyAPIError(.notFound, "no reservation \(id)")
+            throw StorageError(.notFound, "no reservation \(id)")
         }
         return row
     }
@@ -273,8 +277,8 @@ extension SQLStorage {
         return Reservation(
             reservationID: try row.text("id"), currency: try row.text("currency"), amount: try row.int("amount"),
             fromAllowance: try row.int("from_allowance"), fromBalance: try row.int("from_balance"), status: status,
-            used: row.optionalInt("used"), expiresAt: Self.date(try row.int("expires_at")),
-            balance: try await balance(executor, user: try row.text("user_id"), currency: try row.text("currency"), time: time),
+            used: row.optionalInt("used"), expiresAt: SQLStorage.date(try row.int("expires_at")),
+            balance: try await accounts.balance(executor, user: try row.text("user_id"), currency: try row.text("currency"), time: time),
             replayed: false)
     }
 }

@@ -1,0 +1,77 @@
+import Foundation
+import TallyCore
+import TallySQL
+
+/// The unit of work the stores share: their writes and reads over one database.
+///
+/// Each attempt of a write gets its own ``WriteContext``. Before the commit the write says, for
+/// each user whose access the work noted, what changed (an `entitlement.granted` for what
+/// became active, an `entitlement.removed` for what no longer is); after the commit it runs
+/// what the work queued (``WriteContext/afterCommit(_:)``), the events counter among it. A
+/// write that lost a UNIQUE race or hit a serialization failure or deadlock is run again, up
+/// to three times, and finds the winner's row (see docs/decisions/0006-ledger-and-idempotency.md).
+struct Transactions: Sendable {
+    let database: any SQLDatabase
+    /// The clock.
+    let now: @Sendable () -> Date
+    /// What users have: the entitlements a write compares.
+    let accounts: Accounts
+    /// Told the types of the events each write committed (the `/metrics` counter per type).
+    var eventsCommitted: (@Sendable ([TallyEventType]) -> Void)?
+
+    /// Now, in epoch milliseconds.
+    var millis: Int64 { SQLStorage.millis(now()) }
+
+    /// Runs `work` as one unit of work, at one instant (epoch milliseconds, also the context's `now`).
+    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            let time = millis
+            do {
+                let (result, context) = try await database.write { [self] executor in
+                    let context = WriteContext(executor, now: time, dialect: database.dialect)
+                    let value = try await work(context, time)
+                    try await emitEntitlementChanges(context)
+                    let types = context.events
+                    if let eventsCommitted, !types.isEmpty { context.afterCommit { eventsCommitted(types) } }
+                    return (value, context)
+                }
+                context.committed()
+                return result
+            } catch let error as SQLDatabaseError where (error.kind == .uniqueViolation || error.kind == .retryable) && attempt < 3 {
+                attempt += 1
+            }
+        }
+    }
+
+    /// Runs `work` on a consistent snapshot, read-only, at one instant.
+    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
+        let time = millis
+        return try await database.read { executor in try await work(executor, time) }
+    }
+
+    /// At the end of a write: for each user whose access it may have changed, an
+    /// `entitlement.granted` for what became active and an `entitlement.removed` for what no
+    /// longer is. Nothing when access is what it was (a renewal of an active subscription, a
+    /// refund of an old period while a later one goes on).
+    private func emitEntitlementChanges(_ context: WriteContext) async throws {
+        for (user, touched) in context.touchedUsers {
+            let after = try await accounts.activeEntitlements(context, user: user, time: context.now)
+            guard after != touched.before else { continue }
+            var data = TallyEventData(userID: user)
+            data.transactionID = touched.transactionID
+            data.actor = touched.actor
+            let outbox = context.outbox
+            let gained = after.subtracting(touched.before)
+            if !gained.isEmpty {
+                data.entitlements = gained.sorted()
+                try await outbox.emit(.entitlementGranted, data)
+            }
+            let lost = touched.before.subtracting(after)
+            if !lost.isEmpty {
+                data.entitlements = lost.sorted()
+                try await outbox.emit(.entitlementRemoved, data)
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import TallyCore
+import TallySQL
+import TallyVerify
+import Testing
+
+@testable import TallyServer
+
+/// How many statements the hot writes take, pinned: a purchase, a spend, a reservation's
+/// commit and a refund. A change that adds a round trip to one of them fails here, and says
+/// which statements it ran.
+@Suite struct StatementCountTests {
+    @Test(arguments: Backend.available)
+    func theHotWritesTakeAKnownNumberOfStatements(backend: Backend) async throws {
+        let database = CountingDatabase(try await backend.makeDatabase())
+        let harness = try await Harness(backend, database: database)
+        let user = try await harness.user()
+        let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: user)
+
+        let purchase = try await database.statements {
+            _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        }
+        let spend = try await database.statements {
+            _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 3, idempotencyKey: "s1"))
+        }
+        let held = try await harness.storage.reserve(
+            user: user, request: ReservationRequest(currency: "credits", amount: 2, ttlSeconds: 60, idempotencyKey: "r1"))
+        let commit = try await database.statements {
+            _ = try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 1)
+        }
+        try await harness.store.refund(transactionID: verified.payload.transactionID!)
+        let (refund, refundJWS) = try #require(try await harness.notifications().last { $0.0.payload.notificationType == .refund })
+        let refunded = try await database.statements {
+            let outcome = try await harness.storage.apply(refund, jws: refundJWS)
+            #expect(outcome == .applied)
+        }
+
+        #expect(purchase.count == 16, "\(purchase)")
+        #expect(spend.count == 12, "\(spend)")
+        #expect(commit.count == 13, "\(commit)")
+        #expect(refunded.count == 16, "\(refunded)")
+        try await harness.checkInvariants()
+    }
+}
