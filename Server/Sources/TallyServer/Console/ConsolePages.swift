@@ -65,7 +65,11 @@ struct ConsolePages: Sendable {
     ) async throws -> Response {
         var view = view
         do {
-            try await fill(&view)
+            do {
+                try await fill(&view)
+            } catch let error as StorageError {
+                throw TallyAPIError(error)
+            }
             return try html(view, template)
         } catch let error as TallyAPIError where error.code == .invalidRequest {
             view["error"] = "\(ConsoleText.text("filter_invalid", language)): \(error.message)"
@@ -77,6 +81,8 @@ struct ConsolePages: Sendable {
     /// The page for an error: a refusal says why; a failure of the database says to try again.
     func failure(_ error: any Error, request: Request, context: some ConsolePageContext) -> Response {
         let language = context.language
+        // A storage refusal reads as the API's refusal of the same code.
+        let error = (error as? StorageError).map { TallyAPIError($0) as any Error } ?? error
         let status: HTTPResponse.Status
         let message: String
         switch error {
