@@ -99,6 +99,9 @@ public enum ServerBenchmark {
         public var roundRates: [Double]
         /// The target rate on SQLite, if any.
         public var targetRate: Double?
+        /// The statements the server ran per request of this kind, counted in the warm-up (each
+        /// a round trip on PostgreSQL; the transaction's BEGIN and COMMIT are not counted).
+        public var statementsPerRequest: Double?
     }
 
     /// What a run measured.
@@ -180,7 +183,8 @@ public enum ServerBenchmark {
 
         var logger = Logger(label: "tally.bench")
         logger.logLevel = .warning
-        let (sqlDatabase, durability) = try await InProcessServer.open(options.database, logger: logger)
+        let (opened, durability) = try await InProcessServer.open(options.database, logger: logger)
+        let sqlDatabase = StatementCounter(opened)
         progress("database: \(options.database), \(durability)")
 
         let issuedAt = Date()
@@ -197,7 +201,7 @@ public enum ServerBenchmark {
                     do {
                         outcome = .success(
                             try await measure(
-                                options, client: client, authority: authority, issuedAt: issuedAt,
+                                options, client: client, counter: sqlDatabase, authority: authority, issuedAt: issuedAt,
                                 catalog: catalog, port: port, durability: durability, progress: progress))
                     } catch {
                         outcome = .failure(error)
@@ -218,7 +222,7 @@ public enum ServerBenchmark {
     }
 
     static func measure(
-        _ options: Options, client: HTTPLoadClient, authority: TestCertificateAuthority, issuedAt: Date, catalog: TallyCatalog,
+        _ options: Options, client: HTTPLoadClient, counter: StatementCounter, authority: TestCertificateAuthority, issuedAt: Date, catalog: TallyCatalog,
         port: Int, durability: String, progress: @escaping @Sendable (String) -> Void
     ) async throws -> Result {
         let hostHeader = "\(host):\(port)"
@@ -294,8 +298,12 @@ public enum ServerBenchmark {
         }
 
         progress("warming up…")
+        // The warm-up also counts the statements each kind of request runs (the rounds do not count).
+        var statementsPerRequest: [Double?] = []
         for phase in phases("warm-up", duration: options.warmUp, purchases: warmUpPool[...]) {
-            _ = try await client.run(phase, connections: connections)
+            var completed = 0
+            let statements = try await counter.count { completed = try await client.run(phase, connections: connections).completed }
+            statementsPerRequest.append(completed > 0 ? Double(statements) / Double(completed) : nil)
         }
 
         let rounds = max(1, options.rounds)
@@ -335,7 +343,8 @@ public enum ServerBenchmark {
                 endpoint: endpoints[column].rawValue, requests: requests, seconds: Double(nanoseconds) / 1e9,
                 rate: Double(requests) / (Double(nanoseconds) / 1e9),
                 p50Milliseconds: percentile(latencies, 0.50), p99Milliseconds: percentile(latencies, 0.99),
-                ratioToHealth: ratios[ratios.count / 2], roundRates: rows.map(\.rate), targetRate: endpoints[column].targetRate)
+                ratioToHealth: ratios[ratios.count / 2], roundRates: rows.map(\.rate), targetRate: endpoints[column].targetRate,
+                statementsPerRequest: statementsPerRequest[column])
         }
         return Result(
             database: options.database.description, durability: durability, connections: connections, rounds: rounds,

@@ -125,7 +125,7 @@ struct BenchServerCommand: AsyncParsableCommand {
             "database: \(result.database), \(result.durability)",
             "\(result.connections) connections, \(result.users) users, \(result.rounds) rounds; rate limits raised to \(result.rateLimitPerMinute)/min for this server",
             "",
-            "endpoint                 requests  seconds      req/s   p50 ms   p99 ms  ÷ healthz  target",
+            "endpoint                 requests  seconds      req/s   p50 ms   p99 ms  ÷ healthz  stmts  target",
         ]
         for endpoint in result.endpoints {
             var verdict = ""
@@ -135,10 +135,11 @@ struct BenchServerCommand: AsyncParsableCommand {
             }
             lines.append(
                 String(
-                    format: "%@ %10d %8.2f %10.0f %8.2f %8.2f %9.3f  %@",
+                    format: "%@ %10d %8.2f %10.0f %8.2f %8.2f %9.3f %@  %@",
                     endpoint.endpoint.padding(toLength: 22, withPad: " ", startingAt: 0), endpoint.requests, endpoint.seconds, endpoint.rate,
                     endpoint.p50Milliseconds,
-                    endpoint.p99Milliseconds, endpoint.ratioToHealth, verdict))
+                    endpoint.p99Milliseconds, endpoint.ratioToHealth,
+                    (endpoint.statementsPerRequest.map { String(format: "%.1f", $0) } ?? "-").leftPadded(to: 6), verdict))
         }
         lines.append(
             String(
@@ -176,4 +177,9 @@ struct BenchServerCommand: AsyncParsableCommand {
                 }.joined(separator: "; "))
         return lines.joined(separator: "\n")
     }
+}
+
+extension String {
+    /// The text with spaces before it up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }
