@@ -189,8 +189,15 @@ fi
 # Two packages: the client at the root (what apps add) and the server in Server/, each with its
 # own build folder. TALLY_TEST_ONLY=client or server runs one of them.
 # A target that imports a module it does not declare (beyond its dependencies' own) fails the
-# build, so the package manifests stay the true map of who uses what.
-checks=(--explicit-target-dependency-import-check error)
+# build, so the package manifests stay the true map of who uses what. A warning fails it too, and
+# every public type says whether it is Sendable: `Sendable`, or
+# `@available(*, unavailable) extension T: Sendable {}` where it must not be (swift-certificates'
+# `-warnings-as-errors` and `-require-explicit-sendable`; Swift 6.3's driver takes the latter but
+# does not pass it on, so it is asked for as its diagnostic group, `-Wwarning ExplicitSendable`).
+# They apply to the root package's targets and the local packages (the client package from
+# Server/, the examples); SwiftPM drops them for the remote dependencies, which build with their
+# warnings suppressed as always. The release build below keeps its own flags and scratch path.
+checks=(--explicit-target-dependency-import-check error -Xswiftc -warnings-as-errors -Xswiftc -Wwarning -Xswiftc ExplicitSendable)
 # Swift Testing starts every test at once by default; hundreds of tests then hold a database
 # open each (1,800 file descriptors at the peak), and Foundation's Process.run(), which the CLI
 # tests use, crashes in memcpy when it walks that many descriptors to close them in the child.

@@ -1,8 +1,8 @@
 public import Foundation
-public import TallyCore
+import TallyCore
 public import TallyKit
-public import TallyTesting
-public import TallyVerify
+import TallyTesting
+import TallyVerify
 
 @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
 extension SimulatedDevice {

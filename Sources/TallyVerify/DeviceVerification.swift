@@ -1,6 +1,6 @@
 import Crypto
 public import Foundation
-public import TallyCore
+import TallyCore
 
 /// StoreKit 2's binding of signed data to one device: a transaction, renewal info or app
 /// transaction that StoreKit hands an app carries `deviceVerification`, the SHA-384 of its
@@ -13,7 +13,7 @@ public import TallyCore
 /// let mine = DeviceVerification.matches(payload.deviceVerification, nonce: payload.deviceVerificationNonce,
 ///                                       deviceVerificationID: AppStore.deviceVerificationID!)
 /// ```
-public enum DeviceVerification {
+public enum DeviceVerification: Sendable {
     /// The value StoreKit puts in `deviceVerification` for `nonce` on the device `deviceVerificationID`.
     /// - Parameters:
     ///   - nonce: the `deviceVerificationNonce`, a UUID string in any case.

@@ -15,7 +15,7 @@ public import X509
 /// try configuration.acceptXcodeTesting(certificate: certificate)
 /// #endif
 /// ```
-public enum XcodeTesting {
+public enum XcodeTesting: Sendable {
     /// Reads the certificate Xcode saved (DER, as in a `.cer` file).
     /// - Parameter der: the certificate's bytes.
     /// - Returns: the certificate.

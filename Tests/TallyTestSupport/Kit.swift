@@ -7,7 +7,7 @@ public import TallyVerify
 
 /// What TallyKit's tests share, in both packages: one certificate authority, the example
 /// catalogs, a start date, the Zorya app's reports.
-public enum Kit {
+public enum Kit: Sendable {
     /// When the phone's and the store's clocks start: 2026-03-01.
     public static let start = ISO8601DateFormatter().date(from: "2026-03-01T00:00:00Z")!
     /// The example app.

@@ -4,7 +4,7 @@ public import TallyCore
 /// The app receipt the receipt tests of both packages mint: a sandbox receipt for
 /// `com.example` 42 with a consumable and a subscription in its first (trial) period, every
 /// field set.
-public enum SampleReceipt {
+public enum SampleReceipt: Sendable {
     /// 2024-06-01: when the test receipt chains are minted.
     public static let mintDate = Date(timeIntervalSince1970: 1_717_200_000)
     /// The day after ``mintDate``: when the receipt is created unless a test says otherwise.

@@ -13,7 +13,7 @@ public import TallySQL
 /// let difference = try SchemaSnapshot.difference(schema, snapshot: file, test: "SchemaSnapshotTests")
 /// #expect(difference == nil, Comment(rawValue: difference ?? ""))
 /// ```
-public enum SchemaSnapshot {
+public enum SchemaSnapshot: Sendable {
     /// The environment variable that, set to `1`, writes the snapshot files instead of comparing.
     public static let updateVariable = "TALLY_UPDATE_SCHEMA_SNAPSHOT"
 

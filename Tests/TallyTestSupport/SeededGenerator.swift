@@ -1,5 +1,5 @@
 /// SplitMix64: reproducible randomness for mutation tests.
-public struct SeededGenerator: RandomNumberGenerator {
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
     var state: UInt64
 
     /// A generator that yields the same sequence for the same seed.

@@ -4,7 +4,7 @@ public import Testing
 /// Outside test data, read in place from `../shared/vectors` beside the repository (or
 /// `TALLY_VECTORS`), by the tests of both packages. It is never copied into the repository;
 /// where the folder is absent the tests that need it say so and are skipped.
-public enum Vectors {
+public enum Vectors: Sendable {
     /// The folder, when it exists.
     public static let root: URL? = {
         let candidate =

@@ -28,7 +28,7 @@ import FoundationNetworking
 /// Baselines measured in the same rounds: one durable 4 KB write (`write` + `fsync`) in the
 /// device's folder, since the pipeline is a handful of durable commits; and, against the
 /// server, one `GET /healthz` round trip through the device's own HTTP transport.
-public enum ClientBenchmark {
+public enum ClientBenchmark: Sendable {
     /// Where the credit is delivered.
     public enum Mode: String, CaseIterable, Sendable, Codable {
         /// `OnDeviceLedger` in the device's SQLite database (an app without a backend).

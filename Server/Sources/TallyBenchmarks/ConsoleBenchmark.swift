@@ -2,7 +2,7 @@ public import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-public import TallyCore
+import TallyCore
 import TallySQL
 public import TallyServer
 import TallyTesting
@@ -13,7 +13,7 @@ import TallyTesting
 /// connection, one request at a time) asks for filtered pages. Each case is timed from the
 /// request sent to the whole HTML page received; the baselines, in the same rounds, are
 /// `GET /healthz` (no database) and the products page (a rendered page, no database).
-public enum ConsoleBenchmark {
+public enum ConsoleBenchmark: Sendable {
     public struct Options: Sendable {
         public var catalogURL: URL
         /// Where the server's data lives: a new temporary SQLite file when nil.
@@ -128,7 +128,7 @@ public enum ConsoleBenchmark {
     /// Writes users, ledger entries and store transactions with statements of many rows, ten
     /// thousand rows a transaction. Times go up with ids, as they do when a server writes them.
     static func fill(_ database: any SQLDatabase, catalog: TallyCatalog, options: Options, progress: @Sendable (String) -> Void) async throws -> Filled {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = EpochMilliseconds.of(Date())
         let first = now - 90 * day
         var random = SystemRandomNumberGenerator()
         let users = (0..<options.users).map { String(format: "user-%08d", $0) }
@@ -137,7 +137,7 @@ public enum ConsoleBenchmark {
             let rows = users[chunk..<min(users.count, chunk + 500)].enumerated().map { offset, id in
                 "('\(id)', '\(UUID().uuidString.lowercased())', \(first + Int64(chunk + offset)))"
             }
-            try await database.write { executor in
+            _ = try await database.write { executor in
                 try await executor.execute("INSERT INTO users (id, app_account_token, created_at) VALUES " + rows.joined(separator: ", "), [])
             }
         }
@@ -223,7 +223,7 @@ public enum ConsoleBenchmark {
         if database.dialect == .postgres {
             // What autovacuum does after a bulk change, done now rather than waited for: the
             // planner's statistics. SQLite gathers none unless asked, and is measured without.
-            try await database.write { executor in try await executor.execute("ANALYZE", []) }
+            _ = try await database.write { executor in try await executor.execute("ANALYZE", []) }
         }
         let middle = try await database.read { executor in
             try await executor.query("SELECT created_at, id FROM ledger_entries WHERE id = (SELECT MAX(id) FROM ledger_entries) / 2", []).first
@@ -231,7 +231,7 @@ public enum ConsoleBenchmark {
         let half = options.transactions / 2
         return Filled(
             users: users, transactionIDs: transactionIDs, products: products,
-            middle: "\(try middle?.optionalInt("created_at") ?? 0)_\(try middle?.optionalInt("id") ?? 1)",
+            middle: "\(middle?.optionalInt("created_at") ?? 0)_\(middle?.optionalInt("id") ?? 1)",
             middleTransaction: "\(first + Int64(half) * 90 * day / Int64(options.transactions))_\(3_000_000_000_000_000 + half)", now: now)
     }
 

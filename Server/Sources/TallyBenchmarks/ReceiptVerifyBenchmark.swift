@@ -8,7 +8,7 @@ import _CryptoExtras
 /// Measures app receipt verification on one core: `ReceiptVerifier` with its chain cache and
 /// without it, against swift-crypto's raw RSA verification of the same signatures, in the same
 /// process, so the figures can be compared as ratios on a noisy machine.
-public enum ReceiptVerifyBenchmark {
+public enum ReceiptVerifyBenchmark: Sendable {
     /// What one run measured.
     public struct Result: Sendable {
         /// The rates, the raw one swift-crypto's RSA PKCS#1 v1.5 verification (with the SHA-256

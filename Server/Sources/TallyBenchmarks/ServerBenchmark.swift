@@ -19,7 +19,7 @@ import TallyVerify
 /// grant of a distinct signed transaction), spends (distinct idempotency keys) and
 /// `GET /v1/me`. Rates are also given as a ratio to the same round's `/healthz` rate, whose
 /// median over rounds is what stays comparable on a noisy machine.
-public enum ServerBenchmark {
+public enum ServerBenchmark: Sendable {
     /// What is measured. `/healthz` is always measured: it is the baseline of the ratios.
     public enum Endpoint: String, CaseIterable, Sendable {
         case health = "GET /healthz"

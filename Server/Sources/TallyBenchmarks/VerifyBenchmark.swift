@@ -7,7 +7,7 @@ import TallyVerify
 /// Measures verification throughput on one core: Tally with its chain cache, Tally without
 /// it, and the raw P-256 verification rate of swift-crypto on the same signatures, in the
 /// same process, so the figures can be compared as ratios on a noisy machine.
-public enum VerifyBenchmark {
+public enum VerifyBenchmark: Sendable {
     /// A set of distinct signed transactions and the root that verifies them.
     public struct Workload: Sendable {
         /// The JWS, each a distinct transaction.

@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-public import TallyCore
+import TallyCore
 import TallySQL
 public import TallyServer
 import TallyTesting
@@ -19,7 +19,7 @@ import TallyTesting
 /// worker runs, the receiver answers every n-th request only after the worker's timeout, and
 /// what is measured is each event's delay from its commit (its `timestamp`) to its first
 /// arrival at the receiver.
-public enum WebhookBenchmark {
+public enum WebhookBenchmark: Sendable {
     public struct Options: Sendable {
         public var catalogURL: URL
         /// A new temporary SQLite file when nil.
@@ -207,7 +207,7 @@ public enum WebhookBenchmark {
         for round in 1...options.rounds {
             let path = "r\(round)"
             // Earlier rounds' endpoints take no more events.
-            try await database.write { executor in try await executor.execute("UPDATE webhook_endpoints SET disabled = 1", []) }
+            _ = try await database.write { executor in try await executor.execute("UPDATE webhook_endpoints SET disabled = 1", []) }
             // Queue: an endpoint, then one sign-up event each for `events` users, with no worker running.
             let queueStart = ContinuousClock.now
             try await InProcessServer.run(

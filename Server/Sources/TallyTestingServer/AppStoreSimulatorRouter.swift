@@ -9,7 +9,7 @@ public import TallyTesting
 /// to drive the store.
 ///
 /// Bind it to loopback: the control API has no authentication, as a test tool on one machine.
-public enum AppStoreSimulatorRouter {
+public enum AppStoreSimulatorRouter: Sendable {
     /// The largest request body accepted.
     public static let maximumBodySize = 1 << 20
 

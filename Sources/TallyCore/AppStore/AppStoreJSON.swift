@@ -3,7 +3,7 @@ public import Foundation
 /// JSON coders set up for App Store payloads: dates as epoch milliseconds, the way Apple
 /// sends them (fractions of a millisecond, as Xcode writes them, are kept), and member names
 /// as Apple spells them (``JSONKeys/appStoreName(_:)``).
-public enum AppStoreJSON {
+public enum AppStoreJSON: Sendable {
     /// A decoder for App Store payloads.
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()

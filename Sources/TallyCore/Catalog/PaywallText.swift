@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// How a paywall describes a product, in one language. Prices are not here: they come from the store.
 public struct PaywallText: Sendable, Hashable, Codable {

@@ -4,7 +4,7 @@
 /// Strict means: only the alphabet's characters, padding only where the alphabet allows it
 /// and only at the end, and unused trailing bits zero, so one byte string has exactly one
 /// accepted spelling.
-public enum Base64 {
+public enum Base64: Sendable {
     /// Which 64 characters encode the values.
     public enum Alphabet: Sendable {
         /// `A–Z a–z 0–9 - _`, no padding.

@@ -6,7 +6,7 @@ public import Foundation
 /// JSON spells it `Id` (`transactionId`) and the Tally API `_id` (`transaction_id`). The coders
 /// of ``AppStoreJSON`` and ``TallyAPI`` convert with these functions, so no type carries a list
 /// of coding keys for the difference.
-public enum JSONKeys {
+public enum JSONKeys: Sendable {
     /// Apple's name for a Swift name: `transactionID` → `transactionId`. `ID` becomes `Id` where
     /// it ends a word (followed by anything but a lower-case letter) after a lower-case letter or
     /// a digit, so `notificationUUID` stays as it is.

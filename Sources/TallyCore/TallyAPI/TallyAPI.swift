@@ -2,7 +2,7 @@ public import Foundation
 
 /// JSON conventions of the Tally server API: snake_case keys, ISO 8601 dates with
 /// fractional seconds, integers for every amount.
-public enum TallyAPI {
+public enum TallyAPI: Sendable {
     /// An encoder for Tally API bodies.
     public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()

@@ -13,7 +13,7 @@ public import Foundation
 /// let stored = EpochMilliseconds.of(now())        // 1_772_323_200_123
 /// let date = EpochMilliseconds.date(stored)
 /// ```
-public enum EpochMilliseconds {
+public enum EpochMilliseconds: Sendable {
     /// The whole milliseconds since 1970 of `date`, rounded down.
     /// - Parameter date: any date; one beyond ±292 million years (a cutoff of "never") is
     ///   clamped rather than trapping.

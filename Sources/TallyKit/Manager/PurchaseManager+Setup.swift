@@ -1,5 +1,5 @@
 public import Foundation
-public import TallyCore
+import TallyCore
 public import TallyVerify
 
 #if canImport(UIKit) && !os(watchOS)

@@ -1,6 +1,6 @@
 public import Foundation
 public import Observation
-public import TallyCore
+import TallyCore
 
 #if canImport(Combine)
 public import Combine

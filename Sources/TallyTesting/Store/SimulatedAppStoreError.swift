@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A failure of the simulated store, with a stable code; equal by code.
 public struct SimulatedAppStoreError: Error, Hashable, Sendable, CustomStringConvertible {

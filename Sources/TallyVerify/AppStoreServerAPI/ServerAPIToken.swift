@@ -8,7 +8,7 @@ import TallyCore
 /// Header `{"alg":"ES256","kid":KEY_ID,"typ":"JWT"}`; payload `{"iss":ISSUER_ID,"iat":…,"exp":…,
 /// "aud":"appstoreconnect-v1","bid":BUNDLE_ID}`. Apple refuses tokens that expire more than
 /// 60 minutes after they were issued.
-public enum ServerAPIToken {
+public enum ServerAPIToken: Sendable {
     /// The audience every token names.
     public static let audience = "appstoreconnect-v1"
     /// The longest lifetime Apple accepts.

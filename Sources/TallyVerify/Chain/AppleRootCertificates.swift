@@ -3,7 +3,7 @@ public import X509
 
 /// The App Store's trust anchors, bundled so that no file needs to be shipped beside an app
 /// or server.
-public enum AppleRootCertificates {
+public enum AppleRootCertificates: Sendable {
     /// Apple Root CA - G3, the root of every App Store JWS signing chain.
     /// SHA-256 fingerprint `63:34:3A:BF:B8:9A:6A:03:EB:B5:7E:9B:3F:5F:A7:BE:7C:4F:5C:75:6F:30:17:B3:A8:C4:88:C3:65:3E:91:79`.
     public static let appleRootCAG3: Certificate = {

@@ -3,7 +3,7 @@ import TallyCore
 public import X509
 
 /// Reads trust anchors from files as people have them: DER (`.cer`) or PEM, one or more.
-public enum CertificateLoading {
+public enum CertificateLoading: Sendable {
     /// The certificates in `bytes`, DER or PEM.
     /// - Throws: ``CertificateLoadingError`` when the bytes hold no certificate.
     public static func certificates(from bytes: [UInt8]) throws(CertificateLoadingError) -> [Certificate] {

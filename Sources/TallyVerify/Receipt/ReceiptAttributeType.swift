@@ -4,7 +4,7 @@
 /// `ReceiptAttribute ::= SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }`;
 /// each in-app purchase (type 17) holds another such set. One list for the decoder and for
 /// whatever writes receipts.
-public enum ReceiptAttributeType {
+public enum ReceiptAttributeType: Sendable {
     /// The environment, UTF8String (undocumented): `Production`, `ProductionSandbox`, `Xcode`, ….
     public static let environment = 0
     /// The App Apple ID, INTEGER (undocumented).

@@ -28,7 +28,7 @@ public import Foundation
 /// the user the request was authenticated as, and the signing time; then the SHA-256 of the
 /// answer's body. A changed answer, the answer to another request (another nonce, method,
 /// target, body or user), or an old answer replayed does not verify.
-public enum ResponseSignature {
+public enum ResponseSignature: Sendable {
     public static let signatureHeader = "X-Tally-Signature"
     public static let signedAtHeader = "X-Tally-Signed-At"
     public static let nonceHeader = "X-Tally-Nonce"

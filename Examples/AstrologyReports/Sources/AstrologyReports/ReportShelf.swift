@@ -26,7 +26,7 @@ public final class ReportShelf {
     }
 
     /// What tapping a report leads to.
-    public enum Opening {
+    public enum Opening: Sendable {
         /// The report, written; its credit is spent.
         case report(Report)
         /// No credit: the paywall for this report.

@@ -3,7 +3,7 @@ public import Foundation
 /// Where the photo app's Tally server is: the `TallyServerURL` of the app's Info.plist (the
 /// Xcode project sets it from its `TALLY_SERVER_URL` build setting), else a `tally serve --dev`
 /// on the developer's Mac.
-public enum PhotoServer {
+public enum PhotoServer: Sendable {
     /// The development server's address, `tally serve --dev`'s default.
     public static let development = URL(string: "http://localhost:8080")!
 

@@ -1,5 +1,5 @@
-public import Foundation
-public import TallyCore
+import Foundation
+import TallyCore
 import TallyVerify
 
 /// Moves customers to Tally from elsewhere (a hosted service, an own backend): pulls each

@@ -1,5 +1,5 @@
 public import Foundation
-public import TallyCore
+import TallyCore
 
 /// Asks Apple, on a schedule, about the subscriptions that are renewing now or just lapsed, and
 /// takes in what it says as a notification would: a renewal, a billing problem or an expiry

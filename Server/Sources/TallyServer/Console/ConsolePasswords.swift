@@ -8,7 +8,7 @@ import _CryptoExtras
 /// Operators' passwords, kept as scrypt hashes: `scrypt$<log2 N>$<r>$<p>$<salt>$<hash>`, the
 /// salt and hash in base64. scrypt costs memory as well as time, so a stolen table is slow to
 /// attack on any hardware; the parameters are in each hash, so they can grow later.
-public enum ConsolePasswords {
+public enum ConsolePasswords: Sendable {
     /// The shortest password an operator may have.
     public static let minimumLength = 12
 

@@ -34,7 +34,7 @@ public struct WebhookSecret: Hashable, Sendable, CustomStringConvertible {
 
 /// The Standard Webhooks signature: `v1,` and the base64 of HMAC-SHA256 over
 /// `{webhook-id}.{webhook-timestamp}.{body}`; one per secret, separated by spaces.
-public enum WebhookSignature {
+public enum WebhookSignature: Sendable {
     /// The `webhook-signature` header for `body`, signed with each secret.
     public static func header(id: String, timestamp: Int64, body: [UInt8], secrets: [WebhookSecret]) -> String {
         var content = Array("\(id).\(timestamp).".utf8)

@@ -1,6 +1,6 @@
 public import Logging
 public import ServiceLifecycle
-public import TallyCore
+import TallyCore
 
 /// A service that runs a step at start and then after every pause, until graceful shutdown,
 /// which also cuts the pause short (SIGTERM does not wait out an interval). A step that throws

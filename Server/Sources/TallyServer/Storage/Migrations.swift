@@ -7,7 +7,7 @@ public import TallySQL
 /// (tables created with their final columns), and their names are recorded with it
 /// (``TallySQL/Migration/folds``) so that a database a development build migrated opens as
 /// before. `Server/Tests/TallyServerTests/Storage/Schema/` holds the schema it makes, reviewed.
-public enum Migrations {
+public enum Migrations: Sendable {
     /// Every migration, in order.
     public static let all: [Migration] = [core]
 

@@ -21,7 +21,7 @@ import Darwin
 /// let outcome = try await SQLiteBackup.backup(database: "tally.sqlite", to: "/backups/tally-2026-11-21.sqlite", replacing: false)
 /// print(outcome.audit.balances)
 /// ```
-public enum SQLiteBackup {
+public enum SQLiteBackup: Sendable {
     /// What a backup or a restore wrote, and what its check found.
     public struct Outcome: Sendable {
         /// The file written: the backup, or the restored database.

@@ -57,7 +57,8 @@ import Testing
         #expect(try await studio.manager.available("credits") == 0)
 
         await studio.generate(prompt: "a third one")
-        let alert = #require(studio.shortOfCredits, "no credit left: the alert, not an error")
+        let shortOfCredits = studio.shortOfCredits
+        let alert = try #require(shortOfCredits, "no credit left: the alert, not an error")
         #expect(alert.buyTitle == "Buy Credits")
         #expect(studio.photos.count == 2)
         studio.openPaywall()

@@ -88,7 +88,7 @@ import Testing
         private let real = AsyncHTTPClientTransport()
         private var count = 0
         private var broken: Set<Int> = []
-        func breakRequest(_ number: Int) { lock.withLock { broken.insert(number) } }
+        func breakRequest(_ number: Int) { _ = lock.withLock { broken.insert(number) } }
         var requests: Int { lock.withLock { count } }
         func send(_ request: AppleHTTPRequest) async throws -> AppleHTTPResponse {
             let fails = lock.withLock { () -> Bool in

@@ -145,7 +145,8 @@ extension ConsoleTests {
             _ = try await browser.signIn(operator: "alice")
             func timeline(_ language: String) async throws -> String {
                 let html = Self.text(try await browser.get("/console/users/\(user.userID)?lang=\(language)"))
-                return try #require(html.components(separatedBy: "<ol id=\"timeline\">").dropFirst().first?.components(separatedBy: "</ol>").first)
+                let timeline = html.components(separatedBy: "<ol id=\"timeline\">").dropFirst().first?.components(separatedBy: "</ol>").first
+                return try #require(timeline)
             }
             let english = try await timeline("en")
             for words in ["Sandbox · received ", "refunded for another reason", "pro until "] { #expect(english.contains(words), "\(words)") }

@@ -27,7 +27,7 @@ import Testing
             #expect(WebhookSecret(secret) != nil && endpoint.eventTypes == [.creditsSpent] && !endpoint.disabled)
 
             // The secret is shown once.
-            let listed = try API.json(try await Self.send(client, .get, "/v1/admin/webhooks"))["endpoints"] as? [[String: Any]]
+            let listed = API.json(try await Self.send(client, .get, "/v1/admin/webhooks"))["endpoints"] as? [[String: Any]]
             #expect(listed?.count == 1 && listed?.first?["secret"] == nil && listed?.first?["url"] as? String == "https://hooks.example.com/t")
             #expect(try API.decode(WebhookEndpoint.self, try await Self.send(client, .get, "/v1/admin/webhooks/\(endpoint.id)")).secret == nil)
 

@@ -15,7 +15,7 @@ import TallyCore
 /// let body = try await request.decode(as: SpendRequest.self, context: context)
 /// // {"currency":"credits","amount":"1"} → 400 invalid_request "amount has the wrong type"
 /// ```
-public struct TallyRequestDecoder: RequestDecoder {
+public struct TallyRequestDecoder: RequestDecoder, Sendable {
     /// A decoder; the body limit comes from each request's context.
     public init() {}
 

@@ -3,7 +3,7 @@ import TallyCore
 
 /// Writes the handlers' answers as the API's JSON: `TallyAPI.encoder()`'s conventions
 /// (snake_case keys, sorted; dates with milliseconds), `Content-Type: application/json`.
-public struct TallyResponseEncoder: ResponseEncoder {
+public struct TallyResponseEncoder: ResponseEncoder, Sendable {
     /// An encoder.
     public init() {}
 
