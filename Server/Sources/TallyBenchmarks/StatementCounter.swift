@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-public import TallySQL
+import TallySQL
 
 /// A database that counts the statements the server runs through it while counting is on: what
 /// one request costs in statements (each a round trip on PostgreSQL), as `tally bench server`

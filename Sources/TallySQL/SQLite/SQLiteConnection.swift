@@ -104,7 +104,7 @@ public final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
     /// - Throws: ``SQLDatabaseError``.
     @discardableResult
     public func execute(_ sql: String, _ binds: [SQLValue]) throws(SQLDatabaseError) -> Int {
-        try run(sql, binds)
+        _ = try run(sql, binds)
         return changes
     }
 

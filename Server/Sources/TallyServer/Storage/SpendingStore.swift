@@ -1,5 +1,5 @@
 import Foundation
-public import TallyCore
+import TallyCore
 import TallySQL
 
 /// Spending: spends and reservations of a user's credits, allowance first, then the oldest

@@ -69,7 +69,11 @@ import Testing
         let user = try await harness.user()
         let product = "com.tally.zorya.lifetime"
         func notification(_ type: NotificationType) async throws -> (VerifiedNotification, String) {
-            try #require(try await harness.notifications().last { $0.0.payload.notificationType == type })
+            struct NotSent: Error { let type: NotificationType }
+            guard let last = try await harness.notifications().last(where: { $0.0.payload.notificationType == type }) else {
+                throw NotSent(type: type)
+            }
+            return last
         }
         var expected: [TallyEventType] = [.entitlementGranted]
         switch change {
