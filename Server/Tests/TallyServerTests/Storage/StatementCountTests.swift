@@ -12,7 +12,7 @@ import Testing
 @Suite struct StatementCountTests {
     @Test(arguments: Backend.available)
     func theHotWritesTakeAKnownNumberOfStatements(backend: Backend) async throws {
-        let database = CountingDatabase(try await backend.makeDatabase())
+        let database = StatementCounter(try await backend.makeDatabase())
         let harness = try await Harness(backend, database: database)
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: user)
