@@ -256,7 +256,7 @@ import FoundationNetworking
 
         // A database whose balance does not equal its ledger is neither backed up nor checked as fine.
         try SQLiteConnection(path: path("live.sqlite")).execute(
-            "INSERT INTO users (id, app_account_token, created_at) VALUES ('u1', 'token', 0);"
+            script: "INSERT INTO users (id, app_account_token, created_at) VALUES ('u1', 'token', 0);"
                 + "INSERT INTO ledger_entries (user_id, currency, bucket, kind, amount, created_at) VALUES ('u1', 'credits', 'balance', 'adjustment', 5, 0);")
         let check = try CommandLine.run(["check", "--database", path("live.sqlite")])
         #expect(check.status == 1)

@@ -48,11 +48,12 @@ public final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
 
     /// Runs one or more statements without parameters or results (schema, pragmas, BEGIN/COMMIT).
     ///
-    /// The text runs as it is: write a constant here, never text with input in it (a string
-    /// literal with interpolations picks this method, not ``execute(_:)-(SQL)``).
+    /// The text runs as it is: write a constant here, never text with input in it. The label
+    /// keeps an interpolated literal from landing here: `execute("… \(value)")` is
+    /// ``execute(_:)-(SQL)``, which binds the value.
     /// - Parameter sql: the statements, separated by semicolons.
     /// - Throws: ``SQLDatabaseError``.
-    public func execute(_ sql: String) throws(SQLDatabaseError) {
+    public func execute(script sql: String) throws(SQLDatabaseError) {
         var error: UnsafeMutablePointer<CChar>?
         let result = sqlite3_exec(handle, sql, nil, nil, &error)
         if result != SQLITE_OK {
@@ -165,7 +166,7 @@ public final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
             throw Self.error(code: step, message: String(cString: sqlite3_errstr(step)))
         }
         guard finish == SQLITE_OK else { throw destination.currentError() }
-        try destination.execute("PRAGMA journal_mode=DELETE")
+        try destination.execute(script: "PRAGMA journal_mode=DELETE")
     }
 
     /// Only integers and text cross the seam: see the type's overview.

@@ -60,7 +60,7 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
             // temp_store=MEMORY: each job's savepoint needs a statement journal, which SQLite
             // otherwise keeps in a temporary file opened, written and deleted for every job. It
             // only serves to roll a job back inside its batch; durability is the WAL's.
-            try writer.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;")
+            try writer.execute(script: "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;")
         } catch {
             throw SQLDatabaseError(.unavailable, "cannot open \(path): \(Self.convert(error).message)")
         }
@@ -125,7 +125,7 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
                     try writer.query("RELEASE job")
                     succeeded.append(job)
                 } else {
-                    try writer.execute("ROLLBACK TO job; RELEASE job")
+                    try writer.execute(script: "ROLLBACK TO job; RELEASE job")
                     job.finish(committed: false, error: nil)
                 }
             } catch {
@@ -137,7 +137,7 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
         do {
             try writer.query("COMMIT")
         } catch {
-            try? writer.execute("ROLLBACK")
+            try? writer.execute(script: "ROLLBACK")
             commitError = SQLiteDatabase.convert(error)
         }
         for job in succeeded { job.finish(committed: commitError == nil, error: commitError) }
@@ -170,7 +170,7 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
         case .make:
             do {
                 let connection = try SQLiteConnection(path: path, readOnly: true)
-                try connection.execute("PRAGMA query_only=ON;")
+                try connection.execute(script: "PRAGMA query_only=ON;")
                 return connection
             } catch {
                 locked { readersMade -= 1 }

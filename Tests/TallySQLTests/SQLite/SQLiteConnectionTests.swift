@@ -9,11 +9,22 @@ import Testing
         let folder = try TemporaryFolder()
         let connection = try SQLiteConnection(path: folder.path("values.sqlite"))
         try connection.execute(
-            """
-            CREATE TABLE items (id INTEGER PRIMARY KEY, amount INTEGER CHECK (amount >= 0), label TEXT UNIQUE, ratio REAL, data BLOB);
-            CREATE TRIGGER items_no_delete BEFORE DELETE ON items BEGIN SELECT RAISE(ABORT, 'items are kept'); END;
-            """)
+            script: """
+                CREATE TABLE items (id INTEGER PRIMARY KEY, amount INTEGER CHECK (amount >= 0), label TEXT UNIQUE, ratio REAL, data BLOB);
+                CREATE TRIGGER items_no_delete BEFORE DELETE ON items BEGIN SELECT RAISE(ABORT, 'items are kept'); END;
+                """)
         return (connection, folder)
+    }
+
+    /// A literal with interpolations binds its values, even on the connection, whose
+    /// unparameterised form is labelled `script:`: text that would end the statement and drop a
+    /// table is stored as a label.
+    @Test func anInterpolatedValueOnTheConnectionIsBoundNeverRun() throws {
+        let (connection, folder) = try Self.connection()
+        defer { folder.remove() }
+        let label = "x'); DROP TABLE items; --"
+        try connection.execute("INSERT INTO items (id, label) VALUES (\(7), \(label))")
+        #expect(try connection.query("SELECT label FROM items WHERE id = 7").first?.text("label") == label)
     }
 
     @Test(arguments: [SQLValue.null, .int(0), .int(.max), .int(.min), .text(""), .text("Кар'єра ✓")])
@@ -42,7 +53,7 @@ import Testing
     @Test func aStoredRealReadsAsAnIntegerOnlyWhenWholeAndABlobAsText() throws {
         let (connection, folder) = try Self.connection()
         defer { folder.remove() }
-        try connection.execute("INSERT INTO items (id, ratio, data) VALUES (1, 1500.0, X'6F6B'), (2, 2.5, NULL)")
+        try connection.execute(script: "INSERT INTO items (id, ratio, data) VALUES (1, 1500.0, X'6F6B'), (2, 2.5, NULL)")
         let rows = try connection.query("SELECT ratio, data FROM items ORDER BY id")
         #expect(rows[0].values == ["ratio": .int(1_500), "data": .text("ok")])
         // Never truncated into an amount.

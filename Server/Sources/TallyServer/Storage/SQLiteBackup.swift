@@ -137,11 +137,11 @@ public enum SQLiteBackup: Sendable {
             throw DatabaseMaintenanceError(.integrityCheckFailed, "\(name): " + problems.prefix(5).joined(separator: "; "))
         }
         do {
-            try connection.execute("BEGIN")
+            try connection.execute(script: "BEGIN")
         } catch {
             throw DatabaseMaintenanceError(.cannotOpen, "\(name): \(reason(error))")
         }
-        defer { try? connection.execute("COMMIT") }
+        defer { try? connection.execute(script: "COMMIT") }
         do {
             return try await DatabaseAudit.run(on: connection)
         } catch let error as DatabaseMaintenanceError {
@@ -191,13 +191,13 @@ public enum SQLiteBackup: Sendable {
         do {
             connection = try SQLiteConnection(path: path)
             // An exclusive lock on the file: every open connection of another process holds a shared one.
-            try connection.execute("PRAGMA busy_timeout=0; PRAGMA locking_mode=EXCLUSIVE;")
+            try connection.execute(script: "PRAGMA busy_timeout=0; PRAGMA locking_mode=EXCLUSIVE;")
         } catch {
             throw DatabaseMaintenanceError(.cannotOpen, "\(path): \(reason(error))")
         }
         do {
-            try connection.execute("BEGIN EXCLUSIVE; COMMIT;")
-            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE);")
+            try connection.execute(script: "BEGIN EXCLUSIVE; COMMIT;")
+            try connection.execute(script: "PRAGMA wal_checkpoint(TRUNCATE);")
         } catch {
             if error.kind == .retryable {
                 throw DatabaseMaintenanceError(.databaseInUse, "another process has \(path) open: stop tally serve first")

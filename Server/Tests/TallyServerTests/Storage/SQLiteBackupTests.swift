@@ -114,17 +114,17 @@ import Glibc
         try Data((0..<8_192).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: folder.appendingPathComponent("noise.sqlite"))
         // SQLite, but not Tally.
         let other = try SQLiteConnection(path: path("other.sqlite"))
-        try other.execute("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('hello');")
+        try other.execute(script: "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('hello');")
         // Tally, but a balance that does not equal its ledger.
         _ = try await SQLiteBackup.restore(from: path("good.sqlite"), to: path("tampered.sqlite"), replacing: false, now: Date())
-        try SQLiteConnection(path: path("tampered.sqlite")).execute("UPDATE positions SET debt = debt + 3")
+        try SQLiteConnection(path: path("tampered.sqlite")).execute(script: "UPDATE positions SET debt = debt + 3")
         // Tally, but damaged: an index that no longer matches its table.
         _ = try await SQLiteBackup.restore(from: path("good.sqlite"), to: path("damaged.sqlite"), replacing: false, now: Date())
         try SQLiteConnection(path: path("damaged.sqlite")).execute(
-            """
-            PRAGMA writable_schema=ON;
-            UPDATE sqlite_master SET sql = 'CREATE INDEX ledger_user ON ledger_entries (currency, id)' WHERE name = 'ledger_user';
-            """)
+            script: """
+                PRAGMA writable_schema=ON;
+                UPDATE sqlite_master SET sql = 'CREATE INDEX ledger_user ON ledger_entries (currency, id)' WHERE name = 'ledger_user';
+                """)
 
         for (name, code) in [
             ("missing.sqlite", DatabaseMaintenanceError.Code.cannotOpen), ("noise.sqlite", .cannotOpen), ("other.sqlite", .notATallyDatabase),
@@ -179,7 +179,7 @@ import Glibc
     @Test func aRestoreFromAnEmptyOrForeignFileNamesIt() async throws {
         _ = FileManager.default.createFile(atPath: path("empty.sqlite"), contents: Data())
         try Data((0..<8_192).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: folder.appendingPathComponent("noise.sqlite"))
-        try SQLiteConnection(path: path("other.sqlite")).execute("CREATE TABLE notes (text TEXT)")
+        try SQLiteConnection(path: path("other.sqlite")).execute(script: "CREATE TABLE notes (text TEXT)")
         for (name, code) in [
             ("empty.sqlite", DatabaseMaintenanceError.Code.notATallyDatabase), ("noise.sqlite", .cannotOpen), ("other.sqlite", .notATallyDatabase),
         ] {
