@@ -100,12 +100,13 @@ import Darwin
             }
             #expect(lookUp.status == .serviceUnavailable)
             #expect(API.errorCode(lookUp) == "apple_unavailable")
-            #expect(lookUpTook >= .seconds(1) && lookUpTook < .seconds(3), "Apple is waited for, within the budget: \(lookUpTook)")
+            // Under 4.5 s, less than one try's 5 s: the 1.5 s budget ended it (with slack for a loaded machine).
+            #expect(lookUpTook >= .seconds(1) && lookUpTook < .seconds(4.5), "Apple is waited for, within the budget: \(lookUpTook)")
 
             let (refresh, refreshTook) = try await Self.timed { try await client.post("/v1/me/subscriptions/refresh", token: user.userToken) }
             #expect(refresh.status == .serviceUnavailable)
             #expect(API.errorCode(refresh) == "apple_unavailable")
-            #expect(refreshTook < .seconds(3), "\(refreshTook)")
+            #expect(refreshTook < .seconds(4.5), "\(refreshTook)")
         }
         withExtendedLifetime(silent) {}
     }
