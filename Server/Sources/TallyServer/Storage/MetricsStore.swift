@@ -10,12 +10,14 @@ struct MetricsStore: Sendable {
     func metrics(_ query: MetricsQuery) async throws -> MetricsReport {
         let today = MetricContributions.day(transactions.millis)
         let first = MetricContributions.day(EpochMilliseconds.of(query.from))
-        // Days to come have no figures yet: a report stops at today.
-        let last = min(MetricContributions.day(EpochMilliseconds.of(query.through)), today)
-        guard first <= last else { throw StorageError(.invalidRequest, "the window ends before it starts (or starts after today)") }
-        guard last - first < Int64(MetricsQuery.maximumDays) else {
+        let through = MetricContributions.day(EpochMilliseconds.of(query.through))
+        guard first <= through else { throw StorageError(.invalidRequest, "the window ends before it starts") }
+        guard through - first < Int64(MetricsQuery.maximumDays) else {
             throw StorageError(.invalidRequest, "a report covers at most \(MetricsQuery.maximumDays) days")
         }
+        guard first <= today else { throw StorageError(.invalidRequest, "the window starts after today") }
+        // Days to come have no figures yet: a report stops at today.
+        let last = min(through, today)
         let cohortsFrom = Self.monthStart(first)
         var filter: SQL = ""
         if let product = query.productID { filter += " AND subject = \(product)" }
