@@ -40,7 +40,7 @@ struct MetricsStore: Sendable {
                 """
                 SELECT subject, currency, CASE WHEN day >= \(first) THEN 1 ELSE 0 END AS inside, CAST(SUM(value) AS BIGINT) AS total
                 FROM metric_days WHERE environment = '' AND figure = \(MetricFigure.ledgerAmount.rawValue) AND span = 0 AND day <= \(last)
-                GROUP BY subject, currency, CASE WHEN day >= \(first) THEN 1 ELSE 0 END
+                GROUP BY subject, currency, inside
                 """)
             return (window, prior, ledger)
         }
