@@ -90,7 +90,7 @@ struct MetricsStore: Sendable {
             static func < (a: Self, b: Self) -> Bool { (a.day, a.currency) < (b.day, b.currency) }
         }
         var revenue: [DayCurrency: MetricsReport.Revenue] = [:]
-        for row in rows where row.day >= first && [.purchases, .revenue, .refunds, .refunded].contains(row.figure) {
+        for row in rows where row.day >= first && row.total != 0 && [.purchases, .revenue, .refunds, .refunded].contains(row.figure) {
             let key = DayCurrency(day: row.day, currency: row.currency)
             var line =
                 revenue[key]
