@@ -83,6 +83,43 @@ import Testing
         #expect(later.mrr("USD").milliunits == 9_990)
     }
 
+    @Test(arguments: Backend.available)
+    func aTrialConvertsOnlyWhenItsNextPeriodIsPaidWithin60DaysOfItsEnd(backend: Backend) async throws {
+        let world = try await World(backend)
+        let soon = try await world.customer()
+        let late = try await world.customer()
+        try await world.advance(to: "2026-03-01T10:00:00Z")
+        // Both start the free week (03-01T10:00 → 03-08T10:00) and let it lapse.
+        let soonTrial = try await world.buy(soon, World.monthly)
+        let lateTrial = try await world.buy(late, World.monthly)
+        try await world.advance(to: "2026-03-02T10:00:00Z")
+        try await world.setAutoRenew(soon, soonTrial, false)
+        try await world.setAutoRenew(late, lateTrial, false)
+        // 20 days after the trial ended: paid, 03-28T10:00 → 04-28T10:00, renewed → 05-28T10:00.
+        try await world.advance(to: "2026-03-28T10:00:00Z")
+        #expect(try await world.buy(soon, World.monthly).payload.price == 9_990)
+        // 70 days after: paid, 05-17T10:00 → 06-17T10:00.
+        try await world.advance(to: "2026-05-17T10:00:00Z")
+        #expect(try await world.buy(late, World.monthly).payload.price == 9_990)
+        try await world.advance(to: "2026-05-20T12:00:00Z")
+
+        // 03-01 … 05-19: 80 days.
+        let report = try await world.metrics("2026-03-01", "2026-05-19")
+        // Of March's 2 trials, only the one whose next period began within 60 days of its end converted.
+        #expect(report.trials("2026-03").started == 2)
+        #expect(report.trials("2026-03").converted == 1)
+        #expect(report.series(\.activeTrials) == runs((7, 2), (73, 0)))
+        // Each first payment begins a paid run.
+        #expect(report.series(\.new) == sparse(from: "2026-03-01", days: 80, ["2026-03-28": 1, "2026-05-17": 1]))
+        #expect(report.series(\.renewed) == sparse(from: "2026-03-01", days: 80, ["2026-04-28": 1]))
+        #expect(report.series(\.churned) == runs((80, 0)))
+        // None 03-01 … 03-27 (27); one 03-28 … 05-16 (50); both 05-17 … 05-19 (3).
+        #expect(report.series(\.activeSubscriptions) == runs((27, 0), (50, 1), (3, 2)))
+        // 2 × 9_990.
+        #expect(report.mrr("USD").new == 19_980)
+        #expect(report.mrr("USD").milliunits == 19_980)
+    }
+
     // MARK: - Plan changes
 
     @Test(arguments: Backend.available)
@@ -245,6 +282,44 @@ import Testing
         withKnownIssue(Self.cohortColumns) {
             #expect(report.retention("2026-03").retained == [2, 1])
         }
+    }
+
+    @Test(arguments: Backend.available)
+    func aReversedRefundOfTheCurrentPeriodTakesItsChurnAndRefundBack(backend: Backend) async throws {
+        let world = try await World(backend)
+        let customer = try await world.customer()
+        try await world.advance(to: "2026-03-01T10:00:00Z")
+        let first = try await world.buy(customer, World.premium)  // 03-01T10:00 → 04-01T10:00
+        try await world.advance(to: "2026-03-10T10:00:00Z")
+        try await world.refund(customer, first)
+        try await world.advance(to: "2026-03-11T12:00:00Z")
+
+        // Refunded: the run ends on 03-10; the refund counts that day.
+        let refunded = try await world.metrics("2026-03-01", "2026-03-10")
+        #expect(refunded.series(\.activeSubscriptions) == runs((9, 1), (1, 0)))
+        #expect(refunded.series(\.churned) == sparse(from: "2026-03-01", days: 10, ["2026-03-10": 1]))
+        #expect(refunded.mrr("USD").churned == 14_990)
+        #expect(refunded.mrr("USD").milliunits == 0)
+        #expect(refunded.revenue("2026-03-10").refunds == 1)
+        #expect(refunded.revenue("2026-03-10").refundedMilliunits == 14_990)
+
+        // Apple reverses it on 03-12: the period covers again and renews on 04-01 (→ 05-01).
+        try await world.advance(to: "2026-03-12T10:00:00Z")
+        try await world.reverseRefund(customer, first)
+        try await world.advance(to: "2026-04-10T12:00:00Z")
+
+        let report = try await world.metrics("2026-03-01", "2026-04-09")
+        #expect(report.series(\.activeSubscriptions) == runs((40, 1)))
+        #expect(report.series(\.new) == sparse(from: "2026-03-01", days: 40, ["2026-03-01": 1]))
+        #expect(report.series(\.renewed) == sparse(from: "2026-03-01", days: 40, ["2026-04-01": 1]))
+        #expect(report.series(\.churned) == runs((40, 0)))
+        let mrr = report.mrr("USD")
+        #expect(mrr.new == 14_990)
+        #expect(mrr.churned == 0)
+        #expect(mrr.milliunits == 14_990)
+        #expect(report.revenue.allSatisfy { $0.refunds == 0 && $0.refundedMilliunits == 0 })
+        #expect(report.revenue("2026-03-01").milliunits == 14_990)
+        #expect(report.revenue("2026-04-01").milliunits == 14_990)
     }
 
     // MARK: - Billing problems and lapses
@@ -594,6 +669,29 @@ import Testing
         #expect(firstDay.credits("credits").sold == 50)
         #expect(firstDay.credits("credits").spent == 0)
         #expect(firstDay.credits("credits").outstanding == 52)
+    }
+
+    @Test(arguments: Backend.available)
+    func aConsumableBoughtThreeAtOnceIsOnePaymentOfItsSignedPrice(backend: Backend) async throws {
+        let world = try await World(backend)
+        let customer = try await world.customer(withUser: true)  // 2 credits at sign-up
+        try await world.advance(to: "2026-03-01T10:00:00Z")
+        let three = try await world.buy(customer, World.credits10, quantity: 3)  // 3 × 1_990 = 5_970, +30
+        #expect(three.payload.price == 5_970)
+        try await world.advance(to: "2026-03-02T10:00:00Z")
+        try await world.refund(customer, three)  // all 30 unspent: taken back
+        try await world.advance(to: "2026-03-03T12:00:00Z")
+
+        let report = try await world.metrics("2026-03-01", "2026-03-02")
+        #expect(report.revenue("2026-03-01").purchases == 1)
+        #expect(report.revenue("2026-03-01").milliunits == 5_970)
+        #expect(report.revenue("2026-03-02").refunds == 1)
+        #expect(report.revenue("2026-03-02").refundedMilliunits == 5_970)
+        // Sold 30; nothing spent; 2 + 30 − 30 = 2 held.
+        #expect(report.credits("credits").sold == 30)
+        #expect(report.credits("credits").spent == 0)
+        #expect(report.credits("credits").outstanding == 2)
+        #expect(report.mrr.allSatisfy { $0.milliunits == 0 && $0.new == 0 })
     }
 
     // MARK: - The window

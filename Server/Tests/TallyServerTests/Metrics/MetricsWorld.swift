@@ -167,8 +167,8 @@ final class MetricsWorld: @unchecked Sendable {
 
     /// Buys a product now; its notification reaches the server.
     @discardableResult
-    func buy(_ customer: Customer, _ productID: String) async throws -> SimulatedAppStore.SignedTransaction {
-        let options = SimulatedAppStore.PurchaseOptions(appAccountToken: customer.user?.appAccountToken, outcome: .success)
+    func buy(_ customer: Customer, _ productID: String, quantity: Int = 1) async throws -> SimulatedAppStore.SignedTransaction {
+        let options = SimulatedAppStore.PurchaseOptions(appAccountToken: customer.user?.appAccountToken, quantity: quantity, outcome: .success)
         guard case .success(let transaction) = try await customer.store.purchase(productID, options: options) else {
             throw TestFailure("the purchase of \(productID) did not succeed")
         }
