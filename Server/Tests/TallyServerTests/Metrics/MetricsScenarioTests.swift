@@ -14,12 +14,6 @@ import Testing
 @Suite struct MetricsScenarioTests {
     typealias World = MetricsWorld
 
-    /// Where the retention columns disagree with docs/metrics.md ("a run still going counts as
-    /// retained for every month the calendar has reached", read per run): the report shows k only
-    /// once every run that could have begun in the cohort's month has had k whole months.
-    static let cohortColumns: Comment =
-        "k = 1 is shown only after the cohort's month has had a month more (04-30 for March), not once this cohort's runs have had a month"
-
     // MARK: - Trials
 
     @Test(arguments: Backend.available)
@@ -195,11 +189,10 @@ import Testing
         #expect(report.revenue("2026-03-01").milliunits == 14_990)
         #expect(report.revenue("2026-04-01").purchases == 1)
         #expect(report.revenue("2026-04-01").milliunits == 9_990)
-        // Retention of March: 1 run; still paying at k = 1 (04-01T10:00, the renewal's start).
+        // Retention of March: 1 run. k = 1 is shown once every March run has had a month: from
+        // 05-01 (the month after March, plus one), not yet.
         #expect(report.retention("2026-03").subscribers == 1)
-        withKnownIssue(Self.cohortColumns) {
-            #expect(report.retention("2026-03").retained == [1, 1])
-        }
+        #expect(report.retention("2026-03").retained == [1])
         // A renewal starts no run: no April cohort.
         #expect(report.retention("2026-04").subscribers == 0)
 
@@ -216,6 +209,11 @@ import Testing
         #expect(later.mrr("USD").milliunits == 9_990)
         #expect(later.revenue("2026-03-01").purchases == 0)
         #expect(later.revenue("2026-04-01").milliunits == 9_990)
+
+        // In May k = 1 is shown: still paying at 04-01T10:00 (the cheaper plan's start).
+        try await world.advance(to: "2026-05-02T12:00:00Z")
+        let may = try await world.metrics("2026-03-01", "2026-05-01")
+        #expect(may.retention("2026-03").retained == [1, 1])
     }
 
     // MARK: - Refunds
@@ -276,12 +274,14 @@ import Testing
         #expect(april.mrr("USD").churned == 14_990)
         #expect(april.mrr("USD").milliunits == 0)
         #expect(april.revenue("2026-03-05").refunds == 0)
-        // Retention of March: 2 runs; at k = 1 (04-01T10:00) the yearly one had ended (03-05), the
-        // monthly one was paying (refunded only on 04-05).
+        // Retention of March: 2 runs; k = 1 is not shown before 05-01.
         #expect(report.retention("2026-03").subscribers == 2)
-        withKnownIssue(Self.cohortColumns) {
-            #expect(report.retention("2026-03").retained == [2, 1])
-        }
+        #expect(report.retention("2026-03").retained == [2])
+        // In May: at k = 1 (04-01T10:00) the yearly run had ended (03-05), the monthly one was
+        // paying (refunded only on 04-05).
+        try await world.advance(to: "2026-05-02T12:00:00Z")
+        let may = try await world.metrics("2026-03-01", "2026-05-01")
+        #expect(may.retention("2026-03").retained == [2, 1])
     }
 
     @Test(arguments: Backend.available)
@@ -358,10 +358,11 @@ import Testing
 
         #expect(report.revenue("2026-04-11").milliunits == 14_990)
         #expect(report.revenue("2026-04-01").purchases == 0)
-        // The run never ended: retained at k = 1 (04-01T10:00) as a run still going.
-        withKnownIssue(Self.cohortColumns) {
-            #expect(report.retention("2026-03").retained == [1, 1])
-        }
+        #expect(report.retention("2026-03").retained == [1])
+        // In May k = 1 (04-01T10:00) is shown: in billing retry then, but a run still going.
+        try await world.advance(to: "2026-05-02T12:00:00Z")
+        let may = try await world.metrics("2026-03-01", "2026-05-01")
+        #expect(may.retention("2026-03").retained == [1, 1])
     }
 
     @Test(arguments: Backend.available)
@@ -450,12 +451,13 @@ import Testing
         #expect(report.revenue("2026-06-15").milliunits == 14_990)
         // Retention of March: 2 runs. At k = 1 (04-01T10:00) the lapsed run has just ended (its
         // period covers up to, not including, that instant); the other is a run still going (its
-        // gap is under 60 days), retained at k = 1, 2, 3 (05-01, 06-01).
+        // gap is under 60 days), retained at k = 1 and 2 (05-01T10:00, 06-01T10:00); k = 3 is shown
+        // from 07-01, once every March run has had three months.
         #expect(report.retention("2026-03").subscribers == 2)
         withKnownIssue(
-            "a run that ended at exactly k months (a month's period, not renewed) counts as retained at k; and k = 3 is not shown until every March run could have lasted 3 months"
+            "a run that ended at exactly k months (one month's period, not renewed) counts as still paid at k"
         ) {
-            #expect(report.retention("2026-03").retained == [2, 1, 1, 1])
+            #expect(report.retention("2026-03").retained == [2, 1, 1])
         }
         // Either way the lapsed run is gone at k = 2 (05-01T10:00) and the other is retained.
         #expect(report.retention("2026-03").retained.dropFirst(2).first == 1)
