@@ -216,6 +216,37 @@ import Testing
         #expect(may.retention("2026-03").retained == [1, 1])
     }
 
+    @Test(arguments: Backend.available)
+    func aCrossgradeToTheYearlyPlanAtRenewalIsContractionEachFigureDividedOnItsOwn(backend: Backend) async throws {
+        let world = try await World(backend)
+        let customer = try await world.customer()
+        try await world.advance(to: "2026-03-01T10:00:00Z")
+        try await world.buy(customer, World.monthly)  // free week, then 9_990 from 03-08T10:00 → 04-08T10:00
+        try await world.advance(to: "2026-03-20T10:00:00Z")
+        // Another duration at the same level: from the next renewal, 04-08T10:00 → 2027-04-08T10:00 at 59_990.
+        try await world.buy(customer, World.yearly)
+        try await world.advance(to: "2026-04-10T12:00:00Z")
+        #expect(try await world.latest(customer, World.yearly).payload.purchaseDate == World.instant("2026-04-08T10:00:00Z"))
+
+        // 03-01 … 04-09: 40 days.
+        let report = try await world.metrics("2026-03-01", "2026-04-09")
+        #expect(report.series(\.activeSubscriptions) == runs((7, 0), (33, 1)))
+        #expect(report.series(\.new) == sparse(from: "2026-03-01", days: 40, ["2026-03-08": 1]))
+        #expect(report.series(\.renewed) == sparse(from: "2026-03-01", days: 40, ["2026-04-08": 1]))
+        #expect(report.series(\.churned) == runs((40, 0)))
+        // Per year: new 9_990 × 12 = 119_880 → 9_990; contraction 119_880 − 59_990 = 59_890 →
+        // 4_990 (59_890 ÷ 12 = 4_990.8, rounded down); end 59_990 → 4_999 (4_999.2). Each divided
+        // on its own: 0 + 9_990 − 4_990 = 5_000, a milliunit from the end.
+        let mrr = report.mrr("USD")
+        #expect(mrr.startMilliunits == 0)
+        #expect(mrr.new == 9_990)
+        #expect(mrr.expansion == 0)
+        #expect(mrr.contraction == 4_990)
+        #expect(mrr.churned == 0)
+        #expect(mrr.milliunits == 4_999)
+        #expect(report.revenue("2026-04-08").milliunits == 59_990)
+    }
+
     // MARK: - Refunds
 
     @Test(arguments: Backend.available)
@@ -477,6 +508,34 @@ import Testing
         #expect(later.mrr("USD").new == 14_990)
         #expect(later.mrr("USD").churned == 0)
         #expect(later.mrr("USD").milliunits == 29_980)
+    }
+
+    @Test(arguments: Backend.available)
+    func todayCountsWhatHasNotExpiredByMidnightAndChurnsWhatExpiresToday(backend: Backend) async throws {
+        let world = try await World(backend)
+        let morning = try await world.customer()
+        let evening = try await world.customer()
+        let stays = try await world.customer()
+        try await world.advance(to: "2026-03-24T10:00:00Z")
+        let early = try await world.buy(morning, World.weekly)  // 03-24T10:00 → 03-31T10:00
+        try await world.setAutoRenew(morning, early, false)
+        try await world.buy(stays, World.premium)  // 03-24T10:00 → 04-24T10:00
+        try await world.advance(to: "2026-03-24T18:00:00Z")
+        let late = try await world.buy(evening, World.weekly)  // 03-24T18:00 → 03-31T18:00
+        try await world.setAutoRenew(evening, late, false)
+        // Today is 03-31, at noon: one week ended this morning, the other ends tonight.
+        try await world.advance(to: "2026-03-31T12:00:00Z")
+
+        let report = try await world.metrics("2026-03-24", "2026-03-31")
+        #expect(report.days.count == 8)
+        // Today counts what has not expired by midnight: the premium plan only.
+        #expect(report.series(\.activeSubscriptions) == runs((7, 3), (1, 1)))
+        // Both weeks' runs end today: one expired, the other's expiry day has come.
+        #expect(report.series(\.churned) == sparse(from: "2026-03-24", days: 8, ["2026-03-31": 2]))
+        #expect(report.series(\.new) == sparse(from: "2026-03-24", days: 8, ["2026-03-24": 3]))
+        // Per year: 2 × 155_480 + 179_880 = 490_840 → 40_903 new; 2 × 155_480 = 310_960 → 25_913 churned.
+        #expect(report.mrr("USD").new == 40_903)
+        #expect(report.mrr("USD").churned == 25_913)
     }
 
     // MARK: - What counts nowhere, and what is read apart
