@@ -42,7 +42,7 @@ struct MetricsStore: Sendable {
                 """
                 SELECT subject, currency, CASE WHEN day >= \(first) THEN 1 ELSE 0 END AS inside, CAST(SUM(value) AS BIGINT) AS total
                 FROM metric_days WHERE environment = '' AND figure = \(MetricFigure.ledgerAmount.rawValue) AND span = 0 AND day <= \(last)
-                GROUP BY subject, currency, CASE WHEN day >= \(first) THEN 1 ELSE 0 END
+                GROUP BY subject, currency, inside
                 """)
             return (window, prior, ledger)
         }
@@ -92,7 +92,7 @@ struct MetricsStore: Sendable {
             static func < (a: Self, b: Self) -> Bool { (a.day, a.currency) < (b.day, b.currency) }
         }
         var revenue: [DayCurrency: MetricsReport.Revenue] = [:]
-        for row in rows where row.day >= first && [.purchases, .revenue, .refunds, .refunded].contains(row.figure) {
+        for row in rows where row.day >= first && row.total != 0 && [.purchases, .revenue, .refunds, .refunded].contains(row.figure) {
             let key = DayCurrency(day: row.day, currency: row.currency)
             var line =
                 revenue[key]
