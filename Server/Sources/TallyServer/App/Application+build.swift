@@ -40,6 +40,7 @@ public func buildApplication(
     }
     do {
         try await database.migrate(Migrations.all)
+        try await MetricsRollup.ensureBuilt(database)
     } catch {
         if !services.isEmpty { await database.close() }
         throw error

@@ -57,6 +57,7 @@ struct Ledger {
         transaction: String? = nil, operation: String? = nil, reference: String? = nil
     ) async throws {
         guard amount != 0 else { return }
+        MetricsRollup.noteLedger(context, kind: kind, bucket: bucket, currency: currency, amount: amount)
         try await executor.execute(
             """
             INSERT INTO ledger_entries (user_id, currency, bucket, kind, amount, transaction_id, operation_id, reference, created_at)

@@ -27,9 +27,15 @@ public struct DatabaseAudit: Sendable, Hashable, Codable {
     public var mismatches: [Mismatch]
     /// How many such positions there are in all.
     public var mismatchCount: Int64
+    /// The first few rollups of the metrics (``MetricsRollup``) that differ from the ones
+    /// computed from scratch from the transactions and the ledger.
+    public var rollupDifferences: [MetricsRollup.Difference]
+    /// How many such rollups there are in all.
+    public var rollupDifferenceCount: Int
 
-    /// Whether every balance equals the sum of its ledger entries and of its lots.
-    public var isConsistent: Bool { mismatchCount == 0 }
+    /// Whether every balance equals the sum of its ledger entries and of its lots, and every
+    /// rollup what the stored data sums to.
+    public var isConsistent: Bool { mismatchCount == 0 && rollupDifferenceCount == 0 }
 
     /// One currency's totals: the sums of every user's position and of the ledger.
     public struct CurrencyTotal: Sendable, Hashable, Codable {
@@ -147,11 +153,14 @@ public struct DatabaseAudit: Sendable, Hashable, Codable {
                 userID: try row.text("user_id"), currency: try row.text("currency"), kind: try row.text("kind"),
                 expected: try row.int("expected"), found: try row.int("found"))
         }
+        // Rollups exist once `0002_metrics` ran; before that, there is nothing to compare.
+        let differences = applied.contains(Migrations.metrics.name) ? try await MetricsRollup.differences(executor) : []
         return DatabaseAudit(
             migrations: applied, pendingMigrations: known.filter { !applied.contains($0) },
             users: try await count("users"), storeTransactions: try await count("store_transactions"),
             ledgerEntries: try await count("ledger_entries"), balances: balances,
-            mismatches: mismatches, mismatchCount: mismatchCount)
+            mismatches: mismatches, mismatchCount: mismatchCount,
+            rollupDifferences: Array(differences.prefix(listedMismatches)), rollupDifferenceCount: differences.count)
     }
 
     /// Every (user, currency) whose ledger does not sum to `available + held − debt`, or whose

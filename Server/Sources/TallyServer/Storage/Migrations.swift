@@ -9,7 +9,7 @@ public import TallySQL
 /// before. `Server/Tests/TallyServerTests/Storage/Schema/` holds the schema it makes, reviewed.
 public enum Migrations: Sendable {
     /// Every migration, in order.
-    public static let all: [Migration] = [core]
+    public static let all: [Migration] = [core, metrics]
 
     /// Tables of users, positions, lots, the ledger, store transactions, orders, spends,
     /// reservations, allowances and notifications; what the server learns from Apple; the web
@@ -20,6 +20,33 @@ public enum Migrations: Sendable {
         name: "0001_core", folds: ["0002_apple", "0003_console", "0004_events"],
         sqlite: statements(autoIncrement: "INTEGER PRIMARY KEY AUTOINCREMENT") + appendOnlyLedger.sqlite + appendOnlyAudit.sqlite,
         postgres: statements(autoIncrement: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY") + appendOnlyLedger.postgres + appendOnlyAudit.postgres)
+
+    /// The rollups of the subscription and revenue figures (docs/metrics.md), and what the
+    /// transactions must say for them: who owns a copy (Family Sharing) and its subscription
+    /// group. `metric_days` holds changes: a figure of a day is the sum of its rows, and a count
+    /// of what is active is the sum of the changes until then. `metric_state` says whether the
+    /// rollups were built from what was stored before them (``MetricsRollup/ensureBuilt(_:)``).
+    static let metrics = Migration(name: "0002_metrics", sqlite: metricsStatements, postgres: metricsStatements)
+
+    private static let metricsStatements = [
+        "ALTER TABLE store_transactions ADD COLUMN ownership TEXT",
+        "ALTER TABLE store_transactions ADD COLUMN subscription_group TEXT",
+        """
+        CREATE TABLE metric_days (
+            environment TEXT NOT NULL,
+            figure TEXT NOT NULL,
+            day BIGINT NOT NULL,
+            subject TEXT NOT NULL,
+            currency TEXT NOT NULL,
+            span BIGINT NOT NULL,
+            subscription_group TEXT NOT NULL,
+            value BIGINT NOT NULL,
+            PRIMARY KEY (environment, figure, day, subject, currency, span)
+        )
+        """,
+        "CREATE TABLE metric_state (name TEXT PRIMARY KEY, value BIGINT NOT NULL)",
+        "CREATE INDEX positions_debt ON positions (currency) WHERE debt > 0",
+    ]
 
     /// Every table and index, with `autoIncrement` as the dialect spells an increasing key.
     private static func statements(autoIncrement: String) -> [String] {

@@ -96,6 +96,7 @@ extension SQLStorage {
     /// Applies a refund or revocation unless a later revocation event was applied already.
     /// Returns whether anything changed.
     func revoke(_ executor: WriteContext, transactionID: String, eventAt: Int64, reason: RevocationReason?, time: Int64) async throws -> Bool {
+        try await noteForMetrics(executor, transactionID: transactionID)
         // The event is recorded by a conditional UPDATE, which also locks the row: a refund and
         // its reversal racing (PostgreSQL) apply one after the other, and the later event wins.
         let current = try await executor.execute(
@@ -120,8 +121,14 @@ extension SQLStorage {
         return true
     }
 
+    /// Notes for the rollups the subscription (or purchase) of a transaction whose revocation may change.
+    private func noteForMetrics(_ executor: WriteContext, transactionID: String) async throws {
+        try await MetricsRollup.note(executor, originalOf: transactionID)
+    }
+
     /// Restores what a refund took, unless a later revocation event was applied already.
     func reverseRevocation(_ executor: WriteContext, transactionID: String, eventAt: Int64, time: Int64) async throws -> Bool {
+        try await noteForMetrics(executor, transactionID: transactionID)
         let current = try await executor.execute(
             """
             UPDATE store_transactions SET revocation_event_at = \(eventAt)

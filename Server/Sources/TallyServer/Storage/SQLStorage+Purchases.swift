@@ -121,17 +121,24 @@ extension SQLStorage {
             try await touchEntitlements(executor, user: owner.id, time: time, transactionID: transactionID)
         }
         let revokedAt = transaction.revoked ? payload.revocationDate.map(Self.millis) : nil
+        // The rollups take in the row: a subscription's from its other periods as they were.
+        if kind == .autoRenewable { try await MetricsRollup.note(executor, original: original) }
+        var counted = MetricsTransaction(transaction, payload: payload)
+        counted.revokedAt = revokedAt
+        MetricsRollup.noteNew(executor, counted)
         let grantsJSON = try grants.map(Self.encode)
         try await executor.execute(
             """
             INSERT INTO store_transactions (transaction_id, original_transaction_id, user_id, binding, product_id, product_kind,
                 environment, app_account_token, quantity, purchase_date, expires_date, signed_date, revoked, revocation_event_at,
-                revocation_reason, evidence_kind, evidence, received_at, price, currency, storefront, granted, grants_json)
+                revocation_reason, evidence_kind, evidence, received_at, price, currency, storefront, granted, grants_json, ownership,
+                subscription_group)
             VALUES (\(transactionID), \(original), \(owner?.id), \(binding), \(transaction.productID), \(kind),
                 \(transaction.environment), \(token), \(transaction.quantity), \(payload.purchaseDate.map(Self.millis)),
                 \(transaction.expiresAt), \(payload.signedDate.map(Self.millis)), \(transaction.revoked), \(revokedAt),
                 \(payload.revocationReason.map { Int64($0.rawValue) }), \(evidence.kind), \(evidence.text), \(time),
-                \(transaction.price), \(transaction.currency), \(transaction.storefront), \(grants != nil), \(grantsJSON))
+                \(transaction.price), \(transaction.currency), \(transaction.storefront), \(grants != nil), \(grantsJSON),
+                \(payload.inAppOwnershipType?.rawValue), \(payload.subscriptionGroupIdentifier))
             """)
         guard let owner, let product, let grants else {
             return Recorded(granted: [], firstDelivery: presenter != nil, userID: owner?.id, new: true)

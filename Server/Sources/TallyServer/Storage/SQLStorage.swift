@@ -30,6 +30,13 @@ public struct SQLStorage: TallyStorage {
     var webhooks: WebhookStore { WebhookStore(transactions: transactions) }
     /// Spends and reservations.
     var spending: SpendingStore { SpendingStore(transactions: transactions, catalog: catalog) }
+    /// The subscription and revenue figures.
+    var metricsStore: MetricsStore { MetricsStore(transactions: transactions) }
+
+    /// The subscription and revenue figures of a window, read from the rollups.
+    public func metrics(_ query: MetricsQuery) async throws -> MetricsReport {
+        try await metricsStore.metrics(query)
+    }
 
     /// - Parameters:
     ///   - database: where the data lives; migrate it first.

@@ -106,4 +106,8 @@ public protocol TallyStorage: Sendable {
     func subscriptionsNearRenewal(from: Date, to: Date, checkedBefore: Date, limit: Int) async throws -> [String]
     /// Notes that Apple was asked about the subscription now.
     func markSubscriptionChecked(_ originalTransactionID: String) async throws
+    /// The subscription and revenue figures of a window, read from the rollups.
+    /// - Throws: ``StorageError`` `invalid_request` for a window of more than
+    ///   ``MetricsQuery/maximumDays`` days or one that ends before it starts.
+    func metrics(_ query: MetricsQuery) async throws -> MetricsReport
 }

@@ -31,6 +31,7 @@ struct Transactions: Sendable {
                 let (result, context) = try await database.write { [self] executor in
                     let context = WriteContext(executor, now: time, dialect: database.dialect)
                     let value = try await work(context, time)
+                    try await MetricsRollup.flush(context)
                     try await emitEntitlementChanges(context)
                     let types = context.events
                     if let eventsCommitted, !types.isEmpty { context.afterCommit { eventsCommitted(types) } }

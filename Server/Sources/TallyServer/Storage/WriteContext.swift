@@ -19,6 +19,8 @@ final class WriteContext: SQLExecutor {
     /// The database's dialect (a few statements differ).
     let dialect: SQLDialect
     private let state = NIOLockedValueBox(State())
+    /// What the write noted for the subscription and revenue rollups (``MetricsRollup``).
+    let metrics = NIOLockedValueBox(MetricsNotes())
 
     /// What an access-changing write noted of a user before its first change: the
     /// entitlements active then, and what made the change (a transaction, an operator).

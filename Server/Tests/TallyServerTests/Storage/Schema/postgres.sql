@@ -140,6 +140,22 @@ CREATE TABLE lots (
     CONSTRAINT lots_revoked_check CHECK ((revoked = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
     CONSTRAINT lots_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id)
 );
+CREATE TABLE metric_days (
+    environment text NOT NULL,
+    figure text NOT NULL,
+    day bigint NOT NULL,
+    subject text NOT NULL,
+    currency text NOT NULL,
+    span bigint NOT NULL,
+    subscription_group text NOT NULL,
+    value bigint NOT NULL,
+    CONSTRAINT metric_days_pkey PRIMARY KEY (environment, figure, day, subject, currency, span)
+);
+CREATE TABLE metric_state (
+    name text NOT NULL,
+    value bigint NOT NULL,
+    CONSTRAINT metric_state_pkey PRIMARY KEY (name)
+);
 CREATE TABLE notifications (
     notification_uuid text NOT NULL,
     notification_type text NOT NULL,
@@ -264,6 +280,8 @@ CREATE TABLE store_transactions (
     price bigint,
     currency text,
     storefront text,
+    ownership text,
+    subscription_group text,
     CONSTRAINT store_transactions_evidence_kind_check CHECK ((evidence_kind = ANY (ARRAY['jws'::text, 'receipt'::text]))),
     CONSTRAINT store_transactions_granted_check CHECK ((granted = ANY (ARRAY[(0)::bigint, (1)::bigint]))),
     CONSTRAINT store_transactions_pkey PRIMARY KEY (transaction_id),
@@ -368,12 +386,15 @@ CREATE INDEX ledger_user_time ON ledger_entries USING btree (user_id, created_at
 CREATE INDEX lots_fifo ON lots USING btree (user_id, currency, id) WHERE (remaining > 0);
 CREATE UNIQUE INDEX lots_pkey ON lots USING btree (id);
 CREATE INDEX lots_transaction ON lots USING btree (transaction_id);
+CREATE UNIQUE INDEX metric_days_pkey ON metric_days USING btree (environment, figure, day, subject, currency, span);
+CREATE UNIQUE INDEX metric_state_pkey ON metric_state USING btree (name);
 CREATE INDEX notifications_original ON notifications USING btree (original_transaction_id);
 CREATE INDEX notifications_outcome ON notifications USING btree (outcome, received_at);
 CREATE UNIQUE INDEX notifications_pkey ON notifications USING btree (notification_uuid);
 CREATE INDEX notifications_received ON notifications USING btree (received_at);
 CREATE UNIQUE INDEX orders_pkey ON orders USING btree (id);
 CREATE UNIQUE INDEX orders_transaction_id_key ON orders USING btree (transaction_id);
+CREATE INDEX positions_debt ON positions USING btree (currency) WHERE (debt > 0);
 CREATE UNIQUE INDEX positions_pkey ON positions USING btree (user_id, currency);
 CREATE UNIQUE INDEX renewal_infos_pkey ON renewal_infos USING btree (original_transaction_id);
 CREATE INDEX reservations_open ON reservations USING btree (expires_at) WHERE (status = 'held'::text);

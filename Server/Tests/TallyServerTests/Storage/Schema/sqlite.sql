@@ -113,6 +113,21 @@ CREATE TABLE lots (
     revoked BIGINT NOT NULL DEFAULT 0 CHECK (revoked IN (0, 1)),
     created_at BIGINT NOT NULL
 );
+CREATE TABLE metric_days (
+    environment TEXT NOT NULL,
+    figure TEXT NOT NULL,
+    day BIGINT NOT NULL,
+    subject TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    span BIGINT NOT NULL,
+    subscription_group TEXT NOT NULL,
+    value BIGINT NOT NULL,
+    PRIMARY KEY (environment, figure, day, subject, currency, span)
+);
+CREATE TABLE metric_state (
+    name TEXT PRIMARY KEY,
+    value BIGINT NOT NULL
+);
 CREATE TABLE notifications (
     notification_uuid TEXT PRIMARY KEY,
     notification_type TEXT NOT NULL,
@@ -215,7 +230,9 @@ CREATE TABLE store_transactions (
     received_at BIGINT NOT NULL,
     price BIGINT,
     currency TEXT,
-    storefront TEXT
+    storefront TEXT,
+    ownership TEXT,
+    subscription_group TEXT
 );
 CREATE TABLE user_tokens (
     token_hash TEXT PRIMARY KEY,
@@ -291,6 +308,7 @@ CREATE INDEX lots_transaction ON lots (transaction_id);
 CREATE INDEX notifications_original ON notifications (original_transaction_id);
 CREATE INDEX notifications_outcome ON notifications (outcome, received_at);
 CREATE INDEX notifications_received ON notifications (received_at);
+CREATE INDEX positions_debt ON positions (currency) WHERE debt > 0;
 CREATE INDEX reservations_open ON reservations (expires_at) WHERE status = 'held';
 CREATE INDEX store_transactions_original ON store_transactions (original_transaction_id);
 CREATE INDEX store_transactions_product ON store_transactions (product_id, received_at);

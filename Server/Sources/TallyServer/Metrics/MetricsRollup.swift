@@ -1,0 +1,226 @@
+import Foundation
+import TallyCore
+public import TallySQL
+
+/// The rollups of the subscription and revenue figures (`metric_days`), kept in the
+/// transaction of every write that changes what they count.
+///
+/// A write notes, before it changes them, the transactions of each original transaction it
+/// touches (``note(_:original:)``) and the new rows it records (``noteNew(_:_:)``); the ledger
+/// notes its entries. At the end of the write ``flush(_:)`` reads what the touched transactions
+/// are now, and adds to the rollups the difference between their contributions after and
+/// before (``MetricContributions/of(_:)``), with the ledger's, in one statement. So a rollup is
+/// always the sum of the contributions of what is stored, whatever order things arrive in,
+/// and ``rebuild(_:)`` and ``differences(_:)`` compute the same sums from scratch.
+public enum MetricsRollup: Sendable {
+    /// Notes the transactions of `original` as they are before this write changes any of them.
+    static func note(_ context: WriteContext, original: String) async throws {
+        guard !context.metrics.withLockedValue({ $0.before[original] != nil }) else { return }
+        let rows = try await context.query(
+            "SELECT \(MetricsTransaction.columns) FROM store_transactions WHERE original_transaction_id = \(original)")
+        let transactions = try rows.map(MetricsTransaction.init)
+        context.metrics.withLockedValue { state in
+            guard state.before[original] == nil else { return }
+            state.before[original] = transactions.filter { !state.inserted.contains($0.transactionID) }
+        }
+    }
+
+    /// Notes the transactions of the original transaction of `transactionID`, in one read.
+    static func note(_ context: WriteContext, originalOf transactionID: String) async throws {
+        let rows = try await context.query(
+            """
+            SELECT \(MetricsTransaction.columns) FROM store_transactions WHERE original_transaction_id =
+                (SELECT original_transaction_id FROM store_transactions WHERE transaction_id = \(transactionID))
+            """)
+        remember(context, try rows.map(MetricsTransaction.init))
+    }
+
+    /// Keeps the transactions read as the ones before the write, unless noted already.
+    private static func remember(_ context: WriteContext, _ rows: [MetricsTransaction]) {
+        guard let original = rows.first?.originalTransactionID else { return }
+        context.metrics.withLockedValue { state in
+            guard state.before[original] == nil else { return }
+            state.before[original] = rows.filter { !state.inserted.contains($0.transactionID) }
+        }
+    }
+
+    /// Notes a transaction this write records for the first time.
+    static func noteNew(_ context: WriteContext, _ transaction: MetricsTransaction) {
+        context.metrics.withLockedValue { state in
+            state.inserted.insert(transaction.transactionID)
+            state.new.append(transaction)
+        }
+    }
+
+    /// Notes a ledger entry.
+    static func noteLedger(_ context: WriteContext, kind: LedgerEntryKind, bucket: LedgerBucket, currency: String, amount: Int64) {
+        let day = MetricContributions.day(context.now)
+        let span: Int64 = bucket == .balance ? 0 : 1
+        context.metrics.withLockedValue { state in
+            state.ledger.add(
+                MetricKey(environment: "", figure: .ledgerAmount, day: day, subject: kind.rawValue, currency: currency, span: span), amount)
+            state.ledger.add(MetricKey(environment: "", figure: .ledgerEntries, day: day, subject: kind.rawValue, currency: currency, span: span), 1)
+        }
+    }
+
+    /// Adds to the rollups what this write changed; called once, at its end.
+    static func flush(_ context: WriteContext) async throws {
+        let state = context.metrics.withLockedValue { $0 }
+        var change = state.ledger
+        if !state.before.isEmpty {
+            var after: [String: [MetricsTransaction]] = [:]
+            let originals = Array(state.before.keys)
+            for row in try await context.query(
+                "SELECT \(MetricsTransaction.columns) FROM store_transactions WHERE original_transaction_id IN (\(list: originals))")
+            {
+                let transaction = try MetricsTransaction(row)
+                after[transaction.originalTransactionID, default: []].append(transaction)
+            }
+            for (original, before) in state.before {
+                change.add(MetricContributions.of(after[original] ?? []))
+                change.add(MetricContributions.of(before), times: -1)
+            }
+        }
+        for transaction in state.new where state.before[transaction.originalTransactionID] == nil {
+            change.add(MetricContributions.of([transaction]))
+        }
+        try await add(change, context)
+    }
+
+    /// Adds changes to the rollup rows, in statements of at most 400 rows.
+    static func add(_ contributions: MetricContributions, _ executor: any SQLExecutor) async throws {
+        let changes = contributions.changes.sorted { ($0.0.figure.rawValue, $0.0.day, $0.0.subject) < ($1.0.figure.rawValue, $1.0.day, $1.0.subject) }
+        var start = 0
+        while start < changes.count {
+            let slice = changes[start..<min(changes.count, start + 400)]
+            var values = SQL()
+            for (key, value) in slice {
+                let group = contributions.groups[key.subject] ?? ""
+                if !values.isEmpty { values += ", " }
+                values += "(\(key.environment), \(key.figure.rawValue), \(key.day), \(key.subject), \(key.currency), \(key.span), \(group), \(value))"
+            }
+            try await executor.execute(
+                """
+                INSERT INTO metric_days (environment, figure, day, subject, currency, span, subscription_group, value)
+                VALUES \(values)
+                ON CONFLICT (environment, figure, day, subject, currency, span)
+                DO UPDATE SET value = metric_days.value + excluded.value, subscription_group = excluded.subscription_group
+                """)
+            start += 400
+        }
+    }
+
+    // MARK: - From scratch
+
+    /// Every rollup computed from the stored transactions and ledger.
+    static func computed(_ executor: any SQLExecutor) async throws -> MetricContributions {
+        var result = MetricContributions()
+        var group: [MetricsTransaction] = []
+        var after: (original: String, transaction: String)?
+        // Page by (original, transaction), so each original's transactions are taken whole.
+        while true {
+            let keyset: SQL =
+                after.map {
+                    "WHERE original_transaction_id > \($0.original) OR (original_transaction_id = \($0.original) AND transaction_id > \($0.transaction))"
+                }
+                ?? ""
+            let rows = try await executor.query(
+                "SELECT \(MetricsTransaction.columns) FROM store_transactions \(keyset) ORDER BY original_transaction_id, transaction_id LIMIT 10000")
+            for row in rows {
+                let transaction = try MetricsTransaction(row)
+                if let first = group.first, first.originalTransactionID != transaction.originalTransactionID {
+                    result.add(MetricContributions.of(group))
+                    group = []
+                }
+                group.append(transaction)
+                after = (transaction.originalTransactionID, transaction.transactionID)
+            }
+            if rows.count < 10000 { break }
+        }
+        result.add(MetricContributions.of(group))
+        for row in try await executor.query(
+            """
+            SELECT kind, bucket, currency, created_at / 86400000 AS day, CAST(SUM(amount) AS BIGINT) AS total, COUNT(*) AS n
+            FROM ledger_entries GROUP BY kind, bucket, currency, created_at / 86400000
+            """)
+        {
+            let span: Int64 = try row.text("bucket") == LedgerBucket.balance.rawValue ? 0 : 1
+            let kind = try row.text("kind")
+            let currency = try row.text("currency")
+            let day = try row.int("day")
+            result.add(MetricKey(environment: "", figure: .ledgerAmount, day: day, subject: kind, currency: currency, span: span), try row.int("total"))
+            result.add(MetricKey(environment: "", figure: .ledgerEntries, day: day, subject: kind, currency: currency, span: span), try row.int("n"))
+        }
+        return result
+    }
+
+    /// Recomputes every rollup from the stored transactions and ledger, in place of what is there.
+    public static func rebuild(_ database: any SQLDatabase) async throws {
+        try await database.write { executor in try await rebuild(executor) }
+    }
+
+    static func rebuild(_ executor: any SQLExecutor) async throws {
+        let computed = try await computed(executor)
+        try await executor.execute("DELETE FROM metric_days")
+        try await add(computed, executor)
+        try await executor.execute(
+            "INSERT INTO metric_state (name, value) VALUES ('rollups', 1) ON CONFLICT (name) DO UPDATE SET value = excluded.value")
+    }
+
+    /// Builds the rollups once on a database that had transactions or a ledger before they existed.
+    public static func ensureBuilt(_ database: any SQLDatabase) async throws {
+        try await database.write { executor in
+            guard try await executor.query("SELECT value FROM metric_state WHERE name = 'rollups'").isEmpty else { return }
+            try await rebuild(executor)
+        }
+    }
+
+    /// A rollup that differs from the one computed from scratch.
+    public struct Difference: Sendable, Hashable, Codable, CustomStringConvertible {
+        public var environment: String
+        public var figure: String
+        /// Days since 1970-01-01 UTC.
+        public var day: Int64
+        public var subject: String
+        public var currency: String
+        public var span: Int64
+        public var stored: Int64
+        public var computed: Int64
+
+        public var description: String {
+            "\(figure) \(environment.isEmpty ? "-" : environment) day \(day) \(subject) \(currency)\(span == 0 ? "" : " span \(span)"): stored \(stored), computed \(computed)"
+        }
+    }
+
+    /// Where the stored rollups differ from the ones computed from scratch.
+    static func differences(_ executor: any SQLExecutor) async throws -> [Difference] {
+        let computed = try await computed(executor).values.filter { $0.value != 0 }
+        var stored: [MetricKey: Int64] = [:]
+        for row in try await executor.query("SELECT environment, figure, day, subject, currency, span, value FROM metric_days WHERE value <> 0") {
+            guard let figure = MetricFigure(rawValue: try row.text("figure")) else { continue }
+            stored[
+                MetricKey(
+                    environment: try row.text("environment"), figure: figure, day: try row.int("day"), subject: try row.text("subject"),
+                    currency: try row.text("currency"), span: try row.int("span"))] = try row.int("value")
+        }
+        var differences: [Difference] = []
+        for key in Set(stored.keys).union(computed.keys) where stored[key] != computed[key] {
+            differences.append(
+                Difference(
+                    environment: key.environment, figure: key.figure.rawValue, day: key.day, subject: key.subject, currency: key.currency,
+                    span: key.span, stored: stored[key] ?? 0, computed: computed[key] ?? 0))
+        }
+        return differences.sorted { ($0.figure, $0.day, $0.subject, $0.currency) < ($1.figure, $1.day, $1.subject, $1.currency) }
+    }
+}
+
+/// What a write noted for the rollups.
+struct MetricsNotes: Sendable {
+    /// The transactions of each original transaction touched, before the write.
+    var before: [String: [MetricsTransaction]] = [:]
+    /// Transactions recorded by the write.
+    var new: [MetricsTransaction] = []
+    var inserted: Set<String> = []
+    /// The ledger's entries.
+    var ledger = MetricContributions()
+}
