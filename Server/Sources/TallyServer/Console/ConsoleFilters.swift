@@ -47,12 +47,12 @@ extension ConsoleFilters {
     }
 }
 
-/// `/console/transactions`: kind, status, environment, product, currency, from, to (received),
+/// `/console/transactions`: kind, status, environment, product, group (subscription group), currency, from, to (received),
 /// purchased_from, purchased_to, revoked_from, revoked_to (UTC days, both included), user, q,
 /// after, limit.
 struct TransactionFilters: ConsoleFilters {
     static let names = [
-        "kind", "status", "environment", "product", "currency", "from", "to", "purchased_from", "purchased_to", "revoked_from", "revoked_to", "user",
+        "kind", "status", "environment", "product", "group", "currency", "from", "to", "purchased_from", "purchased_to", "revoked_from", "revoked_to", "user",
         "q", "after", "limit",
     ]
     let fields: [String: String]
@@ -73,7 +73,8 @@ struct TransactionFilters: ConsoleFilters {
             from: try day("from", endOfDay: false), to: try day("to", endOfDay: true), productID: try text("product"), text: try text("q"),
             limit: try checkedLimit(), cursor: cursor, purchasedFrom: try day("purchased_from", endOfDay: false),
             purchasedTo: try day("purchased_to", endOfDay: true), revokedFrom: try day("revoked_from", endOfDay: false),
-            revokedTo: try day("revoked_to", endOfDay: true), currency: try text("currency", maximum: 64))
+            revokedTo: try day("revoked_to", endOfDay: true), currency: try text("currency", maximum: 64),
+            subscriptionGroup: try text("group", maximum: 128))
     }
 }
 

@@ -193,6 +193,7 @@ enum ConsoleTemplates {
         <label>{{t.revoked_from}} <input type="date" name="revoked_from" value="{{filter.revoked_from}}"></label>
         <label>{{t.revoked_to}} <input type="date" name="revoked_to" value="{{filter.revoked_to}}"></label>
         <label>{{t.currency}} <input name="currency" value="{{filter.currency}}" maxlength="64" size="6"></label>
+        <label>{{t.metrics_group}} <input name="group" value="{{filter.group}}" maxlength="128" size="12"></label>
         <label>{{t.user}} <input name="user" value="{{filter.user}}" maxlength="128"></label>
         <label>{{t.search_text}} <input name="q" value="{{filter.q}}" maxlength="200" placeholder="{{t.transactions_search_hint}}"></label>
         <input type="hidden" name="limit" value="{{limit}}">

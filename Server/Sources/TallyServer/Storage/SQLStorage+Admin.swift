@@ -127,6 +127,7 @@ extension SQLStorage {
                 binds.append(.int(Self.millis(to)))
             }
             match("currency", query.currency)
+            match("subscription_group", query.subscriptionGroup)
             for (column, bound, value) in [
                 ("purchase_date", ">=", query.purchasedFrom), ("purchase_date", "<", query.purchasedTo),
                 ("revocation_event_at", ">=", query.revokedFrom), ("revocation_event_at", "<", query.revokedTo),

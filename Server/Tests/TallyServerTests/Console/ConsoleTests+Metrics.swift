@@ -67,6 +67,9 @@ extension ConsoleTests {
             #expect(bad.status == .badRequest)
             #expect(Self.alert(Self.text(bad))?.contains("window must be 7d, 30d, 90d or 365d") == true)
             #expect(try await bob.get("/console/metrics?group=%07").status == .badRequest)
+            // With a group, the links keep to it.
+            let grouped = Self.text(try await bob.get("/console/metrics?environment=Sandbox&group=g.1"))
+            #expect(Self.links("day-link", in: grouped).allSatisfy { $0.contains("group=g.1") && $0.contains("environment=Sandbox") })
         }
     }
 
@@ -150,6 +153,12 @@ extension ConsoleTests {
             #expect(try await listed("revoked_from=2026-03-02&revoked_to=2026-03-02").isEmpty)
             #expect(try await listed("currency=\(currency)") == [lateID, promptID])
             #expect(try await listed("currency=XXX").isEmpty)
+            // A subscription's group, as Apple signed it.
+            let (subscription, subscriptionJWS) = try await harness.buy("com.tally.pro.monthly", for: user)
+            _ = try await harness.storage.deliver(subscription, jws: subscriptionJWS, presenter: user, orderID: nil)
+            let group = try #require(subscription.payload.subscriptionGroupIdentifier)
+            #expect(try await listed("group=\(group)") == [try #require(subscription.payload.transactionID)])
+            #expect(try await listed("group=another-group").isEmpty)
             let page = Self.text(try await alice.get("/console/transactions?purchased_from=2026-03-01"))
             #expect(page.contains("name=\"purchased_from\" value=\"2026-03-01\""), "the form keeps the filter")
             let bad = try await alice.get("/console/transactions?purchased_to=March")

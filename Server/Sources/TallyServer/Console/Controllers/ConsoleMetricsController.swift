@@ -145,7 +145,7 @@ struct ConsoleMetricsController: Sendable {
         }
     }
 
-    /// The addresses of the lists behind the figures: the report's environment and product.
+    /// The addresses of the lists behind the figures: the report's environment, product and group.
     struct Links {
         let report: MetricsReport
         let query: MetricsQuery
@@ -153,6 +153,7 @@ struct ConsoleMetricsController: Sendable {
         func transactions(_ fields: [String: String]) -> String {
             var base = ["environment": report.environment]
             if let product = query.productID { base["product"] = product }
+            if let group = query.subscriptionGroup { base["group"] = group }
             return "/console/transactions" + ConsoleQuery.string(base.merging(fields.filter { !$0.value.isEmpty }) { $1 })
         }
 

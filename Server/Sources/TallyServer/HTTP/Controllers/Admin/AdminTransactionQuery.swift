@@ -26,6 +26,8 @@ public struct AdminTransactionQuery: Sendable, Hashable {
     public var revokedTo: Date?
     /// The currency of its signed price.
     public var currency: String?
+    /// The subscription group of its product, as Apple signed it.
+    public var subscriptionGroup: String?
     /// Matches a transaction id, original transaction id, user id, app account token or
     /// Tally order id exactly.
     public var text: String?
@@ -38,7 +40,8 @@ public struct AdminTransactionQuery: Sendable, Hashable {
     public init(
         type: String? = nil, status: String? = nil, environment: String? = nil, userID: String? = nil, from: Date? = nil, to: Date? = nil,
         productID: String? = nil, text: String? = nil, limit: Int = 50, cursor: AdminCursor? = nil, purchasedFrom: Date? = nil,
-        purchasedTo: Date? = nil, revokedFrom: Date? = nil, revokedTo: Date? = nil, currency: String? = nil
+        purchasedTo: Date? = nil, revokedFrom: Date? = nil, revokedTo: Date? = nil, currency: String? = nil,
+        subscriptionGroup: String? = nil
     ) {
         self.type = type
         self.status = status
@@ -55,5 +58,6 @@ public struct AdminTransactionQuery: Sendable, Hashable {
         self.revokedFrom = revokedFrom
         self.revokedTo = revokedTo
         self.currency = currency
+        self.subscriptionGroup = subscriptionGroup
     }
 }

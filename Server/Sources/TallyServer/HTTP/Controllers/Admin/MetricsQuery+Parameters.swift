@@ -13,7 +13,8 @@ extension MetricsQuery {
     ///   - productName: the name of the product's parameter, for the messages.
     ///   - groupName: the name of the subscription group's parameter, for the messages.
     /// - Throws: ``TallyAPIError`` `invalid_request` naming the parameter: a day that is not
-    ///   `YYYY-MM-DD`, a window that ends before it starts or is longer than ``maximumDays``, an
+    ///   `YYYY-MM-DD`, a window that starts after today, ends before it starts or is longer than
+    ///   ``maximumDays``, an
     ///   unknown environment, a product or group that is no identifier.
     init(
         reading value: (String) -> String?, today: Date, productName: String = "product_id", groupName: String = "subscription_group"
@@ -34,6 +35,8 @@ extension MetricsQuery {
         let through = try day("through")
         let last = through ?? Self.day(of: today)
         let first = from ?? last.addingTimeInterval(-29 * 86_400)
+        // The figures stop at today: a window that starts later has none.
+        guard first <= Self.day(of: today) else { throw TallyAPIError(.invalidRequest, "from must be on or before today") }
         guard first <= last else { throw TallyAPIError(.invalidRequest, "from must be on or before through (today when through is absent)") }
         guard Self.days(from: first, through: last) <= Self.maximumDays else {
             throw TallyAPIError(.invalidRequest, "from and through must span at most \(Self.maximumDays) days")
