@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import TallyCore
+import TallyTestSupport
 import Testing
 
 @testable import TallyServer
@@ -81,6 +82,20 @@ import Testing
                 try await client.get(
                     "/v1/admin/metrics?environment=Sandbox&from=2026-03-01&through=2026-03-01&product_id=com.tally.photo.credits.10", token: API.secret))
             #expect(other.days.count == 1 && other.revenue.isEmpty)
+
+            // The members are the ones the OpenAPI document states, at each level.
+            let spec = try String(contentsOf: Repository.server.appendingPathComponent("Sources/TallyServer/Resources/openapi.yaml"), encoding: .utf8)
+            let document = try #require(try YAMLSubset.parse(spec) as? [String: Any])
+            let schema = try #require(((document["components"] as? [String: Any])?["schemas"] as? [String: Any])?["MetricsReport"] as? [String: Any])
+            let properties = try #require(schema["properties"] as? [String: Any])
+            let answer = API.json(
+                try await client.get("/v1/admin/metrics?environment=Sandbox&product_id=com.tally.photo.credits.50", token: API.secret))
+            #expect(Set(answer.keys) == Set(properties.keys))
+            for (member, sample) in [("days", answer["days"]), ("revenue", answer["revenue"])] {
+                let documented = try #require(((properties[member] as? [String: Any])?["items"] as? [String: Any])?["properties"] as? [String: Any])
+                let first = try #require((sample as? [Any])?.first as? [String: Any])
+                #expect(Set(first.keys) == Set(documented.keys), "\(member)")
+            }
         }
     }
 }
