@@ -86,7 +86,8 @@ extension OnDeviceLedger {
         return true
     }
 
-    /// Takes `amount` from the oldest lots first.
+    /// Takes `amount` from the lots in the order they were delivered, first first (as the
+    /// server does): a purchase delivered late does not jump ahead of credits already there.
     static func take(
         _ executor: any SQLExecutor, currency: String, amount: Int64, kind: LedgerEntryKind, operation: String, reference: String?, time: Int64
     ) async throws {
@@ -95,7 +96,7 @@ extension OnDeviceLedger {
             """
             SELECT \(LotRow.selection)
             FROM ledger_lots l JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = \(LedgerBucket.balance)
-            WHERE l.currency = \(currency) GROUP BY l.id HAVING SUM(e.amount) > 0 ORDER BY l.acquired_at, l.id
+            WHERE l.currency = \(currency) GROUP BY l.id HAVING SUM(e.amount) > 0 ORDER BY l.id
             """)
         var left = amount
         for lot in lots where left > 0 {

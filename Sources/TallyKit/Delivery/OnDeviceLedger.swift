@@ -7,7 +7,9 @@ public import TallyVerify
 /// TallyVerify (Apple Root CA - G3 by default) and credited to a ledger in the device's
 /// SQLite database, in one transaction with the purchase record.
 ///
-/// Credits are kept in lots, one per purchase and currency, and spent oldest first. The
+/// Credits are kept in lots, one per purchase and currency, and spent in the order the lots
+/// were delivered, as on the server (a purchase finished at a later launch does not jump ahead
+/// of credits already there, whatever its purchase date). The
 /// ledger is append-only (triggers refuse updates and deletes); balances are kept in the
 /// same transaction as the entries that change them. A refunded purchase takes back what
 /// is left of its lot; what was already spent is recorded as debt, repaid by the next grant.

@@ -18,8 +18,8 @@ import Testing
 ///   through what a refund takes back.
 /// - An expired hold returns on the device at its next write, on the server at the next spend
 ///   or hold of its currency (or the server's sweeper), so the suite observes it by spending.
-/// - The device takes the lot of the earliest purchase date first, the server the lot delivered
-///   first; the suite delivers in purchase order, where the two agree.
+/// Both take the lot delivered first (not the earliest purchase date): a purchase delivered late
+/// does not jump ahead of credits already there.
 @Suite(.timeLimit(.minutes(2))) struct DeliveryConformanceTests {
     /// One of the two deliveries, made fresh for each test.
     enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -155,6 +155,26 @@ import Testing
             let seconds = try #require(receipt.balances.first { $0.currency == "seconds" })
             #expect(seconds.available == 9_600)
             #expect(seconds.debt == 10_800)
+        }
+    }
+
+    /// A pack bought first but delivered second (an interrupted purchase finished at the next
+    /// launch) is spent after the pack that was already there.
+    @Test(arguments: Kind.allCases)
+    func spendsTakeTheLotDeliveredFirstWhateverItsPurchaseDate(_ kind: Kind) async throws {
+        try await kind.run { fixture in
+            try await fixture.device.advance(days: 1)
+            let (boughtFirst, firstTicket) = try await fixture.pay(Self.threeHours)
+            try await fixture.device.advance(days: 1)
+            _ = try await fixture.buy(Self.threeHours)
+            #expect(!(try await fixture.delivery.deliver(boughtFirst, ticket: firstTicket)).replayed)
+            // 12,000 of 21,600: the pack delivered first is used up, 1,200 come from the one bought first.
+            _ = try await fixture.delivery.spend(SpendOrder(currency: "seconds", amount: 12_000, idempotencyKey: "long-take"))
+            // Refunding the pack bought first takes back its 9,600 left and owes the 1,200 spent of it.
+            let receipt = try await fixture.delivery.deliver(try await fixture.refund(boughtFirst), ticket: nil)
+            let seconds = try #require(receipt.balances.first { $0.currency == "seconds" })
+            #expect(seconds.available == 0)
+            #expect(seconds.debt == 1_200)
         }
     }
 
