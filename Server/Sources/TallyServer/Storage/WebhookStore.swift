@@ -235,7 +235,7 @@ struct WebhookStore: Sendable {
             // A delivery a worker is sending now keeps its claim: replaying it would send it twice at once.
             let changed = try await executor.execute(
                 """
-                INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at)
+                INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at) \
                 VALUES (\(endpointID), \(seq), 'pending', \(time), \(time))
                 ON CONFLICT (endpoint_id, event_seq) DO UPDATE SET status = 'pending', next_attempt_at = excluded.next_attempt_at,
                     claim = NULL, claimed_until = NULL
