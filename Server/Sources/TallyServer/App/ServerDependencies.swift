@@ -59,7 +59,7 @@ struct ServerDependencies: Sendable {
         secretKey = configuration.secretKey
         metrics = configuration.metrics
         now = configuration.now
-        healthCheck = { (try? await database.read { executor in try await executor.query("SELECT 1 AS ok", []).count }) == 1 }
+        healthCheck = { (try? await database.read { executor in try await executor.query("SELECT 1 AS ok").count }) == 1 }
         trustedProxies = configuration.trustedProxies
         responseSigningKey = configuration.responseSigningKey
         let verifier = verifier

@@ -27,15 +27,13 @@ struct Allowances {
     func current(_ user: String, _ currency: String) async throws -> Window? {
         let products = catalog.products.filter { $0.allowance?.currency == currency }
         guard !products.isEmpty else { return nil }
-        let placeholders = products.map { _ in "?" }.joined(separator: ", ")
         let rows = try await executor.query(
             """
             SELECT original_transaction_id, product_id, purchase_date, expires_date FROM store_transactions
-            WHERE user_id = ? AND granted = 1 AND revoked = 0 AND purchase_date <= ? AND expires_date > ?
-              AND product_id IN (\(placeholders))
+            WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND purchase_date <= \(now) AND expires_date > \(now)
+              AND product_id IN (\(list: products.map(\.productID)))
             ORDER BY purchase_date DESC LIMIT 1
-            """,
-            [.text(user), .int(now), .int(now)] + products.map { .text($0.productID) })
+            """)
         guard let row = rows.first, let product = catalog.product(try row.text("product_id")), let allowance = product.allowance else {
             return nil
         }
@@ -45,9 +43,8 @@ struct Allowances {
         let inserted = try await executor.execute(
             """
             INSERT INTO allowance_windows (user_id, currency, original_transaction_id, window_start, window_end, granted)
-            VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-            """,
-            [.text(user), .text(currency), .text(original), .int(start), .int(end), .int(allowance.amount)])
+            VALUES (\(user), \(currency), \(original), \(start), \(end), \(allowance.amount)) ON CONFLICT DO NOTHING
+            """)
         if inserted == 1 {
             try await Ledger(context).entry(
                 user, currency, kind: .allowanceGrant, amount: allowance.amount, bucket: .allowance, transaction: original)
@@ -59,9 +56,8 @@ struct Allowances {
         let rows = try await executor.query(
             """
             SELECT window_end, granted, used, held FROM allowance_windows
-            WHERE original_transaction_id = ? AND currency = ? AND window_start = ?
-            """,
-            [.text(original), .text(currency), .int(start)])
+            WHERE original_transaction_id = \(original) AND currency = \(currency) AND window_start = \(start)
+            """)
         guard let row = rows.first else { return nil }
         return Window(
             originalTransactionID: original, start: start, end: try row.int("window_end"),
@@ -73,10 +69,10 @@ struct Allowances {
         guard amount > 0 else { return true }
         let changed = try await executor.execute(
             """
-            UPDATE allowance_windows SET used = used + ?
-            WHERE original_transaction_id = ? AND currency = ? AND window_start = ? AND granted - used - held >= ?
-            """,
-            [.int(amount), .text(window.originalTransactionID), .text(currency), .int(window.start), .int(amount)])
+            UPDATE allowance_windows SET used = used + \(amount)
+            WHERE original_transaction_id = \(window.originalTransactionID) AND currency = \(currency) AND window_start = \(window.start) \
+            AND granted - used - held >= \(amount)
+            """)
         guard changed == 1 else { return false }
         try await Ledger(context).entry(
             user, currency, kind: .allowanceSpend, amount: -amount, bucket: .allowance, operation: operation, reference: reference)
@@ -87,10 +83,10 @@ struct Allowances {
         guard amount > 0 else { return true }
         let changed = try await executor.execute(
             """
-            UPDATE allowance_windows SET held = held + ?
-            WHERE original_transaction_id = ? AND currency = ? AND window_start = ? AND granted - used - held >= ?
-            """,
-            [.int(amount), .text(window.originalTransactionID), .text(currency), .int(window.start), .int(amount)])
+            UPDATE allowance_windows SET held = held + \(amount)
+            WHERE original_transaction_id = \(window.originalTransactionID) AND currency = \(currency) AND window_start = \(window.start) \
+            AND granted - used - held >= \(amount)
+            """)
         return changed == 1
     }
 
@@ -102,10 +98,9 @@ struct Allowances {
         guard held > 0 else { return }
         try await executor.execute(
             """
-            UPDATE allowance_windows SET held = held - ?, used = used + ?
-            WHERE original_transaction_id = ? AND currency = ? AND window_start = ?
-            """,
-            [.int(held), .int(used), .text(original), .text(currency), .int(start)])
+            UPDATE allowance_windows SET held = held - \(held), used = used + \(used)
+            WHERE original_transaction_id = \(original) AND currency = \(currency) AND window_start = \(start)
+            """)
         try await Ledger(context).entry(
             user, currency, kind: .allowanceSpend, amount: -used, bucket: .allowance, operation: operation, reference: reference)
     }

@@ -36,7 +36,7 @@ struct Ledger {
     /// The user's position in `currency`, in a write or a read; all zero when there is none yet.
     static func position(_ executor: any SQLExecutor, _ user: String, _ currency: String) async throws -> Position {
         let rows = try await executor.query(
-            "SELECT available, held, debt FROM positions WHERE user_id = ? AND currency = ?", [.text(user), .text(currency)])
+            "SELECT available, held, debt FROM positions WHERE user_id = \(user) AND currency = \(currency)")
         guard let row = rows.first else { return Position(available: 0, held: 0, debt: 0) }
         return Position(available: try row.int("available"), held: try row.int("held"), debt: try row.int("debt"))
     }
@@ -65,12 +65,8 @@ struct Ledger {
         try await executor.execute(
             """
             INSERT INTO ledger_entries (user_id, currency, bucket, kind, amount, transaction_id, operation_id, reference, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .text(user), .text(currency), .text(bucket.rawValue), .text(kind.rawValue), .int(amount), .optional(transaction),
-                .optional(operation), .optional(reference), .int(now),
-            ])
+            VALUES (\(user), \(currency), \(bucket), \(kind), \(amount), \(transaction), \(operation), \(reference), \(now))
+            """)
     }
 
     /// Adds `amount` as a new lot, whose source is `kind`; debt is repaid from it first.
@@ -88,14 +84,12 @@ struct Ledger {
         let before = try await lock(user, currency)
         let repaid = min(before.debt, amount)
         try await executor.execute(
-            "UPDATE positions SET available = available + ?, debt = debt - ? WHERE user_id = ? AND currency = ?",
-            [.int(amount - repaid), .int(repaid), .text(user), .text(currency)])
+            "UPDATE positions SET available = available + \(amount - repaid), debt = debt - \(repaid) WHERE user_id = \(user) AND currency = \(currency)")
         try await executor.execute(
             """
             INSERT INTO lots (user_id, currency, source, transaction_id, granted, remaining, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """,
-            [.text(user), .text(currency), .text(kind.rawValue), .optional(transaction), .int(amount), .int(amount - repaid), .int(now)])
+            VALUES (\(user), \(currency), \(kind), \(transaction), \(amount), \(amount - repaid), \(now))
+            """)
         try await entry(user, currency, kind: kind, amount: amount, transaction: transaction, operation: operation, reference: reference)
         try await debtRepaid(user, currency, repaid)
         return repaid
@@ -108,8 +102,7 @@ struct Ledger {
     ) async throws -> Bool {
         guard amount > 0 else { return true }
         let changed = try await executor.execute(
-            "UPDATE positions SET available = available - ? WHERE user_id = ? AND currency = ? AND available >= ?",
-            [.int(amount), .text(user), .text(currency), .int(amount)])
+            "UPDATE positions SET available = available - \(amount) WHERE user_id = \(user) AND currency = \(currency) AND available >= \(amount)")
         guard changed == 1 else { return false }
         try await consumeLots(user, currency, amount: amount)
         try await entry(user, currency, kind: kind, amount: -amount, operation: operation, reference: reference)
@@ -120,8 +113,10 @@ struct Ledger {
     func hold(_ user: String, _ currency: String, amount: Int64) async throws -> Bool {
         guard amount > 0 else { return true }
         let changed = try await executor.execute(
-            "UPDATE positions SET available = available - ?, held = held + ? WHERE user_id = ? AND currency = ? AND available >= ?",
-            [.int(amount), .int(amount), .text(user), .text(currency), .int(amount)])
+            """
+            UPDATE positions SET available = available - \(amount), held = held + \(amount) \
+            WHERE user_id = \(user) AND currency = \(currency) AND available >= \(amount)
+            """)
         return changed == 1
     }
 
@@ -141,8 +136,10 @@ struct Ledger {
         let returned = held - used
         let repaid = min(before.debt, returned)
         try await executor.execute(
-            "UPDATE positions SET held = held - ?, available = available + ?, debt = debt - ? WHERE user_id = ? AND currency = ?",
-            [.int(held), .int(returned - repaid), .int(repaid), .text(user), .text(currency)])
+            """
+            UPDATE positions SET held = held - \(held), available = available + \(returned - repaid), debt = debt - \(repaid) \
+            WHERE user_id = \(user) AND currency = \(currency)
+            """)
         // Used units leave the lots; repaid units pay the debt out of them too.
         try await consumeLots(user, currency, amount: used + repaid)
         try await entry(user, currency, kind: .spend, amount: -used, operation: operation, reference: reference)
@@ -162,17 +159,16 @@ struct Ledger {
     /// Returns the amounts removed and turned into debt.
     func clawBack(lotID: Int64, user: String, currency: String, transaction: String) async throws -> (removed: Int64, debt: Int64) {
         let position = try await lock(user, currency)
-        let rows = try await executor.query("SELECT granted, remaining, revoked FROM lots WHERE id = ?", [.int(lotID)])
+        let rows = try await executor.query("SELECT granted, remaining, revoked FROM lots WHERE id = \(lotID)")
         guard let lot = rows.first, try lot.int("revoked") == 0 else { return (0, 0) }
         let granted = try lot.int("granted")
         let remaining = try lot.int("remaining")
         let removed = min(remaining, position.available)
         let debt = granted - removed
         try await executor.execute(
-            "UPDATE positions SET available = available - ?, debt = debt + ? WHERE user_id = ? AND currency = ?",
-            [.int(removed), .int(debt), .text(user), .text(currency)])
+            "UPDATE positions SET available = available - \(removed), debt = debt + \(debt) WHERE user_id = \(user) AND currency = \(currency)")
         try await executor.execute(
-            "UPDATE lots SET remaining = remaining - ?, revoked = 1 WHERE id = ?", [.int(removed), .int(lotID)])
+            "UPDATE lots SET remaining = remaining - \(removed), revoked = 1 WHERE id = \(lotID)")
         try await entry(user, currency, kind: .refund, amount: -removed, transaction: transaction)
         try await entry(user, currency, kind: .refundDebt, amount: -debt, transaction: transaction)
         return (removed, debt)
@@ -183,11 +179,10 @@ struct Ledger {
         var left = amount
         guard left > 0 else { return }
         let lots = try await executor.query(
-            "SELECT id, remaining FROM lots WHERE user_id = ? AND currency = ? AND remaining > 0 ORDER BY id LIMIT 64",
-            [.text(user), .text(currency)])
+            "SELECT id, remaining FROM lots WHERE user_id = \(user) AND currency = \(currency) AND remaining > 0 ORDER BY id LIMIT 64")
         for lot in lots where left > 0 {
             let take = min(left, try lot.int("remaining"))
-            try await executor.execute("UPDATE lots SET remaining = remaining - ? WHERE id = ?", [.int(take), .int(try lot.int("id"))])
+            try await executor.execute("UPDATE lots SET remaining = remaining - \(take) WHERE id = \(try lot.int("id"))")
             left -= take
         }
         if left > 0 {

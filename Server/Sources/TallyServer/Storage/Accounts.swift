@@ -11,7 +11,7 @@ struct Accounts: Sendable {
     /// Balances of every currency of the catalog, entitlements and subscriptions.
     func summary(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> ([Balance], Access) {
         var balances: [Balance] = []
-        let rows = try await executor.query("SELECT currency, available, held, debt FROM positions WHERE user_id = ?", [.text(user)])
+        let rows = try await executor.query("SELECT currency, available, held, debt FROM positions WHERE user_id = \(user)")
         var positions: [String: (Int64, Int64, Int64)] = [:]
         for row in rows {
             positions[try row.text("currency")] = (try row.int("available"), try row.int("held"), try row.int("debt"))
@@ -32,16 +32,14 @@ struct Accounts: Sendable {
     func allowanceState(_ executor: any SQLExecutor, user: String, currency: String, time: Int64) async throws -> Balance.AllowanceState? {
         let products = catalog.products.filter { $0.allowance?.currency == currency }
         guard !products.isEmpty else { return nil }
-        let placeholders = products.map { _ in "?" }.joined(separator: ", ")
         guard
             let row = try await executor.query(
                 """
                 SELECT original_transaction_id, product_id, purchase_date, expires_date FROM store_transactions
-                WHERE user_id = ? AND granted = 1 AND revoked = 0 AND purchase_date <= ? AND expires_date > ?
-                  AND product_id IN (\(placeholders))
+                WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND purchase_date <= \(time) AND expires_date > \(time)
+                  AND product_id IN (\(list: products.map(\.productID)))
                 ORDER BY purchase_date DESC LIMIT 1
-                """,
-                [.text(user), .int(time), .int(time)] + products.map { .text($0.productID) }
+                """
             ).first,
             let allowance = catalog.product(try row.text("product_id"))?.allowance
         else { return nil }
@@ -49,8 +47,10 @@ struct Accounts: Sendable {
         let (start, end) = Allowances.window(
             containing: time, anchor: try row.int("purchase_date"), limit: try row.int("expires_date"), per: allowance.per)
         let window = try await executor.query(
-            "SELECT granted, used, held FROM allowance_windows WHERE original_transaction_id = ? AND currency = ? AND window_start = ?",
-            [.text(original), .text(currency), .int(start)]
+            """
+            SELECT granted, used, held FROM allowance_windows \
+            WHERE original_transaction_id = \(original) AND currency = \(currency) AND window_start = \(start)
+            """
         ).first
         return Balance.AllowanceState(
             granted: try window?.int("granted") ?? allowance.amount, used: try window?.int("used") ?? 0,
@@ -83,12 +83,12 @@ struct Accounts: Sendable {
                 CAST(NULL AS BIGINT) AS auto_renew, CAST(NULL AS BIGINT) AS in_billing_retry, CAST(NULL AS BIGINT) AS grace_expires,
                 CAST(NULL AS TEXT) AS entitlement
             FROM store_transactions
-            WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND product_kind IN (\(list: [ProductKind.nonConsumable, .nonRenewing].map(\.rawValue)))
+            WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND product_kind IN (\(list: [ProductKind.nonConsumable, .nonRenewing]))
             UNION ALL
             SELECT 'subscription', t.product_id, t.original_transaction_id, t.purchase_date, t.expires_date, t.revoked,
                 r.auto_renew, r.in_billing_retry, r.grace_expires, NULL
             FROM store_transactions t LEFT JOIN renewal_infos r ON r.original_transaction_id = t.original_transaction_id
-            WHERE t.user_id = \(user) AND t.product_kind = \(ProductKind.autoRenewable.rawValue)
+            WHERE t.user_id = \(user) AND t.product_kind = \(ProductKind.autoRenewable)
             UNION ALL
             SELECT 'granted', NULL, NULL, NULL, expires_at, 0, NULL, NULL, NULL, entitlement
             FROM granted_entitlements WHERE user_id = \(user) AND revoked_at IS NULL

@@ -108,7 +108,7 @@ public struct DatabaseAudit: Sendable, Hashable, Codable {
     static func run(on executor: any SQLExecutor) async throws -> DatabaseAudit {
         let applied: [String]
         do {
-            applied = try await executor.query("SELECT name FROM schema_migrations ORDER BY name", []).map { try $0.text("name") }
+            applied = try await executor.query("SELECT name FROM schema_migrations ORDER BY name").map { try $0.text("name") }
         } catch {
             throw DatabaseMaintenanceError(.notATallyDatabase, "it has no schema_migrations table (\(error))")
         }
@@ -123,8 +123,8 @@ public struct DatabaseAudit: Sendable, Hashable, Codable {
             throw DatabaseMaintenanceError(.notATallyDatabase, "the migration \(Migrations.core.name) was never applied")
         }
 
-        func count(_ table: String) async throws -> Int64 {
-            try await executor.query("SELECT COUNT(*) AS n FROM \(table)", []).first?.int("n") ?? 0
+        func count(_ table: SQL) async throws -> Int64 {
+            try await executor.query("SELECT COUNT(*) AS n FROM \(table)").first?.int("n") ?? 0
         }
         let balances = try await executor.query(
             """
@@ -138,16 +138,16 @@ public struct DatabaseAudit: Sendable, Hashable, Codable {
             LEFT JOIN (SELECT currency, CAST(SUM(amount) AS BIGINT) AS total
                        FROM ledger_entries WHERE bucket = 'balance' GROUP BY currency) l ON l.currency = c.currency
             ORDER BY c.currency
-            """, []
+            """
         ).map { row in
             CurrencyTotal(
                 currency: try row.text("currency"), available: try row.int("available"), held: try row.int("held"),
                 debt: try row.int("debt"), ledger: try row.int("ledger"))
         }
 
-        let mismatchCount = try await executor.query("SELECT COUNT(*) AS n FROM (\(mismatchSQL)) m", []).first?.int("n") ?? 0
+        let mismatchCount = try await executor.query("SELECT COUNT(*) AS n FROM (\(mismatchSQL)) m").first?.int("n") ?? 0
         let mismatches = try await executor.query(
-            "SELECT user_id, currency, kind, expected, found FROM (\(mismatchSQL)) m ORDER BY user_id, currency, kind LIMIT \(listedMismatches)", []
+            "SELECT user_id, currency, kind, expected, found FROM (\(mismatchSQL)) m ORDER BY user_id, currency, kind LIMIT \(raw: String(listedMismatches))"
         ).map { row in
             Mismatch(
                 userID: try row.text("user_id"), currency: try row.text("currency"), kind: try row.text("kind"),
@@ -166,7 +166,7 @@ public struct DatabaseAudit: Sendable, Hashable, Codable {
     /// Every (user, currency) whose ledger does not sum to `available + held − debt`, or whose
     /// lots do not sum to `available + held`; a ledger or lots without a position count as a
     /// position of zero.
-    private static let mismatchSQL = """
+    private static let mismatchSQL: SQL = """
         SELECT k.user_id AS user_id, k.currency AS currency, 'ledger' AS kind,
                COALESCE(p.available + p.held - p.debt, 0) AS expected, COALESCE(l.total, 0) AS found
         FROM (SELECT user_id, currency FROM positions

@@ -16,23 +16,18 @@ extension SQLStorage {
     /// A page of the user's ledger, newest first.
     public func ledger(user: User, currency: String?, kind: String?, limit: Int, cursor: Int64?) async throws -> LedgerPage {
         try await read { executor, _ in
-            var sql = "SELECT * FROM ledger_entries WHERE user_id = ?"
-            var binds: [SQLValue] = [.text(user.id)]
+            var sql: SQL = "SELECT * FROM ledger_entries WHERE user_id = \(user.id)"
             if let currency {
-                sql += " AND currency = ?"
-                binds.append(.text(currency))
+                sql += " AND currency = \(currency)"
             }
             if let kind {
-                sql += " AND kind = ?"
-                binds.append(.text(kind))
+                sql += " AND kind = \(LedgerEntryKind(rawValue: kind))"
             }
             if let cursor {
-                sql += " AND id < ?"
-                binds.append(.int(cursor))
+                sql += " AND id < \(cursor)"
             }
-            sql += " ORDER BY id DESC LIMIT ?"
-            binds.append(.int(Int64(limit + 1)))
-            let rows = try await executor.query(sql, binds)
+            sql += " ORDER BY id DESC LIMIT \(limit + 1)"
+            let rows = try await executor.query(sql)
             let entries = try rows.prefix(limit).map(Self.ledgerEntry)
             return LedgerPage(entries: entries, nextCursor: rows.count > limit ? entries.last.map { String($0.id) } : nil)
         }

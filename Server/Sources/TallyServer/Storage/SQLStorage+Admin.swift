@@ -29,12 +29,11 @@ extension SQLStorage {
         _ executor: WriteContext, time: Int64, userID: String, amount: Amount, reason: String, idempotencyKey: String
     ) async throws -> AdminAdjustment {
         let requestHash = Self.hash(amount.currency, String(amount.amount), reason)
-        guard try await executor.query("SELECT id FROM users WHERE id = ?", [.text(userID)]).first != nil else {
+        guard try await executor.query("SELECT id FROM users WHERE id = \(userID)").first != nil else {
             throw StorageError(.notFound, "no user \(userID)")
         }
         if let existing = try await executor.query(
-            "SELECT request_hash, response_json FROM adjustments WHERE user_id = ? AND idempotency_key = ?",
-            [.text(userID), .text(idempotencyKey)]
+            "SELECT request_hash, response_json FROM adjustments WHERE user_id = \(userID) AND idempotency_key = \(idempotencyKey)"
         ).first {
             guard try existing.text("request_hash") == requestHash else {
                 throw StorageError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another adjustment")
@@ -54,8 +53,7 @@ extension SQLStorage {
             let owed = -amount.amount - taken
             if owed > 0 {
                 try await executor.execute(
-                    "UPDATE positions SET debt = debt + ? WHERE user_id = ? AND currency = ?",
-                    [.int(owed), .text(userID), .text(amount.currency)])
+                    "UPDATE positions SET debt = debt + \(owed) WHERE user_id = \(userID) AND currency = \(amount.currency)")
                 try await ledger.entry(userID, amount.currency, kind: .adjustmentDebt, amount: -owed, reference: reason)
             }
         }
@@ -68,24 +66,20 @@ extension SQLStorage {
         try await executor.execute(
             """
             INSERT INTO adjustments (user_id, idempotency_key, request_hash, currency, amount, reason, response_json, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .text(userID), .text(idempotencyKey), .text(requestHash), .text(amount.currency), .int(amount.amount), .text(reason),
-                .text(try Self.encode(response)), .int(time),
-            ])
+            VALUES (\(userID), \(idempotencyKey), \(requestHash), \(amount.currency), \(amount.amount), \(reason), \(try Self.encode(response)), \(time))
+            """)
         return response
     }
 
     /// A user's account and recent ledger, for the admin.
     public func adminUser(id: String) async throws -> AdminUser {
         try await read { executor, time in
-            guard let row = try await executor.query("SELECT * FROM users WHERE id = ?", [.text(id)]).first else {
+            guard let row = try await executor.query("SELECT * FROM users WHERE id = \(id)").first else {
                 throw StorageError(.notFound, "no user \(id)")
             }
             let user = try Self.user(row)
             let (balances, access) = try await accounts.summary(executor, user: id, time: time)
-            let ledger = try await executor.query("SELECT * FROM ledger_entries WHERE user_id = ? ORDER BY id DESC LIMIT 20", [.text(id)])
+            let ledger = try await executor.query("SELECT * FROM ledger_entries WHERE user_id = \(id) ORDER BY id DESC LIMIT 20")
             return AdminUser(
                 userID: id, appUserID: user.appUserID, appAccountToken: user.appAccountToken, createdAt: user.createdAt,
                 balances: balances, entitlements: access.entitlements, subscriptions: access.subscriptions,
@@ -96,17 +90,15 @@ extension SQLStorage {
     /// Store transactions, newest first, filtered as the query says.
     public func adminTransactions(_ query: AdminTransactionQuery) async throws -> AdminTransactionPage {
         try await read { executor, _ in
-            var sql = "SELECT * FROM store_transactions WHERE 1 = 1"
-            var binds: [SQLValue] = []
-            func match(_ column: String, _ value: String?) {
+            var sql: SQL = "SELECT * FROM store_transactions WHERE 1 = 1"
+            func match(_ column: SQLColumn, _ value: String?) {
                 guard let value else { return }
-                sql += " AND \(column) = ?"
-                binds.append(.text(value))
+                sql += " AND \(column) = \(value)"
             }
-            match("product_kind", query.type)
-            match("environment", query.environment)
-            match("product_id", query.productID)
-            match("user_id", query.userID)
+            match(SQLColumn("product_kind"), query.type)
+            match(SQLColumn("environment"), query.environment)
+            match(SQLColumn("product_id"), query.productID)
+            match(SQLColumn("user_id"), query.userID)
             switch query.status {
             case "granted"?: sql += " AND granted = 1 AND revoked = 0"
             case "revoked"?: sql += " AND revoked = 1"
@@ -117,12 +109,10 @@ extension SQLStorage {
             }
             // By the time received, the list's own order, so that a range is one index's range.
             if let from = query.from {
-                sql += " AND received_at >= ?"
-                binds.append(.int(Self.millis(from)))
+                sql += " AND received_at >= \(Self.millis(from))"
             }
             if let to = query.to {
-                sql += " AND received_at < ?"
-                binds.append(.int(Self.millis(to)))
+                sql += " AND received_at < \(Self.millis(to))"
             }
             match("currency", query.currency)
             match("subscription_group", query.subscriptionGroup)
@@ -138,24 +128,20 @@ extension SQLStorage {
             if let text = query.text {
                 // The order's transaction is looked up first, so that every branch of the OR is an
                 // equality on an index (PostgreSQL then combines the indexes instead of scanning).
-                let ordered = try await executor.query("SELECT transaction_id FROM orders WHERE id = ?", [.text(text)]).first?
+                let ordered = try await executor.query("SELECT transaction_id FROM orders WHERE id = \(text)").first?
                     .optionalText("transaction_id")
-                sql += " AND (transaction_id = ? OR original_transaction_id = ? OR user_id = ? OR app_account_token = ?"
-                binds += [.text(text), .text(text), .text(text), .text(text.lowercased())]
+                sql += " AND (transaction_id = \(text) OR original_transaction_id = \(text) OR user_id = \(text) OR app_account_token = \(text.lowercased())"
                 if let ordered {
-                    sql += " OR transaction_id = ?"
-                    binds.append(.text(ordered))
+                    sql += " OR transaction_id = \(ordered)"
                 }
                 sql += ")"
             }
             if let cursor = query.cursor {
                 // `<=` first: a range of the time index, which the OR alone does not give the planner.
-                sql += " AND received_at <= ? AND (received_at < ? OR transaction_id < ?)"
-                binds += [.int(cursor.receivedAt), .int(cursor.receivedAt), .text(cursor.id)]
+                sql += " AND received_at <= \(cursor.receivedAt) AND (received_at < \(cursor.receivedAt) OR transaction_id < \(cursor.id))"
             }
-            sql += " ORDER BY received_at DESC, transaction_id DESC LIMIT ?"
-            binds.append(.int(Int64(query.limit + 1)))
-            let rows = try await executor.query(sql, binds)
+            sql += " ORDER BY received_at DESC, transaction_id DESC LIMIT \(query.limit + 1)"
+            let rows = try await executor.query(sql)
             let transactions = try rows.prefix(query.limit).map(Self.adminTransaction)
             let next =
                 rows.count > query.limit
@@ -182,20 +168,16 @@ extension SQLStorage {
     /// Notifications received, newest first.
     public func adminNotifications(outcome: String?, limit: Int, cursor: AdminCursor?) async throws -> AdminNotificationPage {
         try await read { executor, _ in
-            var sql = "SELECT * FROM notifications WHERE 1 = 1"
-            var binds: [SQLValue] = []
+            var sql: SQL = "SELECT * FROM notifications WHERE 1 = 1"
             if let outcome {
-                sql += " AND outcome = ?"
-                binds.append(.text(outcome))
+                sql += " AND outcome = \(outcome)"
             }
             if let cursor {
                 // `<=` first: a range of the time index, which the OR alone does not give the planner.
-                sql += " AND received_at <= ? AND (received_at < ? OR notification_uuid < ?)"
-                binds += [.int(cursor.receivedAt), .int(cursor.receivedAt), .text(cursor.id)]
+                sql += " AND received_at <= \(cursor.receivedAt) AND (received_at < \(cursor.receivedAt) OR notification_uuid < \(cursor.id))"
             }
-            sql += " ORDER BY received_at DESC, notification_uuid DESC LIMIT ?"
-            binds.append(.int(Int64(limit + 1)))
-            let rows = try await executor.query(sql, binds)
+            sql += " ORDER BY received_at DESC, notification_uuid DESC LIMIT \(limit + 1)"
+            let rows = try await executor.query(sql)
             let notifications = try rows.prefix(limit).map(Self.adminNotification)
             let next =
                 rows.count > limit

@@ -5,7 +5,7 @@ import TallySQL
 extension SQLStorage {
     public func catchUpMark(environment: AppStoreEnvironment) async throws -> Date? {
         try await read { executor, _ in
-            try await executor.query("SELECT checked_until FROM apple_catch_up WHERE environment = ?", [.text(environment.rawValue)])
+            try await executor.query("SELECT checked_until FROM apple_catch_up WHERE environment = \(environment)")
                 .first.map { Self.date(try $0.int("checked_until")) }
         }
     }
@@ -14,11 +14,10 @@ extension SQLStorage {
         _ = try await write { executor, time in
             try await executor.execute(
                 """
-                INSERT INTO apple_catch_up (environment, checked_until, updated_at) VALUES (?, ?, ?)
+                INSERT INTO apple_catch_up (environment, checked_until, updated_at) VALUES (\(environment), \(Self.millis(date)), \(time))
                 ON CONFLICT (environment) DO UPDATE SET checked_until = excluded.checked_until, updated_at = excluded.updated_at
                 WHERE apple_catch_up.checked_until < excluded.checked_until
-                """,
-                [.text(environment.rawValue), .int(Self.millis(date)), .int(time)])
+                """)
         }
     }
 }

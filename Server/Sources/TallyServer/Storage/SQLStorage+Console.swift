@@ -7,15 +7,14 @@ extension SQLStorage: ConsoleStorage {
 
     public func saveOperator(name: String, passwordHash: String, role: ConsoleRole) async throws {
         try await write { executor, time in
-            let before = try await executor.query("SELECT role FROM console_operators WHERE name = ?", [.text(name)]).first
+            let before = try await executor.query("SELECT role FROM console_operators WHERE name = \(name)").first
             try await executor.execute(
                 """
-                INSERT INTO console_operators (name, password_hash, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO console_operators (name, password_hash, role, created_at, updated_at) VALUES (\(name), \(passwordHash), \(role), \(time), \(time))
                 ON CONFLICT (name) DO UPDATE SET password_hash = excluded.password_hash, role = excluded.role, updated_at = excluded.updated_at
-                """,
-                [.text(name), .text(passwordHash), .text(role.rawValue), .int(time), .int(time)])
+                """)
             // A new password or role starts from a new sign-in.
-            try await executor.execute("DELETE FROM console_sessions WHERE actor = ?", [.text(Self.operatorActor(name))])
+            try await executor.execute("DELETE FROM console_sessions WHERE actor = \(Self.operatorActor(name))")
             try await Self.appendAudit(
                 executor, time: time, actor: "cli", action: "operator_saved", target: Self.operatorActor(name),
                 before: try before.map { "{\"role\":\"\(try $0.text("role"))\"}" }, after: "{\"role\":\"\(role.rawValue)\"}",
@@ -25,9 +24,9 @@ extension SQLStorage: ConsoleStorage {
 
     public func removeOperator(name: String) async throws -> Bool {
         try await write { executor, time in
-            guard let row = try await executor.query("SELECT role FROM console_operators WHERE name = ?", [.text(name)]).first else { return false }
-            try await executor.execute("DELETE FROM console_sessions WHERE actor = ?", [.text(Self.operatorActor(name))])
-            try await executor.execute("DELETE FROM console_operators WHERE name = ?", [.text(name)])
+            guard let row = try await executor.query("SELECT role FROM console_operators WHERE name = \(name)").first else { return false }
+            try await executor.execute("DELETE FROM console_sessions WHERE actor = \(Self.operatorActor(name))")
+            try await executor.execute("DELETE FROM console_operators WHERE name = \(name)")
             try await Self.appendAudit(
                 executor, time: time, actor: "cli", action: "operator_removed", target: Self.operatorActor(name),
                 before: "{\"role\":\"\(try row.text("role"))\"}", after: nil, detail: nil)
@@ -36,13 +35,13 @@ extension SQLStorage: ConsoleStorage {
     }
 
     public func operators() async throws -> [(name: String, role: ConsoleRole)] {
-        let rows = try await read { executor, _ in try await executor.query("SELECT name, role FROM console_operators ORDER BY name", []) }
+        let rows = try await read { executor, _ in try await executor.query("SELECT name, role FROM console_operators ORDER BY name") }
         return try rows.map { (try $0.text("name"), ConsoleRole(rawValue: try $0.text("role")) ?? .readOnly) }
     }
 
     public func consoleOperator(name: String) async throws -> (passwordHash: String, role: ConsoleRole)? {
         let row = try await read { executor, _ in
-            try await executor.query("SELECT password_hash, role FROM console_operators WHERE name = ?", [.text(name)]).first
+            try await executor.query("SELECT password_hash, role FROM console_operators WHERE name = \(name)").first
         }
         guard let row else { return nil }
         return (try row.text("password_hash"), ConsoleRole(rawValue: try row.text("role")) ?? .readOnly)
@@ -53,13 +52,12 @@ extension SQLStorage: ConsoleStorage {
 
     public func openSession(tokenHash: String, actor: String, role: ConsoleRole, csrfToken: String, expiresAt: Date, keyHash: String?) async throws {
         try await write { executor, time in
-            try await executor.execute("DELETE FROM console_sessions WHERE expires_at <= ?", [.int(time)])
+            try await executor.execute("DELETE FROM console_sessions WHERE expires_at <= \(time)")
             try await executor.execute(
-                "INSERT INTO console_sessions (token_hash, actor, role, csrf_token, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    .text(tokenHash), .text(actor), .text(role.rawValue), .text(csrfToken), .optional(keyHash), .int(time),
-                    .int(Self.millis(expiresAt)),
-                ])
+                """
+                INSERT INTO console_sessions (token_hash, actor, role, csrf_token, key_hash, created_at, expires_at) \
+                VALUES (\(tokenHash), \(actor), \(role), \(csrfToken), \(keyHash), \(time), \(Self.millis(expiresAt)))
+                """)
             try await Self.appendAudit(executor, time: time, actor: actor, action: "sign_in", target: nil, before: nil, after: nil, detail: role.rawValue)
         }
     }
@@ -68,8 +66,7 @@ extension SQLStorage: ConsoleStorage {
         try await read { executor, time in
             guard
                 let row = try await executor.query(
-                    "SELECT actor, role, csrf_token, key_hash, expires_at FROM console_sessions WHERE token_hash = ? AND expires_at > ?",
-                    [.text(tokenHash), .int(time)]
+                    "SELECT actor, role, csrf_token, key_hash, expires_at FROM console_sessions WHERE token_hash = \(tokenHash) AND expires_at > \(time)"
                 ).first,
                 let role = ConsoleRole(rawValue: try row.text("role"))
             else { return nil }
@@ -81,10 +78,10 @@ extension SQLStorage: ConsoleStorage {
 
     public func closeSession(tokenHash: String) async throws {
         try await write { executor, time in
-            guard let row = try await executor.query("SELECT actor FROM console_sessions WHERE token_hash = ?", [.text(tokenHash)]).first else {
+            guard let row = try await executor.query("SELECT actor FROM console_sessions WHERE token_hash = \(tokenHash)").first else {
                 return
             }
-            try await executor.execute("DELETE FROM console_sessions WHERE token_hash = ?", [.text(tokenHash)])
+            try await executor.execute("DELETE FROM console_sessions WHERE token_hash = \(tokenHash)")
             try await Self.appendAudit(
                 executor, time: time, actor: try row.text("actor"), action: "sign_out", target: nil, before: nil, after: nil, detail: nil)
         }
@@ -103,21 +100,20 @@ extension SQLStorage: ConsoleStorage {
         detail: String?
     ) async throws {
         try await executor.execute(
-            "INSERT INTO console_audit (at, actor, action, target, before_text, after_text, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [.int(time), .text(actor), .text(action), .optional(target), .optional(before), .optional(after), .optional(detail)])
+            """
+            INSERT INTO console_audit (at, actor, action, target, before_text, after_text, detail) \
+            VALUES (\(time), \(actor), \(action), \(target), \(before), \(after), \(detail))
+            """)
     }
 
     public func auditLog(limit: Int, before: Int64?) async throws -> ConsoleAuditPage {
         try await read { executor, _ in
-            var sql = "SELECT * FROM console_audit"
-            var binds: [SQLValue] = []
+            var sql: SQL = "SELECT * FROM console_audit"
             if let before {
-                sql += " WHERE id < ?"
-                binds.append(.int(before))
+                sql += " WHERE id < \(before)"
             }
-            sql += " ORDER BY id DESC LIMIT ?"
-            binds.append(.int(Int64(limit + 1)))
-            let rows = try await executor.query(sql, binds)
+            sql += " ORDER BY id DESC LIMIT \(limit + 1)"
+            let rows = try await executor.query(sql)
             let entries = try rows.prefix(limit).map { row in
                 ConsoleAuditEntry(
                     id: try row.int("id"), at: Self.date(try row.int("at")), actor: try row.text("actor"), action: try row.text("action"),
@@ -139,7 +135,7 @@ extension SQLStorage: ConsoleStorage {
         do { try checkAdjustment(amount: amount, reason: reason, idempotencyKey: idempotencyKey) } catch { throw TallyAPIError(error) }
         return try await write { executor, time in
             // Locked first, so that nothing changes the position between "before" and the adjustment.
-            if try await executor.query("SELECT id FROM users WHERE id = ?", [.text(userID)]).first != nil {
+            if try await executor.query("SELECT id FROM users WHERE id = \(userID)").first != nil {
                 try await Ledger(executor).lock(userID, amount.currency)
             }
             let before = try await Self.positionText(executor, user: userID, currency: amount.currency)
@@ -160,7 +156,7 @@ extension SQLStorage: ConsoleStorage {
     /// A position as compact JSON, for the audit log.
     static func positionText(_ executor: any SQLExecutor, user: String, currency: String) async throws -> String {
         let row = try await executor.query(
-            "SELECT available, held, debt FROM positions WHERE user_id = ? AND currency = ?", [.text(user), .text(currency)]
+            "SELECT available, held, debt FROM positions WHERE user_id = \(user) AND currency = \(currency)"
         ).first
         return
             "{\"currency\":\"\(currency)\",\"available\":\(try row?.int("available") ?? 0),\"held\":\(try row?.int("held") ?? 0),\"debt\":\(try row?.int("debt") ?? 0)}"
@@ -178,11 +174,11 @@ extension SQLStorage: ConsoleStorage {
         }
         let expires = Self.millis(until)
         return try await write { executor, time in
-            guard try await executor.query("SELECT id FROM users WHERE id = ?", [.text(userID)]).first != nil else {
+            guard try await executor.query("SELECT id FROM users WHERE id = \(userID)").first != nil else {
                 throw TallyAPIError(.notFound, "no user \(userID)")
             }
             if let existing = try await executor.query(
-                "SELECT * FROM granted_entitlements WHERE user_id = ? AND idempotency_key = ?", [.text(userID), .text(idempotencyKey)]
+                "SELECT * FROM granted_entitlements WHERE user_id = \(userID) AND idempotency_key = \(idempotencyKey)"
             ).first {
                 var first = try Self.grantedEntitlement(existing)
                 guard first.entitlement == entitlement, Self.millis(first.expiresAt) == expires, first.reason == reason else {
@@ -197,9 +193,8 @@ extension SQLStorage: ConsoleStorage {
             try await executor.execute(
                 """
                 INSERT INTO granted_entitlements (id, user_id, entitlement, expires_at, reason, granted_by, idempotency_key, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [.text(id), .text(userID), .text(entitlement), .int(expires), .text(reason), .text(actor), .text(idempotencyKey), .int(time)])
+                VALUES (\(id), \(userID), \(entitlement), \(expires), \(reason), \(actor), \(idempotencyKey), \(time))
+                """)
             try await Self.appendAudit(
                 executor, time: time, actor: actor, action: "grant_entitlement", target: userID, before: nil,
                 after: "{\"entitlement\":\"\(entitlement)\",\"until\":\"\(Self.isoText(expires))\",\"grant\":\"\(id)\"}", detail: reason)
@@ -213,7 +208,7 @@ extension SQLStorage: ConsoleStorage {
         try await write { executor, time in
             guard
                 let row = try await executor.query(
-                    "SELECT * FROM granted_entitlements WHERE id = ? AND user_id = ?", [.text(grantID), .text(userID)]
+                    "SELECT * FROM granted_entitlements WHERE id = \(grantID) AND user_id = \(userID)"
                 ).first
             else { throw TallyAPIError(.notFound, "no grant \(grantID) for user \(userID)") }
             var grant = try Self.grantedEntitlement(row)
@@ -223,11 +218,10 @@ extension SQLStorage: ConsoleStorage {
             }
             try await touchEntitlements(executor, user: userID, time: time, actor: actor)
             let changed = try await executor.execute(
-                "UPDATE granted_entitlements SET revoked_at = ?, revoked_by = ? WHERE id = ? AND revoked_at IS NULL",
-                [.int(time), .text(actor), .text(grantID)])
+                "UPDATE granted_entitlements SET revoked_at = \(time), revoked_by = \(actor) WHERE id = \(grantID) AND revoked_at IS NULL")
             guard changed == 1 else {
                 // Another revocation got there first.
-                guard let now = try await executor.query("SELECT * FROM granted_entitlements WHERE id = ?", [.text(grantID)]).first else {
+                guard let now = try await executor.query("SELECT * FROM granted_entitlements WHERE id = \(grantID)").first else {
                     throw TallyAPIError(.notFound, "no grant \(grantID) for user \(userID)")
                 }
                 var first = try Self.grantedEntitlement(now)
@@ -246,7 +240,7 @@ extension SQLStorage: ConsoleStorage {
 
     public func grantedEntitlements(userID: String) async throws -> [GrantedEntitlement] {
         let rows = try await read { executor, _ in
-            try await executor.query("SELECT * FROM granted_entitlements WHERE user_id = ? ORDER BY created_at DESC, id", [.text(userID)])
+            try await executor.query("SELECT * FROM granted_entitlements WHERE user_id = \(userID) ORDER BY created_at DESC, id")
         }
         return try rows.map(Self.grantedEntitlement)
     }
@@ -269,10 +263,9 @@ extension SQLStorage: ConsoleStorage {
             for (source, code, count) in counts where count > 0 {
                 try await executor.execute(
                     """
-                    INSERT INTO verification_failures (minute, source, code, count) VALUES (?, ?, ?, ?)
+                    INSERT INTO verification_failures (minute, source, code, count) VALUES (\(time / 60_000), \(source), \(code), \(count))
                     ON CONFLICT (minute, source, code) DO UPDATE SET count = verification_failures.count + excluded.count
-                    """,
-                    [.int(time / 60_000), .text(source), .text(code), .int(count)])
+                    """)
             }
         }
     }
@@ -286,8 +279,8 @@ extension SQLStorage: ConsoleStorage {
         try await executor.query(
             """
             SELECT source, code, SUM(count) AS total FROM verification_failures
-            WHERE minute >= ? AND minute < ? GROUP BY source, code ORDER BY source, code
-            """, [.int(from / 60_000), .int((to + 59_999) / 60_000)]
+            WHERE minute >= \(from / 60_000) AND minute < \((to + 59_999) / 60_000) GROUP BY source, code ORDER BY source, code
+            """
         ).map { row in
             ConsoleOverview.Movement(currency: try row.text("source"), kind: try row.text("code"), count: try row.int("total"), amount: try row.int("total"))
         }
@@ -383,29 +376,23 @@ extension SQLStorage: ConsoleStorage {
 
     public func ledgerEntries(_ query: ConsoleLedgerQuery) async throws -> ConsoleLedgerPage {
         try await read { executor, _ in
-            var sql = "SELECT * FROM ledger_entries WHERE 1 = 1"
-            var binds: [SQLValue] = []
-            for (column, value) in [("currency", query.currency), ("kind", query.kind), ("user_id", query.userID)] {
+            var sql: SQL = "SELECT * FROM ledger_entries WHERE 1 = 1"
+            for (column, value) in [(SQLColumn("currency"), query.currency), (SQLColumn("kind"), query.kind), (SQLColumn("user_id"), query.userID)] {
                 guard let value else { continue }
-                sql += " AND \(column) = ?"
-                binds.append(.text(value))
+                sql += " AND \(column) = \(value)"
             }
             if let from = query.from {
-                sql += " AND created_at >= ?"
-                binds.append(.int(Self.millis(from)))
+                sql += " AND created_at >= \(Self.millis(from))"
             }
             if let to = query.to {
-                sql += " AND created_at < ?"
-                binds.append(.int(Self.millis(to)))
+                sql += " AND created_at < \(Self.millis(to))"
             }
             if let before = query.before {
                 // `<=` first: a range of the time index, which the OR alone does not give the planner.
-                sql += " AND created_at <= ? AND (created_at < ? OR id < ?)"
-                binds += [.int(before.createdAt), .int(before.createdAt), .int(before.id)]
+                sql += " AND created_at <= \(before.createdAt) AND (created_at < \(before.createdAt) OR id < \(before.id))"
             }
-            sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
-            binds.append(.int(Int64(query.limit + 1)))
-            let rows = try await executor.query(sql, binds)
+            sql += " ORDER BY created_at DESC, id DESC LIMIT \(query.limit + 1)"
+            let rows = try await executor.query(sql)
             let page = try rows.prefix(query.limit).map { row in
                 ConsoleLedgerPage.Row(userID: try row.text("user_id"), entry: try Self.ledgerEntry(row))
             }
@@ -417,10 +404,7 @@ extension SQLStorage: ConsoleStorage {
     public func timeline(userID: String, limit: Int) async throws -> [ConsoleEvent] {
         try await read { executor, _ in
             var events: [ConsoleEvent] = []
-            let bound: [SQLValue] = [.text(userID), .int(Int64(limit))]
-            for row in try await executor.query(
-                "SELECT * FROM store_transactions WHERE user_id = ? ORDER BY received_at DESC LIMIT ?", bound)
-            {
+            for row in try await executor.query("SELECT * FROM store_transactions WHERE user_id = \(userID) ORDER BY received_at DESC LIMIT \(limit)") {
                 let transaction = try Self.adminTransaction(row)
                 let price = transaction.price.map { " \(ConsoleFormat.milliunits($0)) \(transaction.currency ?? "")" } ?? ""
                 events.append(
@@ -437,9 +421,9 @@ extension SQLStorage: ConsoleStorage {
             for row in try await executor.query(
                 """
                 SELECT * FROM notifications WHERE original_transaction_id IN
-                    (SELECT DISTINCT original_transaction_id FROM store_transactions WHERE user_id = ?)
-                ORDER BY received_at DESC LIMIT ?
-                """, bound)
+                    (SELECT DISTINCT original_transaction_id FROM store_transactions WHERE user_id = \(userID))
+                ORDER BY received_at DESC LIMIT \(limit)
+                """)
             {
                 let notification = try Self.adminNotification(row)
                 events.append(
@@ -448,16 +432,14 @@ extension SQLStorage: ConsoleStorage {
                         summary: notification.notificationType + (notification.subtype.map { " / \($0)" } ?? ""),
                         transactionID: notification.transactionID, detail: notification.outcome + (notification.detail.map { ": \($0)" } ?? "")))
             }
-            for row in try await executor.query("SELECT * FROM ledger_entries WHERE user_id = ? ORDER BY id DESC LIMIT ?", bound) {
+            for row in try await executor.query("SELECT * FROM ledger_entries WHERE user_id = \(userID) ORDER BY id DESC LIMIT \(limit)") {
                 let entry = try Self.ledgerEntry(row)
                 events.append(
                     ConsoleEvent(
                         kind: "ledger", at: entry.createdAt, summary: "\(entry.kind.rawValue) \(entry.amount > 0 ? "+" : "")\(entry.amount) \(entry.currency)",
                         transactionID: entry.transactionID, detail: entry.reference))
             }
-            for row in try await executor.query(
-                "SELECT * FROM granted_entitlements WHERE user_id = ? ORDER BY created_at DESC LIMIT ?", bound)
-            {
+            for row in try await executor.query("SELECT * FROM granted_entitlements WHERE user_id = \(userID) ORDER BY created_at DESC LIMIT \(limit)") {
                 let grant = try Self.grantedEntitlement(row)
                 events.append(
                     ConsoleEvent(
@@ -468,7 +450,7 @@ extension SQLStorage: ConsoleStorage {
                         ConsoleEvent(kind: "revoke", at: revokedAt, summary: grant.entitlement, transactionID: nil, detail: grant.revokedBy))
                 }
             }
-            if let row = try await executor.query("SELECT created_at FROM users WHERE id = ?", [.text(userID)]).first {
+            if let row = try await executor.query("SELECT created_at FROM users WHERE id = \(userID)").first {
                 events.append(ConsoleEvent(kind: "signup", at: Self.date(try row.int("created_at")), summary: userID, transactionID: nil, detail: nil))
             }
             // Newest first; among events of the same millisecond, a stable order.
@@ -479,7 +461,7 @@ extension SQLStorage: ConsoleStorage {
 
     public func notification(uuid: String) async throws -> ConsoleNotification? {
         let row = try await read { executor, _ in
-            try await executor.query("SELECT * FROM notifications WHERE notification_uuid = ?", [.text(uuid)]).first
+            try await executor.query("SELECT * FROM notifications WHERE notification_uuid = \(uuid)").first
         }
         guard let row else { return nil }
         return ConsoleNotification(
@@ -491,8 +473,7 @@ extension SQLStorage: ConsoleStorage {
         let lowered = text.lowercased()
         let rows = try await read { executor, _ in
             try await executor.query(
-                "SELECT id, app_user_id, app_account_token FROM users WHERE id = ? OR app_account_token = ? OR app_user_id = ?",
-                [.text(lowered), .text(lowered), .text(text)])
+                "SELECT id, app_user_id, app_account_token FROM users WHERE id = \(lowered) OR app_account_token = \(lowered) OR app_user_id = \(text)")
         }
         // Each user once, by the best field they match: user id, then app account token, then app user id.
         let matches = try rows.map { row -> ConsoleUserMatch in

@@ -31,20 +31,18 @@ extension SQLStorage {
             let rows = try await executor.query(
                 """
                 SELECT notification_uuid, transaction_id, consumption_json, attempts FROM consumption_requests
-                WHERE sent_status IS NULL AND created_at >= ? AND (claimed_at IS NULL OR claimed_at < ?)
-                ORDER BY created_at, notification_uuid LIMIT ?
-                """,
-                [.int(Self.millis(since)), .int(stale), .int(Int64(limit))])
+                WHERE sent_status IS NULL AND created_at >= \(Self.millis(since)) AND (claimed_at IS NULL OR claimed_at < \(stale))
+                ORDER BY created_at, notification_uuid LIMIT \(Int64(limit))
+                """)
             var claimed: [DueConsumptionAnswer] = []
             for row in rows {
                 let uuid = try row.text("notification_uuid")
                 // Another server may have claimed it since the read: the condition decides.
                 let won = try await executor.execute(
                     """
-                    UPDATE consumption_requests SET claimed_at = ?, attempts = attempts + 1
-                    WHERE notification_uuid = ? AND sent_status IS NULL AND (claimed_at IS NULL OR claimed_at < ?)
-                    """,
-                    [.int(time), .text(uuid), .int(stale)])
+                    UPDATE consumption_requests SET claimed_at = \(time), attempts = attempts + 1
+                    WHERE notification_uuid = \(uuid) AND sent_status IS NULL AND (claimed_at IS NULL OR claimed_at < \(stale))
+                    """)
                 guard won == 1 else { continue }
                 let body = try AppStoreJSON.decoder().decode(ConsumptionRequest.self, from: Data(try row.text("consumption_json").utf8))
                 claimed.append(
@@ -58,8 +56,10 @@ extension SQLStorage {
     public func closeConsumptionRequest(_ notificationUUID: String, status: ConsumptionAnswerStatus, detail: String?) async throws {
         _ = try await write { executor, time in
             try await executor.execute(
-                "UPDATE consumption_requests SET sent_status = ?, answered_at = ?, detail = ? WHERE notification_uuid = ? AND sent_status IS NULL",
-                [.text(status.rawValue), .int(time), .optional(detail), .text(notificationUUID)])
+                """
+                UPDATE consumption_requests SET sent_status = \(status), answered_at = \(time), detail = \(detail) \
+                WHERE notification_uuid = \(notificationUUID) AND sent_status IS NULL
+                """)
         }
     }
 
@@ -67,10 +67,9 @@ extension SQLStorage {
         try await write { executor, time in
             try await executor.execute(
                 """
-                UPDATE consumption_requests SET sent_status = ?, answered_at = ?, detail = 'not answered within 12 hours'
-                WHERE sent_status IS NULL AND created_at < ?
-                """,
-                [.text(ConsumptionAnswerStatus.expired.rawValue), .int(time), .int(Self.millis(date))])
+                UPDATE consumption_requests SET sent_status = \(ConsumptionAnswerStatus.expired), answered_at = \(time), detail = 'not answered within 12 hours'
+                WHERE sent_status IS NULL AND created_at < \(Self.millis(date))
+                """)
         }
     }
 }

@@ -87,7 +87,7 @@ extension SQLStorage {
             // One write at a time reads and changes a user's access: without it two writes
             // would each compare against a state the other is changing (READ COMMITTED), and
             // the events would contradict GET /v1/me. The next statement sees the other's commit.
-            _ = try await executor.query("SELECT id FROM users WHERE id = ? FOR UPDATE", [.text(user)])
+            _ = try await executor.query("SELECT id FROM users WHERE id = \(user) FOR UPDATE")
         }
         let before = try await accounts.activeEntitlements(executor, user: user, time: time)
         executor.touch(user, .init(before: before, transactionID: transactionID, actor: actor))

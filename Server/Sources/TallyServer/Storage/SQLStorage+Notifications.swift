@@ -12,18 +12,16 @@ extension SQLStorage {
         }
         if let transaction = notification.transaction { try Self.checkQuantity(transaction.payload) }
         let eventAt = (payload.signedDate ?? now()).timeIntervalSince1970
+        let type = payload.notificationType?.rawValue ?? "UNKNOWN"
+        let transactionPayload = notification.transaction?.payload
         return try await write { executor, time in
             let inserted = try await executor.execute(
                 """
                 INSERT INTO notifications (notification_uuid, notification_type, subtype, transaction_id, original_transaction_id,
                     signed_date, environment, outcome, jws, received_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, 'recorded', ?, ?) ON CONFLICT DO NOTHING
-                """,
-                [
-                    .text(uuid), .text(payload.notificationType?.rawValue ?? "UNKNOWN"), .optional(payload.subtype?.rawValue),
-                    .optional(notification.transaction?.payload.transactionID), .optional(notification.transaction?.payload.originalTransactionID),
-                    .optional(payload.signedDate.map(Self.millis)), .optional(payload.appIdentity.environment?.rawValue), .text(jws), .int(time),
-                ])
+                VALUES (\(uuid), \(type), \(payload.subtype?.rawValue), \(transactionPayload?.transactionID), \(transactionPayload?.originalTransactionID), \
+                \(payload.signedDate.map(Self.millis)), \(payload.appIdentity.environment?.rawValue), 'recorded', \(jws), \(time)) ON CONFLICT DO NOTHING
+                """)
             guard inserted == 1 else { return .duplicate }
 
             var outcome = NotificationOutcome.recorded
@@ -58,8 +56,7 @@ extension SQLStorage {
                 }
             }
             try await executor.execute(
-                "UPDATE notifications SET outcome = ?, detail = ? WHERE notification_uuid = ?",
-                [.text(outcome.rawValue), .optional(detail), .text(uuid)])
+                "UPDATE notifications SET outcome = \(outcome), detail = \(detail) WHERE notification_uuid = \(uuid)")
             return outcome
         }
     }
@@ -69,28 +66,24 @@ extension SQLStorage {
         guard let original = renewal.originalTransactionID, let signed = renewal.signedDate else { return }
         // Every owner of the subscription's transactions: its state decides their access.
         for owner in try await executor.query(
-            "SELECT DISTINCT user_id FROM store_transactions WHERE original_transaction_id = ? AND user_id IS NOT NULL ORDER BY user_id",
-            [.text(original)])
+            "SELECT DISTINCT user_id FROM store_transactions WHERE original_transaction_id = \(original) AND user_id IS NOT NULL ORDER BY user_id")
         {
             try await touchEntitlements(executor, user: try owner.text("user_id"), time: time)
         }
+        let autoRenew = renewal.autoRenewStatus.map { Int64($0.rawValue) }
+        let intent = renewal.expirationIntent.map { Int64($0.rawValue) }
         try await executor.execute(
             """
             INSERT INTO renewal_infos (original_transaction_id, signed_date, auto_renew, auto_renew_product_id, in_billing_retry,
                 grace_expires, expiration_intent, jws)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (\(original), \(Self.millis(signed)), \(autoRenew), \(renewal.autoRenewProductID), \(renewal.isInBillingRetryPeriod), \
+            \(renewal.gracePeriodExpiresDate.map(Self.millis)), \(intent), \(jws))
             ON CONFLICT (original_transaction_id) DO UPDATE SET
                 signed_date = excluded.signed_date, auto_renew = excluded.auto_renew, auto_renew_product_id = excluded.auto_renew_product_id,
                 in_billing_retry = excluded.in_billing_retry, grace_expires = excluded.grace_expires,
                 expiration_intent = excluded.expiration_intent, jws = excluded.jws
             WHERE renewal_infos.signed_date <= excluded.signed_date
-            """,
-            [
-                .text(original), .int(Self.millis(signed)), .optional(renewal.autoRenewStatus.map { Int64($0.rawValue) }),
-                .optional(renewal.autoRenewProductID), .optional(renewal.isInBillingRetryPeriod.map { $0 ? 1 : 0 }),
-                .optional(renewal.gracePeriodExpiresDate.map(Self.millis)), .optional(renewal.expirationIntent.map { Int64($0.rawValue) }),
-                .text(jws),
-            ])
+            """)
     }
 
     /// Applies a refund or revocation unless a later revocation event was applied already.
@@ -165,7 +158,7 @@ extension SQLStorage {
         var purchased: Int64 = 0
         var refunded: Int64 = 0
         for row in try await executor.query(
-            "SELECT evidence_kind, evidence, revoked FROM store_transactions WHERE user_id = ?", [.text(user)])
+            "SELECT evidence_kind, evidence, revoked FROM store_transactions WHERE user_id = \(user)")
         {
             guard try row.text("evidence_kind") == "jws" else { return nil }
             let parts = try row.text("evidence").split(separator: ".")
@@ -196,8 +189,7 @@ extension SQLStorage {
     /// as Apple's play time bucket; undeclared for an app that does not measure time.
     static func playTime(_ executor: any SQLExecutor, user: String) async throws -> ConsumptionRequest.PlayTime {
         let used = try await executor.query(
-            "SELECT COUNT(*) AS entries, COALESCE(SUM(amount), 0) AS total FROM ledger_entries WHERE user_id = ? AND currency = 'seconds' AND amount < 0",
-            [.text(user)]
+            "SELECT COUNT(*) AS entries, COALESCE(SUM(amount), 0) AS total FROM ledger_entries WHERE user_id = \(user) AND currency = 'seconds' AND amount < 0"
         ).first
         guard let used, try used.int("entries") > 0 else { return .undeclared }
         let seconds = -(try used.int("total"))
@@ -217,13 +209,15 @@ extension SQLStorage {
         reason: ConsumptionRequestReason?, time: Int64
     ) async throws {
         let lots = try await executor.query(
-            "SELECT SUM(granted) AS granted, SUM(remaining) AS remaining FROM lots WHERE transaction_id = ?", [.text(transactionID)]
+            "SELECT SUM(granted) AS granted, SUM(remaining) AS remaining FROM lots WHERE transaction_id = \(transactionID)"
         ).first
         let granted = lots?.optionalInt("granted") ?? 0
         let remaining = lots?.optionalInt("remaining") ?? 0
         let transaction = try await executor.query(
-            "SELECT t.granted, u.app_account_token, u.created_at FROM store_transactions t LEFT JOIN users u ON u.id = t.user_id WHERE t.transaction_id = ?",
-            [.text(transactionID)]
+            """
+            SELECT t.granted, u.app_account_token, u.created_at FROM store_transactions t LEFT JOIN users u ON u.id = t.user_id \
+            WHERE t.transaction_id = \(transactionID)
+            """
         ).first
         var body = ConsumptionRequest()
         body.customerConsented = false  // Tally cannot know the customer's consent: the app's policy decides before any reply
@@ -248,7 +242,7 @@ extension SQLStorage {
         } else {
             body.accountTenure = .init(rawValue: 0)
         }
-        let owner = try await executor.query("SELECT user_id FROM store_transactions WHERE transaction_id = ?", [.text(transactionID)])
+        let owner = try await executor.query("SELECT user_id FROM store_transactions WHERE transaction_id = \(transactionID)")
             .first?.optionalText("user_id")
         var dollars: (purchased: Int64, refunded: Int64)?
         body.playTime = .undeclared
@@ -259,14 +253,11 @@ extension SQLStorage {
         body.lifetimeDollarsPurchased = dollars.map { Self.dollarBucket($0.purchased) } ?? .undeclared
         body.lifetimeDollarsRefunded = dollars.map { Self.dollarBucket($0.refunded) } ?? .undeclared
         body.userStatus = .init(rawValue: transaction?.optionalText("app_account_token") == nil ? 0 : 1)
+        let consumption = String(decoding: try AppStoreJSON.encoder().encode(body), as: UTF8.self)
         try await executor.execute(
             """
             INSERT INTO consumption_requests (notification_uuid, transaction_id, reason, consumption_json, created_at)
-            VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-            """,
-            [
-                .text(uuid), .text(transactionID), .optional(reason?.rawValue),
-                .text(String(decoding: try AppStoreJSON.encoder().encode(body), as: UTF8.self)), .int(time),
-            ])
+            VALUES (\(uuid), \(transactionID), \(reason?.rawValue), \(consumption), \(time)) ON CONFLICT DO NOTHING
+            """)
     }
 }

@@ -11,9 +11,7 @@ extension SQLStorage {
             // In slices, under every database's limit on bound parameters.
             for start in stride(from: 0, to: ids.count, by: 500) {
                 let slice = Array(ids[start..<min(ids.count, start + 500)])
-                let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
-                for row in try await executor.query("SELECT transaction_id FROM store_transactions WHERE transaction_id IN (\(marks))", slice.map { .text($0) })
-                {
+                for row in try await executor.query("SELECT transaction_id FROM store_transactions WHERE transaction_id IN (\(list: slice))") {
                     known.insert(try row.text("transaction_id"))
                 }
             }
@@ -27,21 +25,16 @@ extension SQLStorage {
                 """
                 SELECT t.original_transaction_id, MAX(t.expires_date) AS expires FROM store_transactions t
                 LEFT JOIN apple_subscription_checks c ON c.original_transaction_id = t.original_transaction_id
-                WHERE t.product_kind = ? AND (c.checked_at IS NULL OR c.checked_at < ?)
+                WHERE t.product_kind = \(ProductKind.autoRenewable) AND (c.checked_at IS NULL OR c.checked_at < \(Self.millis(checkedBefore)))
                 -- Only subscriptions with a transaction expiring in the window (an index range)
                 -- are grouped; the latest expiry of such a one may still lie beyond it.
                 AND t.original_transaction_id IN (
                     SELECT original_transaction_id FROM store_transactions
-                    WHERE product_kind = 'auto_renewable' AND expires_date >= ? AND expires_date <= ?)
+                    WHERE product_kind = 'auto_renewable' AND expires_date >= \(Self.millis(from)) AND expires_date <= \(Self.millis(to)))
                 GROUP BY t.original_transaction_id
-                HAVING MAX(t.expires_date) >= ? AND MAX(t.expires_date) <= ?
-                ORDER BY expires, t.original_transaction_id LIMIT ?
-                """,
-                [
-                    .text(ProductKind.autoRenewable.rawValue), .int(Self.millis(checkedBefore)), .int(Self.millis(from)), .int(Self.millis(to)),
-                    .int(Self.millis(from)), .int(Self.millis(to)),
-                    .int(Int64(limit)),
-                ]
+                HAVING MAX(t.expires_date) >= \(Self.millis(from)) AND MAX(t.expires_date) <= \(Self.millis(to))
+                ORDER BY expires, t.original_transaction_id LIMIT \(Int64(limit))
+                """
             ).map { try $0.text("original_transaction_id") }
         }
     }
@@ -50,18 +43,19 @@ extension SQLStorage {
         _ = try await write { executor, time in
             try await executor.execute(
                 """
-                INSERT INTO apple_subscription_checks (original_transaction_id, checked_at) VALUES (?, ?)
+                INSERT INTO apple_subscription_checks (original_transaction_id, checked_at) VALUES (\(originalTransactionID), \(time))
                 ON CONFLICT (original_transaction_id) DO UPDATE SET checked_at = excluded.checked_at
-                """,
-                [.text(originalTransactionID), .int(time)])
+                """)
         }
     }
 
     public func subscriptionOriginals(user: User) async throws -> [String] {
         try await read { executor, _ in
             try await executor.query(
-                "SELECT DISTINCT original_transaction_id FROM store_transactions WHERE user_id = ? AND product_kind = ? ORDER BY original_transaction_id",
-                [.text(user.id), .text(ProductKind.autoRenewable.rawValue)]
+                """
+                SELECT DISTINCT original_transaction_id FROM store_transactions \
+                WHERE user_id = \(user.id) AND product_kind = \(ProductKind.autoRenewable) ORDER BY original_transaction_id
+                """
             ).map { try $0.text("original_transaction_id") }
         }
     }

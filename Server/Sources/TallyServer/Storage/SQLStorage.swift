@@ -82,24 +82,22 @@ public struct SQLStorage: TallyStorage {
     public func createUser(appUserID: String?, tokenHash: String?) async throws -> (User, created: Bool, granted: [Amount]) {
         try await write { executor, time in
             if let appUserID,
-                let row = try await executor.query("SELECT * FROM users WHERE app_user_id = ?", [.text(appUserID)]).first
+                let row = try await executor.query("SELECT * FROM users WHERE app_user_id = \(appUserID)").first
             {
                 let user = try Self.user(row)
                 if let tokenHash {
                     try await executor.execute(
-                        "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (?, ?, ?)",
-                        [.text(tokenHash), .text(user.id), .int(time)])
+                        "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (\(tokenHash), \(user.id), \(time))")
                 }
                 return (user, false, [])
             }
             let user = User(id: UUID().uuidString.lowercased(), appUserID: appUserID, appAccountToken: UUID(), createdAt: Self.date(time))
+            let token = user.appAccountToken.uuidString.lowercased()
             try await executor.execute(
-                "INSERT INTO users (id, app_user_id, app_account_token, created_at) VALUES (?, ?, ?, ?)",
-                [.text(user.id), .optional(appUserID), .text(user.appAccountToken.uuidString.lowercased()), .int(time)])
+                "INSERT INTO users (id, app_user_id, app_account_token, created_at) VALUES (\(user.id), \(appUserID), \(token), \(time))")
             if let tokenHash {
                 try await executor.execute(
-                    "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (?, ?, ?)",
-                    [.text(tokenHash), .text(user.id), .int(time)])
+                    "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (\(tokenHash), \(user.id), \(time))")
             }
             let ledger = Ledger(executor)
             for grant in catalog.signupGrants {
@@ -117,7 +115,7 @@ public struct SQLStorage: TallyStorage {
     public func user(tokenHash: String) async throws -> User? {
         try await read { executor, _ in
             let rows = try await executor.query(
-                "SELECT u.* FROM user_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?", [.text(tokenHash)])
+                "SELECT u.* FROM user_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = \(tokenHash)")
             return try rows.first.map(Self.user)
         }
     }
@@ -125,7 +123,7 @@ public struct SQLStorage: TallyStorage {
     /// A user by identifier.
     public func user(id: String) async throws -> User? {
         try await read { executor, _ in
-            try await executor.query("SELECT * FROM users WHERE id = ?", [.text(id)]).first.map(Self.user)
+            try await executor.query("SELECT * FROM users WHERE id = \(id)").first.map(Self.user)
         }
     }
 
@@ -147,15 +145,13 @@ public struct SQLStorage: TallyStorage {
         }
         return try await write { executor, time in
             let id = UUID().uuidString.lowercased()
+            let token = user.appAccountToken.uuidString.lowercased()
+            let expiresAt = time + catalog.orderTTLSeconds * 1000
             try await executor.execute(
                 """
                 INSERT INTO orders (id, user_id, product_id, app_account_token, status, created_at, expires_at, updated_at)
-                VALUES (?, ?, ?, ?, 'created', ?, ?, ?)
-                """,
-                [
-                    .text(id), .text(user.id), .text(productID), .text(user.appAccountToken.uuidString.lowercased()),
-                    .int(time), .int(time + catalog.orderTTLSeconds * 1000), .int(time),
-                ])
+                VALUES (\(id), \(user.id), \(productID), \(token), 'created', \(time), \(expiresAt), \(time))
+                """)
             return try await Self.order(executor, user: user, id: id, now: time)
         }
     }
@@ -176,14 +172,13 @@ public struct SQLStorage: TallyStorage {
                 throw StorageError(.orderMismatch, "order \(id) is \(order.status)")
             }
             try await executor.execute(
-                "UPDATE orders SET status = 'failed', failure_reason = ?, updated_at = ? WHERE id = ? AND status = 'created'",
-                [.text(reason), .int(time), .text(id)])
+                "UPDATE orders SET status = 'failed', failure_reason = \(reason), updated_at = \(time) WHERE id = \(id) AND status = 'created'")
             return try await Self.order(executor, user: user, id: id, now: time)
         }
     }
 
     static func order(_ executor: any SQLExecutor, user: User, id: String, now: Int64) async throws -> Order {
-        guard let row = try await executor.query("SELECT * FROM orders WHERE id = ? AND user_id = ?", [.text(id), .text(user.id)]).first else {
+        guard let row = try await executor.query("SELECT * FROM orders WHERE id = \(id) AND user_id = \(user.id)").first else {
             throw StorageError(.notFound, "no order \(id)")
         }
         var status = OrderStatus(rawValue: try row.text("status"))

@@ -39,17 +39,13 @@ struct SpendingStore: Sendable {
             let claimed = try await executor.execute(
                 """
                 INSERT INTO spends (id, user_id, idempotency_key, request_hash, currency, amount, reference, response_json, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, '', ?) ON CONFLICT (user_id, idempotency_key) DO NOTHING
-                """,
-                [
-                    .text(id), .text(user.id), .text(request.idempotencyKey), .text(requestHash), .text(request.currency),
-                    .int(request.amount), .optional(request.reference), .int(time),
-                ])
+                VALUES (\(id), \(user.id), \(request.idempotencyKey), \(requestHash), \(request.currency), \(request.amount), \(request.reference), '', \(time)) \
+                ON CONFLICT (user_id, idempotency_key) DO NOTHING
+                """)
             if claimed == 0 {
                 guard
                     let existing = try await executor.query(
-                        "SELECT request_hash, response_json FROM spends WHERE user_id = ? AND idempotency_key = ?",
-                        [.text(user.id), .text(request.idempotencyKey)]
+                        "SELECT request_hash, response_json FROM spends WHERE user_id = \(user.id) AND idempotency_key = \(request.idempotencyKey)"
                     ).first
                 else {
                     throw SQLDatabaseError(.retryable, "spend \(request.idempotencyKey) conflicted but is not there")
@@ -82,7 +78,7 @@ struct SpendingStore: Sendable {
                 spendID: id, currency: request.currency, amount: request.amount, fromAllowance: fromAllowance, fromBalance: fromBalance,
                 balance: try await accounts.balance(executor, user: user.id, currency: request.currency, time: time, position: after),
                 replayed: false)
-            try await executor.execute("UPDATE spends SET response_json = ? WHERE id = ?", [.text(try SQLStorage.encode(response)), .text(id)])
+            try await executor.execute("UPDATE spends SET response_json = \(try SQLStorage.encode(response)) WHERE id = \(id)")
             var data = SQLStorage.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
             data.spendID = id
             data.reference = request.reference
@@ -107,16 +103,13 @@ struct SpendingStore: Sendable {
                 """
                 INSERT INTO reservations (id, user_id, idempotency_key, request_hash, currency, amount, from_allowance, from_balance,
                     status, expires_at, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, 0, ?, 'held', ?, ?) ON CONFLICT (user_id, idempotency_key) DO NOTHING
-                """,
-                [
-                    .text(id), .text(user.id), .text(request.idempotencyKey), .text(requestHash), .text(request.currency),
-                    .int(request.amount), .int(request.amount), .int(time + request.ttlSeconds * 1000), .int(time),
-                ])
+                VALUES (\(id), \(user.id), \(request.idempotencyKey), \(requestHash), \(request.currency), \(request.amount), 0, \(request.amount), 'held', \
+                \(time + request.ttlSeconds * 1000), \(time)) ON CONFLICT (user_id, idempotency_key) DO NOTHING
+                """)
             if claimed == 0 {
                 guard
                     let existing = try await executor.query(
-                        "SELECT * FROM reservations WHERE user_id = ? AND idempotency_key = ?", [.text(user.id), .text(request.idempotencyKey)]
+                        "SELECT * FROM reservations WHERE user_id = \(user.id) AND idempotency_key = \(request.idempotencyKey)"
                     ).first
                 else {
                     throw SQLDatabaseError(.retryable, "reservation \(request.idempotencyKey) conflicted but is not there")
@@ -136,11 +129,11 @@ struct SpendingStore: Sendable {
                 }
                 try await executor.execute(
                     """
-                    UPDATE reservations SET from_allowance = ?, from_balance = ?, allowance_original_transaction_id = ?,
-                        allowance_window_start = ?
-                    WHERE id = ?
-                    """,
-                    [.int(fromAllowance), .int(fromBalance), .text(window.originalTransactionID), .int(window.start), .text(id)])
+                    UPDATE reservations SET from_allowance = \(fromAllowance), from_balance = \(fromBalance), \
+                    allowance_original_transaction_id = \(window.originalTransactionID),
+                        allowance_window_start = \(window.start)
+                    WHERE id = \(id)
+                    """)
             }
             guard try await ledger.hold(user.id, request.currency, amount: fromBalance) else {
                 throw StorageError.insufficient(request.currency, available: locked.available + (window?.free ?? 0))
@@ -199,7 +192,7 @@ struct SpendingStore: Sendable {
     func expireReservations() async throws -> Int {
         try await write { executor, time in
             let rows = try await executor.query(
-                "SELECT * FROM reservations WHERE status = 'held' AND expires_at <= ? ORDER BY expires_at LIMIT 500", [.int(time)])
+                "SELECT * FROM reservations WHERE status = 'held' AND expires_at <= \(time) ORDER BY expires_at LIMIT 500")
             for row in rows { try await settle(executor, row, used: 0, status: .expired, time: time) }
             return rows.count
         }
@@ -225,8 +218,7 @@ struct SpendingStore: Sendable {
 
     func expireDue(_ executor: WriteContext, user: String, currency: String, time: Int64) async throws {
         let rows = try await executor.query(
-            "SELECT * FROM reservations WHERE user_id = ? AND currency = ? AND status = 'held' AND expires_at <= ?",
-            [.text(user), .text(currency), .int(time)])
+            "SELECT * FROM reservations WHERE user_id = \(user) AND currency = \(currency) AND status = 'held' AND expires_at <= \(time)")
         for row in rows { try await settle(executor, row, used: 0, status: .expired, time: time) }
     }
 
@@ -234,8 +226,7 @@ struct SpendingStore: Sendable {
     private func settle(_ executor: WriteContext, _ row: SQLRow, used: Int64, status: ReservationStatus, time: Int64) async throws {
         let id = try row.text("id")
         let closed = try await executor.execute(
-            "UPDATE reservations SET status = ?, used = ?, closed_at = ? WHERE id = ? AND status = 'held'",
-            [.text(status.rawValue), .int(used), .int(time), .text(id)])
+            "UPDATE reservations SET status = \(status), used = \(used), closed_at = \(time) WHERE id = \(id) AND status = 'held'")
         guard closed == 1 else { return }
         let user = try row.text("user_id")
         let currency = try row.text("currency")
@@ -265,7 +256,7 @@ struct SpendingStore: Sendable {
     }
 
     private func reservationRow(_ executor: any SQLExecutor, id: String, user: String) async throws -> SQLRow {
-        guard let row = try await executor.query("SELECT * FROM reservations WHERE id = ? AND user_id = ?", [.text(id), .text(user)]).first else {
+        guard let row = try await executor.query("SELECT * FROM reservations WHERE id = \(id) AND user_id = \(user)").first else {
             throw StorageError(.notFound, "no reservation \(id)")
         }
         return row

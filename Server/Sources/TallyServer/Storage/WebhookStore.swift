@@ -52,12 +52,10 @@ struct WebhookStore: Sendable {
             try await executor.execute(
                 """
                 INSERT INTO webhook_endpoints (id, url, description, all_types, secret, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-                [.text(id), .text(url), .text(description), .int(types.isEmpty ? 1 : 0), .text(secret.text), .int(time), .int(time)])
+                VALUES (\(id), \(url), \(description), \(types.isEmpty), \(secret.text), \(time), \(time))
+                """)
             for type in types {
-                try await executor.execute(
-                    "INSERT INTO webhook_endpoint_types (endpoint_id, type) VALUES (?, ?)", [.text(id), .text(type.rawValue)])
+                try await executor.execute("INSERT INTO webhook_endpoint_types (endpoint_id, type) VALUES (\(id), \(type))")
             }
             var endpoint = try await Self.endpoint(executor, id: id)
             endpoint.secret = secret.text
@@ -68,7 +66,7 @@ struct WebhookStore: Sendable {
     func endpoints() async throws -> [WebhookEndpoint] {
         try await read { executor, _ in
             var endpoints: [WebhookEndpoint] = []
-            for row in try await executor.query("SELECT id FROM webhook_endpoints ORDER BY created_at, id LIMIT 1000", []) {
+            for row in try await executor.query("SELECT id FROM webhook_endpoints ORDER BY created_at, id LIMIT 1000") {
                 endpoints.append(try await Self.endpoint(executor, id: try row.text("id")))
             }
             return endpoints
@@ -80,12 +78,12 @@ struct WebhookStore: Sendable {
     }
 
     static func endpoint(_ executor: any SQLExecutor, id: String) async throws -> WebhookEndpoint {
-        guard let row = try await executor.query("SELECT * FROM webhook_endpoints WHERE id = ?", [.text(id)]).first else {
+        guard let row = try await executor.query("SELECT * FROM webhook_endpoints WHERE id = \(id)").first else {
             throw StorageError(.notFound, "no webhook endpoint \(id)")
         }
-        let types = try await executor.query(
-            "SELECT type FROM webhook_endpoint_types WHERE endpoint_id = ? ORDER BY type", [.text(id)]
-        ).map { TallyEventType(rawValue: try $0.text("type")) }
+        let types = try await executor.query("SELECT type FROM webhook_endpoint_types WHERE endpoint_id = \(id) ORDER BY type").map {
+            TallyEventType(rawValue: try $0.text("type"))
+        }
         return WebhookEndpoint(
             id: id, url: try row.text("url"), description: try row.text("description"), eventTypes: types,
             disabled: try row.int("disabled") == 1, disabledReason: row.optionalText("disabled_reason"),
@@ -101,26 +99,24 @@ struct WebhookStore: Sendable {
         return try await write { executor, time in
             _ = try await Self.endpoint(executor, id: id)
             if let url = change.url {
-                try await executor.execute("UPDATE webhook_endpoints SET url = ?, updated_at = ? WHERE id = ?", [.text(url), .int(time), .text(id)])
+                try await executor.execute("UPDATE webhook_endpoints SET url = \(url), updated_at = \(time) WHERE id = \(id)")
             }
             if let description = change.description {
-                try await executor.execute(
-                    "UPDATE webhook_endpoints SET description = ?, updated_at = ? WHERE id = ?", [.text(description), .int(time), .text(id)])
+                try await executor.execute("UPDATE webhook_endpoints SET description = \(description), updated_at = \(time) WHERE id = \(id)")
             }
             if let types = change.eventTypes {
                 let unique = Array(Set(types)).sorted { $0.rawValue < $1.rawValue }
-                try await executor.execute("DELETE FROM webhook_endpoint_types WHERE endpoint_id = ?", [.text(id)])
+                try await executor.execute("DELETE FROM webhook_endpoint_types WHERE endpoint_id = \(id)")
                 for type in unique {
-                    try await executor.execute(
-                        "INSERT INTO webhook_endpoint_types (endpoint_id, type) VALUES (?, ?)", [.text(id), .text(type.rawValue)])
+                    try await executor.execute("INSERT INTO webhook_endpoint_types (endpoint_id, type) VALUES (\(id), \(type))")
                 }
-                try await executor.execute(
-                    "UPDATE webhook_endpoints SET all_types = ?, updated_at = ? WHERE id = ?", [.int(unique.isEmpty ? 1 : 0), .int(time), .text(id)])
+                try await executor.execute("UPDATE webhook_endpoints SET all_types = \(unique.isEmpty), updated_at = \(time) WHERE id = \(id)")
             }
             if let disabled = change.disabled {
+                let reason: String? = disabled ? "disabled by an operator" : nil
                 let changed = try await executor.execute(
-                    "UPDATE webhook_endpoints SET disabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND disabled = ?",
-                    [.int(disabled ? 1 : 0), .optional(disabled ? "disabled by an operator" : nil), .int(time), .text(id), .int(disabled ? 0 : 1)])
+                    "UPDATE webhook_endpoints SET disabled = \(disabled), disabled_reason = \(reason), updated_at = \(time) WHERE id = \(id) AND disabled = \(!disabled)"
+                )
                 if changed == 1 { try await Self.pause(executor, endpoint: id, disabled ? .pause : .resume, time: time) }
             }
             return try await Self.endpoint(executor, id: id)
@@ -137,12 +133,12 @@ struct WebhookStore: Sendable {
             if let until = current.previousSecretUntil, Self.millis(until) > time {
                 throw StorageError(.conflict, "a rotation is under way: the previous secret signs until \(TallyAPI.timestamp(until))")
             }
+            let until = time + Int64(overlap * 1000)
             try await executor.execute(
                 """
-                UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = ?, secret = ?, updated_at = ?
-                WHERE id = ?
-                """,
-                [.int(time + Int64(overlap * 1000)), .text(secret.text), .int(time), .text(id)])
+                UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = \(until), secret = \(secret.text), updated_at = \(time)
+                WHERE id = \(id)
+                """)
             var endpoint = try await Self.endpoint(executor, id: id)
             endpoint.secret = secret.text
             return endpoint
@@ -156,12 +152,10 @@ struct WebhookStore: Sendable {
     static func pause(_ executor: any SQLExecutor, endpoint: String, _ pause: Pause, time: Int64) async throws {
         switch pause {
         case .pause:
-            try await executor.execute(
-                "UPDATE webhook_deliveries SET status = 'paused' WHERE endpoint_id = ? AND status = 'pending'", [.text(endpoint)])
+            try await executor.execute("UPDATE webhook_deliveries SET status = 'paused' WHERE endpoint_id = \(endpoint) AND status = 'pending'")
         case .resume:
             try await executor.execute(
-                "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ? WHERE endpoint_id = ? AND status = 'paused'",
-                [.int(time), .text(endpoint)])
+                "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = \(time) WHERE endpoint_id = \(endpoint) AND status = 'paused'")
         }
     }
 
@@ -169,35 +163,32 @@ struct WebhookStore: Sendable {
         try await write { executor, _ in
             _ = try await Self.endpoint(executor, id: id)
             // In order, without relying on foreign-key cascades (off by default in SQLite).
-            try await executor.execute("DELETE FROM webhook_attempts WHERE endpoint_id = ?", [.text(id)])
-            try await executor.execute("DELETE FROM webhook_deliveries WHERE endpoint_id = ?", [.text(id)])
-            try await executor.execute("DELETE FROM webhook_endpoint_types WHERE endpoint_id = ?", [.text(id)])
-            try await executor.execute("DELETE FROM webhook_endpoints WHERE id = ?", [.text(id)])
+            try await executor.execute("DELETE FROM webhook_attempts WHERE endpoint_id = \(id)")
+            try await executor.execute("DELETE FROM webhook_deliveries WHERE endpoint_id = \(id)")
+            try await executor.execute("DELETE FROM webhook_endpoint_types WHERE endpoint_id = \(id)")
+            try await executor.execute("DELETE FROM webhook_endpoints WHERE id = \(id)")
         }
     }
 
     func deliveries(endpointID: String, status: String?, limit: Int, cursor: Int64?) async throws -> WebhookDeliveryPage {
-        if let status, !["pending", "delivered", "failed", "paused"].contains(status) {
+        let status = status.map(WebhookDeliveryStatus.init(rawValue:))
+        if let status, !status.isKnown {
             throw StorageError(.invalidRequest, "status must be pending, delivered, failed or paused")
         }
         return try await read { executor, _ in
             _ = try await Self.endpoint(executor, id: endpointID)
-            var sql = """
+            var sql: SQL = """
                 SELECT d.*, e.id AS event_id, e.type FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
-                WHERE d.endpoint_id = ?
+                WHERE d.endpoint_id = \(endpointID)
                 """
-            var binds: [SQLValue] = [.text(endpointID)]
             if let status {
-                sql += " AND d.status = ?"
-                binds.append(.text(status))
+                sql += " AND d.status = \(status)"
             }
             if let cursor {
-                sql += " AND d.event_seq > ?"
-                binds.append(.int(cursor))
+                sql += " AND d.event_seq > \(cursor)"
             }
-            sql += " ORDER BY d.event_seq LIMIT ?"
-            binds.append(.int(Int64(limit) + 1))
-            let rows = try await executor.query(sql, binds)
+            sql += " ORDER BY d.event_seq LIMIT \(limit + 1)"
+            let rows = try await executor.query(sql)
             let page = try rows.prefix(limit).map(Self.delivery)
             return WebhookDeliveryPage(deliveries: page, nextCursor: rows.count > limit ? try rows[limit - 1].int("event_seq") : nil)
         }
@@ -213,7 +204,7 @@ struct WebhookStore: Sendable {
     }
 
     private static func eventSeq(_ executor: any SQLExecutor, id: String) async throws -> Int64 {
-        guard let row = try await executor.query("SELECT seq FROM events WHERE id = ?", [.text(id)]).first else {
+        guard let row = try await executor.query("SELECT seq FROM events WHERE id = \(id)").first else {
             throw StorageError(.notFound, "no event \(id)")
         }
         return try row.int("seq")
@@ -224,7 +215,7 @@ struct WebhookStore: Sendable {
             _ = try await Self.endpoint(executor, id: endpointID)
             let seq = try await Self.eventSeq(executor, id: eventID)
             return try await executor.query(
-                "SELECT * FROM webhook_attempts WHERE endpoint_id = ? AND event_seq = ? ORDER BY id LIMIT 100", [.text(endpointID), .int(seq)]
+                "SELECT * FROM webhook_attempts WHERE endpoint_id = \(endpointID) AND event_seq = \(seq) ORDER BY id LIMIT 100"
             ).map { row in
                 WebhookAttempt(
                     attemptedAt: Self.date(try row.int("attempted_at")), statusCode: row.optionalInt("status_code"),
@@ -244,38 +235,33 @@ struct WebhookStore: Sendable {
             // A delivery a worker is sending now keeps its claim: replaying it would send it twice at once.
             let changed = try await executor.execute(
                 """
-                INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at) VALUES (?, ?, 'pending', ?, ?)
+                INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at) \
+                VALUES (\(endpointID), \(seq), 'pending', \(time), \(time))
                 ON CONFLICT (endpoint_id, event_seq) DO UPDATE SET status = 'pending', next_attempt_at = excluded.next_attempt_at,
                     claim = NULL, claimed_until = NULL
                 WHERE webhook_deliveries.claimed_until IS NULL OR webhook_deliveries.claimed_until < excluded.next_attempt_at
-                """,
-                [.text(endpointID), .int(seq), .int(time), .int(time)])
+                """)
             guard changed == 1 else { throw StorageError(.conflict, "event \(eventID) is being sent to \(endpointID) now") }
             let row = try await executor.query(
                 """
                 SELECT d.*, e.id AS event_id, e.type FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
-                WHERE d.endpoint_id = ? AND d.event_seq = ?
-                """,
-                [.text(endpointID), .int(seq)])
+                WHERE d.endpoint_id = \(endpointID) AND d.event_seq = \(seq)
+                """)
             return try Self.delivery(row[0])
         }
     }
 
     func events(after: Int64?, type: TallyEventType?, userID: String?, limit: Int) async throws -> TallyEventPage {
         try await read { executor, _ in
-            var sql = "SELECT * FROM events WHERE seq > ?"
-            var binds: [SQLValue] = [.int(after ?? 0)]
+            var sql: SQL = "SELECT * FROM events WHERE seq > \(after ?? 0)"
             if let type {
-                sql += " AND type = ?"
-                binds.append(.text(type.rawValue))
+                sql += " AND type = \(type)"
             }
             if let userID {
-                sql += " AND user_id = ?"
-                binds.append(.text(userID))
+                sql += " AND user_id = \(userID)"
             }
-            sql += " ORDER BY seq LIMIT ?"
-            binds.append(.int(Int64(limit) + 1))
-            let rows = try await executor.query(sql, binds)
+            sql += " ORDER BY seq LIMIT \(limit + 1)"
+            let rows = try await executor.query(sql)
             let events = try rows.prefix(limit).map(Self.event)
             return TallyEventPage(events: events, nextCursor: rows.count > limit ? events.last?.sequence : nil)
         }
@@ -309,15 +295,14 @@ struct WebhookStore: Sendable {
     /// Claims up to `limit` due deliveries for `lease` seconds, at most `perEndpoint` less its
     /// count in `busy` (the worker's requests in flight) for each endpoint.
     func claimDeliveries(limit: Int, lease: TimeInterval, busy: [String: Int], perEndpoint: Int) async throws -> [ClaimedDelivery] {
-        let skipLocked = transactions.database.dialect == .postgres ? " FOR UPDATE OF d SKIP LOCKED" : ""
+        let skipLocked: SQL = transactions.database.dialect == .postgres ? " FOR UPDATE OF d SKIP LOCKED" : ""
         // A look on a snapshot first: an idle worker polls without taking the write lock.
         let due = try await read { executor, time in
             try await executor.query(
                 """
                 SELECT 1 AS due FROM webhook_deliveries
-                WHERE status = 'pending' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until < ?) LIMIT 1
-                """,
-                [.int(time), .int(time)]
+                WHERE status = 'pending' AND next_attempt_at <= \(time) AND (claimed_until IS NULL OR claimed_until < \(time)) LIMIT 1
+                """
             ).isEmpty == false
         }
         guard due else { return [] }
@@ -327,8 +312,7 @@ struct WebhookStore: Sendable {
                 """
                 UPDATE webhook_deliveries SET status = 'paused'
                 WHERE status = 'pending' AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE disabled = 1)
-                """,
-                [])
+                """)
             // One statement claims: due, and not claimed by a live worker; on PostgreSQL rows
             // another worker is claiming right now are skipped, not waited for. An endpoint
             // gets no more than its free slots (`perEndpoint` less what is in flight to it);
@@ -336,14 +320,15 @@ struct WebhookStore: Sendable {
             let claim = UUID().uuidString
             let full = busy.filter { $0.value >= perEndpoint }.keys.sorted()
             let partial = busy.filter { $0.value < perEndpoint }.sorted { $0.key < $1.key }
-            let excluded = full.isEmpty ? "" : " AND d.endpoint_id NOT IN (\(Array(repeating: "?", count: full.count).joined(separator: ", ")))"
-            let busyJoin =
-                partial.isEmpty
-                ? ""
-                : " LEFT JOIN (VALUES \(Array(repeating: "(?, ?)", count: partial.count).joined(separator: ", "))) AS busy ON busy.column1 = ranked.endpoint_id"
+            // NOT IN only with a list: `NOT IN (NULL)` would leave out every endpoint.
+            let excluded: SQL = full.isEmpty ? "" : " AND d.endpoint_id NOT IN (\(list: full))"
+            let inFlight = partial.map { endpoint -> SQL in "(\(endpoint.key), \(endpoint.value))" }.joined(separator: ", ")
+            let busyJoin: SQL = partial.isEmpty ? "" : " LEFT JOIN (VALUES \(inFlight)) AS busy ON busy.column1 = ranked.endpoint_id"
+            let busyCount: SQL = partial.isEmpty ? "0" : "COALESCE(busy.column2, 0)"
+            let claimedUntil = time + Int64(lease * 1000)
             try await executor.execute(
                 """
-                UPDATE webhook_deliveries SET claim = ?, claimed_until = ?
+                UPDATE webhook_deliveries SET claim = \(claim), claimed_until = \(claimedUntil)
                 WHERE (endpoint_id, event_seq) IN (
                     SELECT ranked.endpoint_id, ranked.event_seq FROM (
                         SELECT c.endpoint_id, c.event_seq,
@@ -351,29 +336,26 @@ struct WebhookStore: Sendable {
                         FROM (
                             SELECT d.endpoint_id, d.event_seq, d.next_attempt_at
                             FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                            WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.disabled = 0
-                                AND (d.claimed_until IS NULL OR d.claimed_until < ?)\(excluded)
-                            ORDER BY d.next_attempt_at LIMIT ?\(skipLocked)
+                            WHERE d.status = 'pending' AND d.next_attempt_at <= \(time) AND w.disabled = 0
+                                AND (d.claimed_until IS NULL OR d.claimed_until < \(time))\(excluded)
+                            ORDER BY d.next_attempt_at LIMIT \(limit)\(skipLocked)
                         ) c
                     ) ranked\(busyJoin)
-                    WHERE ranked.n <= ? - \(partial.isEmpty ? "0" : "COALESCE(busy.column2, 0)"))
-                """,
-                [.text(claim), .int(time + Int64(lease * 1000)), .int(time), .int(time)] + full.map { .text($0) }
-                    + [.int(Int64(limit))] + partial.flatMap { [SQLValue.text($0.key), .int(Int64($0.value))] } + [.int(Int64(perEndpoint))])
+                    WHERE ranked.n <= \(perEndpoint) - \(busyCount))
+                """)
             let rows = try await executor.query(
                 """
                 SELECT d.endpoint_id, d.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until,
                     e.seq, e.id, e.type, e.version, e.data, e.created_at
                 FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.seq = d.event_seq
-                WHERE d.claim = ?
+                WHERE d.claim = \(claim)
                 ORDER BY d.next_attempt_at, e.seq
-                """,
-                [.text(claim)])
+                """)
             if rows.isEmpty {
                 // Due but nothing to claim: deliveries queued for an endpoint while it was being
                 // deleted (PostgreSQL) are dropped, so that idle polls stay read-only.
                 try await executor.execute(
-                    "DELETE FROM webhook_deliveries WHERE status = 'pending' AND endpoint_id NOT IN (SELECT id FROM webhook_endpoints)", [])
+                    "DELETE FROM webhook_deliveries WHERE status = 'pending' AND endpoint_id NOT IN (SELECT id FROM webhook_endpoints)")
             }
             return try rows.map { row in
                 var secrets = [WebhookSecret(try row.text("secret"))].compactMap { $0 }
@@ -394,32 +376,27 @@ struct WebhookStore: Sendable {
         try await write { executor, time in
             // A few statements for the whole batch, not a few per delivery: every attempt in one
             // insert, then the deliveries moved on in groups that end the same way.
-            let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: attempts.count).joined(separator: ", ")
+            let rows = attempts.map { attempt -> SQL in
+                let result = attempt.result
+                return """
+                    (\(attempt.delivery.endpointID), \(attempt.delivery.sequence), \(Self.millis(result.startedAt)), \(result.statusCode.map(Int64.init)), \
+                    \(result.latencyMilliseconds), \(result.excerpt), \(result.error))
+                    """
+            }
             try await executor.execute(
                 """
                 INSERT INTO webhook_attempts (endpoint_id, event_seq, attempted_at, status_code, latency_ms, response_excerpt, error)
-                VALUES \(rows)
-                """,
-                attempts.flatMap { attempt -> [SQLValue] in
-                    let result = attempt.result
-                    return [
-                        .text(attempt.delivery.endpointID), .int(attempt.delivery.sequence), .int(Self.millis(result.startedAt)),
-                        .optional(result.statusCode.map(Int64.init)), .int(result.latencyMilliseconds), .optional(result.excerpt),
-                        .optional(result.error),
-                    ]
-                })
+                VALUES \(rows.joined(separator: ", "))
+                """)
             // An endpoint deleted while its deliveries were in flight keeps no attempts.
             let endpoints = Set(attempts.map(\.delivery.endpointID)).sorted()
             let existing = Set(
-                try await executor.query(
-                    "SELECT id FROM webhook_endpoints WHERE id IN (\(Array(repeating: "?", count: endpoints.count).joined(separator: ", ")))",
-                    endpoints.map { .text($0) }
-                ).map { try $0.text("id") })
+                try await executor.query("SELECT id FROM webhook_endpoints WHERE id IN (\(list: endpoints))").map { try $0.text("id") })
             for gone in endpoints where !existing.contains(gone) {
-                try await executor.execute("DELETE FROM webhook_attempts WHERE endpoint_id = ?", [.text(gone)])
+                try await executor.execute("DELETE FROM webhook_attempts WHERE endpoint_id = \(gone)")
             }
             struct Outcome: Hashable {
-                var status: String
+                var status: WebhookDeliveryStatus
                 var next: Int64
                 var code: Int64?
                 var delivered: Int64?
@@ -429,28 +406,27 @@ struct WebhookStore: Sendable {
             for attempt in attempts {
                 let result = attempt.result
                 let outcome = Outcome(
-                    status: result.delivered ? "delivered" : attempt.retryAfter == nil ? "failed" : "pending",
+                    status: result.delivered ? .delivered : attempt.retryAfter == nil ? .failed : .pending,
                     next: time + Int64((attempt.retryAfter ?? 0) * 1000), code: result.statusCode.map(Int64.init),
                     delivered: result.delivered ? time : nil, claim: attempt.delivery.claim)
                 groups[outcome, default: []].append(attempt.delivery)
             }
             for (outcome, deliveries) in groups {
                 // Only the claim's holder moves a delivery on: a replay or a newer claim since stays.
-                let keys = Array(repeating: "(?, ?)", count: deliveries.count).joined(separator: ", ")
+                let keys = deliveries.map { delivery -> SQL in "(\(delivery.endpointID), \(delivery.sequence))" }.joined(separator: ", ")
                 try await executor.execute(
                     """
-                    UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_status_code = ?,
-                        delivered_at = ?, claim = NULL, claimed_until = NULL
-                    WHERE claim = ? AND (endpoint_id, event_seq) IN (VALUES \(keys))
-                    """,
-                    [.text(outcome.status), .int(outcome.next), .optional(outcome.code), .optional(outcome.delivered), .text(outcome.claim)]
-                        + deliveries.flatMap { [SQLValue.text($0.endpointID), .int($0.sequence)] })
+                    UPDATE webhook_deliveries SET status = \(outcome.status), attempts = attempts + 1, next_attempt_at = \(outcome.next), \
+                    last_status_code = \(outcome.code),
+                        delivered_at = \(outcome.delivered), claim = NULL, claimed_until = NULL
+                    WHERE claim = \(outcome.claim) AND (endpoint_id, event_seq) IN (VALUES \(keys))
+                    """)
             }
             for attempt in attempts {
                 guard let disable = attempt.disable else { continue }
                 let changed = try await executor.execute(
-                    "UPDATE webhook_endpoints SET disabled = 1, disabled_reason = ?, updated_at = ? WHERE id = ? AND disabled = 0",
-                    [.text(disable), .int(time), .text(attempt.delivery.endpointID)])
+                    "UPDATE webhook_endpoints SET disabled = 1, disabled_reason = \(disable), updated_at = \(time) WHERE id = \(attempt.delivery.endpointID) AND disabled = 0"
+                )
                 if changed == 1 { try await Self.pause(executor, endpoint: attempt.delivery.endpointID, .pause, time: time) }
             }
         }
