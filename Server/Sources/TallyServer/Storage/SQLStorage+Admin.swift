@@ -114,16 +114,13 @@ extension SQLStorage {
             if let to = query.to {
                 sql += " AND received_at < \(Self.millis(to))"
             }
-            match("currency", query.currency)
-            match("subscription_group", query.subscriptionGroup)
-            for (column, bound, value) in [
-                ("purchase_date", ">=", query.purchasedFrom), ("purchase_date", "<", query.purchasedTo),
-                ("revocation_event_at", ">=", query.revokedFrom), ("revocation_event_at", "<", query.revokedTo),
-            ] {
-                guard let value else { continue }
-                sql += " AND \(column) \(bound) ?"
-                binds.append(.int(Self.millis(value)))
-            }
+            match(SQLColumn("currency"), query.currency)
+            match(SQLColumn("subscription_group"), query.subscriptionGroup)
+            // By the day bought or refunded, as the metrics count them.
+            if let from = query.purchasedFrom { sql += " AND purchase_date >= \(Self.millis(from))" }
+            if let to = query.purchasedTo { sql += " AND purchase_date < \(Self.millis(to))" }
+            if let from = query.revokedFrom { sql += " AND revocation_event_at >= \(Self.millis(from))" }
+            if let to = query.revokedTo { sql += " AND revocation_event_at < \(Self.millis(to))" }
             if query.revokedFrom != nil || query.revokedTo != nil { sql += " AND revoked = 1" }
             if let text = query.text {
                 // The order's transaction is looked up first, so that every branch of the OR is an
