@@ -153,7 +153,7 @@ public struct DatabaseAudit: Sendable, Hashable, Codable {
                 userID: try row.text("user_id"), currency: try row.text("currency"), kind: try row.text("kind"),
                 expected: try row.int("expected"), found: try row.int("found"))
         }
-        // Rollups exist once `0002_metrics` ran; before that, there is nothing to compare.
+        // Rollups exist once `0005_metrics` ran; before that, there is nothing to compare.
         let differences = applied.contains(Migrations.metrics.name) ? try await MetricsRollup.differences(executor) : []
         return DatabaseAudit(
             migrations: applied, pendingMigrations: known.filter { !applied.contains($0) },

@@ -2,11 +2,11 @@ import TallyCore
 public import TallySQL
 
 /// The schema, as named append-only migrations. A migration, once released, is never edited:
-/// changes come as new migrations at the end. Before the first release the schema is one
-/// migration, `0001_core`: the migrations added during development are folded back into it
-/// (tables created with their final columns), and their names are recorded with it
-/// (``TallySQL/Migration/folds``) so that a database a development build migrated opens as
-/// before. `Server/Tests/TallyServerTests/Storage/Schema/` holds the schema it makes, reviewed.
+/// changes come as new migrations at the end. Before the first release the migrations added
+/// during development are folded back into `0001_core` (tables created with their final
+/// columns), and their names are recorded with it (``TallySQL/Migration/folds``) so that a
+/// database a development build migrated opens as before; `0005_metrics` came after the last
+/// fold and is applied to such databases. `Server/Tests/TallyServerTests/Storage/Schema/` holds the schema it makes, reviewed.
 public enum Migrations: Sendable {
     /// Every migration, in order.
     public static let all: [Migration] = [core, metrics]
@@ -26,7 +26,7 @@ public enum Migrations: Sendable {
     /// group. `metric_days` holds changes: a figure of a day is the sum of its rows, and a count
     /// of what is active is the sum of the changes until then. `metric_state` says whether the
     /// rollups were built from what was stored before them (``MetricsRollup/ensureBuilt(_:)``).
-    static let metrics = Migration(name: "0002_metrics", sqlite: metricsStatements, postgres: metricsStatements)
+    static let metrics = Migration(name: "0005_metrics", sqlite: metricsStatements, postgres: metricsStatements)
 
     private static let metricsStatements = [
         "ALTER TABLE store_transactions ADD COLUMN ownership TEXT",

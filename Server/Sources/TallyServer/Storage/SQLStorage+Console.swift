@@ -293,82 +293,89 @@ extension SQLStorage: ConsoleStorage {
         }
     }
 
+    /// The overview's figures over the UTC days the window touches, read from the rollups
+    /// (`metric_days`), so that its cost does not grow with the ledger.
     public func overview(from: Date, to: Date, environment: String?) async throws -> ConsoleOverview {
         let start = Self.millis(from)
         let end = Self.millis(to)
+        let firstDay = MetricContributions.day(start)
+        let lastDay = max(firstDay, MetricContributions.day(end - 1))
         // The store's figures of one environment when given (the ledger's are the users' whatever paid).
-        let only = environment == nil ? "" : " AND environment = ?"
+        let only: SQL = environment.map { " AND environment = \($0)" } ?? " AND environment <> ''"
+        let store = [MetricFigure.purchases, .revenue, .refunds, .refunded].map(\.rawValue)
         return try await read { executor, _ in
-            let window: [SQLValue] = [.int(start), .int(end)] + (environment.map { [SQLValue.text($0)] } ?? [])
-            var purchases: Int64 = 0
-            var revenue: [ConsoleOverview.Revenue] = []
+            var byCurrency: [String: (purchases: Int64, revenue: Int64, refunds: Int64, refunded: Int64)] = [:]
+            var purchasesByDay: [Int64: Int64] = [:]
+            var refundsByDay: [Int64: Int64] = [:]
             for row in try await executor.query(
                 """
-                SELECT currency, storefront, COUNT(*) AS n, COALESCE(SUM(price), 0) AS total FROM store_transactions
-                WHERE purchase_date >= ? AND purchase_date < ?\(only) GROUP BY currency, storefront ORDER BY currency, storefront
-                """, window)
+                SELECT figure, day, currency, CAST(SUM(value) AS BIGINT) AS total FROM metric_days
+                WHERE figure IN (\(list: store)) AND day >= \(firstDay) AND day <= \(lastDay)\(only)
+                GROUP BY figure, day, currency
+                """)
             {
-                let count = try row.int("n")
-                purchases += count
-                revenue.append(
-                    .init(
-                        currency: row.optionalText("currency"), storefront: row.optionalText("storefront"), count: count,
-                        milliunits: try row.int("total")))
+                let total = try row.int("total")
+                let day = try row.int("day")
+                let currency = try row.text("currency")
+                var line = byCurrency[currency] ?? (0, 0, 0, 0)
+                switch MetricFigure(rawValue: try row.text("figure")) {
+                case .purchases?:
+                    line.purchases += total
+                    purchasesByDay[day, default: 0] += total
+                case .revenue?: line.revenue += total
+                case .refunds?:
+                    line.refunds += total
+                    refundsByDay[day, default: 0] += total
+                default: line.refunded += total
+                }
+                byCurrency[currency] = line
             }
-            var refunds: Int64 = 0
-            var refunded: [ConsoleOverview.Revenue] = []
+            let currencies = byCurrency.keys.sorted()
+            let revenue = currencies.compactMap { currency -> ConsoleOverview.Revenue? in
+                let line = byCurrency[currency]!
+                guard line.purchases > 0 else { return nil }
+                return .init(currency: currency.isEmpty ? nil : currency, storefront: nil, count: line.purchases, milliunits: line.revenue)
+            }
+            let refunded = currencies.compactMap { currency -> ConsoleOverview.Revenue? in
+                let line = byCurrency[currency]!
+                guard line.refunds > 0 else { return nil }
+                return .init(currency: currency.isEmpty ? nil : currency, storefront: nil, count: line.refunds, milliunits: line.refunded)
+            }
+            var movements: [String: ConsoleOverview.Movement] = [:]
             for row in try await executor.query(
                 """
-                SELECT currency, COUNT(*) AS n, COALESCE(SUM(price), 0) AS total FROM store_transactions
-                WHERE revoked = 1 AND revocation_event_at >= ? AND revocation_event_at < ?\(only) GROUP BY currency ORDER BY currency
-                """, window)
+                SELECT figure, subject, currency, CAST(SUM(value) AS BIGINT) AS total FROM metric_days
+                WHERE environment = '' AND figure IN (\(list: [MetricFigure.ledgerAmount, .ledgerEntries].map(\.rawValue)))
+                AND day >= \(firstDay) AND day <= \(lastDay)
+                GROUP BY figure, subject, currency
+                """)
             {
-                let count = try row.int("n")
-                refunds += count
-                refunded.append(.init(currency: row.optionalText("currency"), storefront: nil, count: count, milliunits: try row.int("total")))
-            }
-            let movements = try await executor.query(
-                """
-                SELECT currency, kind, COUNT(*) AS n, SUM(amount) AS total FROM ledger_entries
-                WHERE created_at >= ? AND created_at < ? GROUP BY currency, kind ORDER BY currency, kind
-                """, [.int(start), .int(end)]
-            ).map { row in
-                ConsoleOverview.Movement(currency: try row.text("currency"), kind: try row.text("kind"), count: try row.int("n"), amount: try row.int("total"))
+                let currency = try row.text("currency")
+                let kind = try row.text("subject")
+                let key = currency + "\u{1F}" + kind
+                var movement = movements[key] ?? .init(currency: currency, kind: kind, count: 0, amount: 0)
+                if try row.text("figure") == MetricFigure.ledgerEntries.rawValue {
+                    movement.count += try row.int("total")
+                } else {
+                    movement.amount += try row.int("total")
+                }
+                movements[key] = movement
             }
             let debt = try await executor.query(
-                "SELECT currency, COUNT(*) AS n, SUM(debt) AS total FROM positions WHERE debt > 0 GROUP BY currency ORDER BY currency", []
+                "SELECT currency, COUNT(*) AS n, SUM(debt) AS total FROM positions WHERE debt > 0 GROUP BY currency ORDER BY currency"
             ).map { row in
                 ConsoleOverview.Movement(currency: try row.text("currency"), kind: "debt", count: try row.int("n"), amount: try row.int("total"))
             }
             let failures = try await Self.verificationFailures(executor, from: start, to: end)
-            // One bar per UTC day of the window.
-            let firstDay = start / 86_400_000
-            let lastDay = max(firstDay, (end - 1) / 86_400_000)
-            var purchasesByDay: [Int64: Int64] = [:]
-            for row in try await executor.query(
-                """
-                SELECT purchase_date / 86400000 AS day, COUNT(*) AS n FROM store_transactions
-                WHERE purchase_date >= ? AND purchase_date < ?\(only) GROUP BY purchase_date / 86400000
-                """,
-                window)
-            {
-                purchasesByDay[try row.int("day")] = try row.int("n")
-            }
-            var refundsByDay: [Int64: Int64] = [:]
-            for row in try await executor.query(
-                """
-                SELECT revocation_event_at / 86400000 AS day, COUNT(*) AS n FROM store_transactions
-                WHERE revoked = 1 AND revocation_event_at >= ? AND revocation_event_at < ?\(only) GROUP BY revocation_event_at / 86400000
-                """, window)
-            {
-                refundsByDay[try row.int("day")] = try row.int("n")
-            }
             let days = (firstDay...lastDay).map { day in
-                ConsoleOverview.Day(start: Self.date(day * 86_400_000), purchases: purchasesByDay[day] ?? 0, refunds: refundsByDay[day] ?? 0)
+                ConsoleOverview.Day(
+                    start: Self.date(day * MetricContributions.millisPerDay), purchases: purchasesByDay[day] ?? 0, refunds: refundsByDay[day] ?? 0)
             }
             return ConsoleOverview(
-                from: from, to: to, purchases: purchases, revenue: revenue, refunds: refunds, refunded: refunded, movements: movements,
-                debt: debt, verificationFailures: failures, days: days)
+                from: Self.date(firstDay * MetricContributions.millisPerDay), to: Self.date((lastDay + 1) * MetricContributions.millisPerDay),
+                purchases: revenue.reduce(0) { $0 + $1.count }, revenue: revenue, refunds: refunded.reduce(0) { $0 + $1.count },
+                refunded: refunded, movements: movements.keys.sorted().map { movements[$0]! }.filter { $0.count > 0 }, debt: debt,
+                verificationFailures: failures, days: days)
         }
     }
 

@@ -3,10 +3,12 @@ import TallySQL
 import TallyServer
 import Testing
 
-/// The server's schema is one migration, `0001_core`, with the migrations of development
-/// folded into it: a database they made opens, one they made only part of is refused.
+/// The server's schema is `0001_core`, with the migrations of development folded into it, and
+/// the migrations added since (`0005_metrics`): a database they made opens, one they made only
+/// part of is refused.
 @Suite struct MigrationsTests {
-    static let recorded = ["0001_core", "0002_apple", "0003_console", "0004_events"]
+    static let folded = ["0001_core", "0002_apple", "0003_console", "0004_events"]
+    static let recorded = folded + ["0005_metrics"]
 
     static func applied(_ database: any SQLDatabase) async throws -> [String] {
         try await database.read { executor in
@@ -17,7 +19,7 @@ import Testing
     @Test(arguments: Backend.available)
     func aNewDatabaseRecordsTheCoreWithTheMigrationsFoldedIntoIt(backend: Backend) async throws {
         let database = try await backend.makeDatabase()
-        #expect(Migrations.all.map(\.name) == ["0001_core"])
+        #expect(Migrations.all.map(\.name) == ["0001_core", "0005_metrics"])
         #expect(try await Self.applied(database) == Self.recorded)
     }
 
@@ -54,6 +56,33 @@ import Testing
         }
         let error = await #expect(throws: SQLDatabaseError.self) { try await database.migrate(Migrations.all) }
         #expect(error?.message.contains("without 0003_console, 0004_events") == true, "\(String(describing: error))")
-        #expect(try await Self.applied(database) == ["0001_core", "0002_apple"])
+        #expect(try await Self.applied(database) == ["0001_core", "0002_apple", "0005_metrics"])
+    }
+
+    /// A database with purchases from before the rollups gets them built from what it holds
+    /// when the server starts.
+    @Test(arguments: Backend.available)
+    func aDatabaseFromBeforeTheRollupsHasThemBuiltFromItsData(backend: Backend) async throws {
+        let database = try await backend.makeDatabase()
+        let harness = try await Harness(backend, database: database)
+        let user = try await harness.user()
+        let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: user)
+        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        // As `0005_metrics` leaves a database that had data: no rollups, not built.
+        _ = try await database.write { executor in
+            try await executor.execute("DELETE FROM metric_days", [])
+            try await executor.execute("DELETE FROM metric_state", [])
+        }
+        let before = try await DatabaseAudit.run(on: database)
+        #expect(!before.isConsistent)
+        #expect(before.rollupDifferenceCount > 0)
+
+        try await MetricsRollup.ensureBuilt(database)
+        let after = try await DatabaseAudit.run(on: database)
+        #expect(after.isConsistent, "\(after.rollupDifferences)")
+        let day = try #require(verified.payload.purchaseDate)
+        let report = try await harness.storage.metrics(MetricsQuery(from: day, through: day, environment: verified.payload.environment!.rawValue))
+        #expect(report.revenue.map(\.purchases).reduce(0, +) == 1)
+        #expect(report.credits.first { $0.currency == "credits" }?.sold == 50)
     }
 }
