@@ -853,6 +853,22 @@ class Run:
 
     # -- checks
 
+    def database_check(self):
+        """`tally check` on the database the kills left: every balance equals its ledger and lots,
+        and every metrics rollup equals its recomputation from the transactions and the ledger."""
+        result = subprocess.run([self.options.tally, "check", "--database", self.options.database],
+                                capture_output=True, text=True, timeout=300)
+        try:
+            report = json.loads(result.stdout)
+        except ValueError:
+            return [f"tally check printed no report (exit {result.returncode}): {result.stdout[-500:]} {result.stderr[-500:]}"]
+        audit = report.get("audit", {})
+        if report.get("status") != "ok":
+            return [f"tally check: {report.get('code')}: {report.get('message')} "
+                    f"(rollup differences: {audit.get('rollup_differences', audit.get('rollupDifferences'))})"]
+        self.rollups_checked = True
+        return []
+
     def check(self):
         problems = []
         grant_responses = 0
@@ -1083,6 +1099,8 @@ class Run:
             status = self.server.stop()
             if status != 0:
                 problems.append(f"tally serve did not exit cleanly on SIGTERM (status {status}); log {self.server.log_path}")
+            if not problems:
+                problems = self.database_check()
         finally:
             for store in self.stores:
                 store.stop()
@@ -1516,6 +1534,8 @@ class Run:
               f"refused connections {s['refused_attempts']}; 429 answers {s['rate_limited']}; 5xx answers {s['server_errors']}")
         if hasattr(self, "webhook_summary"):
             print(f"   {self.webhook_summary}")
+        if getattr(self, "rollups_checked", False):
+            print("   tally check after the last kill: balances, ledger, lots and every metrics rollup add up")
         if hasattr(self, "balances_checked"):
             totals = ", ".join(f"{c} {self.actual_totals[c]}" for c in self.currencies if self.expected_totals[c] or self.actual_totals[c])
             print(f"   balances checked: {len(self.users)} users x {len(self.currencies)} currencies = {self.balances_checked}, "

@@ -41,15 +41,19 @@ struct Ledger {
         return Position(available: try row.int("available"), held: try row.int("held"), debt: try row.int("debt"))
     }
 
-    /// Locks the user's position in `currency` until the transaction ends, making it if needed.
-    func lock(_ user: String, _ currency: String) async throws {
-        // An upsert that changes nothing: one statement that both makes the row and locks it.
-        try await executor.execute(
+    /// Locks the user's position in `currency` until the transaction ends, making it if
+    /// needed, and returns it as it is then.
+    @discardableResult
+    func lock(_ user: String, _ currency: String) async throws -> Position {
+        // An upsert that changes nothing: one statement that makes the row, locks it and reads it.
+        let rows = try await executor.query(
             """
-            INSERT INTO positions (user_id, currency) VALUES (?, ?)
+            INSERT INTO positions (user_id, currency) VALUES (\(user), \(currency))
             ON CONFLICT (user_id, currency) DO UPDATE SET available = positions.available
-            """,
-            [.text(user), .text(currency)])
+            RETURNING available, held, debt
+            """)
+        guard let row = rows.first else { throw LedgerInconsistency(reason: "the position of \(user)/\(currency) was not returned") }
+        return Position(available: try row.int("available"), held: try row.int("held"), debt: try row.int("debt"))
     }
 
     func entry(
@@ -81,8 +85,7 @@ struct Ledger {
         transaction: String? = nil, operation: String? = nil, reference: String? = nil
     ) async throws -> Int64 {
         precondition(amount > 0)
-        try await lock(user, currency)
-        let before = try await position(user, currency)
+        let before = try await lock(user, currency)
         let repaid = min(before.debt, amount)
         try await executor.execute(
             "UPDATE positions SET available = available + ?, debt = debt - ? WHERE user_id = ? AND currency = ?",
@@ -127,11 +130,14 @@ struct Ledger {
     // splitting) when this async method is inlined into the storage's write closures, so a
     // release build of TallyServer needs it kept out of line.
     @inline(never)
-    func settleHold(_ user: String, _ currency: String, held: Int64, used: Int64, operation: String?, reference: String?) async throws {
+    /// - Parameter locked: the position as the caller locked it in this transaction, if it did.
+    func settleHold(
+        _ user: String, _ currency: String, held: Int64, used: Int64, operation: String?, reference: String?, locked: Position? = nil
+    ) async throws {
         precondition(used >= 0 && used <= held)
         guard held > 0 else { return }
-        try await lock(user, currency)
-        let before = try await position(user, currency)
+        let before: Position
+        if let locked { before = locked } else { before = try await lock(user, currency) }
         let returned = held - used
         let repaid = min(before.debt, returned)
         try await executor.execute(
@@ -155,12 +161,11 @@ struct Ledger {
     /// goes: the rest is held by reservations), and everything else becomes debt.
     /// Returns the amounts removed and turned into debt.
     func clawBack(lotID: Int64, user: String, currency: String, transaction: String) async throws -> (removed: Int64, debt: Int64) {
-        try await lock(user, currency)
+        let position = try await lock(user, currency)
         let rows = try await executor.query("SELECT granted, remaining, revoked FROM lots WHERE id = ?", [.int(lotID)])
         guard let lot = rows.first, try lot.int("revoked") == 0 else { return (0, 0) }
         let granted = try lot.int("granted")
         let remaining = try lot.int("remaining")
-        let position = try await position(user, currency)
         let removed = min(remaining, position.available)
         let debt = granted - removed
         try await executor.execute(

@@ -137,8 +137,9 @@ struct SubscriptionPeriods {
         return best.perYear
     }
 
-    /// Whole months from `start` to `end` (epoch milliseconds, UTC): k months have passed at the
-    /// same day of the month k months later, at the same time (the month's last day when shorter).
+    /// The whole months a run from `start` to `end` (epoch milliseconds, UTC) was still paid
+    /// after: k when it was paid at the same day of the month k months later, at the same time
+    /// (the month's last day when shorter), which is before its end.
     static func wholeMonths(from start: Int64, to end: Int64) -> Int64 {
         guard end > start else { return 0 }
         var calendar = Calendar(identifier: .gregorian)
@@ -148,7 +149,7 @@ struct SubscriptionPeriods {
         let a = calendar.dateComponents([.year, .month], from: from)
         let b = calendar.dateComponents([.year, .month], from: to)
         var months = Int64((b.year! - a.year!) * 12 + (b.month! - a.month!))
-        while months > 0, anniversary(of: from, months: months, calendar) > to { months -= 1 }
+        while months > 0, anniversary(of: from, months: months, calendar) >= to { months -= 1 }
         return months
     }
 

@@ -8,8 +8,8 @@ import TallySQL
 struct Accounts: Sendable {
     let catalog: TallyCatalog
 
-    /// Balances of every currency of the catalog, and entitlements.
-    func summary(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> ([Balance], [Entitlement]) {
+    /// Balances of every currency of the catalog, entitlements and subscriptions.
+    func summary(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> ([Balance], Access) {
         var balances: [Balance] = []
         let rows = try await executor.query("SELECT currency, available, held, debt FROM positions WHERE user_id = ?", [.text(user)])
         var positions: [String: (Int64, Int64, Int64)] = [:]
@@ -25,7 +25,7 @@ struct Accounts: Sendable {
                     currency: currency, available: available, held: held, debt: debt, allowance: allowance,
                     spendable: available + free))
         }
-        return (balances, try await entitlements(executor, user: user, time: time))
+        return (balances, try await access(executor, user: user, time: time))
     }
 
     /// The current allowance window, read-only: a window not made yet shows its full amount.
@@ -57,7 +57,43 @@ struct Accounts: Sendable {
             held: try window?.int("held") ?? 0, periodEnd: SQLStorage.date(end))
     }
 
+    /// What a user may use, and their subscriptions.
+    struct Access: Sendable {
+        var entitlements: [Entitlement]
+        var subscriptions: [SubscriptionInfo]
+    }
+
     func entitlements(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> [Entitlement] {
+        try await access(executor, user: user, time: time).entitlements
+    }
+
+    /// Each subscription's state, from its latest transaction that was not revoked and its
+    /// newest renewal info: the same whatever order they arrived in.
+    func subscriptions(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> [SubscriptionInfo] {
+        try await access(executor, user: user, time: time).subscriptions
+    }
+
+    /// Entitlements and subscriptions from one statement: what the user owns, their
+    /// subscriptions' transactions with their renewal info, and what operators granted. Every
+    /// write reads it twice for each user whose access it touches, so it is one round trip.
+    func access(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> Access {
+        let rows = try await executor.query(
+            """
+            SELECT 'owned' AS source, product_id, original_transaction_id, purchase_date, expires_date, revoked,
+                CAST(NULL AS BIGINT) AS auto_renew, CAST(NULL AS BIGINT) AS in_billing_retry, CAST(NULL AS BIGINT) AS grace_expires,
+                CAST(NULL AS TEXT) AS entitlement
+            FROM store_transactions
+            WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND product_kind IN (\(list: [ProductKind.nonConsumable, .nonRenewing].map(\.rawValue)))
+            UNION ALL
+            SELECT 'subscription', t.product_id, t.original_transaction_id, t.purchase_date, t.expires_date, t.revoked,
+                r.auto_renew, r.in_billing_retry, r.grace_expires, NULL
+            FROM store_transactions t LEFT JOIN renewal_infos r ON r.original_transaction_id = t.original_transaction_id
+            WHERE t.user_id = \(user) AND t.product_kind = \(ProductKind.autoRenewable.rawValue)
+            UNION ALL
+            SELECT 'granted', NULL, NULL, NULL, expires_at, 0, NULL, NULL, NULL, entitlement
+            FROM granted_entitlements WHERE user_id = \(user) AND revoked_at IS NULL
+            ORDER BY source, original_transaction_id, expires_date
+            """)
         var result: [String: Entitlement] = [:]
         func offer(_ entitlement: Entitlement) {
             if let existing = result[entitlement.id] {
@@ -69,74 +105,37 @@ struct Accounts: Sendable {
             }
             result[entitlement.id] = entitlement
         }
-        let rows = try await executor.query(
-            """
-            SELECT product_id, product_kind, original_transaction_id, purchase_date, expires_date FROM store_transactions
-            WHERE user_id = ? AND granted = 1 AND revoked = 0 AND product_kind IN ('non_consumable', 'non_renewing')
-            """,
-            [.text(user)])
-        for row in rows {
-            guard let product = catalog.product(try row.text("product_id")) else { continue }
-            var expires: Date?
-            if product.kind == .nonRenewing {
-                let start = row.optionalInt("purchase_date") ?? 0
-                expires = SQLStorage.date(start + Int64(product.durationDays ?? 0) * 86_400_000)
-            }
-            for id in product.entitlements {
-                offer(
-                    Entitlement(
-                        id: id, active: expires.map { $0 > SQLStorage.date(time) } ?? true, productID: product.productID,
-                        expiresAt: expires, inGracePeriod: false, willRenew: nil))
-            }
-        }
-        for subscription in try await subscriptions(executor, user: user, time: time) {
-            guard let product = catalog.product(subscription.productID) else { continue }
-            let active = subscription.status.grantsAccess
-            for id in product.entitlements {
-                offer(
-                    Entitlement(
-                        id: id, active: active, productID: product.productID,
-                        expiresAt: subscription.gracePeriodExpiresAt.flatMap { grace in
-                            subscription.status == .gracePeriod ? grace : nil
-                        } ?? subscription.expiresAt,
-                        inGracePeriod: subscription.status == .gracePeriod, willRenew: subscription.willRenew))
-            }
-        }
-        // Granted by an operator until a date; the product is named `granted`.
-        for row in try await executor.query(
-            "SELECT entitlement, expires_at FROM granted_entitlements WHERE user_id = ? AND revoked_at IS NULL", [.text(user)])
-        {
-            let expires = try row.int("expires_at")
-            offer(
-                Entitlement(
-                    id: try row.text("entitlement"), active: expires > time, productID: Self.grantedProductID, expiresAt: SQLStorage.date(expires),
-                    inGracePeriod: false, willRenew: false))
-        }
-        return result.values.sorted { $0.id < $1.id }
-    }
-
-    /// The product id of an entitlement an operator granted.
-    static let grantedProductID = "granted"
-
-    /// Each subscription's state, from its latest transaction that was not revoked and its
-    /// newest renewal info: the same whatever order they arrived in.
-    func subscriptions(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> [SubscriptionInfo] {
-        let rows = try await executor.query(
-            """
-            SELECT t.original_transaction_id, t.product_id, t.expires_date, t.revoked, r.auto_renew, r.in_billing_retry, r.grace_expires
-            FROM store_transactions t LEFT JOIN renewal_infos r ON r.original_transaction_id = t.original_transaction_id
-            WHERE t.user_id = ? AND t.product_kind = 'auto_renewable'
-            ORDER BY t.original_transaction_id, t.expires_date
-            """,
-            [.text(user)])
         var byOriginal: [String: [SQLRow]] = [:]
         var order: [String] = []
         for row in rows {
-            let original = try row.text("original_transaction_id")
-            if byOriginal[original] == nil { order.append(original) }
-            byOriginal[original, default: []].append(row)
+            switch try row.text("source") {
+            case "owned":
+                guard let product = catalog.product(try row.text("product_id")) else { continue }
+                var expires: Date?
+                if product.kind == .nonRenewing {
+                    let start = row.optionalInt("purchase_date") ?? 0
+                    expires = SQLStorage.date(start + Int64(product.durationDays ?? 0) * 86_400_000)
+                }
+                for id in product.entitlements {
+                    offer(
+                        Entitlement(
+                            id: id, active: expires.map { $0 > SQLStorage.date(time) } ?? true, productID: product.productID,
+                            expiresAt: expires, inGracePeriod: false, willRenew: nil))
+                }
+            case "subscription":
+                let original = try row.text("original_transaction_id")
+                if byOriginal[original] == nil { order.append(original) }
+                byOriginal[original, default: []].append(row)
+            default:
+                // Granted by an operator until a date; the product is named `granted`.
+                let expires = try row.int("expires_date")
+                offer(
+                    Entitlement(
+                        id: try row.text("entitlement"), active: expires > time, productID: Self.grantedProductID,
+                        expiresAt: SQLStorage.date(expires), inGracePeriod: false, willRenew: false))
+            }
         }
-        return try order.map { original in
+        let subscriptions = try order.map { original in
             let all = byOriginal[original]!
             let alive = all.filter { (try? $0.int("revoked")) == 0 }
             let latest = alive.last ?? all.last!
@@ -159,11 +158,30 @@ struct Accounts: Sendable {
                 expiresAt: expires.map(SQLStorage.date), willRenew: latest.optionalInt("auto_renew").map { $0 == 1 },
                 gracePeriodExpiresAt: grace.map(SQLStorage.date))
         }
+        for subscription in subscriptions {
+            guard let product = catalog.product(subscription.productID) else { continue }
+            let active = subscription.status.grantsAccess
+            for id in product.entitlements {
+                offer(
+                    Entitlement(
+                        id: id, active: active, productID: product.productID,
+                        expiresAt: subscription.gracePeriodExpiresAt.flatMap { grace in
+                            subscription.status == .gracePeriod ? grace : nil
+                        } ?? subscription.expiresAt,
+                        inGracePeriod: subscription.status == .gracePeriod, willRenew: subscription.willRenew))
+            }
+        }
+        return Access(entitlements: result.values.sorted { $0.id < $1.id }, subscriptions: subscriptions)
     }
 
+    /// The product id of an entitlement an operator granted.
+    static let grantedProductID = "granted"
+
     /// One currency's balance, inside a write.
-    func balance(_ executor: any SQLExecutor, user: String, currency: String, time: Int64) async throws -> Balance {
-        let position = try await Ledger.position(executor, user, currency)
+    /// - Parameter position: the position, when the write knows it already.
+    func balance(_ executor: any SQLExecutor, user: String, currency: String, time: Int64, position known: Ledger.Position? = nil) async throws -> Balance {
+        let position: Ledger.Position
+        if let known { position = known } else { position = try await Ledger.position(executor, user, currency) }
         let allowance = try await allowanceState(executor, user: user, currency: currency, time: time)
         let free = allowance.map { $0.granted - $0.used - $0.held } ?? 0
         return Balance(

@@ -47,6 +47,8 @@ public struct DatabaseMaintenanceError: Error, Hashable, Sendable, CustomStringC
         public static let integrityCheckFailed = Self(rawValue: "integrity_check_failed")
         /// A balance differs from the sum of its ledger entries or of its lots.
         public static let ledgerMismatch = Self(rawValue: "ledger_mismatch")
+        /// A rollup of the metrics differs from its recomputation from the transactions and the ledger.
+        public static let rollupMismatch = Self(rawValue: "rollup_mismatch")
         /// Another process (a running `tally serve`) has the database open.
         public static let databaseInUse = Self(rawValue: "database_in_use")
         /// The file to write exists and replacing it was not asked for.
@@ -60,7 +62,7 @@ public struct DatabaseMaintenanceError: Error, Hashable, Sendable, CustomStringC
 
         /// Every code, in the order of their declaration.
         public static let all: [Self] = [
-            .cannotOpen, .notATallyDatabase, .newerSchema, .integrityCheckFailed, .ledgerMismatch, .databaseInUse,
+            .cannotOpen, .notATallyDatabase, .newerSchema, .integrityCheckFailed, .ledgerMismatch, .rollupMismatch, .databaseInUse,
             .destinationExists, .copyFailed, .cannotWrite,
         ]
     }

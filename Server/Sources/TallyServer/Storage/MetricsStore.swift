@@ -10,12 +10,14 @@ struct MetricsStore: Sendable {
     func metrics(_ query: MetricsQuery) async throws -> MetricsReport {
         let today = MetricContributions.day(transactions.millis)
         let first = MetricContributions.day(EpochMilliseconds.of(query.from))
-        // Days to come have no figures yet: a report stops at today.
-        let last = min(MetricContributions.day(EpochMilliseconds.of(query.through)), today)
-        guard first <= last else { throw StorageError(.invalidRequest, "the window ends before it starts (or starts after today)") }
-        guard last - first < Int64(MetricsQuery.maximumDays) else {
+        let through = MetricContributions.day(EpochMilliseconds.of(query.through))
+        guard first <= through else { throw StorageError(.invalidRequest, "the window ends before it starts") }
+        guard through - first < Int64(MetricsQuery.maximumDays) else {
             throw StorageError(.invalidRequest, "a report covers at most \(MetricsQuery.maximumDays) days")
         }
+        guard first <= today else { throw StorageError(.invalidRequest, "the window starts after today") }
+        // Days to come have no figures yet: a report stops at today.
+        let last = min(through, today)
         let cohortsFrom = Self.monthStart(first)
         var filter: SQL = ""
         if let product = query.productID { filter += " AND subject = \(product)" }
@@ -40,7 +42,7 @@ struct MetricsStore: Sendable {
                 """
                 SELECT subject, currency, CASE WHEN day >= \(first) THEN 1 ELSE 0 END AS inside, CAST(SUM(value) AS BIGINT) AS total
                 FROM metric_days WHERE environment = '' AND figure = \(MetricFigure.ledgerAmount.rawValue) AND span = 0 AND day <= \(last)
-                GROUP BY subject, currency, CASE WHEN day >= \(first) THEN 1 ELSE 0 END
+                GROUP BY subject, currency, inside
                 """)
             return (window, prior, ledger)
         }
@@ -90,7 +92,7 @@ struct MetricsStore: Sendable {
             static func < (a: Self, b: Self) -> Bool { (a.day, a.currency) < (b.day, b.currency) }
         }
         var revenue: [DayCurrency: MetricsReport.Revenue] = [:]
-        for row in rows where row.day >= first && [.purchases, .revenue, .refunds, .refunded].contains(row.figure) {
+        for row in rows where row.day >= first && row.total != 0 && [.purchases, .revenue, .refunds, .refunded].contains(row.figure) {
             let key = DayCurrency(day: row.day, currency: row.currency)
             var line =
                 revenue[key]

@@ -6,10 +6,10 @@ extension SQLStorage {
     /// Balances, entitlements and subscriptions, read in one transaction.
     public func account(user: User) async throws -> AccountResponse {
         try await read { executor, time in
-            let (balances, entitlements) = try await accounts.summary(executor, user: user.id, time: time)
+            let (balances, access) = try await accounts.summary(executor, user: user.id, time: time)
             return AccountResponse(
-                userID: user.id, appAccountToken: user.appAccountToken, balances: balances, entitlements: entitlements,
-                subscriptions: try await accounts.subscriptions(executor, user: user.id, time: time))
+                userID: user.id, appAccountToken: user.appAccountToken, balances: balances, entitlements: access.entitlements,
+                subscriptions: access.subscriptions)
         }
     }
 

@@ -48,8 +48,7 @@ extension SQLStorage {
             try await ledger.grant(userID, amount.currency, amount: amount.amount, kind: .adjustment, reference: reason)
         } else {
             // A correction downwards takes what is available; the rest is owed, as after a refund.
-            try await ledger.lock(userID, amount.currency)
-            let position = try await ledger.position(userID, amount.currency)
+            let position = try await ledger.lock(userID, amount.currency)
             let taken = min(position.available, -amount.amount)
             _ = try await ledger.spend(userID, amount.currency, amount: taken, kind: .adjustment, reference: reason)
             let owed = -amount.amount - taken
@@ -85,12 +84,11 @@ extension SQLStorage {
                 throw StorageError(.notFound, "no user \(id)")
             }
             let user = try Self.user(row)
-            let (balances, entitlements) = try await accounts.summary(executor, user: id, time: time)
+            let (balances, access) = try await accounts.summary(executor, user: id, time: time)
             let ledger = try await executor.query("SELECT * FROM ledger_entries WHERE user_id = ? ORDER BY id DESC LIMIT 20", [.text(id)])
             return AdminUser(
                 userID: id, appUserID: user.appUserID, appAccountToken: user.appAccountToken, createdAt: user.createdAt,
-                balances: balances, entitlements: entitlements,
-                subscriptions: try await accounts.subscriptions(executor, user: id, time: time),
+                balances: balances, entitlements: access.entitlements, subscriptions: access.subscriptions,
                 recentLedger: try ledger.map(Self.ledgerEntry))
         }
     }

@@ -33,10 +33,10 @@ extension SQLStorage {
                 let applied = try await revoke(
                     executor, transactionID: transactionID, eventAt: Self.millis(payload.signedDate ?? revokedAt),
                     reason: payload.revocationReason, time: time)
-                let (balances, entitlements) = try await accounts.summary(executor, user: presenter.id, time: time)
+                let (balances, access) = try await accounts.summary(executor, user: presenter.id, time: time)
                 return PurchaseResponse(
                     transactionID: transactionID, productID: productID, granted: [], balances: balances,
-                    entitlements: entitlements, replayed: !recorded.firstDelivery && !applied)
+                    entitlements: access.entitlements, replayed: !recorded.firstDelivery && !applied)
             }
             if !recorded.firstDelivery, let stored = recorded.response {
                 // A replay answers what the first delivery answered.
@@ -44,10 +44,10 @@ extension SQLStorage {
                 first.replayed = true
                 return first
             }
-            let (balances, entitlements) = try await accounts.summary(executor, user: presenter.id, time: time)
+            let (balances, access) = try await accounts.summary(executor, user: presenter.id, time: time)
             let response = PurchaseResponse(
                 transactionID: transactionID, productID: productID, granted: recorded.granted,
-                balances: balances, entitlements: entitlements, replayed: !recorded.firstDelivery)
+                balances: balances, entitlements: access.entitlements, replayed: !recorded.firstDelivery)
             // The first answer to a client is kept, so that replays repeat it.
             var first = response
             first.replayed = false

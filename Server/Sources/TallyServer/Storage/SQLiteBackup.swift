@@ -153,11 +153,17 @@ public enum SQLiteBackup: Sendable {
 
     private static func checked(_ path: String, named name: String) async throws -> DatabaseAudit {
         let audit = try await check(file: path, named: name)
-        guard audit.isConsistent else {
+        guard audit.mismatchCount == 0 else {
             throw DatabaseMaintenanceError(
                 .ledgerMismatch,
                 "\(name): \(audit.mismatchCount) balance(s) differ from their ledger or lots: "
                     + audit.mismatches.prefix(5).map(\.description).joined(separator: "; "))
+        }
+        guard audit.isConsistent else {
+            throw DatabaseMaintenanceError(
+                .rollupMismatch,
+                "\(name): \(audit.rollupDifferenceCount) metrics rollup(s) differ from their recomputation: "
+                    + audit.rollupDifferences.prefix(5).map(\.description).joined(separator: "; "))
         }
         return audit
     }

@@ -61,7 +61,7 @@ struct SpendingStore: Sendable {
                 first.replayed = true
                 return first
             }
-            let (ledger, allowances, window, fromAllowance, fromBalance) = try await allocate(
+            let (ledger, allowances, window, fromAllowance, fromBalance, locked) = try await allocate(
                 executor, user: user.id, currency: request.currency, amount: request.amount, time: time)
             if let window, fromAllowance > 0 {
                 guard
@@ -73,12 +73,15 @@ struct SpendingStore: Sendable {
                 }
             }
             guard try await ledger.spend(user.id, request.currency, amount: fromBalance, operation: id, reference: request.reference) else {
-                let position = try await ledger.position(user.id, request.currency)
-                throw StorageError.insufficient(request.currency, available: position.available + (window?.free ?? 0))
+                throw StorageError.insufficient(request.currency, available: locked.available + (window?.free ?? 0))
             }
+            // The position as locked, less what was spent: nothing else changes it in this transaction.
+            var after = locked
+            after.available -= fromBalance
             let response = SpendResponse(
                 spendID: id, currency: request.currency, amount: request.amount, fromAllowance: fromAllowance, fromBalance: fromBalance,
-                balance: try await accounts.balance(executor, user: user.id, currency: request.currency, time: time), replayed: false)
+                balance: try await accounts.balance(executor, user: user.id, currency: request.currency, time: time, position: after),
+                replayed: false)
             try await executor.execute("UPDATE spends SET response_json = ? WHERE id = ?", [.text(try SQLStorage.encode(response)), .text(id)])
             var data = SQLStorage.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
             data.spendID = id
@@ -125,7 +128,7 @@ struct SpendingStore: Sendable {
                 reservation.replayed = true
                 return reservation
             }
-            let (ledger, allowances, window, fromAllowance, fromBalance) = try await allocate(
+            let (ledger, allowances, window, fromAllowance, fromBalance, locked) = try await allocate(
                 executor, user: user.id, currency: request.currency, amount: request.amount, time: time)
             if let window, fromAllowance > 0 {
                 guard try await allowances.hold(window, currency: request.currency, amount: fromAllowance) else {
@@ -140,8 +143,7 @@ struct SpendingStore: Sendable {
                     [.int(fromAllowance), .int(fromBalance), .text(window.originalTransactionID), .int(window.start), .text(id)])
             }
             guard try await ledger.hold(user.id, request.currency, amount: fromBalance) else {
-                let position = try await ledger.position(user.id, request.currency)
-                throw StorageError.insufficient(request.currency, available: position.available + (window?.free ?? 0))
+                throw StorageError.insufficient(request.currency, available: locked.available + (window?.free ?? 0))
             }
             var data = SQLStorage.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
             data.reservationID = id
@@ -209,14 +211,16 @@ struct SpendingStore: Sendable {
     /// allowance is read under the user's position lock, so the split is what the caller changes.
     func allocate(
         _ executor: WriteContext, user: String, currency: String, amount: Int64, time: Int64
-    ) async throws -> (ledger: Ledger, allowances: Allowances, window: Allowances.Window?, fromAllowance: Int64, fromBalance: Int64) {
+    ) async throws -> (
+        ledger: Ledger, allowances: Allowances, window: Allowances.Window?, fromAllowance: Int64, fromBalance: Int64, position: Ledger.Position
+    ) {
         try await expireDue(executor, user: user, currency: currency, time: time)
         let allowances = Allowances(context: executor, catalog: catalog)
         let ledger = Ledger(executor)
-        try await ledger.lock(user, currency)
+        let position = try await ledger.lock(user, currency)
         let window = try await allowances.current(user, currency)
         let fromAllowance = min(amount, window?.free ?? 0)
-        return (ledger, allowances, window, fromAllowance, amount - fromAllowance)
+        return (ledger, allowances, window, fromAllowance, amount - fromAllowance, position)
     }
 
     func expireDue(_ executor: WriteContext, user: String, currency: String, time: Int64) async throws {
@@ -239,7 +243,7 @@ struct SpendingStore: Sendable {
         let fromBalance = try row.int("from_balance")
         let usedAllowance = min(used, fromAllowance)
         // The position first, as every write to the user's currency locks it (see ``Ledger``).
-        try await Ledger(executor).lock(user, currency)
+        let position = try await Ledger(executor).lock(user, currency)
         if fromAllowance > 0, let original = row.optionalText("allowance_original_transaction_id"),
             let start = row.optionalInt("allowance_window_start")
         {
@@ -248,7 +252,7 @@ struct SpendingStore: Sendable {
                 user: user, operation: id, reference: "reservation")
         }
         try await Ledger(executor).settleHold(
-            user, currency, held: fromBalance, used: used - usedAllowance, operation: id, reference: "reservation")
+            user, currency, held: fromBalance, used: used - usedAllowance, operation: id, reference: "reservation", locked: position)
         var data = SQLStorage.creditsEvent(user: user, currency: currency, amount: try row.int("amount"))
         data.reservationID = id
         if status == .committed {

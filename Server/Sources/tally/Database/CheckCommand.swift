@@ -9,7 +9,7 @@ struct CheckCommand: AsyncParsableCommand {
         abstract: "Check a Tally database (SQLite file or PostgreSQL) without changing it.",
         discussion: """
             On one snapshot: Tally's schema, every balance equal to the sum of its ledger entries and of its
-            lots, and the totals of each currency; on SQLite also integrity_check and foreign_key_check.
+            lots, every metrics rollup equal to its recomputation, and the totals of each currency; on SQLite also integrity_check and foreign_key_check.
             Safe while tally serve runs. Prints {"status":"ok","audit":{…}} and exits 0, or
             {"status":"failed","code":…,"message":…,"audit":{…}} and exits 1.
             """)
@@ -43,10 +43,17 @@ struct CheckCommand: AsyncParsableCommand {
             report.database = name
             return try report.print()
         }
-        guard audit.isConsistent else {
+        guard audit.mismatchCount == 0 else {
             return try DatabaseReport(
                 status: "failed", code: DatabaseMaintenanceError.Code.ledgerMismatch.rawValue,
                 message: "\(audit.mismatchCount) balance(s) differ from their ledger or lots",
+                database: name, audit: audit
+            ).print()
+        }
+        guard audit.isConsistent else {
+            return try DatabaseReport(
+                status: "failed", code: DatabaseMaintenanceError.Code.rollupMismatch.rawValue,
+                message: "\(audit.rollupDifferenceCount) metrics rollup(s) differ from their recomputation from the transactions and the ledger",
                 database: name, audit: audit
             ).print()
         }

@@ -59,11 +59,10 @@ import Testing
         #expect(Self.figure(changes, .arr) == [7: 119_880, 66: -119_880])
         #expect(Self.figure(changes, .arrNew) == [7: 119_880])
         #expect(Self.figure(changes, .arrChurned) == [66: 119_880])
-        // Jan 8 to Mar 8 is two whole months: one paid run of span 2, on the day it began.
-        #expect(
-            changes.values.filter { $0.key.figure == .paidRun }.map { ($0.key.day - MetricContributions.day(Self.january), $0.key.span, $0.value) }.first! == (
-                7, 2, 1
-            ))
+        // Paid from Jan 8 until Mar 8: still paid a month later (Feb 8), not two (Mar 8 is its
+        // end): one paid run of span 1, on the day it began.
+        let runs = changes.values.filter { $0.key.figure == .paidRun }
+        #expect(runs.map { [$0.key.day - MetricContributions.day(Self.january), $0.key.span, $0.value] } == [[7, 1, 1]])
         // Revenue: two payments of 9.99 (and the trial's 0).
         #expect(Self.figure(changes, .revenue) == [7: 9_990, 38: 9_990])
         #expect(Self.figure(changes, .purchases) == [0: 1, 7: 1, 38: 1])
@@ -131,10 +130,12 @@ import Testing
     @Test func wholeMonthsCountFromTheSameDayAndTimeOrTheMonthsLastDay() {
         let hour: Int64 = 3_600_000
         let january31 = Self.january + 30 * Self.day + 10 * hour
-        // 2026-02-28 10:00 is a month after 2026-01-31 10:00; 09:59 is not.
+        // 2026-02-28 10:00 is a month after 2026-01-31 10:00: a run paid past it lasted a month,
+        // one that ends at it did not.
         let february28 = Self.january + 58 * Self.day
-        #expect(SubscriptionPeriods.wholeMonths(from: january31, to: february28 + 10 * hour) == 1)
-        #expect(SubscriptionPeriods.wholeMonths(from: january31, to: february28 + 10 * hour - 60_000) == 0)
-        #expect(SubscriptionPeriods.wholeMonths(from: Self.january, to: Self.january + 365 * Self.day) == 12)
+        #expect(SubscriptionPeriods.wholeMonths(from: january31, to: february28 + 10 * hour + 60_000) == 1)
+        #expect(SubscriptionPeriods.wholeMonths(from: january31, to: february28 + 10 * hour) == 0)
+        #expect(SubscriptionPeriods.wholeMonths(from: Self.january, to: Self.january + 365 * Self.day) == 11)
+        #expect(SubscriptionPeriods.wholeMonths(from: Self.january, to: Self.january + 366 * Self.day) == 12)
     }
 }

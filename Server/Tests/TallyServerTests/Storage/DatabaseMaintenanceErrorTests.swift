@@ -11,7 +11,7 @@ import Testing
     static let codes: [(DatabaseMaintenanceError.Code, String)] = [
         (.cannotOpen, "cannot_open"), (.notATallyDatabase, "not_a_tally_database"), (.newerSchema, "newer_schema"),
         (.integrityCheckFailed, "integrity_check_failed"), (.ledgerMismatch, "ledger_mismatch"),
-        (.databaseInUse, "database_in_use"), (.destinationExists, "destination_exists"), (.copyFailed, "copy_failed"),
+        (.rollupMismatch, "rollup_mismatch"), (.databaseInUse, "database_in_use"), (.destinationExists, "destination_exists"), (.copyFailed, "copy_failed"),
         (.cannotWrite, "cannot_write"),
     ]
 

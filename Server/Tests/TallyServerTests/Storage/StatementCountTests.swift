@@ -37,10 +37,12 @@ import Testing
 
         // Each write ends with one statement for the metrics' rollups; a refund also reads its
         // purchase's transactions before and after (docs/metrics.md, "How the figures are kept").
-        #expect(purchase.count == 17, "\(purchase)")
-        #expect(spend.count == 13, "\(spend)")
-        #expect(commit.count == 14, "\(commit)")
-        #expect(refunded.count == 19, "\(refunded)")
+        // On PostgreSQL an event and its deliveries are one statement; SQLite has no INSERT in WITH.
+        let postgres = backend == .postgres
+        #expect(purchase.count == (postgres ? 13 : 14), "\(purchase)")
+        #expect(spend.count == (postgres ? 11 : 12), "\(spend)")
+        #expect(commit.count == (postgres ? 11 : 12), "\(commit)")
+        #expect(refunded.count == (postgres ? 17 : 18), "\(refunded)")
         try await harness.checkInvariants()
     }
 }
