@@ -31,10 +31,12 @@ public enum ConsoleBenchmark: Sendable {
         /// Measured requests per case and per round.
         public var requests: Int
         public var rounds: Int
+        /// Only the cases whose name contains one of these, and the baselines; every case when empty.
+        public var only: [String] = []
 
         public init(
             catalogURL: URL, database: ServerConfiguration.Database?, entries: Int, transactions: Int, subscriptions: Int, users: Int,
-            days: Int = 90, requests: Int, rounds: Int
+            days: Int = 90, requests: Int, rounds: Int, only: [String] = []
         ) {
             self.catalogURL = catalogURL
             self.database = database
@@ -45,6 +47,7 @@ public enum ConsoleBenchmark: Sendable {
             self.days = days
             self.requests = requests
             self.rounds = rounds
+            self.only = only
         }
     }
 
@@ -140,7 +143,9 @@ public enum ConsoleBenchmark: Sendable {
                 tokenHash: ConsoleSessionCookie.hash(token), actor: "bench", role: .readOnly, csrfToken: "unused",
                 expiresAt: Date().addingTimeInterval(86_400), keyHash: nil)
             let cookie = "\(ConsoleSessionCookie.name)=\(token)"
-            let plans = Self.plans(fill, options: options)
+            let plans = Self.plans(fill, options: options).filter { plan in
+                options.only.isEmpty || plan.kind == .baseline || options.only.contains { plan.name.contains($0) }
+            }
             let authority = try TestCertificateAuthority()
             let secretKey = "bench-\(UUID().uuidString)"
             let cases = try await InProcessServer.run(

@@ -40,6 +40,9 @@ struct BenchConsoleCommand: AsyncParsableCommand {
     @Option(help: "Rounds; in each, every case takes its turn.")
     var rounds = 3
 
+    @Option(name: .customLong("case"), help: "Only the cases whose name contains this (repeatable; the baselines always run).")
+    var cases: [String] = []
+
     @Option(help: "A postgres:// URL of a throwaway database (default: a new temporary SQLite file).")
     var database: String?
 
@@ -63,7 +66,7 @@ struct BenchConsoleCommand: AsyncParsableCommand {
         let options = ConsoleBenchmark.Options(
             catalogURL: URL(fileURLWithPath: config), database: database.map(ServerConfiguration.Database.init),
             entries: entries, transactions: transactions, subscriptions: subscriptions, users: users, days: days, requests: requests,
-            rounds: rounds)
+            rounds: rounds, only: cases)
         let quiet = json
         let result = try await ConsoleBenchmark.run(options) { line in
             if !quiet { FileHandle.standardError.write(Data((line + "\n").utf8)) }
