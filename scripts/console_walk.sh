@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Walks the web console (/console of `tally serve`) in a real headless Chromium, as an operator
-# would: sign-in, every page, filters, paging, CSV exports, a credit adjustment checked against
+# would: sign-in, every page, filters, paging, CSV exports, the metrics of the seeded purchases
+# (English and Ukrainian, a count's link, the revenue CSV), a credit adjustment checked against
 # the public API, CSRF and bad-input refusals, Ukrainian, the audit log, a read-only operator
 # and the secret-key sign-in, the lists' layout at 1,280 and 1,400 px, and a second server on
 # IPv6 ([::1]) signed in to, adjusted through and exported from (scripts/console/walk.py says

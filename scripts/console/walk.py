@@ -77,7 +77,7 @@ GRANT_REASON = '=HYPERLINK("https://evil.example","<b>support</b>")'
 # The tallest a row of the transactions or ledger list may be from 1,280 px up: two lines of text.
 ROW_HEIGHT_BOUND = 64
 
-NAV_PAGES = ["overview", "transactions", "ledger", "products", "notifications", "audit"]
+NAV_PAGES = ["overview", "metrics", "transactions", "ledger", "products", "notifications", "audit"]
 CYRILLIC = re.compile("[\u0400-\u04FF]")
 
 
@@ -893,6 +893,86 @@ class Walk:
         return (f"{href.replace(self.base, '')}: header {header[:4]}... and {len(records)} lines, the filter's ids; "
                 "without the token (or with another) 403")
 
+    def admin_transactions(self):
+        """Every store transaction, as the admin API lists them."""
+        items, cursor = [], None
+        while True:
+            path = "/v1/admin/transactions?limit=200" + (f"&cursor={urllib.parse.quote(cursor)}" if cursor else "")
+            page = self.seed.api("GET", path, self.options.secret)
+            items += page["transactions"]
+            cursor = page.get("next_cursor")
+            if not cursor:
+                return items
+
+    @staticmethod
+    def milliunits(text):
+        """A price as ConsoleFormat writes it ('312.37', '-1.234') in milliunits."""
+        whole, _, fraction = text.strip().replace("\u2212", "-").partition(".")
+        sign = -1 if whole.startswith("-") else 1
+        return sign * (abs(int(whole)) * 1000 + int((fraction + "000")[:3]))
+
+    def step_metrics(self):
+        """4b. Metrics of the seeded purchases' environment: revenue per currency as the API's transactions add up, a count's
+        link lists the transactions it counts, the revenue CSV downloads; in Ukrainian too."""
+        today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+        seeded = {purchase.transaction_id for purchase in self.seed.purchases}
+        listed = [item for item in self.admin_transactions() if item["transaction_id"] in seeded]
+        environments = {item["environment"] for item in listed}
+        check(len(environments) == 1, f"the seeded purchases are of several environments: {environments}")
+        environment = environments.pop()
+        expected = {}
+        for item in listed:
+            if (item.get("purchase_date") or "").startswith(today):
+                count, amount = expected.get(item.get("currency") or "—", (0, 0))
+                expected[item.get("currency") or "—"] = (count + 1, amount + (item.get("price") or 0))
+        check(expected, f"no seeded purchase is dated today ({today})")
+
+        self.open(f"/console/metrics?window=7d&environment={environment}&lang=en")
+        main = self.page("metrics")
+        check(self.find_all("svg", main), "the metrics page has no chart (no <svg> inside main)")
+        shown = {}
+        for row in self.find_all("table#refund-rates tr.row"):
+            cells = self.find_all("td", row)
+            shown[cells[0].text.strip()] = (parse_int(cells[1].text), self.milliunits(cells[2].text))
+        check(shown == expected, f"the metrics' revenue per currency is {shown}; the seeded purchases of today add up to {expected}")
+        self.screenshot("metrics")
+
+        # A count links to the transactions it counts.
+        link = self.find("table#revenue tr.row a.purchases-link")
+        count = parse_int(link.text)
+        href = link.get_attribute("href")
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(href).query)
+        check(query.get("purchased_from") == [today] and query.get("environment") == [environment],
+              f"the purchases count links to {href}")
+        ids, _ = self.all_pages(href.replace(self.base, ""))
+        check(len(ids) == count and set(ids) <= seeded, f"the link of the count {count} lists {len(ids)} transactions")
+
+        # The revenue table as CSV: the same payments.
+        self.open(f"/console/metrics?window=7d&environment={environment}")
+        self.page("metrics")
+        export = self.find("a#export-revenue").get_attribute("href")
+        answer = self.fetch(export)
+        check(answer.status == 200 and "text/csv" in (answer.header("Content-Type") or ""),
+              f"GET {export} answered {answer.status} {answer.header('Content-Type')}")
+        lines = [line for line in csv.reader(io.StringIO(answer.body.decode("utf-8"))) if line]
+        check(lines and lines[0][:3] == ["day", "currency", "purchases"], f"the revenue CSV's header is {lines[:1]}")
+        total = sum(int(line[2]) for line in lines[1:] if line[0] == today)
+        check(total == sum(count for count, _ in expected.values()), f"the revenue CSV counts {total} payments today: {lines}")
+
+        # In Ukrainian, then back to English.
+        self.open(f"/console/metrics?window=7d&environment={environment}&lang=uk")
+        self.page("metrics")
+        lang = self.driver.find_element(By.TAG_NAME, "html").get_attribute("lang")
+        heading = self.text_of("main h1")
+        check(lang == "uk" and heading == "Метрики", f"the Ukrainian metrics page is <html lang={lang!r}> titled {heading!r}")
+        uk_shown = {parse_int(cell.text) for cell in self.find_all("table#refund-rates tr.row td:nth-child(2)")}
+        check(uk_shown == {count for count, _ in expected.values()}, f"the Ukrainian page counts {uk_shown}")
+        self.screenshot("metrics-uk")
+        self.open("/console/metrics?lang=en")
+        self.page("metrics")
+        return (f"{environment}: {expected} today, the same on the page (English and Ukrainian); the link of {count} lists "
+                f"{len(ids)}; {export.replace(self.base, '')} has {len(lines) - 1} lines")
+
     @staticmethod
     def csv_column(header, records, ids):
         """The transaction id column: named so, else the one whose values are the ids."""
@@ -1269,6 +1349,7 @@ class Walk:
             ("3c ledger", self.step_ledger),
             ("3d layout", self.step_layout),
             ("4 CSV export", self.step_export),
+            ("4b metrics", self.step_metrics),
             ("5 adjustment", self.step_adjust),
             ("5b entitlement grant", self.step_grant),
             ("6 CSRF", self.step_csrf),

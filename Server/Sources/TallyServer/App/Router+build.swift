@@ -57,7 +57,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
     v1.group("admin")
         .add(middleware: secretKey)
         .group(context: AdminRequestContext.self)
-        .addRoutes(AdminController(storage: storage).endpoints)
+        .addRoutes(AdminController(storage: storage, now: dependencies.now).endpoints)
         .addRoutes(WebhookController(storage: dependencies.webhooks).endpoints)
 
     addConsoleRoutes(to: router, dependencies, limits: limits)
@@ -84,6 +84,7 @@ func addConsoleRoutes(to router: Router<TallyRequestContext>, _ dependencies: Se
     let ledger = ConsoleLedgerController(console: console, catalog: dependencies.catalog, pages: pages, export: export)
     let notifications = ConsoleNotificationsController(storage: storage, console: console, pages: pages, export: export, now: now)
     let audit = ConsoleAuditController(console: console, pages: pages, export: export)
+    let metrics = ConsoleMetricsController(storage: storage, catalog: dependencies.catalog, pages: pages, export: export, now: now)
 
     let root = router.group("console").add(middleware: ConsoleHeaders<TallyRequestContext>())
     root.get("assets/console.css") { _, _ in ConsolePages.stylesheet() }
@@ -103,6 +104,7 @@ func addConsoleRoutes(to router: Router<TallyRequestContext>, _ dependencies: Se
     // Any operator: every page, the exports with the session's token, signing out.
     let operators = visitors.group(context: ConsoleOperatorContext.self)
     operators.addRoutes(ConsoleOverviewController(console: console, catalog: dependencies.catalog, pages: pages, now: now).endpoints)
+    operators.addRoutes(metrics.endpoints)
     operators.addRoutes(users.endpoints)
     operators.addRoutes(transactions.endpoints)
     operators.addRoutes(ledger.endpoints)
@@ -113,6 +115,7 @@ func addConsoleRoutes(to router: Router<TallyRequestContext>, _ dependencies: Se
         .addRoutes(ledger.exportEndpoints)
         .addRoutes(notifications.exportEndpoints)
         .addRoutes(audit.exportEndpoints)
+        .addRoutes(metrics.exportEndpoints)
     operators.group().add(middleware: ConsoleFormGuard(role: .readOnly, origin: origin))
         .addRoutes(signIn.signOutEndpoint)
 

@@ -47,9 +47,14 @@ extension ConsoleFilters {
     }
 }
 
-/// `/console/transactions`: kind, status, environment, product, from, to, user, q, after, limit.
+/// `/console/transactions`: kind, status, environment, product, group (subscription group), currency, from, to (received),
+/// purchased_from, purchased_to, revoked_from, revoked_to (UTC days, both included), user, q,
+/// after, limit.
 struct TransactionFilters: ConsoleFilters {
-    static let names = ["kind", "status", "environment", "product", "from", "to", "user", "q", "after", "limit"]
+    static let names = [
+        "kind", "status", "environment", "product", "group", "currency", "from", "to", "purchased_from", "purchased_to", "revoked_from", "revoked_to", "user",
+        "q", "after", "limit",
+    ]
     let fields: [String: String]
 
     init(_ parameters: [String: String]) { fields = Self.read(parameters) }
@@ -66,7 +71,10 @@ struct TransactionFilters: ConsoleFilters {
         return AdminTransactionQuery(
             type: fields["kind"], status: fields["status"], environment: try text("environment", maximum: 64), userID: try text("user", maximum: 128),
             from: try day("from", endOfDay: false), to: try day("to", endOfDay: true), productID: try text("product"), text: try text("q"),
-            limit: try checkedLimit(), cursor: cursor)
+            limit: try checkedLimit(), cursor: cursor, purchasedFrom: try day("purchased_from", endOfDay: false),
+            purchasedTo: try day("purchased_to", endOfDay: true), revokedFrom: try day("revoked_from", endOfDay: false),
+            revokedTo: try day("revoked_to", endOfDay: true), currency: try text("currency", maximum: 64),
+            subscriptionGroup: try text("group", maximum: 128))
     }
 }
 
@@ -85,5 +93,30 @@ struct LedgerFilters: ConsoleFilters {
         return ConsoleLedgerQuery(
             currency: try text("currency", maximum: 64), kind: try text("kind", maximum: 64), userID: try text("user", maximum: 128),
             from: try day("from", endOfDay: false), to: try day("to", endOfDay: true), limit: try checkedLimit(), before: before)
+    }
+}
+
+/// `/console/metrics` and its exports: window (7d, 30d, 90d or 365d, through today), environment,
+/// product, group (a subscription group).
+struct MetricsFilters: ConsoleFilters {
+    static let names = ["window", "environment", "product", "group"]
+    static let windows = [("7d", 7), ("30d", 30), ("90d", 90), ("365d", 365)]
+    let fields: [String: String]
+
+    init(_ parameters: [String: String]) { fields = Self.read(parameters) }
+
+    /// The chosen window, 30 days when none is.
+    var window: String { fields["window"] ?? "30d" }
+
+    /// The report's query: the window's days through the UTC day of `now`.
+    func query(now: Date) throws -> MetricsQuery {
+        guard let days = Self.windows.first(where: { $0.0 == window })?.1 else {
+            throw TallyAPIError(.invalidRequest, "window must be 7d, 30d, 90d or 365d")
+        }
+        let from = ConsoleFormat.day(MetricsQuery.day(of: now).addingTimeInterval(Double(1 - days) * 86_400))
+        let fields = fields
+        return try MetricsQuery(
+            reading: { name in name == "from" ? from : name == "through" ? nil : fields[name] }, today: now, productName: "product",
+            groupName: "group")
     }
 }

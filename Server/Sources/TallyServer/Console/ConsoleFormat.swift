@@ -49,6 +49,16 @@ enum ConsoleFormat {
         return negative ? -magnitude : magnitude
     }
 
+    /// `part` of `whole` as a percentage with one decimal (`42.9%`); `—` when `whole` is 0.
+    static func percent(_ part: Int64, of whole: Int64) -> String {
+        guard whole > 0 else { return "—" }
+        let tenths = (part * 1000 + whole / 2) / whole
+        return "\(tenths / 10).\(tenths % 10)%"
+    }
+
+    /// A UTC month as `YYYY-MM`, from its first day.
+    static func month(_ date: Date) -> String { String(day(date).prefix(7)) }
+
     /// An amount with its sign when positive: `+7`, `-5`.
     static func signed(_ value: Int64) -> String { value > 0 ? "+\(value)" : String(value) }
 

@@ -33,11 +33,11 @@ struct ConsolePages: Sendable {
             view["readOnly"] = session.role == .readOnly
             view["csrf"] = session.csrfToken
             let current = [
-                "overview": "overview", "transactions": "transactions", "ledger": "ledger", "products": "products",
+                "overview": "overview", "metrics": "metrics", "transactions": "transactions", "ledger": "ledger", "products": "products",
                 "notifications": "notifications", "notification": "notifications", "audit": "audit",
             ][page]
             view["nav"] = [
-                ("overview", "/console"), ("transactions", "/console/transactions"), ("ledger", "/console/ledger"),
+                ("overview", "/console"), ("metrics", "/console/metrics"), ("transactions", "/console/transactions"), ("ledger", "/console/ledger"),
                 ("products", "/console/products"), ("notifications", "/console/notifications"), ("audit", "/console/audit"),
             ].map { item -> [String: Any] in
                 ["id": item.0, "href": item.1, "label": ConsoleText.text("nav_\(item.0)", language), "current": item.0 == current]

@@ -12,7 +12,8 @@ enum ConsoleTemplates {
     }
 
     static let all: [(String, String)] = [
-        ("layout", layout), ("login", login), ("overview", overview), ("transactions", transactions), ("ledger", ledger),
+        ("layout", layout), ("login", login), ("overview", overview), ("chart", chart), ("metrics", metrics), ("transactions", transactions),
+        ("ledger", ledger),
         ("user", user), ("products", products), ("notifications", notifications), ("notification", notification), ("audit", audit),
         ("search", search), ("message", message),
     ]
@@ -109,6 +110,75 @@ enum ConsoleTemplates {
         {{/content}}{{/layout}}
         """
 
+    /// A chart of ``ConsoleChart``: its bars or lines, the dates under them and the largest value.
+    static let chart = """
+        <svg class="chart-{{kind}}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {{width}} {{height}}" role="img" aria-label="{{label}}">
+        <line x1="0" y1="{{base}}" x2="{{width}}" y2="{{base}}" class="axis"/>
+        {{#bars}}<rect x="{{x}}" y="{{y}}" width="{{w}}" height="{{h}}" class="{{kind}}"><title>{{label}}</title></rect>{{/bars}}
+        {{#lines}}<polyline points="{{points}}" class="line {{kind}}"/>{{#dots}}<circle cx="{{x}}" cy="{{y}}" r="2.5" class="dot {{kind}}"><title>{{label}}</title></circle>{{/dots}}{{/lines}}
+        {{#ticks}}<text x="{{x}}" y="{{y}}" class="tick">{{label}}</text>{{/ticks}}
+        <text x="4" y="12" class="tick">{{maximum}}</text>
+        </svg>
+        """
+
+    /// The metrics (docs/metrics.md); a count of transactions links to them.
+    static let metrics = """
+        {{<layout}}{{$content}}
+        <form id="metrics-filters" method="get" action="/console/metrics" class="filters">
+        <label>{{t.window}} <select name="window">{{#windows}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/windows}}</select></label>
+        <label>{{t.environment}} <select name="environment">{{#environments}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/environments}}</select></label>
+        <label>{{t.product}} <select name="product"><option value="">{{t.any}}</option>{{#products}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/products}}</select></label>
+        <label>{{t.metrics_group}} <input name="group" value="{{filter.group}}" maxlength="128" placeholder="{{t.metrics_group_hint}}"></label>
+        <button type="submit">{{t.show}}</button>
+        {{#from}}<span class="hint">{{from}} – {{through}} UTC</span>{{/from}}
+        </form>
+        <p class="hint">{{t.metrics_definitions}}</p>
+        <section class="figures">
+        <div class="figure"><span class="label">{{t.metrics_active_subscriptions}}</span><span id="active-subscriptions" class="number">{{activeSubscriptions}}</span></div>
+        <div class="figure"><span class="label">{{t.metrics_active_trials}}</span><span id="active-trials" class="number">{{activeTrials}}</span></div>
+        </section>
+        {{#activity}}<figure class="chart" id="activity-chart">
+        {{>chart}}
+        <figcaption><span class="key active"></span>{{t.metrics_active_subscriptions}} <span class="key trial"></span>{{t.metrics_active_trials}}</figcaption>
+        </figure>{{/activity}}
+        <h2>{{t.metrics_days}}</h2>
+        <p class="actions"><a id="export-days" href="{{exportHref.days}}" download>{{t.export_csv}}</a></p>
+        <table id="days" class="list"><thead><tr><th>{{t.metrics_day}}</th><th>{{t.metrics_active_subscriptions}}</th><th>{{t.metrics_active_trials}}</th><th>{{t.metrics_new}}</th><th>{{t.metrics_renewed}}</th><th>{{t.metrics_churned}}</th><th>{{t.metrics_trials_started}}</th></tr></thead>
+        <tbody>{{#days}}<tr class="row"><td><a class="day-link" href="{{href}}">{{day}}</a></td><td class="number">{{active}}</td><td class="number">{{trials}}</td><td class="number">{{new}}</td><td class="number">{{renewed}}</td><td class="number">{{churned}}</td><td class="number">{{trialsStarted}}</td></tr>{{/days}}
+        {{^days}}<tr><td colspan="7" class="empty">{{t.none}}</td></tr>{{/days}}</tbody></table>
+        <h2>{{t.metrics_revenue}}</h2>
+        {{#revenueCharts}}<figure class="chart revenue-chart" data-currency="{{currency}}">{{#chart}}{{>chart}}{{/chart}}<figcaption><span class="key revenue"></span>{{t.metrics_revenue_per_day}}: {{currency}}</figcaption></figure>{{/revenueCharts}}
+        <table id="refund-rates"><thead><tr><th>{{t.currency}}</th><th>{{t.purchases}}</th><th>{{t.amount}}</th><th>{{t.refunds}}</th><th>{{t.refunded}}</th><th>{{t.metrics_refund_rate}}</th></tr></thead>
+        <tbody>{{#refundRates}}<tr class="row"><td class="currency">{{currency}}</td><td class="number"><a class="purchases-link" href="{{purchasesHref}}">{{purchases}}</a></td><td class="number">{{amount}}</td><td class="number"><a class="refunds-link" href="{{refundsHref}}">{{refunds}}</a></td><td class="number">{{refunded}}</td><td class="refund-rate number">{{rate}}</td></tr>{{/refundRates}}
+        {{^refundRates}}<tr><td colspan="6" class="empty">{{t.none}}</td></tr>{{/refundRates}}</tbody></table>
+        <p class="actions"><a id="export-revenue" href="{{exportHref.revenue}}" download>{{t.export_csv}}</a></p>
+        <table id="revenue" class="list"><thead><tr><th>{{t.metrics_day}}</th><th>{{t.currency}}</th><th>{{t.purchases}}</th><th>{{t.amount}}</th><th>{{t.refunds}}</th><th>{{t.refunded}}</th></tr></thead>
+        <tbody>{{#revenue}}<tr class="row"><td>{{day}}</td><td class="currency">{{currency}}</td><td class="number"><a class="purchases-link" href="{{purchasesHref}}">{{purchases}}</a></td><td class="revenue-amount number">{{amount}}</td><td class="number"><a class="refunds-link" href="{{refundsHref}}">{{refunds}}</a></td><td class="number">{{refunded}}</td></tr>{{/revenue}}
+        {{^revenue}}<tr><td colspan="6" class="empty">{{t.none}}</td></tr>{{/revenue}}</tbody></table>
+        <h2>{{t.metrics_mrr}}</h2>
+        <p class="actions"><a id="export-mrr" href="{{exportHref.mrr}}" download>{{t.export_csv}}</a></p>
+        <table id="mrr"><thead><tr><th>{{t.currency}}</th><th>{{t.metrics_mrr_start}}</th><th>{{t.metrics_new}}</th><th>{{t.metrics_expansion}}</th><th>{{t.metrics_contraction}}</th><th>{{t.metrics_churned}}</th><th>{{t.metrics_mrr_end}}</th></tr></thead>
+        <tbody>{{#mrr}}<tr class="row"><td class="currency">{{currency}}</td><td class="number">{{start}}</td><td class="number">+{{new}}</td><td class="number">+{{expansion}}</td><td class="number">−{{contraction}}</td><td class="number">−{{churned}}</td><td class="mrr-end number">{{end}}</td></tr>{{/mrr}}
+        {{^mrr}}<tr><td colspan="7" class="empty">{{t.none}}</td></tr>{{/mrr}}</tbody></table>
+        <h2>{{t.metrics_trials}}</h2>
+        <p class="actions"><a id="export-trials" href="{{exportHref.trials}}" download>{{t.export_csv}}</a></p>
+        <table id="trials"><thead><tr><th>{{t.metrics_month}}</th><th>{{t.metrics_trials_started}}</th><th>{{t.metrics_converted}}</th><th>{{t.metrics_conversion}}</th></tr></thead>
+        <tbody>{{#trials}}<tr class="row"><td>{{month}}</td><td class="number">{{started}}</td><td class="number">{{converted}}</td><td class="number">{{rate}}</td></tr>{{/trials}}
+        {{^trials}}<tr><td colspan="4" class="empty">{{t.none}}</td></tr>{{/trials}}</tbody></table>
+        <h2>{{t.metrics_retention}}</h2>
+        <p class="hint">{{t.metrics_retention_hint}}</p>
+        <p class="actions"><a id="export-retention" href="{{exportHref.retention}}" download>{{t.export_csv}}</a></p>
+        <table id="retention"><thead><tr><th>{{t.metrics_month}}</th><th>{{t.metrics_subscribers}}</th>{{#retentionMonths}}<th>{{.}}</th>{{/retentionMonths}}</tr></thead>
+        <tbody>{{#retention}}<tr class="row"><td>{{month}}</td><td class="number">{{subscribers}}</td>{{#cells}}<td class="number">{{#percent}}{{count}} <small>{{percent}}</small>{{/percent}}</td>{{/cells}}</tr>{{/retention}}
+        {{^retention}}<tr><td colspan="2" class="empty">{{t.none}}</td></tr>{{/retention}}</tbody></table>
+        <h2>{{t.metrics_credits}}</h2>
+        <p class="actions"><a id="export-credits" href="{{exportHref.credits}}" download>{{t.export_csv}}</a></p>
+        <table id="credits"><thead><tr><th>{{t.currency}}</th><th>{{t.metrics_sold}}</th><th>{{t.metrics_spent}}</th><th>{{t.metrics_outstanding}}</th></tr></thead>
+        <tbody>{{#credits}}<tr class="row"><td class="currency">{{currency}}</td><td class="number"><a href="{{soldHref}}">{{sold}}</a></td><td class="number"><a href="{{spentHref}}">{{spent}}</a></td><td class="number">{{outstanding}}</td></tr>{{/credits}}
+        {{^credits}}<tr><td colspan="4" class="empty">{{t.none}}</td></tr>{{/credits}}</tbody></table>
+        {{/content}}{{/layout}}
+        """
+
     static let transactions = """
         {{<layout}}{{$content}}
         <form id="filters" method="get" action="/console/transactions" class="filters">
@@ -118,6 +188,12 @@ enum ConsoleTemplates {
         <label>{{t.product}} <select name="product"><option value="">{{t.any}}</option>{{#products}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/products}}</select></label>
         <label>{{t.received_from}} <input type="date" name="from" value="{{filter.from}}"></label>
         <label>{{t.received_to}} <input type="date" name="to" value="{{filter.to}}"></label>
+        <label>{{t.purchased_from}} <input type="date" name="purchased_from" value="{{filter.purchased_from}}"></label>
+        <label>{{t.purchased_to}} <input type="date" name="purchased_to" value="{{filter.purchased_to}}"></label>
+        <label>{{t.revoked_from}} <input type="date" name="revoked_from" value="{{filter.revoked_from}}"></label>
+        <label>{{t.revoked_to}} <input type="date" name="revoked_to" value="{{filter.revoked_to}}"></label>
+        <label>{{t.currency}} <input name="currency" value="{{filter.currency}}" maxlength="64" size="6"></label>
+        <label>{{t.metrics_group}} <input name="group" value="{{filter.group}}" maxlength="128" size="12"></label>
         <label>{{t.user}} <input name="user" value="{{filter.user}}" maxlength="128"></label>
         <label>{{t.search_text}} <input name="q" value="{{filter.q}}" maxlength="200" placeholder="{{t.transactions_search_hint}}"></label>
         <input type="hidden" name="limit" value="{{limit}}">
@@ -325,6 +401,14 @@ enum ConsoleTemplates {
         .key { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 12px; }
         .axis { stroke: var(--line); }
         .tick { font-size: 10px; fill: var(--muted); }
+        polyline.line { fill: none; stroke-width: 2; }
+        polyline.active { stroke: var(--accent); }
+        polyline.trial { stroke: var(--good); }
+        circle.active { fill: var(--accent); }
+        circle.trial { fill: var(--good); }
+        rect.revenue, .key.revenue { fill: var(--accent); background: var(--accent); }
+        .key.active { background: var(--accent); }
+        .key.trial { background: var(--good); }
         .status.revoked { color: var(--bad); }
         .status.unbound { color: var(--muted); }
         .paging { margin-top: 10px; display: flex; gap: 16px; }

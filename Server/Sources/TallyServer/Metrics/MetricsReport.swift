@@ -29,6 +29,11 @@ public struct MetricsReport: Sendable, Hashable, Codable {
     /// Credits sold, spent and outstanding per currency (every environment: the ledger's).
     public var credits: [Credits]
 
+    // `productIds`, which the API's snake case writes `product_ids`.
+    private enum CodingKeys: String, CodingKey {
+        case from, to, environment, productIDs = "productIds", days, revenue, mrr, trialCohorts, retention, credits
+    }
+
     /// Subscriptions on one day.
     public struct Day: Sendable, Hashable, Codable {
         /// The day's UTC midnight.

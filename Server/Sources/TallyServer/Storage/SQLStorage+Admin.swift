@@ -124,6 +124,17 @@ extension SQLStorage {
                 sql += " AND received_at < ?"
                 binds.append(.int(Self.millis(to)))
             }
+            match("currency", query.currency)
+            match("subscription_group", query.subscriptionGroup)
+            for (column, bound, value) in [
+                ("purchase_date", ">=", query.purchasedFrom), ("purchase_date", "<", query.purchasedTo),
+                ("revocation_event_at", ">=", query.revokedFrom), ("revocation_event_at", "<", query.revokedTo),
+            ] {
+                guard let value else { continue }
+                sql += " AND \(column) \(bound) ?"
+                binds.append(.int(Self.millis(value)))
+            }
+            if query.revokedFrom != nil || query.revokedTo != nil { sql += " AND revoked = 1" }
             if let text = query.text {
                 // The order's transaction is looked up first, so that every branch of the OR is an
                 // equality on an index (PostgreSQL then combines the indexes instead of scanning).

@@ -25,7 +25,8 @@ extension ConsoleTests {
         let api = try await API()
         let routes = Self.consoleRoutes(api)
         let open: Set<String> = ["/console/login", "/console/assets/console.css"]
-        #expect(routes.filter { !open.contains($0.path) }.count >= 17, "\(routes)")
+        #expect(routes.filter { !open.contains($0.path) }.count >= 19, "\(routes)")
+        #expect(routes.contains { $0.path == "/console/metrics" } && routes.contains { $0.path == "/console/metrics.csv" }, "\(routes)")
         try await api.test { client in
             for route in routes where !open.contains(route.path) {
                 let answer = try await client.execute(

@@ -138,6 +138,7 @@ extension OpenAPITests {
                 body: ["currency": .string("credits"), "amount": .integer("1"), "reason": .string("test"), "idempotency_key": key]),
             "adminTransactions": OperationCall(method: .get, path: "/v1/admin/transactions", auth: .secretKey),
             "adminNotifications": OperationCall(method: .get, path: "/v1/admin/notifications", auth: .secretKey),
+            "adminMetrics": OperationCall(method: .get, path: "/v1/admin/metrics", auth: .secretKey),
             "createWebhookEndpoint": OperationCall(
                 method: .post, path: "/v1/admin/webhooks", auth: .secretKey, body: ["url": .string("https://example.com/hook")]),
             "webhookEndpoint": OperationCall(method: .get, path: "/v1/admin/webhooks/{id}", auth: .secretKey, pathValues: ["id": endpoint]),

@@ -16,6 +16,7 @@ extension AdminAdjustment: ResponseEncodable {}
 extension AdminUser: ResponseEncodable {}
 extension AdminTransactionPage: ResponseEncodable {}
 extension AdminNotificationPage: ResponseEncodable {}
+extension MetricsReport: ResponseEncodable {}
 extension WebhookEndpoint: ResponseEncodable {}
 extension WebhookDelivery: ResponseEncodable {}
 extension WebhookDeliveryPage: ResponseEncodable {}

@@ -1,11 +1,15 @@
+import Foundation
 import Hummingbird
 import TallyCore
 
 /// The admin API, for the app's team with the secret key: a user's account
 /// (`GET /v1/admin/users/{id}`), adjustments to it (`POST …/{id}/adjustments`), and the store
-/// transactions and notifications received (`GET /v1/admin/transactions`, `…/notifications`).
+/// transactions and notifications received (`GET /v1/admin/transactions`, `…/notifications`), and
+/// the subscription and revenue figures of a window (`GET /v1/admin/metrics`).
 struct AdminController {
     let storage: any TallyStorage
+    /// Which day is today, for the metrics' default window.
+    let now: @Sendable () -> Date
 
     /// An adjustment's body: a signed amount (negative takes back), why, and the idempotency key.
     struct AdjustmentBody: Decodable {
@@ -27,6 +31,7 @@ struct AdminController {
             .post("users/:id/adjustments", use: adjust)
             .get("transactions", use: transactions)
             .get("notifications", use: notifications)
+            .get("metrics", use: metrics)
     }
 
     /// A user's balances, entitlements, subscriptions and recent ledger.
@@ -63,5 +68,13 @@ struct AdminController {
             throw TallyAPIError(.invalidRequest, "outcome must be applied, duplicate or recorded")
         }
         return try await storage.adminNotifications(outcome: outcome, limit: try query.pageSize(), cursor: try query.adminCursor())
+    }
+
+    /// The figures of docs/metrics.md over `from` through `through` (UTC days, by default the 30
+    /// days through today), of one `environment` (Production by default), for every product, a
+    /// `product_id` or a `subscription_group`.
+    func metrics(_ request: Request, context: AdminRequestContext) async throws -> MetricsReport {
+        let parameters = request.uri.queryParameters
+        return try await storage.metrics(try MetricsQuery(reading: { parameters.string($0) }, today: now()))
     }
 }
