@@ -123,7 +123,7 @@ public enum ConsoleBenchmark: Sendable {
             var fillSeconds = (ContinuousClock.now - start).seconds
             progress(String(format: "filled in %.1f s", fillSeconds))
             // The bulk INSERTs bypass the writes that keep the rollups: rebuild them as
-            // `tally db check` recomputes them.
+            // `tally check` recomputes them.
             let rebuildStart = ContinuousClock.now
             try await MetricsRollup.rebuild(database)
             let rebuildSeconds = (ContinuousClock.now - rebuildStart).seconds
