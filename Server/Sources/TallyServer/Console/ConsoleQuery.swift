@@ -46,16 +46,28 @@ enum ConsoleQuery {
         return "?" + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\(escape($0.value))" }.joined(separator: "&")
     }
 
+    // Made once: a page of links escapes thousands of values.
+    private static let valueCharacters = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~/"))
+    private static let pathCharacters = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+
     static func escape(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~/")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        // Most values (days, codes, ids) need nothing escaped.
+        if text.utf8.allSatisfy({ Self.plain($0) || $0 == UInt8(ascii: "/") }) { return text }
+        return text.addingPercentEncoding(withAllowedCharacters: valueCharacters) ?? ""
     }
 
     static func pathEscape(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        if text.utf8.allSatisfy(Self.plain) { return text }
+        return text.addingPercentEncoding(withAllowedCharacters: pathCharacters) ?? ""
+    }
+
+    /// An ASCII letter or digit, or `-._~`: left as it is by both escapes.
+    private static func plain(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
+        default: false
+        }
     }
 
     /// The page's address with `lang` set.

@@ -24,11 +24,13 @@ struct MetricsStore: Sendable {
         if let group = query.subscriptionGroup { filter += " AND subscription_group = \(group)" }
         let environment = query.environment
         let only = filter
+        // Named, so that the read is a range of the key (environment, figure, day) per figure.
+        let windowFigures = MetricFigure.allCases.filter { ![.ledgerAmount, .ledgerEntries].contains($0) }.map(\.rawValue)
         let (window, prior, ledger) = try await transactions.read { executor, _ in
             let window = try await executor.query(
                 """
                 SELECT figure, day, currency, span, CAST(SUM(value) AS BIGINT) AS total FROM metric_days
-                WHERE environment = \(environment) AND day >= \(min(first, cohortsFrom)) AND day <= \(last)\(only)
+                WHERE environment = \(environment) AND figure IN (\(list: windowFigures)) AND day >= \(min(first, cohortsFrom)) AND day <= \(last)\(only)
                 GROUP BY figure, day, currency, span
                 """)
             let prior = try await executor.query(
@@ -166,16 +168,23 @@ struct MetricsStore: Sendable {
 
     static func date(_ day: Int64) -> Date { EpochMilliseconds.date(day * MetricContributions.millisPerDay) }
 
-    private static var utc: Calendar {
+    private static let utc: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         return calendar
-    }
+    }()
 
-    /// The day the month of `day` begins.
+    /// The day the month of `day` begins: the day less its day of the month, by the civil
+    /// calendar's arithmetic (Howard Hinnant's `civil_from_days`), not a `Calendar` per row.
     static func monthStart(_ day: Int64) -> Int64 {
-        let parts = utc.dateComponents([.year, .month], from: date(day))
-        return MetricContributions.day(EpochMilliseconds.of(utc.date(from: parts)!))
+        let z = day + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let dayOfMonth = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        return day - (dayOfMonth - 1)
     }
 
     /// The whole months every run begun in the month starting on `cohort` has had by `today`:

@@ -139,3 +139,17 @@ import Testing
         #expect(SubscriptionPeriods.wholeMonths(from: Self.january, to: Self.january + 366 * Self.day) == 12)
     }
 }
+
+/// The first day of a day's month, by arithmetic, against Foundation's calendar.
+@Suite struct MonthStartTests {
+    @Test func everyDayFrom1960To2100FallsInTheMonthTheCalendarSays() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        // Every 13th day: all months, days of the month and leap years are met.
+        for day in stride(from: Int64(-3_653), through: 47_482, by: 13) {
+            let date = Date(timeIntervalSince1970: TimeInterval(day) * 86_400)
+            let first = calendar.date(from: calendar.dateComponents([.year, .month], from: date))!
+            #expect(MetricsStore.monthStart(day) == Int64(first.timeIntervalSince1970 / 86_400), "day \(day)")
+        }
+    }
+}

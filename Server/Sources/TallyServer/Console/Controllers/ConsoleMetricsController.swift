@@ -48,6 +48,9 @@ struct ConsoleMetricsController: Sendable {
         }
     }
 
+    /// The most days listed one by one; a longer window is listed by weeks.
+    static let longestDailyTable = 92
+
     /// The page's figures, charts and links.
     static func fill(_ view: inout [String: Any], _ report: MetricsReport, _ query: MetricsQuery, _ language: ConsoleText.Language) {
         let links = Links(report: report, query: query)
@@ -70,11 +73,22 @@ struct ConsoleMetricsController: Sendable {
         activity["kind"] = "activity"
         activity["label"] = ConsoleText.text("metrics_activity_chart", language)
         view["activity"] = activity
-        view["days"] = report.days.map { day -> [String: Any] in
-            let text = ConsoleFormat.day(day.start)
+        // A window longer than a quarter is listed by weeks (its CSV keeps the days): a year of
+        // days, in every currency, is a page no one reads and thousands of links to render.
+        let span = report.days.count > Self.longestDailyTable ? 7 : 1
+        let blocks = stride(from: 0, to: report.days.count, by: span).map { Array(report.days[$0..<min(report.days.count, $0 + span)]) }
+        func label(_ block: [MetricsReport.Day]) -> (text: String, from: String, through: String) {
+            let from = ConsoleFormat.day(block.first!.start)
+            let through = ConsoleFormat.day(block.last!.start)
+            return (block.count == 1 ? from : "\(from) – \(through)", from, through)
+        }
+        view["days"] = blocks.map { block -> [String: Any] in
+            let (text, from, through) = label(block)
+            let last = block.last!
             return [
-                "day": text, "href": links.transactions(["purchased_from": text, "purchased_to": text]), "active": day.activeSubscriptions,
-                "trials": day.activeTrials, "new": day.new, "renewed": day.renewed, "churned": day.churned, "trialsStarted": day.trialsStarted,
+                "day": text, "href": links.transactions(["purchased_from": from, "purchased_to": through]), "active": last.activeSubscriptions,
+                "trials": last.activeTrials, "new": block.reduce(0) { $0 + $1.new }, "renewed": block.reduce(0) { $0 + $1.renewed },
+                "churned": block.reduce(0) { $0 + $1.churned }, "trialsStarted": block.reduce(0) { $0 + $1.trialsStarted },
             ]
         }
         let currencies = Array(Set(report.revenue.map(\.currency))).sorted()
@@ -87,15 +101,32 @@ struct ConsoleMetricsController: Sendable {
             bars["label"] = "\(ConsoleText.text("metrics_revenue_per_day", language)): \(currency)"
             return ["currency": currency, "chart": bars]
         }
-        view["revenue"] = report.revenue.map { row -> [String: Any] in
-            let day = ConsoleFormat.day(row.day)
-            return [
-                "day": day, "currency": row.currency.isEmpty ? "—" : row.currency, "purchases": row.purchases,
-                "purchasesHref": links.transactions(["purchased_from": day, "purchased_to": day, "currency": row.currency]),
-                "amount": ConsoleFormat.milliunits(row.milliunits), "refunds": row.refunds,
-                "refundsHref": links.transactions(["revoked_from": day, "revoked_to": day, "currency": row.currency]),
-                "refunded": ConsoleFormat.milliunits(row.refundedMilliunits),
-            ]
+        let blockOfDay = Dictionary(
+            blocks.enumerated().flatMap { index, block in block.map { ($0.start, index) } }, uniquingKeysWith: { first, _ in first })
+        var revenueBlocks: [Int: [String: MetricsReport.Revenue]] = [:]
+        for row in report.revenue {
+            guard let index = blockOfDay[row.day] else { continue }
+            var sum =
+                revenueBlocks[index]?[row.currency]
+                ?? .init(day: row.day, currency: row.currency, purchases: 0, milliunits: 0, refunds: 0, refundedMilliunits: 0)
+            sum.purchases += row.purchases
+            sum.milliunits += row.milliunits
+            sum.refunds += row.refunds
+            sum.refundedMilliunits += row.refundedMilliunits
+            revenueBlocks[index, default: [:]][row.currency] = sum
+        }
+        view["revenue"] = revenueBlocks.keys.sorted().flatMap { index in
+            let (text, from, through) = label(blocks[index])
+            return revenueBlocks[index]!.keys.sorted().map { currency -> [String: Any] in
+                let row = revenueBlocks[index]![currency]!
+                return [
+                    "day": text, "currency": currency.isEmpty ? "—" : currency, "purchases": row.purchases,
+                    "purchasesHref": links.transactions(["purchased_from": from, "purchased_to": through, "currency": currency]),
+                    "amount": ConsoleFormat.milliunits(row.milliunits), "refunds": row.refunds,
+                    "refundsHref": links.transactions(["revoked_from": from, "revoked_to": through, "currency": currency]),
+                    "refunded": ConsoleFormat.milliunits(row.refundedMilliunits),
+                ]
+            }
         }
         let window = (from: ConsoleFormat.day(report.from), through: ConsoleFormat.day(lastDay))
         view["refundRates"] = currencies.map { currency -> [String: Any] in
