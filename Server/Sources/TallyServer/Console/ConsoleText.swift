@@ -65,6 +65,7 @@ enum ConsoleText {
         "metrics_trials_started": ("Trials started", "Почато пробних"),
         "metrics_revenue": ("Revenue and refunds", "Виручка й повернення"),
         "metrics_revenue_per_day": ("Revenue per day", "Виручка за днями"),
+        "metrics_revenue_per_week": ("Revenue per week", "Виручка за тижнями"),
         "metrics_refund_rate": ("Refund rate", "Частка повернень"),
         "metrics_mrr": ("Monthly recurring revenue (MRR)", "Щомісячний регулярний дохід (MRR)"),
         "metrics_mrr_start": ("At the start", "На початку"),

@@ -40,5 +40,13 @@ import Testing
         #expect(revenue.count == 15)
         #expect(revenue[0]["amount"] as? String == "7.00")
         #expect((revenue[0]["purchasesHref"] as? String)?.contains("purchased_from=2026-01-01&purchased_to=2026-01-07") == true)
+        // The charts have a point per week too.
+        let charts = try #require(longer["revenueCharts"] as? [[String: Any]])
+        let chart = try #require(charts.first?["chart"] as? [String: Any])
+        #expect((chart["label"] as? String)?.hasPrefix("Revenue per week") == true)
+        let lines = try #require((longer["activity"] as? [String: Any])?["lines"] as? [[String: Any]])
+        #expect((lines.first?["dots"] as? [[String: Any]])?.count == 15)
+        // As at each week's last day: the first point is the 7th day's count, 6.
+        #expect((lines.first?["dots"] as? [[String: Any]])?.first?["label"] as? String == "2026-01-01: 6 Active subscriptions")
     }
 }

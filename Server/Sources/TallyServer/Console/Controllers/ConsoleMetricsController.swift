@@ -61,20 +61,8 @@ struct ConsoleMetricsController: Sendable {
             view["activeSubscriptions"] = last.activeSubscriptions
             view["activeTrials"] = last.activeTrials
         }
-        let chart = ConsoleChart()
-        var activity = chart.lines(
-            report.days.map(\.start),
-            [
-                .init(kind: "active", values: report.days.map(\.activeSubscriptions)) {
-                    "\($0) \(ConsoleText.text("metrics_active_subscriptions", language))"
-                },
-                .init(kind: "trial", values: report.days.map(\.activeTrials)) { "\($0) \(ConsoleText.text("metrics_active_trials", language))" },
-            ])
-        activity["kind"] = "activity"
-        activity["label"] = ConsoleText.text("metrics_activity_chart", language)
-        view["activity"] = activity
-        // A window longer than a quarter is listed by weeks (its CSV keeps the days): a year of
-        // days, in every currency, is a page no one reads and thousands of links to render.
+        // A window longer than a quarter is listed and drawn by weeks (its CSV keeps the days): a
+        // year of days, in every currency, is a page no one reads and thousands of elements to render.
         let span = report.days.count > Self.longestDailyTable ? 7 : 1
         let blocks = stride(from: 0, to: report.days.count, by: span).map { Array(report.days[$0..<min(report.days.count, $0 + span)]) }
         func label(_ block: [MetricsReport.Day]) -> (text: String, from: String, through: String) {
@@ -82,6 +70,20 @@ struct ConsoleMetricsController: Sendable {
             let through = ConsoleFormat.day(block.last!.start)
             return (block.count == 1 ? from : "\(from) – \(through)", from, through)
         }
+        // The charts too: a point per day, or per week of a longer window (as at its last day).
+        let chart = ConsoleChart()
+        let ends = blocks.map { $0.last! }
+        var activity = chart.lines(
+            blocks.map { $0.first!.start },
+            [
+                .init(kind: "active", values: ends.map(\.activeSubscriptions)) {
+                    "\($0) \(ConsoleText.text("metrics_active_subscriptions", language))"
+                },
+                .init(kind: "trial", values: ends.map(\.activeTrials)) { "\($0) \(ConsoleText.text("metrics_active_trials", language))" },
+            ])
+        activity["kind"] = "activity"
+        activity["label"] = ConsoleText.text("metrics_activity_chart", language)
+        view["activity"] = activity
         view["days"] = blocks.map { block -> [String: Any] in
             let (text, from, through) = label(block)
             let last = block.last!
@@ -95,10 +97,10 @@ struct ConsoleMetricsController: Sendable {
         view["revenueCharts"] = currencies.filter { !$0.isEmpty }.map { currency -> [String: Any] in
             let byDay = Dictionary(report.revenue.filter { $0.currency == currency }.map { ($0.day, $0.milliunits) }, uniquingKeysWith: +)
             let money = { (value: Int64) in "\(ConsoleFormat.milliunits(value)) \(currency)" }
-            var bars = chart.bars(
-                report.days.map(\.start), [.init(kind: "revenue", values: report.days.map { byDay[$0.start] ?? 0 }, label: money)], axis: money)
+            let values = blocks.map { block in block.reduce(0) { $0 + (byDay[$1.start] ?? 0) } }
+            var bars = chart.bars(blocks.map { $0.first!.start }, [.init(kind: "revenue", values: values, label: money)], axis: money)
             bars["kind"] = "revenue"
-            bars["label"] = "\(ConsoleText.text("metrics_revenue_per_day", language)): \(currency)"
+            bars["label"] = "\(ConsoleText.text(span == 1 ? "metrics_revenue_per_day" : "metrics_revenue_per_week", language)): \(currency)"
             return ["currency": currency, "chart": bars]
         }
         let blockOfDay = Dictionary(
