@@ -26,12 +26,16 @@ struct MetricsStore: Sendable {
         let only = filter
         // Named, so that the read is a range of the key (environment, figure, day) per figure.
         let windowFigures = MetricFigure.allCases.filter { ![.ledgerAmount, .ledgerEntries].contains($0) }.map(\.rawValue)
+        // Only money is read per currency; counts are summed over currencies by the database.
+        let moneyFigures = [MetricFigure.purchases, .revenue, .refunds, .refunded, .arr, .arrNew, .arrExpansion, .arrContraction, .arrChurned].map(\.rawValue)
         let (window, prior, ledger) = try await transactions.read { executor, _ in
             let window = try await executor.query(
                 """
-                SELECT figure, day, currency, span, CAST(SUM(value) AS BIGINT) AS total FROM metric_days
+                SELECT figure, day, CASE WHEN figure IN (\(list: moneyFigures)) THEN currency ELSE '' END AS unit, span,
+                    CAST(SUM(value) AS BIGINT) AS total
+                FROM metric_days
                 WHERE environment = \(environment) AND figure IN (\(list: windowFigures)) AND day >= \(min(first, cohortsFrom)) AND day <= \(last)\(only)
-                GROUP BY figure, day, currency, span
+                GROUP BY figure, day, unit, span
                 """)
             let prior = try await executor.query(
                 """
@@ -58,7 +62,7 @@ struct MetricsStore: Sendable {
         }
         let rows: [Row] = try window.compactMap { row in
             guard let figure = MetricFigure(rawValue: try row.text("figure")) else { return nil }
-            return Row(figure: figure, day: try row.int("day"), currency: try row.text("currency"), span: try row.int("span"), total: try row.int("total"))
+            return Row(figure: figure, day: try row.int("day"), currency: try row.text("unit"), span: try row.int("span"), total: try row.int("total"))
         }
         var startActive: Int64 = 0
         var startTrials: Int64 = 0
