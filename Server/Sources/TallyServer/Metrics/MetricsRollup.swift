@@ -84,11 +84,18 @@ public enum MetricsRollup: Sendable {
         for transaction in state.new where state.before[transaction.originalTransactionID] == nil {
             change.add(MetricContributions.of([transaction]))
         }
-        try await add(change, context)
+        // On PostgreSQL concurrent writes add to one of 16 rows per key, not all to one (whose
+        // lock would make every purchase of a day wait for the one before to commit); SQLite
+        // has one writer anyway.
+        try await add(change, context, shard: context.dialect == .postgres ? Int64.random(in: 0..<shards) : 0)
     }
 
-    /// Adds changes to the rollup rows, in statements of at most 400 rows.
-    static func add(_ contributions: MetricContributions, _ executor: any SQLExecutor) async throws {
+    /// How many rows a key's changes are spread over on PostgreSQL.
+    static let shards: Int64 = 16
+
+    /// Adds changes to the rollup rows of one shard, in statements of at most 400 rows, in key
+    /// order (so that two writes lock the rows they share in the same order).
+    static func add(_ contributions: MetricContributions, _ executor: any SQLExecutor, shard: Int64 = 0) async throws {
         let changes = contributions.changes.sorted { ($0.0.figure.rawValue, $0.0.day, $0.0.subject) < ($1.0.figure.rawValue, $1.0.day, $1.0.subject) }
         var start = 0
         while start < changes.count {
@@ -97,13 +104,13 @@ public enum MetricsRollup: Sendable {
             for (key, value) in slice {
                 let group = contributions.groups[key.subject] ?? ""
                 if !values.isEmpty { values += ", " }
-                values += "(\(key.environment), \(key.figure.rawValue), \(key.day), \(key.subject), \(key.currency), \(key.span), \(group), \(value))"
+                values += "(\(key.environment), \(key.figure.rawValue), \(key.day), \(key.subject), \(key.currency), \(key.span), \(shard), \(group), \(value))"
             }
             try await executor.execute(
                 """
-                INSERT INTO metric_days (environment, figure, day, subject, currency, span, subscription_group, value)
+                INSERT INTO metric_days (environment, figure, day, subject, currency, span, shard, subscription_group, value)
                 VALUES \(values)
-                ON CONFLICT (environment, figure, day, subject, currency, span)
+                ON CONFLICT (environment, figure, day, subject, currency, span, shard)
                 DO UPDATE SET value = metric_days.value + excluded.value, subscription_group = excluded.subscription_group
                 """)
             start += 400
@@ -196,12 +203,17 @@ public enum MetricsRollup: Sendable {
     static func differences(_ executor: any SQLExecutor) async throws -> [Difference] {
         let computed = try await computed(executor).values.filter { $0.value != 0 }
         var stored: [MetricKey: Int64] = [:]
-        for row in try await executor.query("SELECT environment, figure, day, subject, currency, span, value FROM metric_days WHERE value <> 0") {
-            guard let figure = MetricFigure(rawValue: try row.text("figure")) else { continue }
+        for row in try await executor.query(
+            """
+            SELECT environment, figure, day, subject, currency, span, CAST(SUM(value) AS BIGINT) AS total FROM metric_days
+            GROUP BY environment, figure, day, subject, currency, span
+            """)
+        {
+            guard let figure = MetricFigure(rawValue: try row.text("figure")), try row.int("total") != 0 else { continue }
             stored[
                 MetricKey(
                     environment: try row.text("environment"), figure: figure, day: try row.int("day"), subject: try row.text("subject"),
-                    currency: try row.text("currency"), span: try row.int("span"))] = try row.int("value")
+                    currency: try row.text("currency"), span: try row.int("span"))] = try row.int("total")
         }
         var differences: [Difference] = []
         for key in Set(stored.keys).union(computed.keys) where stored[key] != computed[key] {

@@ -24,7 +24,8 @@ public enum Migrations: Sendable {
     /// The rollups of the subscription and revenue figures (docs/metrics.md), and what the
     /// transactions must say for them: who owns a copy (Family Sharing) and its subscription
     /// group. `metric_days` holds changes: a figure of a day is the sum of its rows, and a count
-    /// of what is active is the sum of the changes until then. `metric_state` says whether the
+    /// of what is active is the sum of the changes until then. Each key has up to 16 `shard`
+    /// rows, so that concurrent writes on PostgreSQL do not queue on one row lock. `metric_state` says whether the
     /// rollups were built from what was stored before them (``MetricsRollup/ensureBuilt(_:)``).
     static let metrics = Migration(name: "0005_metrics", sqlite: metricsStatements, postgres: metricsStatements)
 
@@ -39,9 +40,10 @@ public enum Migrations: Sendable {
             subject TEXT NOT NULL,
             currency TEXT NOT NULL,
             span BIGINT NOT NULL,
+            shard BIGINT NOT NULL,
             subscription_group TEXT NOT NULL,
             value BIGINT NOT NULL,
-            PRIMARY KEY (environment, figure, day, subject, currency, span)
+            PRIMARY KEY (environment, figure, day, subject, currency, span, shard)
         )
         """,
         "CREATE TABLE metric_state (name TEXT PRIMARY KEY, value BIGINT NOT NULL)",

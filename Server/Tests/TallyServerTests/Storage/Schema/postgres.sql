@@ -147,9 +147,10 @@ CREATE TABLE metric_days (
     subject text NOT NULL,
     currency text NOT NULL,
     span bigint NOT NULL,
+    shard bigint NOT NULL,
     subscription_group text NOT NULL,
     value bigint NOT NULL,
-    CONSTRAINT metric_days_pkey PRIMARY KEY (environment, figure, day, subject, currency, span)
+    CONSTRAINT metric_days_pkey PRIMARY KEY (environment, figure, day, subject, currency, span, shard)
 );
 CREATE TABLE metric_state (
     name text NOT NULL,
@@ -386,7 +387,7 @@ CREATE INDEX ledger_user_time ON ledger_entries USING btree (user_id, created_at
 CREATE INDEX lots_fifo ON lots USING btree (user_id, currency, id) WHERE (remaining > 0);
 CREATE UNIQUE INDEX lots_pkey ON lots USING btree (id);
 CREATE INDEX lots_transaction ON lots USING btree (transaction_id);
-CREATE UNIQUE INDEX metric_days_pkey ON metric_days USING btree (environment, figure, day, subject, currency, span);
+CREATE UNIQUE INDEX metric_days_pkey ON metric_days USING btree (environment, figure, day, subject, currency, span, shard);
 CREATE UNIQUE INDEX metric_state_pkey ON metric_state USING btree (name);
 CREATE INDEX notifications_original ON notifications USING btree (original_transaction_id);
 CREATE INDEX notifications_outcome ON notifications USING btree (outcome, received_at);

@@ -120,9 +120,10 @@ CREATE TABLE metric_days (
     subject TEXT NOT NULL,
     currency TEXT NOT NULL,
     span BIGINT NOT NULL,
+    shard BIGINT NOT NULL,
     subscription_group TEXT NOT NULL,
     value BIGINT NOT NULL,
-    PRIMARY KEY (environment, figure, day, subject, currency, span)
+    PRIMARY KEY (environment, figure, day, subject, currency, span, shard)
 );
 CREATE TABLE metric_state (
     name TEXT PRIMARY KEY,
