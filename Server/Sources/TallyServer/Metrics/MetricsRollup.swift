@@ -177,7 +177,10 @@ public enum MetricsRollup: Sendable {
     /// Builds the rollups once on a database that had transactions or a ledger before they existed.
     public static func ensureBuilt(_ database: any SQLDatabase) async throws {
         try await database.write { executor in
-            guard try await executor.query("SELECT value FROM metric_state WHERE name = 'rollups'").isEmpty else { return }
+            // Claimed by inserting the mark first: an instance starting beside this one waits on
+            // the row, then finds it, instead of rebuilding too and adding the sums twice.
+            let claimed = try await executor.execute("INSERT INTO metric_state (name, value) VALUES ('rollups', 1) ON CONFLICT (name) DO NOTHING")
+            guard claimed == 1 else { return }
             try await rebuild(executor)
         }
     }
