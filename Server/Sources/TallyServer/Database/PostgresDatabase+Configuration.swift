@@ -41,6 +41,11 @@ extension PostgresDatabase {
         public var idleTimeout: Duration = .seconds(60)
         /// How long to wait for a connection to open (`?connect_timeout=` seconds).
         public var connectTimeout: Duration = .seconds(10)
+        /// Whether each connection prepares the statements Tally runs often (`?prepared_statements=off`
+        /// turns it off): on by default, as it spares PostgreSQL planning them at every run. Turn
+        /// it off behind a pooler that hands a session's statements to other clients, such as
+        /// PgBouncer in transaction mode without `max_prepared_statements`.
+        public var preparedStatements = true
 
         /// Creates a configuration.
         /// - Parameters:
@@ -59,7 +64,7 @@ extension PostgresDatabase {
             self.tls = tls ?? (Self.isLoopback(host) ? .disable : .prefer)
         }
 
-        /// Parses `postgres://user[:password]@host[:port]/database[?sslmode=…&search_path=…&application_name=…&connect_timeout=…]`
+        /// Parses `postgres://user[:password]@host[:port]/database[?sslmode=…&search_path=…&application_name=…&connect_timeout=…&prepared_statements=on|off]`
         /// (or `postgresql://`). Percent-escapes in the user, password and database are decoded.
         /// - Parameter url: the URL.
         /// - Throws: ``SQLDatabaseError`` (`.other`) naming what is wrong; the message never repeats the password.
@@ -100,6 +105,12 @@ extension PostgresDatabase {
                         throw invalid("connect_timeout \(value) is not 1 to 3600 seconds")
                     }
                     connectTimeout = .seconds(seconds)
+                case "prepared_statements":
+                    switch value {
+                    case "on": preparedStatements = true
+                    case "off": preparedStatements = false
+                    default: throw invalid("prepared_statements \(value) is not on or off")
+                    }
                 default:
                     throw invalid("unknown parameter \(item.name)")
                 }

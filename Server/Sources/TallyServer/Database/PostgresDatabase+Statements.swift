@@ -8,15 +8,29 @@ extension PostgresDatabase {
     /// text is not scanned), and its values bound: integers as BIGINT, text as TEXT.
     static func query(_ sql: SQL) -> PostgresQuery {
         let rendered = sql.rendered(for: .postgres)
-        var bindings = PostgresBindings(capacity: rendered.binds.count)
-        for bind in rendered.binds {
+        return PostgresQuery(unsafeSQL: rendered.text, binds: bindings(rendered.binds))
+    }
+
+    /// The values as they are bound, each with the type of ``bindType(_:)``.
+    static func bindings(_ binds: [SQLValue]) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: binds.count)
+        for bind in binds {
             switch bind {
             case .null: bindings.appendNull()
             case .int(let int): bindings.append(int)
             case .text(let text): bindings.append(text)
             }
         }
-        return PostgresQuery(unsafeSQL: rendered.text, binds: bindings)
+        return bindings
+    }
+
+    /// The type a value is bound with: BIGINT, TEXT, or none for a null (PostgreSQL infers it).
+    static func bindType(_ value: SQLValue) -> PostgresDataType {
+        switch value {
+        case .null: .null
+        case .int: .int8
+        case .text: .text
+        }
     }
 
     /// A result row by lower-case column name.

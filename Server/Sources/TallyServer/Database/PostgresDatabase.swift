@@ -20,6 +20,7 @@ public final class PostgresDatabase: SQLDatabase {
     /// Where and how it connects.
     public let configuration: Configuration
     private let client: PostgresClient
+    private let statements = PostgresStatements()
     private let runner: Task<Void, Never>
     private let logger: Logger
 
@@ -109,7 +110,9 @@ public final class PostgresDatabase: SQLDatabase {
         do {
             return try await client.withConnection { connection in
                 leased = true
-                let executor = PostgresExecutor(connection: connection, logger: logger)
+                let executor = PostgresExecutor(
+                    connection: connection, logger: logger,
+                    statements: Self.migrating || !configuration.preparedStatements ? nil : statements)
                 try await executor.run(begin)
                 do {
                     let value = try await work(executor)
@@ -141,6 +144,16 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// Applies the migrations not yet applied, in order, each in its own transaction, under an advisory lock so that instances starting together migrate once.
     public func migrate(_ migrations: [Migration]) async throws {
-        try await runMigrations(migrations, lock: "SELECT pg_advisory_xact_lock(\(Self.migrationLockKey), hashtext(COALESCE(current_schema(), '')))")
+        // Nothing named before may read a table a migration changes, nor is anything named meanwhile.
+        defer { statements.forgetAll() }
+        try await Self.$migrating.withValue(true) {
+            try await runMigrations(migrations, lock: "SELECT pg_advisory_xact_lock(\(Self.migrationLockKey), hashtext(COALESCE(current_schema(), '')))")
+        }
     }
+
+    /// Set while migrations run: their statements run unnamed.
+    @TaskLocal private static var migrating = false
+
+    /// Statements named so far, for tests.
+    var namedStatementCount: Int { statements.count }
 }

@@ -15,6 +15,7 @@ import Testing
         var searchPath: String? = nil
         var applicationName: String? = nil
         var connectTimeout: Duration = .seconds(10)
+        var preparedStatements = true
 
         var testDescription: String { "\(username)@\(host):\(port)/\(database ?? "")" }
 
@@ -27,6 +28,7 @@ import Testing
         init(_ configuration: TallyServer.PostgresDatabase.Configuration) {
             self.init(configuration.host, configuration.port, configuration.username, configuration.password, configuration.database, configuration.tls)
             (searchPath, applicationName, connectTimeout) = (configuration.searchPath, configuration.applicationName, configuration.connectTimeout)
+            preparedStatements = configuration.preparedStatements
         }
     }
 
@@ -35,6 +37,8 @@ import Testing
         options.searchPath = "tenant_1"
         options.applicationName = "tally"
         options.connectTimeout = .seconds(3)
+        var unprepared = Parsed("db.internal", 5432, "u", nil, "d", .prefer)
+        unprepared.preparedStatements = false
         return [
             // Loopback is plain TCP by default; anywhere else TLS when offered.
             ("postgres://tally@localhost/tally", Parsed("localhost", 5432, "tally", nil, "tally", .disable)),
@@ -49,6 +53,8 @@ import Testing
             ("postgres://u@localhost/d?sslmode=verify-ca", Parsed("localhost", 5432, "u", nil, "d", .verifyCA)),
             ("POSTGRES://u@db.internal/d?sslmode=disable", Parsed("db.internal", 5432, "u", nil, "d", .disable)),
             ("postgres://u@db.internal/d?sslmode=verify-full&search_path=tenant_1&application_name=tally&connect_timeout=3", options),
+            ("postgres://u@db.internal/d?prepared_statements=off", unprepared),
+            ("postgres://u@db.internal/d?prepared_statements=on", Parsed("db.internal", 5432, "u", nil, "d", .prefer)),
         ]
     }()
 
@@ -67,6 +73,7 @@ import Testing
         ("postgres://u:secret@db.internal/d?connect_timeout=0", "connect_timeout 0"),
         ("postgres://u@db.internal/d?connect_timeout=3601", "connect_timeout 3601"),
         ("postgres://u@db.internal/d?connect_timeout=soon", "connect_timeout soon"),
+        ("postgres://u@db.internal/d?prepared_statements=yes", "prepared_statements yes is not on or off"),
         ("postgres://u:secret@db.internal/d?colour=blue", "unknown parameter colour"),
         ("db.internal:5432", "scheme"),
     ]

@@ -1,0 +1,108 @@
+import NIOConcurrencyHelpers
+import PostgresNIO
+import TallySQL
+
+/// Names for the statements Tally runs often, so that each pooled connection has PostgreSQL
+/// parse and plan a statement once and then only binds and executes it.
+///
+/// Planning was most of PostgreSQL's time for Tally's short statements: `pgbench` running the
+/// statements of `GET /v1/me` did 2,600 transactions/s sent as they are and 7,600/s prepared
+/// (docs/benchmarks.md). A statement is named by its text and the types its values are bound
+/// with, the same types an unnamed statement declares, so a named statement means what the
+/// unnamed one did. postgres-nio prepares a name on each connection the first time that
+/// connection runs it.
+final class PostgresStatements: Sendable {
+    /// Names given at most; past them, new texts run unnamed, so that texts that differ by
+    /// their filters (the console's) do not grow every connection's statements without end.
+    static let limit = 400
+
+    private struct Key: Hashable {
+        let text: String
+        let types: [PostgresDataType]
+    }
+
+    private struct State {
+        var names: [Key: String] = [:]
+        var issued = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// A prepared statement's identity: its name, text and declared parameter types.
+    struct Statement: Sendable {
+        let name: String
+        let text: String
+        let types: [PostgresDataType]
+    }
+
+    /// The named statement for `rendered`, or nil to run it unnamed: statements other than
+    /// queries and changes of rows, and new texts once ``limit`` names are given.
+    /// - Parameter counting: true when the caller wants the count of rows changed. postgres-nio
+    ///   gives a named statement's rows but not its command tag, so an `INSERT`, `UPDATE` or
+    ///   `DELETE` is named with ` RETURNING 1` added, one row for each row it changed; other
+    ///   statements, and those that return rows already, run unnamed then.
+    func statement(for rendered: SQL.Rendered, counting: Bool) -> Statement? {
+        guard let text = Self.namedText(rendered.text, counting: counting) else { return nil }
+        let key = Key(text: text, types: rendered.binds.map(PostgresDatabase.bindType))
+        let name: String? = state.withLockedValue { state in
+            if let name = state.names[key] { return name }
+            guard state.names.count < Self.limit else { return nil }
+            state.issued += 1
+            let name = "tally_\(state.issued)"
+            state.names[key] = name
+            return name
+        }
+        return name.map { Statement(name: $0, text: key.text, types: key.types) }
+    }
+
+    /// Gives `statement`'s text a new name next time. Called when it failed for a reason other
+    /// than its data: postgres-nio keeps a failed preparation's error for the name on that
+    /// connection (a statement first prepared in a transaction already failed, say), and a new
+    /// name prepares afresh.
+    func retire(_ statement: Statement) {
+        state.withLockedValue { state in
+            let key = Key(text: statement.text, types: statement.types)
+            if state.names[key] == statement.name { state.names[key] = nil }
+        }
+    }
+
+    /// Forgets every name, after migrations changed what statements read: a statement prepared
+    /// before could otherwise answer with columns that are no longer there.
+    func forgetAll() {
+        state.withLockedValue { $0.names.removeAll() }
+    }
+
+    /// Names in use, for tests.
+    var count: Int { state.withLockedValue(\.names.count) }
+
+    /// The text a statement is named with, or nil to run it unnamed: queries and changes of
+    /// rows are named; transaction control, schema changes and locks taken with `SELECT pg_…`
+    /// through ``SQLExecutor/execute(_:)`` run unnamed.
+    static func namedText(_ text: String, counting: Bool) -> String? {
+        let start = text.utf8.drop(while: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") })
+        let head = String(decoding: start.prefix(while: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }), as: UTF8.self).uppercased()
+        guard counting else { return ["SELECT", "INSERT", "UPDATE", "DELETE", "WITH"].contains(head) ? text : nil }
+        guard ["INSERT", "UPDATE", "DELETE"].contains(head), text.range(of: "RETURNING", options: .caseInsensitive) == nil,
+            !text.contains(";"), !text.contains("--")  // nothing may end the statement before the clause added
+        else { return nil }
+        return text + " RETURNING 1"
+    }
+}
+
+/// The statement a ``PostgresStatements/Statement`` names, as postgres-nio's prepared statements
+/// take it: their name, text and types are static, so they are read from the running task.
+///
+/// postgres-nio reads them in the task that calls `execute`, before anything is sent, which is
+/// where ``PostgresExecutor`` binds them (`PostgresStatementsTests` runs different statements
+/// at once on one pool and checks every answer).
+struct NamedQuery: PostgresPreparedStatement {
+    @TaskLocal static var current: PostgresStatements.Statement?
+    // Without a statement bound, a name that fails loudly rather than one that answers nothing.
+    static var name: String { current?.name ?? "tally_unbound" }
+    static var sql: String { current?.text ?? "SELECT 'a named statement ran without its text'::int" }
+    static var bindingDataTypes: [PostgresDataType] { current?.types ?? [] }
+
+    let bindings: PostgresBindings
+    func makeBindings() -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) throws -> SQLRow { try PostgresDatabase.row(row) }
+}
