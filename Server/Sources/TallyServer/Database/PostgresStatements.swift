@@ -76,12 +76,18 @@ final class PostgresStatements: Sendable {
     var count: Int { state.withLockedValue(\.names.count) }
 
     /// The text a statement is named with, or nil to run it unnamed: queries and changes of
-    /// rows are named; transaction control, schema changes and locks taken with `SELECT pg_…`
-    /// through ``SQLExecutor/execute(_:)`` run unnamed.
+    /// rows are named; aggregates (`GROUP BY`), transaction control, schema changes and locks
+    /// taken with `SELECT pg_…` through ``SQLExecutor/execute(_:)`` run unnamed.
     static func namedText(_ text: String, counting: Bool) -> String? {
         let start = text.utf8.drop(while: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") })
         let head = String(decoding: start.prefix(while: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }), as: UTF8.self).uppercased()
-        guard counting else { return ["SELECT", "INSERT", "UPDATE", "DELETE", "WITH"].contains(head) ? text : nil }
+        guard counting else {
+            // An aggregate (the console's and the metrics' reports) costs its execution, not its
+            // planning, and a generic plan would not see how wide its window is.
+            guard ["SELECT", "INSERT", "UPDATE", "DELETE", "WITH"].contains(head), text.range(of: "GROUP BY", options: .caseInsensitive) == nil
+            else { return nil }
+            return text
+        }
         guard ["INSERT", "UPDATE", "DELETE"].contains(head), text.range(of: "RETURNING", options: .caseInsensitive) == nil,
             !text.contains(";"), !text.contains("--")  // nothing may end the statement before the clause added
         else { return nil }

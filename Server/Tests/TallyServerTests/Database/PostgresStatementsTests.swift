@@ -148,6 +148,7 @@ import Testing
         #expect(PostgresStatements.namedText("SELECT pg_advisory_xact_lock(1)", counting: true) == nil)
         #expect(PostgresStatements.namedText("\n  SELECT a FROM t", counting: false) == "\n  SELECT a FROM t")
         #expect(PostgresStatements.namedText("WITH x AS (SELECT 1) SELECT * FROM x", counting: false) != nil)
+        #expect(PostgresStatements.namedText("SELECT day, sum(value) FROM metric_days WHERE day >= $1 GROUP BY day", counting: false) == nil)
         #expect(PostgresStatements.namedText("UPDATE t SET a = $1", counting: true) == "UPDATE t SET a = $1 RETURNING 1")
         #expect(PostgresStatements.namedText("INSERT INTO t (a) VALUES ($1) RETURNING a", counting: true) == nil)
         #expect(PostgresStatements.namedText("DELETE FROM t -- all of it", counting: true) == nil)
