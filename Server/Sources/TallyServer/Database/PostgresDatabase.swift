@@ -154,6 +154,8 @@ public final class PostgresDatabase: SQLDatabase {
     /// Set while migrations run: their statements run unnamed.
     @TaskLocal private static var migrating = false
 
-    /// Statements named so far, for tests.
+    /// Statement names in use, for tests.
     var namedStatementCount: Int { statements.count }
+    /// Statement names given so far, retired ones included, for tests.
+    var namedStatementsIssued: Int { statements.issued }
 }

@@ -37,25 +37,39 @@ struct PostgresExecutor: SQLExecutor {
         guard let statement = statements?.statement(for: rendered, counting: true) else {
             return try await run(sql).metadata.rows ?? 0
         }
-        // Named as `… RETURNING 1` (see PostgresStatements): a row per row changed.
-        return try await named(statement, rendered.binds).count
+        // Named as `… RETURNING 1` (see PostgresStatements): a row per row changed, counted, not decoded.
+        return try await named(statement) {
+            var count = 0
+            for try await _ in try await connection.execute(NamedCount(bindings: PostgresDatabase.bindings(rendered.binds)), logger: logger) {
+                count += 1
+            }
+            return count
+        }
     }
 
-    /// Runs `statement` by name with `binds`; a failure that is not about the data retires
-    /// the name, so that a failed preparation is not kept for it.
+    /// Runs `statement` by name with `binds` and decodes its rows.
     private func named(_ statement: PostgresStatements.Statement, _ binds: [SQLValue]) async throws(SQLDatabaseError) -> [SQLRow] {
-        do {
-            return try await NamedQuery.$current.withValue(statement) {
-                var rows: [SQLRow] = []
-                for try await row in try await connection.execute(NamedQuery(bindings: PostgresDatabase.bindings(binds)), logger: logger) {
-                    rows.append(row)
-                }
-                return rows
+        try await named(statement) {
+            var rows: [SQLRow] = []
+            for try await row in try await connection.execute(NamedQuery(bindings: PostgresDatabase.bindings(binds)), logger: logger) {
+                rows.append(row)
             }
+            return rows
+        }
+    }
+
+    /// Runs `work` with `statement` bound for ``NamedQuery``. Any failure but a constraint's
+    /// retires the name: postgres-nio keeps a failed preparation's error for the name on that
+    /// connection, and a preparation can fail for reasons of the moment (a transaction already
+    /// failed, a deadlock over a table's lock, another instance's migration); a constraint is
+    /// only checked once the statement runs.
+    private func named<T: Sendable>(_ statement: PostgresStatements.Statement, _ work: () async throws -> T) async throws(SQLDatabaseError) -> T {
+        do {
+            return try await NamedQuery.$current.withValue(statement) { try await work() }
         } catch {
             let converted = PostgresDatabase.convert(error)
             switch converted.kind {
-            case .uniqueViolation, .constraintViolation, .retryable: break
+            case .uniqueViolation, .constraintViolation: break
             default: statements?.retire(statement)
             }
             throw converted

@@ -12,8 +12,9 @@ import TallySQL
 /// unnamed one did. postgres-nio prepares a name on each connection the first time that
 /// connection runs it.
 final class PostgresStatements: Sendable {
-    /// Names given at most; past them, new texts run unnamed, so that texts that differ by
-    /// their filters (the console's) do not grow every connection's statements without end.
+    /// Names given at most, retired ones included; past them, new texts run unnamed, so that
+    /// texts that differ by their filters (the console's) and names retired after failures do
+    /// not grow every connection's statements without end.
     static let limit = 400
 
     private struct Key: Hashable {
@@ -27,6 +28,10 @@ final class PostgresStatements: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    /// This pool's own prefix: behind a pooler that shares server sessions between Tally
+    /// instances, another instance's statement of the same number is then an unknown name (an
+    /// error), never a different statement run with these values.
+    private let prefix = "tally_\(String(UInt32.random(in: 0...UInt32.max), radix: 36))_"
 
     /// A prepared statement's identity: its name, text and declared parameter types.
     struct Statement: Sendable {
@@ -46,19 +51,18 @@ final class PostgresStatements: Sendable {
         let key = Key(text: text, types: rendered.binds.map(PostgresDatabase.bindType))
         let name: String? = state.withLockedValue { state in
             if let name = state.names[key] { return name }
-            guard state.names.count < Self.limit else { return nil }
+            guard state.issued < Self.limit else { return nil }
             state.issued += 1
-            let name = "tally_\(state.issued)"
+            let name = "\(prefix)\(state.issued)"
             state.names[key] = name
             return name
         }
         return name.map { Statement(name: $0, text: key.text, types: key.types) }
     }
 
-    /// Gives `statement`'s text a new name next time. Called when it failed for a reason other
-    /// than its data: postgres-nio keeps a failed preparation's error for the name on that
-    /// connection (a statement first prepared in a transaction already failed, say), and a new
-    /// name prepares afresh.
+    /// Gives `statement`'s text a new name next time (while names are left). Called when it
+    /// failed for a reason other than a constraint: postgres-nio keeps a failed preparation's
+    /// error for the name on that connection, and a new name prepares afresh.
     func retire(_ statement: Statement) {
         state.withLockedValue { state in
             let key = Key(text: statement.text, types: statement.types)
@@ -74,6 +78,9 @@ final class PostgresStatements: Sendable {
 
     /// Names in use, for tests.
     var count: Int { state.withLockedValue(\.names.count) }
+
+    /// Names given so far, retired ones included, for tests.
+    var issued: Int { state.withLockedValue(\.issued) }
 
     /// The text a statement is named with, or nil to run it unnamed: queries and changes of
     /// rows are named; aggregates (`GROUP BY`), transaction control, schema changes and locks
@@ -111,4 +118,16 @@ struct NamedQuery: PostgresPreparedStatement {
     let bindings: PostgresBindings
     func makeBindings() -> PostgresBindings { bindings }
     func decodeRow(_ row: PostgresRow) throws -> SQLRow { try PostgresDatabase.row(row) }
+}
+
+/// ``NamedQuery`` for a change whose rows (one per row changed) are only counted.
+struct NamedCount: PostgresPreparedStatement {
+    typealias Row = Bool
+    static var name: String { NamedQuery.name }
+    static var sql: String { NamedQuery.sql }
+    static var bindingDataTypes: [PostgresDataType] { NamedQuery.bindingDataTypes }
+
+    let bindings: PostgresBindings
+    func makeBindings() -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) -> Bool { true }
 }

@@ -104,6 +104,8 @@ import Testing
             try await executor.query("SELECT count(*) AS notes FROM notes WHERE amount >= \(Int64(0))").first?.int("notes")
         }
         #expect(count == 0)
+        // Both failed statements were retired, and the second named anew: three names given.
+        #expect(database.namedStatementsIssued == 3)
     }
 
     /// After a migration changes a table, a statement named before reads its new columns.
@@ -138,6 +140,7 @@ import Testing
         }
         #expect(sums == (0..<total).map { Int64($0) + 1 })
         #expect(database.namedStatementCount == PostgresStatements.limit)
+        #expect(database.namedStatementsIssued == PostgresStatements.limit)
     }
 
     /// Transaction control, schema changes and statements that return rows through
