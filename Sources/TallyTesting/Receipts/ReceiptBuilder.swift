@@ -156,16 +156,7 @@ public struct ReceiptBuilder: Sendable {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down)) + offset
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let time = seconds - days * 86_400
-        // Civil date from days since 1970-01-01 (proleptic Gregorian).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let civil = CivilDate(daysSince1970: days)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let zone: String
         if offset == 0 {
@@ -174,8 +165,8 @@ public struct ReceiptBuilder: Sendable {
             let minutes = abs(offset) / 60
             zone = (offset < 0 ? "-" : "+") + two(minutes / 60) + two(minutes % 60)
         }
-        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
-        return "\(yearText)-\(two(month))-\(two(day))T\(two(time / 3600)):\(two(time % 3600 / 60)):\(two(time % 60))\(zone)"
+        let yearText = String(repeating: "0", count: max(0, 4 - String(civil.year).count)) + String(civil.year)
+        return "\(yearText)-\(two(civil.month))-\(two(civil.day))T\(two(time / 3600)):\(two(time % 3600 / 60)):\(two(time % 60))\(zone)"
     }
 }
 

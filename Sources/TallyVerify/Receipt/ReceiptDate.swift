@@ -1,4 +1,5 @@
 import Foundation
+import TallyCore
 
 /// Dates as receipts write them: RFC 3339 `2024-02-23T10:15:07Z`, with the offsets Xcode
 /// writes (`+0100`) or `+01:00`, and optional fractions of a second.
@@ -65,7 +66,7 @@ enum ReceiptDate {
         }
         guard index == bytes.count else { return nil }
 
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDate(year: year, month: month, day: day).daysSince1970
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
         return Date(timeIntervalSince1970: TimeInterval(seconds) + fraction)
     }
@@ -76,15 +77,5 @@ enum ReceiptDate {
         case 4, 6, 9, 11: return 30
         default: return 31
         }
-    }
-
-    /// Days since 1970-01-01 in the proleptic Gregorian calendar.
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

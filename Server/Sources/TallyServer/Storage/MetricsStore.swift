@@ -179,16 +179,9 @@ struct MetricsStore: Sendable {
     }()
 
     /// The day the month of `day` begins: the day less its day of the month, by the civil
-    /// calendar's arithmetic (Howard Hinnant's `civil_from_days`), not a `Calendar` per row.
+    /// calendar's arithmetic (``CivilDate``), not a `Calendar` per row.
     static func monthStart(_ day: Int64) -> Int64 {
-        let z = day + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let dayOfMonth = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        return day - (dayOfMonth - 1)
+        day - Int64(CivilDate(daysSince1970: Int(day)).day - 1)
     }
 
     /// The whole months every run begun in the month starting on `cohort` has had by `today`:

@@ -1,4 +1,5 @@
 import Foundation
+import TallyCore
 
 /// The few pieces of JSON text `tally verify` writes, appended to a byte buffer without
 /// `JSONEncoder` or a formatter, byte for byte as those write them.
@@ -58,22 +59,13 @@ enum JSONText {
         let total = Int(seconds)
         let days = total / 86_400
         let time = total % 86_400
-        // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm, for days ≥ 0).
-        let shifted = days + 719_468
-        let era = shifted / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let civil = CivilDate(daysSince1970: days)
 
-        appendDigits(year, count: 4, to: &output)
+        appendDigits(civil.year, count: 4, to: &output)
         output.append(UInt8(ascii: "-"))
-        appendDigits(month, count: 2, to: &output)
+        appendDigits(civil.month, count: 2, to: &output)
         output.append(UInt8(ascii: "-"))
-        appendDigits(day, count: 2, to: &output)
+        appendDigits(civil.day, count: 2, to: &output)
         output.append(UInt8(ascii: "T"))
         appendDigits(time / 3_600, count: 2, to: &output)
         output.append(UInt8(ascii: ":"))
