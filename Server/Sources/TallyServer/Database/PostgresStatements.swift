@@ -17,13 +17,15 @@ final class PostgresStatements: Sendable {
     /// not grow every connection's statements without end.
     static let limit = 400
 
+    /// A statement as the executor has it: its text as rendered, its values' types, and whether its count is wanted.
     private struct Key: Hashable {
         let text: String
         let types: [PostgresDataType]
+        let counting: Bool
     }
 
     private struct State {
-        var names: [Key: String] = [:]
+        var statements: [Key: Statement] = [:]
         var issued = 0
     }
 
@@ -41,23 +43,24 @@ final class PostgresStatements: Sendable {
     }
 
     /// The named statement for `rendered`, or nil to run it unnamed: statements other than
-    /// queries and changes of rows, and new texts once ``limit`` names are given.
+    /// queries and changes of rows, and new texts once ``limit`` names are given. A statement
+    /// named before is found by its text as rendered, without reading the text again.
     /// - Parameter counting: true when the caller wants the count of rows changed. postgres-nio
     ///   gives a named statement's rows but not its command tag, so an `INSERT`, `UPDATE` or
     ///   `DELETE` is named with ` RETURNING 1` added, one row for each row it changed; other
     ///   statements, and those that return rows already, run unnamed then.
     func statement(for rendered: SQL.Rendered, counting: Bool) -> Statement? {
+        let key = Key(text: rendered.text, types: rendered.binds.map(PostgresDatabase.bindType), counting: counting)
+        if let known = state.withLockedValue({ $0.statements[key] }) { return known }
         guard let text = Self.namedText(rendered.text, counting: counting) else { return nil }
-        let key = Key(text: text, types: rendered.binds.map(PostgresDatabase.bindType))
-        let name: String? = state.withLockedValue { state in
-            if let name = state.names[key] { return name }
+        return state.withLockedValue { state in
+            if let known = state.statements[key] { return known }
             guard state.issued < Self.limit else { return nil }
             state.issued += 1
-            let name = "\(prefix)\(state.issued)"
-            state.names[key] = name
-            return name
+            let statement = Statement(name: "\(prefix)\(state.issued)", text: text, types: key.types)
+            state.statements[key] = statement
+            return statement
         }
-        return name.map { Statement(name: $0, text: key.text, types: key.types) }
     }
 
     /// Gives `statement`'s text a new name next time (while names are left). Called when it
@@ -65,19 +68,21 @@ final class PostgresStatements: Sendable {
     /// error for the name on that connection, and a new name prepares afresh.
     func retire(_ statement: Statement) {
         state.withLockedValue { state in
-            let key = Key(text: statement.text, types: statement.types)
-            if state.names[key] == statement.name { state.names[key] = nil }
+            // Rare, and at most `limit` entries: a search by name is enough.
+            if let key = state.statements.first(where: { $0.value.name == statement.name })?.key {
+                state.statements[key] = nil
+            }
         }
     }
 
     /// Forgets every name, after migrations changed what statements read: a statement prepared
     /// before could otherwise answer with columns that are no longer there.
     func forgetAll() {
-        state.withLockedValue { $0.names.removeAll() }
+        state.withLockedValue { $0.statements.removeAll() }
     }
 
     /// Names in use, for tests.
-    var count: Int { state.withLockedValue(\.names.count) }
+    var count: Int { state.withLockedValue(\.statements.count) }
 
     /// Names given so far, retired ones included, for tests.
     var issued: Int { state.withLockedValue(\.issued) }
