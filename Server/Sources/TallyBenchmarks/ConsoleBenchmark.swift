@@ -139,7 +139,7 @@ public enum ConsoleBenchmark: Sendable {
 
             let storage = SQLStorage(database: database, catalog: catalog, now: { Date() })
             let token = "bench-\(UUID().uuidString)"
-            try await storage.openSession(
+            try await storage.console.openSession(
                 tokenHash: ConsoleSessionCookie.hash(token), actor: "bench", role: .readOnly, csrfToken: "unused",
                 expiresAt: Date().addingTimeInterval(86_400), keyHash: nil)
             let cookie = "\(ConsoleSessionCookie.name)=\(token)"

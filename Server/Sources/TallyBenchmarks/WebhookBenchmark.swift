@@ -246,7 +246,7 @@ public enum WebhookBenchmark: Sendable {
                             group.addTask {
                                 for index in stride(from: lane, to: events, by: lanes) {
                                     try await Task.sleep(until: start + .milliseconds(Int64(Double(index) * 1000 / rate)), clock: .continuous)
-                                    _ = try await storage.createUser(appUserID: nil, tokenHash: nil)
+                                    _ = try await storage.users.createUser(appUserID: nil, tokenHash: nil)
                                 }
                             }
                         }
@@ -276,7 +276,9 @@ public enum WebhookBenchmark: Sendable {
                 let workers = 8
                 for worker in 0..<workers {
                     group.addTask {
-                        for _ in stride(from: worker, to: options.events, by: workers) { _ = try await storage.createUser(appUserID: nil, tokenHash: nil) }
+                        for _ in stride(from: worker, to: options.events, by: workers) {
+                            _ = try await storage.users.createUser(appUserID: nil, tokenHash: nil)
+                        }
                     }
                 }
                 try await group.waitForAll()

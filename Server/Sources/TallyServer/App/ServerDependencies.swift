@@ -8,9 +8,9 @@ import TallyVerify
 /// and the health check.
 struct ServerDependencies: Sendable {
     /// Where the data lives.
-    let storage: any TallyStorage
+    let storage: SQLStorage
     /// What the web console reads and writes beyond it (the same database).
-    let console: any ConsoleStorage
+    let console: ConsoleStore
     /// What decides whether signed data is genuine.
     let verifier: SignedDataVerifier
     /// What decides whether an app receipt is genuine.
@@ -46,7 +46,7 @@ struct ServerDependencies: Sendable {
         }
         storage = sql
         webhooks = sql.webhooks
-        console = sql
+        console = sql.console
         verifier =
             configuration.verifier
             ?? configuration.catalog.verifier(

@@ -55,12 +55,12 @@ public struct AppleImport: Sendable {
     }
 
     let apple: AppStoreServerClient
-    let storage: any TallyStorage
+    let storage: SQLStorage
 
     /// - Parameters:
     ///   - apple: the App Store Server API client.
     ///   - storage: the server's storage.
-    public init(apple: AppStoreServerClient, storage: any TallyStorage) {
+    public init(apple: AppStoreServerClient, storage: SQLStorage) {
         self.apple = apple
         self.storage = storage
     }
@@ -81,7 +81,7 @@ public struct AppleImport: Sendable {
                 let transactions = try await history(customer.transactionID)
                 report.transactions += transactions.count
                 let ids = transactions.compactMap(\.verified.payload.transactionID)
-                let stored = try await storage.knownTransactionIDs(ids.filter { !seen.contains($0) })
+                let stored = try await storage.notifications.knownTransactionIDs(ids.filter { !seen.contains($0) })
                 for id in ids {
                     if seen.insert(id).inserted, !stored.contains(id) { report.new += 1 } else { report.known += 1 }
                 }
@@ -96,7 +96,7 @@ public struct AppleImport: Sendable {
                 report.subscriptions += states.count
                 subscriptionsTaken.formUnion(originals)
                 subscriptionsTaken.formUnion(states.compactMap(\.transaction.verified.payload.originalTransactionID))
-                if !dryRun { try await storage.recordFromApple(states) }
+                if !dryRun { try await storage.notifications.recordFromApple(states) }
             } catch {
                 report.failures.append("\(customer.transactionID): \(error)")
             }
@@ -122,14 +122,14 @@ public struct AppleImport: Sendable {
         var user: User?
         if let appUserID = customer.appUserID {
             // No token: the user signs in later through the app's server.
-            user = try await storage.createUser(appUserID: appUserID, tokenHash: nil).0
+            user = try await storage.users.createUser(appUserID: appUserID, tokenHash: nil).0
         }
         for transaction in transactions {
             do {
                 if let user {
-                    _ = try await storage.deliver(transaction.verified, jws: transaction.jws, presenter: user, orderID: nil)
+                    _ = try await storage.purchases.deliver(transaction.verified, jws: transaction.jws, presenter: user, orderID: nil)
                 } else {
-                    try await storage.recordFromApple(transaction.verified, jws: transaction.jws, renewal: nil, renewalJWS: nil)
+                    try await storage.notifications.recordFromApple(transaction.verified, jws: transaction.jws, renewal: nil, renewalJWS: nil)
                 }
             } catch {
                 report.failures.append("\(transaction.verified.payload.transactionID ?? "?"): \(error)")

@@ -6,7 +6,7 @@ import TallyCore
 /// reaches `GET /v1/me` within minutes even when its notification was lost.
 public struct SubscriptionSync: Sendable {
     let apple: AppStoreServerClient
-    let storage: any TallyStorage
+    let storage: SQLStorage
     let now: @Sendable () -> Date
     /// How far before a subscription's expiry it is asked about.
     let ahead: TimeInterval
@@ -23,7 +23,7 @@ public struct SubscriptionSync: Sendable {
     ///   - behind: how long after an expiry to ask; 2 hours by default.
     ///   - quiet: how long to leave a subscription asked about alone; 15 minutes by default.
     public init(
-        apple: AppStoreServerClient, storage: any TallyStorage, now: @escaping @Sendable () -> Date, ahead: TimeInterval = 600,
+        apple: AppStoreServerClient, storage: SQLStorage, now: @escaping @Sendable () -> Date, ahead: TimeInterval = 600,
         behind: TimeInterval = 7200, quiet: TimeInterval = 900
     ) {
         self.apple = apple
@@ -39,12 +39,12 @@ public struct SubscriptionSync: Sendable {
     @discardableResult
     public func run() async throws -> Int {
         let moment = now()
-        let due = try await storage.subscriptionsNearRenewal(
+        let due = try await storage.notifications.subscriptionsNearRenewal(
             from: moment.addingTimeInterval(-behind), to: moment.addingTimeInterval(ahead), checkedBefore: moment.addingTimeInterval(-quiet),
             limit: 50)
         for original in due {
-            try await storage.recordFromApple(try await statuses(original))
-            try await storage.markSubscriptionChecked(original)
+            try await storage.notifications.recordFromApple(try await statuses(original))
+            try await storage.notifications.markSubscriptionChecked(original)
         }
         return due.count
     }
@@ -60,7 +60,7 @@ public struct SubscriptionSync: Sendable {
     }
 }
 
-extension TallyStorage {
+extension NotificationStore {
     /// Takes in what Apple says of subscriptions now (Get All Subscription Statuses), as their
     /// notifications would have: each latest transaction with its signed renewal info, so a
     /// renewal, a billing grace period, billing retry or an expiry is what the account shows.

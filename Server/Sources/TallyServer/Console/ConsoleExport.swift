@@ -6,7 +6,7 @@ import NIOCore
 /// page as the database gives them, so an export of any size holds one page in memory.
 /// The routes are behind ``ConsoleExportGuard``.
 struct ConsoleExport: Sendable {
-    let console: any ConsoleStorage
+    let console: ConsoleStore
 
     /// The CSV answer `tally-NAME.csv`, audited as the operator's export of `name`.
     /// - Parameters:

@@ -5,7 +5,7 @@ import TallyCore
 /// Releases reservations whose time is up, once a second, until graceful shutdown.
 /// Safe on several instances at once: each reservation is closed by a conditional update.
 public struct ReservationSweeper<C: Clock<Duration>>: Service {
-    let storage: any TallyStorage
+    let storage: SQLStorage
     let clock: C
     let interval: Duration
     let logger: Logger
@@ -15,7 +15,7 @@ public struct ReservationSweeper<C: Clock<Duration>>: Service {
     ///   - clock: the clock it sleeps on.
     ///   - interval: the pause between sweeps.
     ///   - logger: where failures go.
-    public init(storage: any TallyStorage, clock: C, interval: Duration = .seconds(1), logger: Logger) {
+    public init(storage: SQLStorage, clock: C, interval: Duration = .seconds(1), logger: Logger) {
         self.storage = storage
         self.clock = clock
         self.interval = interval
@@ -25,7 +25,7 @@ public struct ReservationSweeper<C: Clock<Duration>>: Service {
     /// Sweeps until graceful shutdown or cancellation; a failed sweep is logged and the next one runs.
     public func run() async throws {
         try await PeriodicService("reservation sweep", clock: clock, interval: interval, logger: logger) {
-            let expired = try await storage.expireReservations()
+            let expired = try await storage.spending.expireReservations()
             if expired > 0 { logger.info("reservations expired", metadata: ["count": "\(expired)"]) }
         }.run()
     }

@@ -4,10 +4,10 @@ import TallySQL
 
 /// The subscription and revenue figures, read from the rollups (``MetricsRollup``): a few
 /// range reads of `metric_days`, whatever the size of the ledger.
-struct MetricsStore: Sendable {
+public struct MetricsStore: Sendable {
     let transactions: Transactions
 
-    func metrics(_ query: MetricsQuery) async throws -> MetricsReport {
+    public func metrics(_ query: MetricsQuery) async throws -> MetricsReport {
         let today = MetricContributions.day(transactions.millis)
         let first = MetricContributions.day(EpochMilliseconds.of(query.from))
         let through = MetricContributions.day(EpochMilliseconds.of(query.through))

@@ -1,11 +1,11 @@
 import Foundation
-import TallyCore
+public import TallyCore
 import TallySQL
 
 /// Spending: spends and reservations of a user's credits, allowance first, then the oldest
 /// lots; each idempotent by its key. It writes through the unit of work the stores share
-/// (``Transactions``), and ``SQLStorage`` answers ``TallyStorage``'s spending calls with it.
-struct SpendingStore: Sendable {
+/// (``Transactions``).
+public struct SpendingStore: Sendable {
     let transactions: Transactions
     let catalog: TallyCatalog
     var accounts: Accounts { transactions.accounts }
@@ -25,7 +25,7 @@ struct SpendingStore: Sendable {
     }
 
     /// Spends from the allowance first, then the oldest lots; idempotent by key.
-    func spend(user: User, request: SpendRequest) async throws -> SpendResponse {
+    public func spend(user: User, request: SpendRequest) async throws -> SpendResponse {
         try validate(currency: request.currency, amount: request.amount, key: request.idempotencyKey)
         if let reference = request.reference, reference.unicodeScalars.count > 256 {
             throw StorageError(.invalidRequest, "reference must be at most 256 characters")
@@ -90,7 +90,7 @@ struct SpendingStore: Sendable {
     // MARK: - Reservations
 
     /// Holds an amount for metered use; idempotent by key.
-    func reserve(user: User, request: ReservationRequest) async throws -> Reservation {
+    public func reserve(user: User, request: ReservationRequest) async throws -> Reservation {
         try validate(currency: request.currency, amount: request.amount, key: request.idempotencyKey)
         guard request.ttlSeconds > 0, request.ttlSeconds <= catalog.maximumReservationSeconds else {
             throw StorageError(.invalidRequest, "ttl_seconds must be 1 to \(catalog.maximumReservationSeconds)")
@@ -147,7 +147,7 @@ struct SpendingStore: Sendable {
     }
 
     /// Spends what a held reservation used and returns the rest.
-    func commit(user: User, reservationID: String, used: Int64) async throws -> Reservation {
+    public func commit(user: User, reservationID: String, used: Int64) async throws -> Reservation {
         guard used >= 0, used <= TallyCatalog.maximumAmount else {
             throw StorageError(.invalidAmount, "used must be 0 to \(TallyCatalog.maximumAmount)")
         }
@@ -171,7 +171,7 @@ struct SpendingStore: Sendable {
     }
 
     /// Returns a held reservation whole.
-    func release(user: User, reservationID: String) async throws -> Reservation {
+    public func release(user: User, reservationID: String) async throws -> Reservation {
         try await write { executor, time in
             let row = try await reservationRow(executor, id: reservationID, user: user.id)
             switch ReservationStatus(rawValue: try row.text("status")) {
@@ -189,7 +189,7 @@ struct SpendingStore: Sendable {
     }
 
     /// Releases every held reservation whose time is up.
-    func expireReservations() async throws -> Int {
+    public func expireReservations() async throws -> Int {
         try await write { executor, time in
             let rows = try await executor.query(
                 "SELECT * FROM reservations WHERE status = 'held' AND expires_at <= \(time) ORDER BY expires_at LIMIT 500")

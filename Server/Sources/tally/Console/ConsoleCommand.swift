@@ -79,7 +79,7 @@ struct OperatorCommand: AsyncParsableCommand {
                 throw ValidationError("give a password of at least \(ConsolePasswords.minimumLength) characters on standard input")
             }
             let hash = try ConsolePasswords.hash(password)
-            try await store.run { try await $0.saveOperator(name: name, passwordHash: hash, role: role == "admin" ? .admin : .readOnly) }
+            try await store.run { try await $0.console.saveOperator(name: name, passwordHash: hash, role: role == "admin" ? .admin : .readOnly) }
             print("operator \(name) (\(role)) saved")
         }
     }
@@ -93,7 +93,7 @@ struct OperatorCommand: AsyncParsableCommand {
         var name: String
 
         func run() async throws {
-            guard try await store.run({ try await $0.removeOperator(name: name) }) else {
+            guard try await store.run({ try await $0.console.removeOperator(name: name) }) else {
                 throw ValidationError("there is no operator \(name)")
             }
             print("operator \(name) removed")
@@ -106,7 +106,7 @@ struct OperatorCommand: AsyncParsableCommand {
         @OptionGroup var store: Store
 
         func run() async throws {
-            for (name, role) in try await store.run({ try await $0.operators() }) {
+            for (name, role) in try await store.run({ try await $0.console.operators() }) {
                 print("\(name)\t\(role == .admin ? "admin" : "read-only")")
             }
         }

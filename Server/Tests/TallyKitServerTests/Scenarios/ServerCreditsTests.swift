@@ -184,7 +184,7 @@ import Testing
             #expect(try await manager.available("seconds") == 10_200)
             device.time.advance(by: 61)
             // The server's sweeper (once a second in `tally serve`) returns it.
-            _ = try await server.storage.expireReservations()
+            _ = try await server.storage.spending.expireReservations()
             #expect(try await manager.available("seconds") == 10_800)
             let error = await #expect(throws: TallyError.self) { try await manager.commit(reservation, used: 10) }
             #expect(error?.code == .reservationClosed)

@@ -38,23 +38,23 @@ import Testing
             let dry = await importer.run(customers, dryRun: true)
             #expect(dry.transactions == 4, "two packs, the subscription and its renewal: \(dry)")
             #expect(dry.new == 4 && dry.known == 0 && dry.failures.isEmpty, "\(dry)")
-            #expect(try await harness.storage.knownTransactionIDs([first.transactionID]).isEmpty, "a dry run writes nothing")
+            #expect(try await harness.storage.notifications.knownTransactionIDs([first.transactionID]).isEmpty, "a dry run writes nothing")
 
             let done = await importer.run(customers)
             #expect(done.new == 4 && done.failures.isEmpty, "\(done)")
-            let alice = try #require(try await harness.storage.createUser(appUserID: "alice", tokenHash: "alice-device").0 as User?)
-            let account = try await harness.storage.account(user: alice)
+            let alice = try #require(try await harness.storage.users.createUser(appUserID: "alice", tokenHash: "alice-device").0 as User?)
+            let account = try await harness.storage.users.account(user: alice)
             let credits = account.balances.first { $0.currency == "credits" }?.available
             #expect(credits == 102, "the 2 sign-up credits and the two packs of 50")
             #expect(account.entitlements.first { $0.id == "pro" }?.active == true, "the renewed subscription")
 
             let again = await importer.run(customers)
             #expect(again.new == 0 && again.known == 4, "\(again)")
-            let after = try await harness.storage.account(user: alice).balances.first { $0.currency == "credits" }?.available
+            let after = try await harness.storage.users.account(user: alice).balances.first { $0.currency == "credits" }?.available
             #expect(after == 102, "nothing granted twice")
 
             // Alice's phone posts its pack later: a replay.
-            let posted = try await harness.storage.deliver(try await harness.verified(first.jws), jws: first.jws, presenter: alice, orderID: nil)
+            let posted = try await harness.storage.purchases.deliver(try await harness.verified(first.jws), jws: first.jws, presenter: alice, orderID: nil)
             #expect(posted.replayed)
             try await harness.checkInvariants()
         }
@@ -100,14 +100,14 @@ import Testing
             let customers = [AppleImport.Customer(transactionID: bought.transactionID, appUserID: "carol")]
             let report = await importer.run(customers)
             #expect(report.failures.isEmpty, "\(report)")
-            let carol = try #require(try await harness.storage.createUser(appUserID: "carol", tokenHash: "carol-device").0 as User?)
-            var account = try await harness.storage.account(user: carol)
+            let carol = try #require(try await harness.storage.users.createUser(appUserID: "carol", tokenHash: "carol-device").0 as User?)
+            var account = try await harness.storage.users.account(user: carol)
             #expect(account.subscriptions.first?.status == .gracePeriod, "\(account.subscriptions)")
             #expect(account.entitlements.first { $0.id == "pro" }.map { $0.active && $0.inGracePeriod } == true, "grace keeps access")
 
             try await harness.advance(by: .seconds(17 * 86_400))  // grace over: billing retry
             _ = await importer.run(customers)
-            account = try await harness.storage.account(user: carol)
+            account = try await harness.storage.users.account(user: carol)
             #expect(account.subscriptions.first?.status == .billingRetry, "\(account.subscriptions)")
             #expect(account.entitlements.first { $0.id == "pro" }?.active == false)
             try await harness.checkInvariants()

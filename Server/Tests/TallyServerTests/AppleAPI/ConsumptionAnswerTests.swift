@@ -13,12 +13,14 @@ import Testing
     static func requested(_ harness: Harness) async throws -> (user: User, transactionID: String) {
         let user = try await harness.user()
         let (credits, jws) = try await harness.buy("com.tally.photo.credits.50", for: user)
-        _ = try await harness.storage.deliver(credits, jws: jws, presenter: user, orderID: nil)
-        _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 22, idempotencyKey: "photos"))
+        _ = try await harness.storage.purchases.deliver(credits, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 22, idempotencyKey: "photos"))
         let id = try #require(credits.payload.transactionID)
         let before = await harness.store.notifications.count
         try await harness.store.requestConsumptionInformation(transactionID: id)
-        for (verified, signed) in try await harness.notifications().dropFirst(before) { _ = try await harness.storage.apply(verified, jws: signed) }
+        for (verified, signed) in try await harness.notifications().dropFirst(before) {
+            _ = try await harness.storage.notifications.apply(verified, jws: signed)
+        }
         return (user, id)
     }
 
@@ -63,7 +65,7 @@ import Testing
         let key = P256.Signing.PrivateKey()
         try await AppStoreServerClientTests.apple(harness.store, key: key) { url in
             // A server claims the first request and is killed before it sends anything.
-            let claimed = try await harness.storage.claimConsumptionRequests(
+            let claimed = try await harness.storage.notifications.claimConsumptionRequests(
                 since: harness.clock.now.addingTimeInterval(-ConsumptionAnswerer.window), lease: 300, limit: 1)
             #expect(claimed.count == 1)
             // Two servers answer at once: the claimed one is left, the others are sent once.
@@ -103,12 +105,14 @@ import Testing
         let harness = try await Harness(.sqlite)
         let user = try await harness.user()
         let (hours, jws) = try await harness.buy("com.tally.echo.3hours", for: user)
-        _ = try await harness.storage.deliver(hours, jws: jws, presenter: user, orderID: nil)
-        _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "seconds", amount: 4000, idempotencyKey: "recording"))
+        _ = try await harness.storage.purchases.deliver(hours, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "seconds", amount: 4000, idempotencyKey: "recording"))
         let id = try #require(hours.payload.transactionID)
         let before = await harness.store.notifications.count
         try await harness.store.requestConsumptionInformation(transactionID: id)
-        for (verified, signed) in try await harness.notifications().dropFirst(before) { _ = try await harness.storage.apply(verified, jws: signed) }
+        for (verified, signed) in try await harness.notifications().dropFirst(before) {
+            _ = try await harness.storage.notifications.apply(verified, jws: signed)
+        }
         let key = P256.Signing.PrivateKey()
         try await AppStoreServerClientTests.apple(harness.store, key: key) { url in
             #expect(try await Self.answerer(harness, url, key: key).run().sent == 1)

@@ -31,9 +31,9 @@ import Testing
             let catchUp = NotificationCatchUp(apple: apple, storage: harness.storage, environments: [.sandbox], now: { clock.now })
             let user = try await harness.user()
             let (credits, creditsJWS) = try await harness.buy("com.tally.photo.credits.50", for: user)
-            _ = try await harness.storage.deliver(credits, jws: creditsJWS, presenter: user, orderID: nil)
+            _ = try await harness.storage.purchases.deliver(credits, jws: creditsJWS, presenter: user, orderID: nil)
             let (pro, proJWS) = try await harness.buy("com.tally.pro.monthly", for: user)
-            _ = try await harness.storage.deliver(pro, jws: proJWS, presenter: user, orderID: nil)
+            _ = try await harness.storage.purchases.deliver(pro, jws: proJWS, presenter: user, orderID: nil)
 
             // Apple's deliveries, when the server is up to take them.
             var delivered = 0
@@ -41,7 +41,7 @@ import Testing
                 let all = try await harness.notifications()
                 defer { delivered = all.count }
                 guard !downtime else { return }
-                for (verified, jws) in all.dropFirst(delivered) { _ = try await harness.storage.apply(verified, jws: jws) }
+                for (verified, jws) in all.dropFirst(delivered) { _ = try await harness.storage.notifications.apply(verified, jws: jws) }
             }
             try await deliver()
             // The routine catch-up while the server ran: it sets the mark the next one starts from.
@@ -61,7 +61,7 @@ import Testing
                 let report = try await catchUp.run()
                 #expect(report.applied >= 4, "the refund, the renewal, the renewal turned off, the expiry: \(report)")
             }
-            result.set(Self.state(try await harness.storage.account(user: user)))
+            result.set(Self.state(try await harness.storage.users.account(user: user)))
         }
         return result.value
     }
@@ -109,7 +109,7 @@ import Testing
         var bought: [String] = []
         for _ in 0..<25 {
             let (credits, jws) = try await harness.buy("com.tally.photo.credits.10", for: user)
-            _ = try await harness.storage.deliver(credits, jws: jws, presenter: user, orderID: nil)
+            _ = try await harness.storage.purchases.deliver(credits, jws: jws, presenter: user, orderID: nil)
             bought.append(try #require(credits.payload.transactionID))
         }
         let ids = bought
@@ -123,14 +123,14 @@ import Testing
             // An hour after the purchases the routine catch-up runs; the next one starts 10 minutes before it.
             try await harness.advance(by: .seconds(3600))
             try await catchUp.run()
-            let mark = try #require(try await harness.storage.catchUpMark(environment: .sandbox))
+            let mark = try #require(try await harness.storage.notifications.catchUpMark(environment: .sandbox))
 
             for id in ids { try await harness.store.refund(transactionID: id) }
             try await harness.advance(by: .seconds(60))
             // The first page is read and applied, then the connection drops on the second.
             transport.breakRequest(transport.requests + 2)
             await #expect(throws: AppStoreServerAPIError.self) { try await catchUp.run() }
-            #expect(try await harness.storage.catchUpMark(environment: .sandbox) == mark, "a catch-up cut short leaves the mark")
+            #expect(try await harness.storage.notifications.catchUpMark(environment: .sandbox) == mark, "a catch-up cut short leaves the mark")
             #expect(try await harness.balance(user, "credits").available == 2 + 50, "the first page's 20 refunds are taken back, not the rest")
 
             let report = try await catchUp.run()
@@ -138,7 +138,7 @@ import Testing
             #expect(report.duplicates == 20, "\(report)")
             #expect(report.pages == 2)
             #expect(try await harness.balance(user, "credits").available == 2, "every refund taken back once: the sign-up credits are left")
-            #expect(try await harness.storage.catchUpMark(environment: .sandbox)! > mark)
+            #expect(try await harness.storage.notifications.catchUpMark(environment: .sandbox)! > mark)
             try await harness.checkInvariants()
         }
     }
@@ -150,7 +150,7 @@ import Testing
         let harness = api.harness
         let user = try await harness.user()
         let (credits, jws) = try await harness.buy("com.tally.photo.credits.50", for: user)
-        _ = try await harness.storage.deliver(credits, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(credits, jws: jws, presenter: user, orderID: nil)
         try await harness.store.refund(transactionID: try #require(credits.payload.transactionID))
         // The server starts half a minute later (Apple's history ends before the moment asked).
         try await harness.advance(by: .seconds(30))
@@ -171,11 +171,11 @@ import Testing
     @Test(arguments: Backend.available)
     func theMarkOnlyMovesForward(_ backend: Backend) async throws {
         let harness = try await Harness(backend)
-        #expect(try await harness.storage.catchUpMark(environment: .production) == nil)
+        #expect(try await harness.storage.notifications.catchUpMark(environment: .production) == nil)
         let later = Harness.start.addingTimeInterval(3600)
-        try await harness.storage.moveCatchUpMark(environment: .production, to: later)
-        try await harness.storage.moveCatchUpMark(environment: .production, to: Harness.start)
-        #expect(try await harness.storage.catchUpMark(environment: .production) == later, "two servers catching up at once leave the later mark")
-        #expect(try await harness.storage.catchUpMark(environment: .sandbox) == nil, "each environment has its own")
+        try await harness.storage.notifications.moveCatchUpMark(environment: .production, to: later)
+        try await harness.storage.notifications.moveCatchUpMark(environment: .production, to: Harness.start)
+        #expect(try await harness.storage.notifications.catchUpMark(environment: .production) == later, "two servers catching up at once leave the later mark")
+        #expect(try await harness.storage.notifications.catchUpMark(environment: .sandbox) == nil, "each environment has its own")
     }
 }

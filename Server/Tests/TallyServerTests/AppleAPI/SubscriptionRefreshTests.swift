@@ -82,8 +82,8 @@ import Testing
         let harness = try await Harness(backend)
         let user = try await harness.user()
         let (monthly, jws) = try await harness.buy("com.tally.pro.monthly", for: user)
-        _ = try await harness.storage.deliver(monthly, jws: jws, presenter: user, orderID: nil)
-        let first = try #require(try await harness.storage.account(user: user).entitlements.first { $0.id == "pro" }?.expiresAt)
+        _ = try await harness.storage.purchases.deliver(monthly, jws: jws, presenter: user, orderID: nil)
+        let first = try #require(try await harness.storage.users.account(user: user).entitlements.first { $0.id == "pro" }?.expiresAt)
         let key = P256.Signing.PrivateKey()
         try await AppStoreServerClientTests.apple(harness.store, key: key) { url in
             let apple = AppStoreServerClientTests.client(
@@ -96,7 +96,7 @@ import Testing
             // The App Store renews it at its expiry; the notification is lost.
             try await harness.advance(by: .seconds(first.timeIntervalSince(Harness.start) + 60))
             #expect(try await sync.run() == 1)
-            let renewed = try await harness.storage.account(user: user).entitlements.first { $0.id == "pro" }
+            let renewed = try await harness.storage.users.account(user: user).entitlements.first { $0.id == "pro" }
             #expect(renewed?.active == true, "renewed within minutes, without the notification")
             #expect(try #require(renewed?.expiresAt) > first)
             #expect(try await sync.run() == 0, "asked a moment ago: left alone")

@@ -91,7 +91,7 @@ extension ConsoleTests {
             }
             #expect(try await Self.credits(api, user.userID).available == 8)
         }
-        let adjustments = try await api.harness.storage.auditLog(limit: 50, before: nil).entries.filter { $0.action == "adjust" }
+        let adjustments = try await api.harness.storage.console.auditLog(limit: 50, before: nil).entries.filter { $0.action == "adjust" }
         #expect(adjustments.map(\.detail) == ["+4 credits: r", "-3 credits: r", "+5 credits: r"])
     }
 
@@ -128,7 +128,7 @@ extension ConsoleTests {
         try await Self.addOperator(api, "alice", role: .admin)
         try await api.test { client in
             let user = try await client.newUser()
-            let account = try #require(try await harness.storage.user(id: user.userID))
+            let account = try #require(try await harness.storage.users.user(id: user.userID))
             let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: account)
             #expect(try await client.post("/v1/me/purchases", token: user.userToken, body: API.body(PurchaseRequest(signedTransaction: jws))).status == .ok)
             let bought = try #require(verified.payload.transactionID)
@@ -137,7 +137,7 @@ extension ConsoleTests {
                 try await harness.notifications().first { $0.0.payload.notificationType == .refund && $0.0.transaction?.payload.transactionID == bought })
             #expect(
                 try await client.post("/v1/notifications/appstore", token: nil, body: ByteBuffer(string: "{\"signedPayload\":\"\(refund.1)\"}")).status == .ok)
-            _ = try await harness.storage.grantEntitlement(
+            _ = try await harness.storage.console.grantEntitlement(
                 actor: "test", userID: user.userID, entitlement: "pro", until: Harness.start.addingTimeInterval(86_400), reason: "support",
                 idempotencyKey: "g")
 
@@ -200,14 +200,14 @@ extension ConsoleTests {
                     #expect(Self.alert(Self.text(refused))?.hasPrefix("The export was refused") == true, "\(forged)")
                 }
             }
-            let audited = try await api.harness.storage.auditLog(limit: 200, before: nil).entries.filter { $0.action == "export" }
+            let audited = try await api.harness.storage.console.auditLog(limit: 200, before: nil).entries.filter { $0.action == "export" }
             #expect(audited.isEmpty, "a refused export writes nothing")
             for href in links {
                 let answer = try await browser.get(href)
                 #expect(answer.status == .ok && answer.headers[.contentType] == "text/csv; charset=utf-8", "\(href)")
             }
         }
-        let exports = try await api.harness.storage.auditLog(limit: 200, before: nil).entries.filter { $0.action == "export" }
+        let exports = try await api.harness.storage.console.auditLog(limit: 200, before: nil).entries.filter { $0.action == "export" }
         #expect(exports.map { $0.target ?? "" }.sorted() == ["audit", "ledger", "notifications", "transactions"])
         #expect(!exports.contains { ($0.detail ?? "").contains("csrf") }, "the token is not written to the log")
     }

@@ -31,7 +31,7 @@ extension ConsoleTests {
         let harness = api.harness
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: user)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         let price = try #require(verified.payload.price)
         let currency = try #require(verified.payload.currency)
         let transactionID = try #require(verified.payload.transactionID)
@@ -79,7 +79,7 @@ extension ConsoleTests {
         let harness = api.harness
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: user)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         let price = try #require(verified.payload.price)
         let headers = [
             "days": "day,active_subscriptions,active_trials,new,renewed,churned,trials_started",
@@ -111,7 +111,7 @@ extension ConsoleTests {
             #expect(unknown.status == .badRequest)
             #expect(try await bob.get("/console/metrics.csv?table=days").status == .forbidden, "an export needs the session's token")
         }
-        let exports = try await api.harness.storage.auditLog(limit: 50, before: nil).entries.filter { $0.action == "export" }
+        let exports = try await api.harness.storage.console.auditLog(limit: 50, before: nil).entries.filter { $0.action == "export" }
         #expect(Set(exports.compactMap(\.target)) == Set(headers.keys.map { "metrics-\($0)" }))
         #expect(exports.allSatisfy { $0.actor == "operator:bob" && $0.detail?.contains("environment=Sandbox") == true })
     }
@@ -125,9 +125,9 @@ extension ConsoleTests {
         // Bought on 1 March, received on 2 March; another bought and received on 2 March.
         let (late, lateJWS) = try await harness.buy("com.tally.photo.credits.10", for: user)
         try await harness.advance(by: .seconds(86_400))
-        _ = try await harness.storage.deliver(late, jws: lateJWS, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(late, jws: lateJWS, presenter: user, orderID: nil)
         let (prompt, promptJWS) = try await harness.buy("com.tally.photo.credits.10", for: user)
-        _ = try await harness.storage.deliver(prompt, jws: promptJWS, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(prompt, jws: promptJWS, presenter: user, orderID: nil)
         let lateID = try #require(late.payload.transactionID)
         let promptID = try #require(prompt.payload.transactionID)
         let currency = try #require(prompt.payload.currency)
@@ -155,7 +155,7 @@ extension ConsoleTests {
             #expect(try await listed("currency=XXX").isEmpty)
             // A subscription's group, as Apple signed it.
             let (subscription, subscriptionJWS) = try await harness.buy("com.tally.pro.monthly", for: user)
-            _ = try await harness.storage.deliver(subscription, jws: subscriptionJWS, presenter: user, orderID: nil)
+            _ = try await harness.storage.purchases.deliver(subscription, jws: subscriptionJWS, presenter: user, orderID: nil)
             let group = try #require(subscription.payload.subscriptionGroupIdentifier)
             #expect(try await listed("group=\(group)") == [try #require(subscription.payload.transactionID)])
             #expect(try await listed("group=another-group").isEmpty)

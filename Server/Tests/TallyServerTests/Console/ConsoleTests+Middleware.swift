@@ -37,14 +37,14 @@ extension ConsoleTests {
                 #expect(answer.headers[.location] == "/console/login?next=" + back, "\(route)")
             }
         }
-        #expect(try await api.harness.storage.auditLog(limit: 50, before: nil).entries.isEmpty)
+        #expect(try await api.harness.storage.console.auditLog(limit: 50, before: nil).entries.isEmpty)
     }
 
     @Test func aReadOnlyOperatorIsRefusedEveryChangeAndNothingIsAudited() async throws {
         let api = try await API()
         try await Self.addOperator(api, "bob", role: .readOnly)
         let user = try await api.harness.user()
-        let grant = try await api.harness.storage.grantEntitlement(
+        let grant = try await api.harness.storage.console.grantEntitlement(
             actor: "test", userID: user.id, entitlement: "pro", until: Harness.start.addingTimeInterval(86_400), reason: "r", idempotencyKey: "g")
         let before = try await Self.credits(api, user.id).available
         let changes = Self.consoleRoutes(api).filter { $0.method == .post && !["/console/login", "/console/logout"].contains($0.path) }
@@ -66,8 +66,8 @@ extension ConsoleTests {
             }
         }
         #expect(try await Self.credits(api, user.id).available == before)
-        #expect(try await api.harness.storage.grantedEntitlements(userID: user.id).allSatisfy { $0.revokedAt == nil })
-        let bobs = try await api.harness.storage.auditLog(limit: 50, before: nil).entries.filter { $0.actor == "operator:bob" }
+        #expect(try await api.harness.storage.console.grantedEntitlements(userID: user.id).allSatisfy { $0.revokedAt == nil })
+        let bobs = try await api.harness.storage.console.auditLog(limit: 50, before: nil).entries.filter { $0.actor == "operator:bob" }
         #expect(bobs.map(\.action) == ["sign_in"])
     }
 
@@ -86,7 +86,7 @@ extension ConsoleTests {
             #expect(out.status == .seeOther)
             #expect(out.headers[.location] == "/console/login?next=/console")
         }
-        #expect(try await api.harness.storage.auditLog(limit: 50, before: nil).entries.allSatisfy { $0.action != "export" && $0.action != "sign_out" })
+        #expect(try await api.harness.storage.console.auditLog(limit: 50, before: nil).entries.allSatisfy { $0.action != "export" && $0.action != "sign_out" })
     }
 
     @Test func errorPagesSpeakTheOperatorsLanguage() async throws {

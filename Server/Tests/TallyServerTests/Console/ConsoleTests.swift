@@ -74,11 +74,11 @@ import Testing
     }
 
     static func addOperator(_ api: API, _ name: String, role: ConsoleRole) async throws {
-        try await api.harness.storage.saveOperator(name: name, passwordHash: try ConsolePasswords.hash(password), role: role)
+        try await api.harness.storage.console.saveOperator(name: name, passwordHash: try ConsolePasswords.hash(password), role: role)
     }
 
     static func credits(_ api: API, _ userID: String) async throws -> Balance {
-        let user = try #require(try await api.harness.storage.user(id: userID))
+        let user = try #require(try await api.harness.storage.users.user(id: userID))
         return try await api.harness.balance(user, "credits")
     }
 
@@ -135,7 +135,7 @@ import Testing
             #expect(forged.status == .forbidden)
             #expect(elsewhere.cookies.isEmpty)
         }
-        let audit = try await api.harness.storage.auditLog(limit: 50, before: nil).entries.map { "\($0.actor) \($0.action)" }
+        let audit = try await api.harness.storage.console.auditLog(limit: 50, before: nil).entries.map { "\($0.actor) \($0.action)" }
         #expect(audit.contains("operator:alice sign_in_failed") && audit.contains("operator:nobody sign_in_failed"))
         #expect(audit.contains("operator:alice sign_in") && audit.contains("operator:alice sign_out") && audit.contains("secret-key sign_in"))
     }
@@ -235,7 +235,7 @@ import Testing
             #expect(referred.status == .ok)
             #expect(try await Self.credits(api, user.userID).available == 6)
         }
-        let adjustments = try await api.harness.storage.auditLog(limit: 50, before: nil).entries.filter { $0.action == "adjust" }
+        let adjustments = try await api.harness.storage.console.auditLog(limit: 50, before: nil).entries.filter { $0.action == "adjust" }
         #expect(adjustments.count == 2)
         let first = try #require(adjustments.last)
         #expect(first.actor == "operator:alice")
@@ -274,7 +274,7 @@ import Testing
                 #expect(Self.alert(Self.text(response)) != nil, "\(change)")
             }
             #expect(try await Self.credits(api, user.userID).available == 2)
-            #expect(try await api.harness.storage.grantedEntitlements(userID: user.userID).isEmpty)
+            #expect(try await api.harness.storage.console.grantedEntitlements(userID: user.userID).isEmpty)
 
             // Lists: a wrong filter says which; an unknown user or notification is a 404 page.
             for uri in [
@@ -290,7 +290,8 @@ import Testing
                 #expect(try await browser.get(uri).status == .notFound, "\(uri)")
             }
         }
-        #expect(try await api.harness.storage.auditLog(limit: 50, before: nil).entries.allSatisfy { ["sign_in", "operator_saved"].contains($0.action) })
+        #expect(
+            try await api.harness.storage.console.auditLog(limit: 50, before: nil).entries.allSatisfy { ["sign_in", "operator_saved"].contains($0.action) })
     }
 
     @Test func whatUsersTypeIsEscapedEverywhere() async throws {
@@ -389,10 +390,10 @@ import Testing
     @Test func aSecretKeySessionEndsWhenTheKeyChanges() async throws {
         let api = try await API()
         let storage = api.harness.storage
-        try await storage.openSession(
+        try await storage.console.openSession(
             tokenHash: ConsoleSessionCookie.hash("old-key-session"), actor: "secret-key", role: .admin, csrfToken: "c",
             expiresAt: Harness.start.addingTimeInterval(3600), keyHash: ConsoleSessionCookie.hash("the previous key"))
-        try await storage.openSession(
+        try await storage.console.openSession(
             tokenHash: ConsoleSessionCookie.hash("current-key-session"), actor: "secret-key", role: .admin, csrfToken: "c",
             expiresAt: Harness.start.addingTimeInterval(3600), keyHash: ConsoleSessionCookie.hash(API.secret))
         try await api.test { client in
@@ -443,22 +444,24 @@ import Testing
         let api = try await API(backend)
         let storage = api.harness.storage
         let user = try await api.harness.user()
-        let grant = try await storage.grantEntitlement(
+        let grant = try await storage.console.grantEntitlement(
             actor: "alice", userID: user.id, entitlement: "pro", until: Harness.start.addingTimeInterval(86_400), reason: "r", idempotencyKey: "g")
-        let outcomes = await concurrently(8) { try await storage.revokeEntitlement(actor: "alice", userID: user.id, grantID: grant.id) }
+        let outcomes = await concurrently(8) { try await storage.console.revokeEntitlement(actor: "alice", userID: user.id, grantID: grant.id) }
         #expect(failures(outcomes).isEmpty, "\(failures(outcomes))")
         #expect(outcomes.compactMap { try? $0.get() }.filter { !$0.replayed }.count == 1)
-        #expect(try await storage.auditLog(limit: 50, before: nil).entries.filter { $0.action == "revoke_entitlement" }.count == 1)
+        #expect(try await storage.console.auditLog(limit: 50, before: nil).entries.filter { $0.action == "revoke_entitlement" }.count == 1)
     }
 
     @Test func operatorChangesAreAudited() async throws {
         let api = try await API()
         let storage = api.harness.storage
-        try await storage.saveOperator(name: "carol", passwordHash: try ConsolePasswords.hash(Self.password), role: .readOnly)
-        try await storage.saveOperator(name: "carol", passwordHash: try ConsolePasswords.hash(Self.password), role: .admin)
-        #expect(try await storage.removeOperator(name: "carol"))
-        #expect(try await !storage.removeOperator(name: "carol"))
-        let entries = try await storage.auditLog(limit: 10, before: nil).entries.reversed().map { "\($0.action) \($0.before ?? "-") \($0.after ?? "-")" }
+        try await storage.console.saveOperator(name: "carol", passwordHash: try ConsolePasswords.hash(Self.password), role: .readOnly)
+        try await storage.console.saveOperator(name: "carol", passwordHash: try ConsolePasswords.hash(Self.password), role: .admin)
+        #expect(try await storage.console.removeOperator(name: "carol"))
+        #expect(try await !storage.console.removeOperator(name: "carol"))
+        let entries = try await storage.console.auditLog(limit: 10, before: nil).entries.reversed().map {
+            "\($0.action) \($0.before ?? "-") \($0.after ?? "-")"
+        }
         #expect(
             entries == [
                 #"operator_saved - {"role":"read_only"}"#, #"operator_saved {"role":"read_only"} {"role":"admin"}"#,
@@ -491,7 +494,7 @@ import Testing
             #expect(pro.active && pro.productID == "granted")
             #expect(pro.expiresAt == ISO8601DateFormatter().date(from: "2026-04-01T00:00:00Z"))
 
-            let grants = try await api.harness.storage.grantedEntitlements(userID: user.userID)
+            let grants = try await api.harness.storage.console.grantedEntitlements(userID: user.userID)
             #expect(grants.count == 1)
             let revoked = try await browser.post(page + "/entitlements/\(grants[0].id)/revoke", ["csrf": form["csrf"]!])
             #expect(Self.notice(Self.text(revoked)) == "The entitlement was revoked.")
@@ -499,7 +502,7 @@ import Testing
             #expect(!account.entitlements.contains { $0.id == "pro" })
 
             // Past its date it stays listed but no longer in force.
-            let later = try await api.harness.storage.grantEntitlement(
+            let later = try await api.harness.storage.console.grantEntitlement(
                 actor: "test", userID: user.userID, entitlement: "pro", until: Harness.start.addingTimeInterval(3600), reason: "an hour",
                 idempotencyKey: "hour")
             #expect(later.replayed == false)
@@ -507,7 +510,7 @@ import Testing
             account = try API.decode(AccountResponse.self, try await client.get("/v1/me", token: user.userToken))
             #expect(account.entitlements.first { $0.id == "pro" }?.active == false)
         }
-        let actions = try await api.harness.storage.auditLog(limit: 50, before: nil).entries.map(\.action)
+        let actions = try await api.harness.storage.console.auditLog(limit: 50, before: nil).entries.map(\.action)
         #expect(actions.filter { $0 == "grant_entitlement" }.count == 2 && actions.filter { $0 == "revoke_entitlement" }.count == 1)
     }
 
@@ -524,7 +527,7 @@ import Testing
             let user = users[index % 2]
             let product = index % 3 == 0 ? "com.tally.photo.credits.10" : "com.tally.photo.credits.50"
             let (verified, jws) = try await harness.buy(product, for: user)
-            _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+            _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
             bought[verified.payload.transactionID!] = user.id
             if index % 5 == 0 { try await harness.advance(by: .seconds(1)) }
         }
@@ -571,7 +574,7 @@ import Testing
             #expect(entries.count == 25 && Set(entries).count == 25)
             #expect(Self.text(try await browser.get("/console/ledger.csv?kind=signup&csrf=\(csrf)")).split(separator: "\r\n").count == 3)
         }
-        let exports = try await api.harness.storage.auditLog(limit: 50, before: nil).entries.filter { $0.action == "export" }
+        let exports = try await api.harness.storage.console.auditLog(limit: 50, before: nil).entries.filter { $0.action == "export" }
         #expect(exports.map { $0.target ?? "" }.sorted() == ["ledger", "transactions"])
     }
 
@@ -595,7 +598,7 @@ import Testing
             let user = try await client.newUser()
             var refundable = ""
             for index in 0..<3 {
-                let account = try #require(try await harness.storage.user(id: user.userID))
+                let account = try #require(try await harness.storage.users.user(id: user.userID))
                 let (_, jws) = try await harness.buy("com.tally.photo.credits.50", for: account)
                 let response = try await client.post("/v1/me/purchases", token: user.userToken, body: API.body(PurchaseRequest(signedTransaction: jws)))
                 #expect(response.status == .ok)
@@ -610,8 +613,8 @@ import Testing
             #expect(bad.status == .unprocessableContent)
 
             let window = (from: Harness.start.addingTimeInterval(-86_400), to: Harness.start.addingTimeInterval(86_400))
-            let overview = try await harness.storage.overview(from: window.from, to: window.to, environment: nil)
-            let elsewhere = try await harness.storage.overview(from: window.from, to: window.to, environment: "Xcode")
+            let overview = try await harness.storage.console.overview(from: window.from, to: window.to, environment: nil)
+            let elsewhere = try await harness.storage.console.overview(from: window.from, to: window.to, environment: "Xcode")
             #expect(elsewhere.purchases == 0 && elsewhere.refunds == 0 && elsewhere.revenue.isEmpty, "the store's figures of one environment")
             #expect(overview.purchases == 3 && overview.refunds == 1)
             let revenue = try #require(overview.revenue.first)
@@ -688,11 +691,11 @@ import Testing
         }
         let control = Control()
         let counter = VerificationFailureCounter(
-            storage: harness.storage, interval: .seconds(5), now: { control.lock.withLock { control.start + control.offset } },
+            storage: harness.storage.console, interval: .seconds(5), now: { control.lock.withLock { control.start + control.offset } },
             later: { delay, work in control.lock.withLock { control.pending.append((delay, work)) } })
         let window = (from: Harness.start.addingTimeInterval(-120), to: Harness.start.addingTimeInterval(120))
         func counted() async throws -> Int64 {
-            try await harness.storage.verificationFailures(from: window.from, to: window.to).reduce(0) { $0 + $1.count }
+            try await harness.storage.console.verificationFailures(from: window.from, to: window.to).reduce(0) { $0 + $1.count }
         }
         await counter.count(source: "notification", code: "bad_signature")
         #expect(try await counted() == 1, "the first after a quiet spell is written at once")

@@ -23,9 +23,9 @@ import Testing
         let user = try await harness.user()
         #expect(try await Self.types(harness, user: user) == [.creditsGranted])
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: user, quantity: 2)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         // A replay changes nothing, so it writes nothing.
-        let replay = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        let replay = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         #expect(replay.replayed)
         let events = try await Self.events(harness, user: user)
         #expect(events.map(\.type) == [.creditsGranted, .purchaseGranted])
@@ -50,11 +50,11 @@ import Testing
         let before = try await Self.events(harness).count
         // Not enough credits: the spend fails, and nothing of it stays.
         await #expect(throws: StorageError.self) {
-            _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 500, idempotencyKey: "too-much"))
+            _ = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 500, idempotencyKey: "too-much"))
         }
         // The write fails after its event was written (a constraint the event cannot see): both go.
         await #expect(throws: (any Error).self) {
-            try await harness.storage.write { executor, time in
+            try await harness.storage.transactions.write { executor, time in
                 try await executor.outbox.emit(.creditsAdjusted, TallyEventData(userID: user.id))
                 try await executor.execute("INSERT INTO users (id, app_account_token, created_at) VALUES (?, ?, 0)", [.text(user.id), .text("x")])
             }
@@ -67,22 +67,23 @@ import Testing
         let harness = try await Harness(backend)
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: user)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
-        let spend = try await harness.storage.spend(
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        let spend = try await harness.storage.spending.spend(
             user: user, request: SpendRequest(currency: "credits", amount: 7, idempotencyKey: "s1", reference: "photo-1"))
-        _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 7, idempotencyKey: "s1", reference: "photo-1"))
-        let held = try await harness.storage.reserve(
+        _ = try await harness.storage.spending.spend(
+            user: user, request: SpendRequest(currency: "credits", amount: 7, idempotencyKey: "s1", reference: "photo-1"))
+        let held = try await harness.storage.spending.reserve(
             user: user, request: ReservationRequest(currency: "credits", amount: 3, ttlSeconds: 60, idempotencyKey: "r1"))
-        _ = try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 2)
-        let other = try await harness.storage.reserve(
+        _ = try await harness.storage.spending.commit(user: user, reservationID: held.reservationID, used: 2)
+        let other = try await harness.storage.spending.reserve(
             user: user, request: ReservationRequest(currency: "credits", amount: 1, ttlSeconds: 60, idempotencyKey: "r2"))
-        _ = try await harness.storage.release(user: user, reservationID: other.reservationID)
+        _ = try await harness.storage.spending.release(user: user, reservationID: other.reservationID)
         // Spent first from the oldest lot (sign-up's 2), the purchase's lot keeps 1 of 10: the refund leaves debt.
         try await harness.store.refund(transactionID: verified.payload.transactionID!)
         let (refund, refundJWS) = try #require(
             try await harness.notifications().last { $0.0.payload.notificationType == .refund })
-        #expect(try await harness.storage.apply(refund, jws: refundJWS) == .applied)
-        _ = try await harness.storage.adjust(
+        #expect(try await harness.storage.notifications.apply(refund, jws: refundJWS) == .applied)
+        _ = try await harness.storage.admin.adjust(
             userID: user.id, amount: Amount(currency: "credits", amount: 50), reason: "support", idempotencyKey: "a1")
 
         let events = try await Self.events(harness, user: user)
@@ -111,9 +112,9 @@ import Testing
         let user = try await harness.user()
         try await harness.store.updateSettings { $0.billingGracePeriodEnabled = true }
         let (verified, jws) = try await harness.buy("com.tally.pro.monthly", for: user)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         func applyAll() async throws {
-            for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.apply(notification, jws: signed) }
+            for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.notifications.apply(notification, jws: signed) }
         }
         try await applyAll()
         try await harness.advance(by: .seconds(8 * 86_400))
@@ -142,24 +143,24 @@ import Testing
         let harness = try await Harness(backend)
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.pro.monthly", for: user)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         let firstExpiry = try #require(verified.payload.expiresDate)
         // The store renews at the period's end; the server takes the renewal an hour before it,
         // as Apple's renewals arrive ahead of the end.
         try await harness.advance(by: .seconds(8 * 86_400))
         harness.clock.set(firstExpiry.addingTimeInterval(-3600))
-        for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.apply(notification, jws: signed) }
+        for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.notifications.apply(notification, jws: signed) }
         // The first period is refunded while the second goes on: access is unchanged.
         try await harness.store.refund(transactionID: verified.payload.transactionID!)
         let (refund, refundJWS) = try #require(try await harness.notifications().last { $0.0.payload.notificationType == .refund })
-        #expect(try await harness.storage.apply(refund, jws: refundJWS) == .applied)
+        #expect(try await harness.storage.notifications.apply(refund, jws: refundJWS) == .applied)
         let types = try await Self.types(harness, user: user).filter { $0 != .creditsGranted }
         #expect(
             types == [
                 .purchaseGranted, .subscriptionStarted, .entitlementGranted, .purchaseGranted, .subscriptionRenewed, .purchaseRefunded,
                 .subscriptionRevoked,
             ])
-        #expect(try await harness.storage.account(user: user).entitlements.first { $0.id == "pro" }?.active == true)
+        #expect(try await harness.storage.users.account(user: user).entitlements.first { $0.id == "pro" }?.active == true)
     }
 
     @Test(arguments: Backend.available)
@@ -167,11 +168,11 @@ import Testing
         let harness = try await Harness(backend)
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.zorya.lifetime", for: user)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         try await harness.store.refund(transactionID: verified.payload.transactionID!)
         let (refund, refundJWS) = try #require(try await harness.notifications().last { $0.0.payload.notificationType == .refund })
-        _ = try await harness.storage.apply(refund, jws: refundJWS)
-        _ = try await harness.storage.apply(refund, jws: refundJWS)
+        _ = try await harness.storage.notifications.apply(refund, jws: refundJWS)
+        _ = try await harness.storage.notifications.apply(refund, jws: refundJWS)
         let types = try await Self.types(harness, user: user).filter { $0 != .creditsGranted }
         #expect(types == [.purchaseGranted, .entitlementGranted, .purchaseRefunded, .entitlementRemoved])
     }
@@ -180,10 +181,10 @@ import Testing
     func operatorGrantsAndRevocationsOfEntitlementsAreEvents(backend: Backend) async throws {
         let harness = try await Harness(backend)
         let user = try await harness.user()
-        let grant = try await harness.storage.grantEntitlement(
+        let grant = try await harness.storage.console.grantEntitlement(
             actor: "ana", userID: user.id, entitlement: "pro", until: Harness.start.addingTimeInterval(86_400 * 7), reason: "support case",
             idempotencyKey: "g1")
-        _ = try await harness.storage.revokeEntitlement(actor: "ana", userID: user.id, grantID: grant.id)
+        _ = try await harness.storage.console.revokeEntitlement(actor: "ana", userID: user.id, grantID: grant.id)
         let events = try await Self.events(harness, user: user).filter { $0.type != .creditsGranted }
         #expect(events.map(\.type) == [.entitlementGranted, .entitlementRemoved])
         #expect(events.first?.data.actor == "ana" && events.first?.data.entitlements == ["pro"])
@@ -195,21 +196,21 @@ import Testing
             let harness = try await Harness(backend)
             let user = try await harness.user()
             let (monthly, monthlyJWS) = try await harness.buy("com.tally.pro.monthly", for: user)
-            _ = try await harness.storage.deliver(monthly, jws: monthlyJWS, presenter: user, orderID: nil)
+            _ = try await harness.storage.purchases.deliver(monthly, jws: monthlyJWS, presenter: user, orderID: nil)
             try await harness.store.refund(transactionID: monthly.payload.transactionID!)
             let (refund, refundJWS) = try #require(try await harness.notifications().last { $0.0.payload.notificationType == .refund })
             let (yearly, yearlyJWS) = try await harness.buy("com.tally.pro.yearly", for: user)
             // The refund takes "pro" away while a purchase of the other plan gives it back:
             // whichever commits first, the events must end where GET /v1/me does.
-            async let refunded = harness.storage.apply(refund, jws: refundJWS)
-            async let bought = harness.storage.deliver(yearly, jws: yearlyJWS, presenter: user, orderID: nil)
+            async let refunded = harness.storage.notifications.apply(refund, jws: refundJWS)
+            async let bought = harness.storage.purchases.deliver(yearly, jws: yearlyJWS, presenter: user, orderID: nil)
             _ = try await (refunded, bought)
             var active = Set<String>()
             for event in try await Self.events(harness, user: user) {
                 if event.type == .entitlementGranted { active.formUnion(event.data.entitlements ?? []) }
                 if event.type == .entitlementRemoved { active.subtract(event.data.entitlements ?? []) }
             }
-            let account = try await harness.storage.account(user: user)
+            let account = try await harness.storage.users.account(user: user)
             #expect(active == Set(account.entitlements.filter(\.active).map(\.id)))
             #expect(active == ["pro"])
         }
@@ -220,11 +221,11 @@ import Testing
         let metrics = Metrics()
         var storage = harness.storage
         storage.eventsCommitted = { types in for type in types { metrics.increment("tally_events_total", ["type": type.rawValue]) } }
-        let user = try await storage.createUser(appUserID: nil, tokenHash: nil).0
+        let user = try await storage.users.createUser(appUserID: nil, tokenHash: nil).0
         await #expect(throws: StorageError.self) {
-            _ = try await storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 500, idempotencyKey: "k"))
+            _ = try await storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 500, idempotencyKey: "k"))
         }
-        _ = try await storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 1, idempotencyKey: "k2"))
+        _ = try await storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 1, idempotencyKey: "k2"))
         #expect(metrics.value("tally_events_total", ["type": "credits.granted"]) == 1)
         #expect(metrics.value("tally_events_total", ["type": "credits.spent"]) == 1)
         #expect(metrics.exposition().contains("tally_events_total{type=\"credits.spent\"} 1"))

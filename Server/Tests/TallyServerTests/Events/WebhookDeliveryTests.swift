@@ -356,7 +356,7 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
             url: "https://spends.example.com/", description: "", eventTypes: [.creditsSpent], secret: .generate())
         let all = try await harness.storage.webhooks.createEndpoint(url: "https://all.example.com/", description: "", eventTypes: [], secret: .generate())
         let user = try await harness.user()
-        _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 1, idempotencyKey: "k"))
+        _ = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 1, idempotencyKey: "k"))
         let receiver = ScriptedReceiver()
         _ = try await Self.drain(Self.dispatcher(harness, receiver))
         let byURL = Dictionary(grouping: receiver.requests, by: \.url).mapValues { $0.map(\.event.type) }

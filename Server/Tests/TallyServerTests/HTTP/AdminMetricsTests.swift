@@ -61,7 +61,7 @@ import Testing
         let harness = api.harness
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: user)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         let price = try #require(verified.payload.price)
         let currency = try #require(verified.payload.currency)
         try await api.test { client in

@@ -18,7 +18,7 @@ import Testing
         let world = try await World(backend, database: database)
         /// Every figure of March and April, as the report reads them now.
         @Sendable func figures() async throws -> MetricsReport {
-            try await world.storage.metrics(MetricsQuery(from: World.day("2026-03-01"), through: World.day("2026-04-30")))
+            try await world.storage.metrics.metrics(MetricsQuery(from: World.day("2026-03-01"), through: World.day("2026-04-30")))
         }
         let longestCut = Highest()
         /// Runs `write` cut off at its 1st statement, then its 2nd, … until it runs whole;
@@ -43,7 +43,7 @@ import Testing
         }
         world.apply = { notification, jws in
             try await cutEverywhere(notification.payload.notificationType?.rawValue ?? "notification") {
-                _ = try await world.storage.apply(notification, jws: jws)
+                _ = try await world.storage.notifications.apply(notification, jws: jws)
             }
         }
 
@@ -57,7 +57,7 @@ import Testing
         try await world.buy(buyer, World.credits50)  // 7_990, +50
         try await world.advance(to: "2026-03-02T10:00:00Z")
         try await cutEverywhere("spend") {
-            _ = try await world.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 20, idempotencyKey: "s1"))
+            _ = try await world.storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 20, idempotencyKey: "s1"))
         }
         try await world.advance(to: "2026-03-03T10:00:00Z")
         let ten = try await world.buy(buyer, World.credits10)  // 1_990, +10

@@ -678,7 +678,7 @@ import Testing
         try await world.advance(to: "2026-03-01T10:00:00Z")
         try await world.buy(customer, World.credits50)  // 7_990, +50
         try await world.advance(to: "2026-03-02T10:00:00Z")
-        _ = try await world.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 20, idempotencyKey: "s1"))
+        _ = try await world.storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 20, idempotencyKey: "s1"))
         try await world.advance(to: "2026-03-03T10:00:00Z")
         let ten = try await world.buy(customer, World.credits10)  // 1_990, +10
         try await world.advance(to: "2026-03-04T10:00:00Z")
@@ -702,9 +702,9 @@ import Testing
         try await world.advance(to: "2026-03-06T10:00:00Z")
         try await world.reverseRefund(customer, ten)  // the 10 come back
         try await world.advance(to: "2026-03-07T10:00:00Z")
-        let reservation = try await world.storage.reserve(
+        let reservation = try await world.storage.spending.reserve(
             user: user, request: ReservationRequest(currency: "credits", amount: 5, ttlSeconds: 600, idempotencyKey: "r1"))
-        _ = try await world.storage.commit(user: user, reservationID: reservation.reservationID, used: 3)
+        _ = try await world.storage.spending.commit(user: user, reservationID: reservation.reservationID, used: 3)
         try await world.advance(to: "2026-03-10T12:00:00Z")
 
         let reversed = try await world.metrics("2026-03-01", "2026-03-09")
@@ -718,7 +718,7 @@ import Testing
         #expect(reversed.credits("credits").spent == 23)
         #expect(reversed.credits("credits").outstanding == 39)
         // Outstanding is what the user holds.
-        let balance = try #require(try await world.storage.account(user: user).balances.first { $0.currency == "credits" })
+        let balance = try #require(try await world.storage.users.account(user: user).balances.first { $0.currency == "credits" })
         #expect(balance.available + balance.held - balance.debt == 39)
 
         // A window of the first day alone: sold 50, nothing spent, 2 + 50 = 52 held at its end.
@@ -775,7 +775,7 @@ import Testing
             try await world.metrics("2026-03-01", "2027-04-05")
         }
         // Instants within a day name that day: the same one-day window.
-        let oneDay = try await world.storage.metrics(
+        let oneDay = try await world.storage.metrics.metrics(
             MetricsQuery(from: World.instant("2026-03-01T23:59:59Z"), through: World.instant("2026-03-01T00:00:01Z")))
         #expect(oneDay.days.map(\.start) == [World.day("2026-03-01")])
     }

@@ -127,7 +127,7 @@ final class MetricsWorld: @unchecked Sendable {
         let store = try SimulatedAppStore(configuration: configuration, authority: Harness.authority, time: .manual(start: Self.start))
         try await store.advance(by: .seconds(now.timeIntervalSince(Self.start)))
         if gracePeriod { try await store.updateSettings { $0.billingGracePeriodEnabled = true } }
-        let user = withUser ? try await storage.createUser(appUserID: nil, tokenHash: UUID().uuidString).0 : nil
+        let user = withUser ? try await storage.users.createUser(appUserID: nil, tokenHash: UUID().uuidString).0 : nil
         let customer = Customer(store: store, user: user)
         customers.append(customer)
         return customer
@@ -160,7 +160,7 @@ final class MetricsWorld: @unchecked Sendable {
             if let apply {
                 try await apply(verified, notification.signedPayload)
             } else {
-                _ = try await storage.apply(verified, jws: notification.signedPayload)
+                _ = try await storage.notifications.apply(verified, jws: notification.signedPayload)
             }
         }
     }
@@ -205,14 +205,14 @@ final class MetricsWorld: @unchecked Sendable {
         let copy = try await customer.store.shareWithFamily(transactionID: transaction.transactionID)
         let verified = try await verifier.verifyTransaction(copy.jws).get()
         #expect(verified.payload.inAppOwnershipType == .familyShared)
-        try await storage.recordFromApple(verified, jws: copy.jws, renewal: nil, renewalJWS: nil)
+        try await storage.notifications.recordFromApple(verified, jws: copy.jws, renewal: nil, renewalJWS: nil)
     }
 
     /// The metrics of the days `from` through `through` (`yyyy-MM-dd`).
     func metrics(
         _ from: String, _ through: String, environment: String = "Production", productID: String? = nil, group: String? = nil
     ) async throws -> MetricsReport {
-        try await storage.metrics(
+        try await storage.metrics.metrics(
             MetricsQuery(from: Self.day(from), through: Self.day(through), environment: environment, productID: productID, subscriptionGroup: group))
     }
 

@@ -13,8 +13,8 @@ import Testing
         let buyer = try await harness.user()
         let other = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: buyer)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: buyer, orderID: nil)
-        _ = try await harness.storage.spend(user: buyer, request: SpendRequest(currency: "credits", amount: 7, idempotencyKey: "s1"))
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: buyer, orderID: nil)
+        _ = try await harness.storage.spending.spend(user: buyer, request: SpendRequest(currency: "credits", amount: 7, idempotencyKey: "s1"))
         return (harness, buyer, other)
     }
 

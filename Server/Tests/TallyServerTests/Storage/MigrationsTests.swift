@@ -40,7 +40,7 @@ import Testing
         let harness = try await Harness(backend, database: database)
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: user)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         let audit = try await DatabaseAudit.run(on: database)
         #expect(audit.isConsistent)
         #expect(audit.migrations == Self.recorded)
@@ -67,7 +67,7 @@ import Testing
         let harness = try await Harness(backend, database: database)
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: user)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         // As `0005_metrics` leaves a database that had data: no rollups, not built.
         _ = try await database.write { executor in
             try await executor.execute("DELETE FROM metric_days", [])
@@ -84,7 +84,7 @@ import Testing
         let after = try await DatabaseAudit.run(on: database)
         #expect(after.isConsistent, "\(after.rollupDifferences)")
         let day = try #require(verified.payload.purchaseDate)
-        let report = try await harness.storage.metrics(MetricsQuery(from: day, through: day, environment: verified.payload.environment!.rawValue))
+        let report = try await harness.storage.metrics.metrics(MetricsQuery(from: day, through: day, environment: verified.payload.environment!.rawValue))
         #expect(report.revenue.map(\.purchases).reduce(0, +) == 1)
         #expect(report.credits.first { $0.currency == "credits" }?.sold == 50)
     }

@@ -43,7 +43,10 @@ import Testing
                     for _ in 0..<3 {
                         group.addTask {
                             do {
-                                return (verified.payload.transactionID!, .success(try await storage.deliver(verified, jws: jws, presenter: user, orderID: nil)))
+                                return (
+                                    verified.payload.transactionID!,
+                                    .success(try await storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil))
+                                )
                             } catch {
                                 return (verified.payload.transactionID!, .failure(error))
                             }
@@ -54,7 +57,7 @@ import Testing
             for (notification, jws) in charges {
                 for storage in instances {
                     group.addTask {
-                        _ = try? await storage.apply(notification, jws: jws)
+                        _ = try? await storage.notifications.apply(notification, jws: jws)
                         return nil
                     }
                 }
@@ -70,7 +73,7 @@ import Testing
             #expect(responses.allSatisfy { $0.granted == [Amount(currency: "credits", amount: grant.amount)] })
             // The notification may have granted it first; then every post is a replay.
             #expect(responses.filter { !$0.replayed }.count <= 1)
-            let entries = try await harness.storage.ledger(user: user, currency: "credits", kind: "purchase", limit: 50, cursor: nil).entries
+            let entries = try await harness.storage.users.ledger(user: user, currency: "credits", kind: "purchase", limit: 50, cursor: nil).entries
             #expect(entries.filter { $0.transactionID == id }.map(\.amount) == [grant.amount])
         }
         for user in users {
@@ -89,7 +92,7 @@ import Testing
                             group.addTask {
                                 let request = SpendRequest(currency: "credits", amount: amount, idempotencyKey: key, reference: key)
                                 do {
-                                    return (user.id, key, .success(try await storage.spend(user: user, request: request)))
+                                    return (user.id, key, .success(try await storage.spending.spend(user: user, request: request)))
                                 } catch {
                                     return (user.id, key, .failure(error))
                                 }
@@ -111,7 +114,7 @@ import Testing
             }
             let balance = try await harness.balance(user, "credits")
             #expect(balance.available == 0 && balance.held == 0 && balance.debt == 0)
-            let entries = try await instances[1].ledger(user: user, currency: "credits", kind: "spend", limit: 50, cursor: nil).entries
+            let entries = try await instances[1].users.ledger(user: user, currency: "credits", kind: "spend", limit: 50, cursor: nil).entries
             #expect(entries.map(\.amount).sorted() == amounts.map { -$0.amount }.sorted())
         }
         try await harness.checkInvariants()

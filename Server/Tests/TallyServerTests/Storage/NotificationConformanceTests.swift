@@ -18,24 +18,24 @@ import Testing
         let harness = try await Harness(backend)
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: user)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
-        _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 7, idempotencyKey: "s1"))
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 7, idempotencyKey: "s1"))
         // Signup lot (2) went first, then 5 of the 10-pack: 5 of it are unspent.
         try await harness.store.refund(transactionID: verified.payload.transactionID!)
         let (refund, refundJWS) = try #require(try await notifications(harness, .refund).last)
-        #expect(try await harness.storage.apply(refund, jws: refundJWS) == .applied)
+        #expect(try await harness.storage.notifications.apply(refund, jws: refundJWS) == .applied)
         let after = try await harness.balance(user, "credits")
         #expect(after.available == 0)
         #expect(after.debt == 5)
         // The next grant repays the debt first.
         let (next, nextJWS) = try await harness.buy("com.tally.photo.credits.10", for: user)
-        let response = try await harness.storage.deliver(next, jws: nextJWS, presenter: user, orderID: nil)
+        let response = try await harness.storage.purchases.deliver(next, jws: nextJWS, presenter: user, orderID: nil)
         #expect(response.balances.first { $0.currency == "credits" }?.available == 5)
         #expect(try await harness.balance(user, "credits").debt == 0)
         // Reversed: what was taken comes back.
         try await harness.store.reverseRefund(transactionID: verified.payload.transactionID!)
         let (reversal, reversalJWS) = try #require(try await notifications(harness, .refundReversed).last)
-        #expect(try await harness.storage.apply(reversal, jws: reversalJWS) == .applied)
+        #expect(try await harness.storage.notifications.apply(reversal, jws: reversalJWS) == .applied)
         #expect(try await harness.balance(user, "credits").available == 15)
         try await harness.checkInvariants()
     }
@@ -46,8 +46,8 @@ import Testing
         let user = try await harness.user()
         _ = try await harness.buy("com.tally.photo.credits.50", for: user)
         let (charge, jws) = try #require(try await notifications(harness, .oneTimeCharge).last)
-        #expect(try await harness.storage.apply(charge, jws: jws) == .applied)
-        #expect(try await harness.storage.apply(charge, jws: jws) == .duplicate)
+        #expect(try await harness.storage.notifications.apply(charge, jws: jws) == .applied)
+        #expect(try await harness.storage.notifications.apply(charge, jws: jws) == .duplicate)
         #expect(try await harness.balance(user, "credits").available == 52)
         try await harness.checkInvariants()
     }
@@ -69,7 +69,7 @@ import Testing
             payload.data?.signedTransactionInfo = try Harness.authority.sign(transaction)
             let jws = try Harness.authority.sign(payload)
             let forged = try await harness.verifier.verifyNotification(jws, includingSignedData: true).get()
-            await #expect(throws: StorageError(.invalidRequest, "")) { try await harness.storage.apply(forged, jws: jws) }
+            await #expect(throws: StorageError(.invalidRequest, "")) { try await harness.storage.notifications.apply(forged, jws: jws) }
         }
         #expect(try await harness.balance(user, "credits").available == 2)
         try await harness.checkInvariants()
@@ -81,8 +81,8 @@ import Testing
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: user)
         let (charge, chargeJWS) = try #require(try await notifications(harness, .oneTimeCharge).last)
-        _ = try await harness.storage.apply(charge, jws: chargeJWS)
-        let response = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.notifications.apply(charge, jws: chargeJWS)
+        let response = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         #expect(response.replayed)
         #expect(response.granted == [Amount(currency: "credits", amount: 50)])
         #expect(try await harness.balance(user, "credits").available == 52)
@@ -100,9 +100,9 @@ import Testing
             for index in 0..<10 {
                 group.addTask {
                     if index.isMultiple(of: 2) {
-                        _ = try await storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+                        _ = try await storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
                     } else {
-                        _ = try await storage.apply(charge, jws: chargeJWS)
+                        _ = try await storage.notifications.apply(charge, jws: chargeJWS)
                     }
                 }
             }
@@ -118,9 +118,9 @@ import Testing
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: nil)
         let (charge, chargeJWS) = try #require(try await notifications(harness, .oneTimeCharge).last)
-        #expect(try await harness.storage.apply(charge, jws: chargeJWS) == .applied)
+        #expect(try await harness.storage.notifications.apply(charge, jws: chargeJWS) == .applied)
         #expect(try await harness.balance(user, "credits").available == 2)
-        let response = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        let response = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         #expect(!response.replayed)
         #expect(try await harness.balance(user, "credits").available == 12)
         try await harness.checkInvariants()
@@ -134,13 +134,13 @@ import Testing
             let harness = try await Harness(backend)
             let user = try await harness.user()
             let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: user)
-            _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+            _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
             try await harness.store.refund(transactionID: verified.payload.transactionID!)
             try await harness.advance(by: .seconds(60))
             try await harness.store.reverseRefund(transactionID: verified.payload.transactionID!)
             var events = [try #require(try await notifications(harness, .refund).last), try #require(try await notifications(harness, .refundReversed).last)]
             if reversed { events.reverse() }
-            for (notification, signed) in events { _ = try await harness.storage.apply(notification, jws: signed) }
+            for (notification, signed) in events { _ = try await harness.storage.notifications.apply(notification, jws: signed) }
             finals.append(try await harness.balance(user, "credits").available)
             try await harness.checkInvariants()
         }
@@ -154,9 +154,9 @@ import Testing
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: user)
         try await harness.store.refund(transactionID: verified.payload.transactionID!)
         let (refund, refundJWS) = try #require(try await notifications(harness, .refund).last)
-        _ = try await harness.storage.apply(refund, jws: refundJWS)
+        _ = try await harness.storage.notifications.apply(refund, jws: refundJWS)
         // The client, unaware, posts the original JWS: it is recognised, nothing is granted, and it can be finished.
-        let response = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        let response = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         #expect(response.granted.isEmpty)
         #expect(try await harness.balance(user, "credits").available == 2)
         try await harness.checkInvariants()
@@ -168,28 +168,28 @@ import Testing
         let user = try await harness.user()
         try await harness.store.updateSettings { $0.billingGracePeriodEnabled = true }
         let (verified, jws) = try await harness.buy("com.tally.pro.monthly", for: user)
-        let purchase = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        let purchase = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         #expect(purchase.entitlements.first { $0.id == "pro" }?.active == true)
-        for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.apply(notification, jws: signed) }
-        #expect(try await harness.storage.account(user: user).subscriptions.first?.willRenew == true)
+        for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.notifications.apply(notification, jws: signed) }
+        #expect(try await harness.storage.users.account(user: user).subscriptions.first?.willRenew == true)
 
         // The trial renews into a paid month; the renewal arrives only as a notification.
         try await harness.advance(by: .seconds(8 * 86_400))
-        for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.apply(notification, jws: signed) }
-        var account = try await harness.storage.account(user: user)
+        for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.notifications.apply(notification, jws: signed) }
+        var account = try await harness.storage.users.account(user: user)
         #expect(account.entitlements.first { $0.id == "pro" }?.active == true)
         #expect(account.subscriptions.first?.status == .active)
 
         // The next renewal fails: grace keeps access, then it lapses.
         try await harness.store.failNextRenewal(originalTransactionID: verified.payload.originalTransactionID!)
         try await harness.advance(by: .seconds(31 * 86_400))
-        for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.apply(notification, jws: signed) }
-        account = try await harness.storage.account(user: user)
+        for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.notifications.apply(notification, jws: signed) }
+        account = try await harness.storage.users.account(user: user)
         #expect(account.subscriptions.first?.status == .gracePeriod)
         #expect(account.entitlements.first { $0.id == "pro" }.map { $0.active && $0.inGracePeriod } == true)
         try await harness.advance(by: .seconds(17 * 86_400))
-        for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.apply(notification, jws: signed) }
-        account = try await harness.storage.account(user: user)
+        for (notification, signed) in try await harness.notifications() { _ = try await harness.storage.notifications.apply(notification, jws: signed) }
+        account = try await harness.storage.users.account(user: user)
         #expect(account.subscriptions.first?.status == .billingRetry)
         #expect(account.entitlements.first { $0.id == "pro" }?.active == false)
         try await harness.checkInvariants()
@@ -200,12 +200,12 @@ import Testing
         let harness = try await Harness(backend)
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.zorya.lifetime", for: user)
-        let response = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        let response = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         #expect(response.entitlements.map(\.id) == ["zorya.lifetime"])
         try await harness.store.refund(transactionID: verified.payload.transactionID!)
         let (refund, refundJWS) = try #require(try await notifications(harness, .refund).last)
-        _ = try await harness.storage.apply(refund, jws: refundJWS)
-        #expect(try await harness.storage.account(user: user).entitlements.isEmpty)
+        _ = try await harness.storage.notifications.apply(refund, jws: refundJWS)
+        #expect(try await harness.storage.users.account(user: user).entitlements.isEmpty)
     }
 
     @Test(arguments: Backend.available)
@@ -213,11 +213,11 @@ import Testing
         let harness = try await Harness(backend)
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: user)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
-        _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 4, idempotencyKey: "c"))
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 4, idempotencyKey: "c"))
         try await harness.store.requestConsumptionInformation(transactionID: verified.payload.transactionID!)
         let (request, requestJWS) = try #require(try await notifications(harness, .consumptionRequest).last)
-        #expect(try await harness.storage.apply(request, jws: requestJWS) == .applied)
+        #expect(try await harness.storage.notifications.apply(request, jws: requestJWS) == .applied)
         let json = try await harness.database.read { executor in
             try await executor.query("SELECT consumption_json FROM consumption_requests", []).first?.text("consumption_json")
         }
@@ -231,32 +231,34 @@ import Testing
     func ordersAreFulfilledByTheirPurchaseAndCanFailOrExpire(backend: Backend) async throws {
         let harness = try await Harness(backend)
         let user = try await harness.user()
-        let order = try await harness.storage.createOrder(user: user, productID: "com.tally.photo.credits.10")
+        let order = try await harness.storage.purchases.createOrder(user: user, productID: "com.tally.photo.credits.10")
         #expect(order.status == .created)
         #expect(order.appAccountToken == user.appAccountToken)
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: user)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: order.orderID)
-        let fulfilled = try await harness.storage.order(user: user, id: order.orderID)
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: order.orderID)
+        let fulfilled = try await harness.storage.purchases.order(user: user, id: order.orderID)
         #expect(fulfilled.status == .fulfilled)
         #expect(fulfilled.transactionID == verified.payload.transactionID)
 
-        let other = try await harness.storage.createOrder(user: user, productID: "com.tally.photo.credits.50")
+        let other = try await harness.storage.purchases.createOrder(user: user, productID: "com.tally.photo.credits.50")
         let (wrong, wrongJWS) = try await harness.buy("com.tally.photo.credits.10", for: user)
         await #expect(throws: StorageError.Code.orderMismatch) {
-            do { _ = try await harness.storage.deliver(wrong, jws: wrongJWS, presenter: user, orderID: other.orderID) } catch let error as StorageError {
+            do { _ = try await harness.storage.purchases.deliver(wrong, jws: wrongJWS, presenter: user, orderID: other.orderID) } catch let error
+                as StorageError
+            {
                 throw error.code
             }
         }
         // The mismatch changed nothing: the purchase can still be delivered without the order.
-        #expect(try await harness.storage.deliver(wrong, jws: wrongJWS, presenter: user, orderID: nil).replayed == false)
-        #expect(try await harness.storage.failOrder(user: user, id: other.orderID, reason: "cancelled").status == .failed)
+        #expect(try await harness.storage.purchases.deliver(wrong, jws: wrongJWS, presenter: user, orderID: nil).replayed == false)
+        #expect(try await harness.storage.purchases.failOrder(user: user, id: other.orderID, reason: "cancelled").status == .failed)
 
-        let stale = try await harness.storage.createOrder(user: user, productID: "com.tally.echo.3hours")
+        let stale = try await harness.storage.purchases.createOrder(user: user, productID: "com.tally.echo.3hours")
         try await harness.advance(by: .seconds(86_401))
-        #expect(try await harness.storage.order(user: user, id: stale.orderID).status == .expired)
+        #expect(try await harness.storage.purchases.order(user: user, id: stale.orderID).status == .expired)
         let stranger = try await harness.user()
         await #expect(throws: StorageError.Code.notFound) {
-            do { _ = try await harness.storage.order(user: stranger, id: order.orderID) } catch let error as StorageError { throw error.code }
+            do { _ = try await harness.storage.purchases.order(user: stranger, id: order.orderID) } catch let error as StorageError { throw error.code }
         }
     }
 
@@ -265,16 +267,16 @@ import Testing
         let harness = try await Harness(backend)
         let user = try await harness.user()
         for index in 0..<2 {
-            _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 1, idempotencyKey: "p\(index)"))
+            _ = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 1, idempotencyKey: "p\(index)"))
         }
-        let first = try await harness.storage.ledger(user: user, currency: "credits", kind: nil, limit: 2, cursor: nil)
+        let first = try await harness.storage.users.ledger(user: user, currency: "credits", kind: nil, limit: 2, cursor: nil)
         #expect(first.entries.map(\.kind) == [.spend, .spend])
         let cursor = try #require(first.nextCursor.flatMap(Int64.init))
         // New entries after the first page do not shift the second.
-        let second = try await harness.storage.ledger(user: user, currency: "credits", kind: nil, limit: 2, cursor: cursor)
+        let second = try await harness.storage.users.ledger(user: user, currency: "credits", kind: nil, limit: 2, cursor: cursor)
         #expect(second.entries.map(\.kind) == [.signup])
         #expect(second.nextCursor == nil)
-        let onlySignup = try await harness.storage.ledger(user: user, currency: nil, kind: "signup", limit: 10, cursor: nil)
+        let onlySignup = try await harness.storage.users.ledger(user: user, currency: nil, kind: "signup", limit: 10, cursor: nil)
         #expect(onlySignup.entries.count == 1)
     }
 
@@ -282,17 +284,19 @@ import Testing
     func adminAdjustmentsAreIdempotentAndANegativeOneCanLeaveDebt(backend: Backend) async throws {
         let harness = try await Harness(backend)
         let user = try await harness.user()
-        let plus = try await harness.storage.adjust(userID: user.id, amount: Amount(currency: "credits", amount: 5), reason: "support", idempotencyKey: "a1")
+        let plus = try await harness.storage.admin.adjust(
+            userID: user.id, amount: Amount(currency: "credits", amount: 5), reason: "support", idempotencyKey: "a1")
         #expect(plus.balance.available == 7)
         #expect(
-            try await harness.storage.adjust(userID: user.id, amount: Amount(currency: "credits", amount: 5), reason: "support", idempotencyKey: "a1").replayed)
-        let minus = try await harness.storage.adjust(
+            try await harness.storage.admin.adjust(userID: user.id, amount: Amount(currency: "credits", amount: 5), reason: "support", idempotencyKey: "a1")
+                .replayed)
+        let minus = try await harness.storage.admin.adjust(
             userID: user.id, amount: Amount(currency: "credits", amount: -10), reason: "chargeback", idempotencyKey: "a2")
         #expect(minus.balance.available == 0)
         #expect(minus.balance.debt == 3)
         await #expect(throws: StorageError.Code.notFound) {
             do {
-                _ = try await harness.storage.adjust(userID: "nobody", amount: Amount(currency: "credits", amount: 1), reason: "x", idempotencyKey: "a3")
+                _ = try await harness.storage.admin.adjust(userID: "nobody", amount: Amount(currency: "credits", amount: 1), reason: "x", idempotencyKey: "a3")
             } catch let error as StorageError { throw error.code }
         }
         try await harness.checkInvariants()

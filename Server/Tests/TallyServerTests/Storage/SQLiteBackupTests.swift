@@ -30,8 +30,8 @@ import Glibc
         let buyer = try await harness.user()
         _ = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: buyer)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: buyer, orderID: nil)
-        _ = try await harness.storage.spend(user: buyer, request: SpendRequest(currency: "credits", amount: 7, idempotencyKey: "s1"))
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: buyer, orderID: nil)
+        _ = try await harness.storage.spending.spend(user: buyer, request: SpendRequest(currency: "credits", amount: 7, idempotencyKey: "s1"))
         return harness
     }
 
@@ -75,7 +75,7 @@ import Glibc
         // The live database moves on after the backup.
         let late = try await harness!.user()
         let (verified, jws) = try await harness!.buy("com.tally.photo.credits.10", for: late)
-        _ = try await harness!.storage.deliver(verified, jws: jws, presenter: late, orderID: nil)
+        _ = try await harness!.storage.purchases.deliver(verified, jws: jws, presenter: late, orderID: nil)
         let liveAudit = try await DatabaseAudit.run(on: harness!.database)
         #expect(liveAudit.storeTransactions == 2)
 

@@ -18,20 +18,20 @@ import Testing
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: user)
 
         let purchase = try await database.statements {
-            _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+            _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         }
         let spend = try await database.statements {
-            _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 3, idempotencyKey: "s1"))
+            _ = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 3, idempotencyKey: "s1"))
         }
-        let held = try await harness.storage.reserve(
+        let held = try await harness.storage.spending.reserve(
             user: user, request: ReservationRequest(currency: "credits", amount: 2, ttlSeconds: 60, idempotencyKey: "r1"))
         let commit = try await database.statements {
-            _ = try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 1)
+            _ = try await harness.storage.spending.commit(user: user, reservationID: held.reservationID, used: 1)
         }
         try await harness.store.refund(transactionID: verified.payload.transactionID!)
         let (refund, refundJWS) = try #require(try await harness.notifications().last { $0.0.payload.notificationType == .refund })
         let refunded = try await database.statements {
-            let outcome = try await harness.storage.apply(refund, jws: refundJWS)
+            let outcome = try await harness.storage.notifications.apply(refund, jws: refundJWS)
             #expect(outcome == .applied)
         }
 

@@ -10,16 +10,16 @@ import Testing
     @Test(arguments: Backend.available)
     func newUsersReceiveTheSignupGrant(backend: Backend) async throws {
         let harness = try await Harness(backend)
-        let (user, created, granted) = try await harness.storage.createUser(appUserID: nil, tokenHash: "t1")
+        let (user, created, granted) = try await harness.storage.users.createUser(appUserID: nil, tokenHash: "t1")
         #expect(created)
         #expect(granted == [Amount(currency: "credits", amount: 2)])
         #expect(try await harness.balance(user, "credits").available == 2)
-        #expect(try await harness.storage.user(tokenHash: "t1") == user)
+        #expect(try await harness.storage.users.user(tokenHash: "t1") == user)
         // The app's own id returns the same user, with another token, and no second grant.
-        let (first, _, _) = try await harness.storage.createUser(appUserID: "app-42", tokenHash: "t2")
-        let (again, createdAgain, grantedAgain) = try await harness.storage.createUser(appUserID: "app-42", tokenHash: "t3")
+        let (first, _, _) = try await harness.storage.users.createUser(appUserID: "app-42", tokenHash: "t2")
+        let (again, createdAgain, grantedAgain) = try await harness.storage.users.createUser(appUserID: "app-42", tokenHash: "t3")
         #expect(again.id == first.id && !createdAgain && grantedAgain.isEmpty)
-        #expect(try await harness.storage.user(tokenHash: "t3")?.id == first.id)
+        #expect(try await harness.storage.users.user(tokenHash: "t3")?.id == first.id)
         #expect(try await harness.balance(first, "credits").available == 2)
         try await harness.checkInvariants()
     }
@@ -29,11 +29,11 @@ import Testing
         let harness = try await Harness(backend)
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.50", for: user)
-        let first = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        let first = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         #expect(first.granted == [Amount(currency: "credits", amount: 50)])
         #expect(!first.replayed)
         #expect(first.balances.first { $0.currency == "credits" }?.available == 52)
-        let again = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        let again = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         #expect(again.replayed)
         #expect(again.granted == first.granted)
         #expect(again.balances == first.balances)
@@ -46,7 +46,7 @@ import Testing
         let harness = try await Harness(backend)
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.zorya.report.career", for: user, quantity: 3)
-        let response = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        let response = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         #expect(response.granted == [Amount(currency: "report.career", amount: 3)])
         try await harness.checkInvariants()
     }
@@ -59,13 +59,13 @@ import Testing
         var expected = Set<String>()
         for _ in 0..<7 {
             let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: user)
-            _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+            _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
             expected.insert(try #require(verified.payload.transactionID))
         }
         var seen: [String] = []
         var cursor: AdminCursor?
         repeat {
-            let page = try await harness.storage.adminTransactions(AdminTransactionQuery(text: user.id, limit: 2, cursor: cursor))
+            let page = try await harness.storage.admin.adminTransactions(AdminTransactionQuery(text: user.id, limit: 2, cursor: cursor))
             seen += page.transactions.map(\.transactionID)
             cursor = try page.nextCursor.map { try #require(AdminCursor(text: $0)) }
         } while cursor != nil
@@ -80,7 +80,7 @@ import Testing
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.100", for: user)
         let storage = harness.storage
         let responses = try await withThrowingTaskGroup(of: PurchaseResponse.self) { group in
-            for _ in 0..<20 { group.addTask { try await storage.deliver(verified, jws: jws, presenter: user, orderID: nil) } }
+            for _ in 0..<20 { group.addTask { try await storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(responses.count == 20)
@@ -96,13 +96,13 @@ import Testing
         let thief = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: owner)
         await #expect(throws: StorageError.Code.transactionBelongsToAnotherUser) {
-            do { _ = try await harness.storage.deliver(verified, jws: jws, presenter: thief, orderID: nil) } catch let error as StorageError {
+            do { _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: thief, orderID: nil) } catch let error as StorageError {
                 throw error.code
             }
         }
         #expect(try await harness.balance(thief, "credits").available == 2)
         // The owner still gets it.
-        #expect(try await harness.storage.deliver(verified, jws: jws, presenter: owner, orderID: nil).granted.count == 1)
+        #expect(try await harness.storage.purchases.deliver(verified, jws: jws, presenter: owner, orderID: nil).granted.count == 1)
         try await harness.checkInvariants()
     }
 
@@ -112,13 +112,13 @@ import Testing
         let first = try await harness.user()
         let second = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: nil)
-        #expect(try await harness.storage.deliver(verified, jws: jws, presenter: first, orderID: nil).replayed == false)
+        #expect(try await harness.storage.purchases.deliver(verified, jws: jws, presenter: first, orderID: nil).replayed == false)
         await #expect(throws: StorageError.Code.transactionBelongsToAnotherUser) {
-            do { _ = try await harness.storage.deliver(verified, jws: jws, presenter: second, orderID: nil) } catch let error as StorageError {
+            do { _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: second, orderID: nil) } catch let error as StorageError {
                 throw error.code
             }
         }
-        let page = try await harness.storage.adminTransactions(AdminTransactionQuery(text: verified.payload.transactionID))
+        let page = try await harness.storage.admin.adminTransactions(AdminTransactionQuery(text: verified.payload.transactionID))
         #expect(page.transactions.first?.userID == first.id)
         try await harness.checkInvariants()
     }
@@ -129,9 +129,9 @@ import Testing
         let user = try await harness.user()
         for product in ["com.tally.photo.credits.10", "com.tally.photo.credits.50"] {
             let (verified, jws) = try await harness.buy(product, for: user)
-            _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+            _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         }
-        let spend = try await harness.storage.spend(
+        let spend = try await harness.storage.spending.spend(
             user: user, request: SpendRequest(currency: "credits", amount: 12, idempotencyKey: "k1", reference: "img-1"))
         #expect(spend.fromBalance == 12)
         #expect(spend.balance.available == 50)
@@ -141,7 +141,9 @@ import Testing
         }
         #expect(try lots.map { try $0.int("remaining") } == [0, 0, 50])
         await #expect(throws: StorageError.Code.insufficientCredits) {
-            do { _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 51, idempotencyKey: "k2")) } catch let error
+            do {
+                _ = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 51, idempotencyKey: "k2"))
+            } catch let error
                 as StorageError
             {
                 #expect(error.available == 50)
@@ -159,14 +161,15 @@ import Testing
         let request = SpendRequest(currency: "credits", amount: 1, idempotencyKey: "same", reference: "r")
         let storage = harness.storage
         let results = try await withThrowingTaskGroup(of: SpendResponse.self) { group in
-            for _ in 0..<10 { group.addTask { try await storage.spend(user: user, request: request) } }
+            for _ in 0..<10 { group.addTask { try await storage.spending.spend(user: user, request: request) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(results.filter { !$0.replayed }.count == 1)
         #expect(Set(results.map(\.spendID)).count == 1)
         #expect(try await harness.balance(user, "credits").available == 1)
         await #expect(throws: StorageError.Code.idempotencyKeyReused) {
-            do { _ = try await storage.spend(user: user, request: SpendRequest(currency: "credits", amount: 2, idempotencyKey: "same")) } catch let error
+            do { _ = try await storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 2, idempotencyKey: "same")) } catch let
+                error
                 as StorageError
             { throw error.code }
         }
@@ -183,13 +186,13 @@ import Testing
         for round in 0..<4 {
             let user = try await harness.user()
             let request = SpendRequest(currency: "credits", amount: 2, idempotencyKey: "everything-\(round)", reference: "race")
-            let outcomes = await concurrently(8) { try await storage.spend(user: user, request: request) }
+            let outcomes = await concurrently(8) { try await storage.spending.spend(user: user, request: request) }
             let responses = outcomes.compactMap { try? $0.get() }
             #expect(responses.count == 8, "\(failures(outcomes))")
             #expect(Set(responses.map(\.spendID)).count == 1)
             #expect(responses.filter { !$0.replayed }.count == 1)
             #expect(try await harness.balance(user, "credits").available == 0)
-            let spends = try await storage.ledger(user: user, currency: "credits", kind: "spend", limit: 50, cursor: nil).entries
+            let spends = try await storage.users.ledger(user: user, currency: "credits", kind: "spend", limit: 50, cursor: nil).entries
             #expect(spends.map(\.amount) == [-2])
         }
         try await harness.checkInvariants()
@@ -203,7 +206,7 @@ import Testing
         for round in 0..<4 {
             let user = try await harness.user()
             let request = ReservationRequest(currency: "credits", amount: 2, ttlSeconds: 60, idempotencyKey: "everything-\(round)")
-            let outcomes = await concurrently(8) { try await storage.reserve(user: user, request: request) }
+            let outcomes = await concurrently(8) { try await storage.spending.reserve(user: user, request: request) }
             let reservations = outcomes.compactMap { try? $0.get() }
             #expect(reservations.count == 8, "\(failures(outcomes))")
             #expect(Set(reservations.map(\.reservationID)).count == 1)
@@ -225,11 +228,11 @@ import Testing
         let harness = try await Harness(backend)
         let user = try await harness.user()
         let (subscription, jws) = try await harness.buy("com.tally.pro.yearly", for: user)
-        _ = try await harness.storage.deliver(subscription, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(subscription, jws: jws, presenter: user, orderID: nil)
         let storage = harness.storage
         let keys = Counter()
         let outcomes = await concurrently(8) {
-            try await storage.spend(user: user, request: SpendRequest(currency: "seconds", amount: 1000, idempotencyKey: "minute-\(keys.next())"))
+            try await storage.spending.spend(user: user, request: SpendRequest(currency: "seconds", amount: 1000, idempotencyKey: "minute-\(keys.next())"))
         }
         #expect(outcomes.filter { (try? $0.get()) != nil }.count == 3, "\(failures(outcomes))")
         #expect(failures(outcomes).allSatisfy { $0.hasPrefix("insufficient_credits") }, "\(failures(outcomes))")
@@ -253,11 +256,11 @@ import Testing
         ]
         for (request, code) in bad {
             await #expect(throws: code) {
-                do { _ = try await harness.storage.spend(user: user, request: request) } catch let error as StorageError { throw error.code }
+                do { _ = try await harness.storage.spending.spend(user: user, request: request) } catch let error as StorageError { throw error.code }
             }
         }
         #expect(try await harness.balance(user, "credits").available == 2)
-        #expect(try await harness.storage.ledger(user: user, currency: nil, kind: nil, limit: 50, cursor: nil).entries.count == 1)
+        #expect(try await harness.storage.users.ledger(user: user, currency: nil, kind: nil, limit: 50, cursor: nil).entries.count == 1)
         try await harness.checkInvariants()
     }
 
@@ -266,40 +269,42 @@ import Testing
         let harness = try await Harness(backend)
         let user = try await harness.user()
         let (verified, jws) = try await harness.buy("com.tally.echo.3hours", for: user)
-        _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
 
-        let held = try await harness.storage.reserve(
+        let held = try await harness.storage.spending.reserve(
             user: user, request: ReservationRequest(currency: "seconds", amount: 600, ttlSeconds: 300, idempotencyKey: "rec-1"))
         #expect(held.status == .held)
         #expect(held.balance.available == 10_200)
         #expect(held.balance.held == 600)
         // Held seconds cannot be spent twice.
         await #expect(throws: StorageError.Code.insufficientCredits) {
-            do { _ = try await harness.storage.spend(user: user, request: SpendRequest(currency: "seconds", amount: 10_201, idempotencyKey: "s")) } catch let
+            do {
+                _ = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "seconds", amount: 10_201, idempotencyKey: "s"))
+            } catch let
                 error as StorageError
             { throw error.code }
         }
-        let committed = try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 420)
+        let committed = try await harness.storage.spending.commit(user: user, reservationID: held.reservationID, used: 420)
         #expect(committed.status == .committed)
         #expect(committed.used == 420)
         #expect(committed.balance.available == 10_380)
         #expect(committed.balance.held == 0)
         // Committing again with the same amount repeats the answer; another amount is refused.
-        #expect(try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 420).replayed)
+        #expect(try await harness.storage.spending.commit(user: user, reservationID: held.reservationID, used: 420).replayed)
         await #expect(throws: StorageError.Code.reservationClosed) {
-            do { _ = try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 10) } catch let error as StorageError {
+            do { _ = try await harness.storage.spending.commit(user: user, reservationID: held.reservationID, used: 10) } catch let error as StorageError {
                 throw error.code
             }
         }
 
-        let second = try await harness.storage.reserve(
+        let second = try await harness.storage.spending.reserve(
             user: user, request: ReservationRequest(currency: "seconds", amount: 100, ttlSeconds: 60, idempotencyKey: "rec-2"))
         await #expect(throws: StorageError.Code.usedExceedsReservation) {
-            do { _ = try await harness.storage.commit(user: user, reservationID: second.reservationID, used: 101) } catch let error as StorageError {
+            do { _ = try await harness.storage.spending.commit(user: user, reservationID: second.reservationID, used: 101) } catch let error as StorageError {
                 throw error.code
             }
         }
-        #expect(try await harness.storage.release(user: user, reservationID: second.reservationID).status == .released)
+        #expect(try await harness.storage.spending.release(user: user, reservationID: second.reservationID).status == .released)
         #expect(try await harness.balance(user, "seconds").available == 10_380)
         try await harness.checkInvariants()
     }
@@ -308,14 +313,14 @@ import Testing
     func anExpiredReservationReleasesItself(backend: Backend) async throws {
         let harness = try await Harness(backend)
         let user = try await harness.user()
-        let held = try await harness.storage.reserve(
+        let held = try await harness.storage.spending.reserve(
             user: user, request: ReservationRequest(currency: "credits", amount: 2, ttlSeconds: 30, idempotencyKey: "r"))
         #expect(try await harness.balance(user, "credits").held == 2)
         try await harness.advance(by: .seconds(31))
-        #expect(try await harness.storage.expireReservations() == 1)
+        #expect(try await harness.storage.spending.expireReservations() == 1)
         #expect(try await harness.balance(user, "credits").available == 2)
         await #expect(throws: StorageError.Code.reservationClosed) {
-            do { _ = try await harness.storage.commit(user: user, reservationID: held.reservationID, used: 1) } catch let error as StorageError {
+            do { _ = try await harness.storage.spending.commit(user: user, reservationID: held.reservationID, used: 1) } catch let error as StorageError {
                 throw error.code
             }
         }
@@ -328,14 +333,14 @@ import Testing
         let user = try await harness.user()
         try await harness.store.updateSettings { _ in }
         let (subscription, subscriptionJWS) = try await harness.buy("com.tally.pro.yearly", for: user)
-        _ = try await harness.storage.deliver(subscription, jws: subscriptionJWS, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(subscription, jws: subscriptionJWS, presenter: user, orderID: nil)
         let (topUp, topUpJWS) = try await harness.buy("com.tally.echo.3hours", for: user)
-        _ = try await harness.storage.deliver(topUp, jws: topUpJWS, presenter: user, orderID: nil)
+        _ = try await harness.storage.purchases.deliver(topUp, jws: topUpJWS, presenter: user, orderID: nil)
 
         let before = try await harness.balance(user, "seconds")
         #expect(before.allowance?.granted == 3600)
         #expect(before.spendable == 3600 + 10_800)
-        let spend = try await harness.storage.spend(user: user, request: SpendRequest(currency: "seconds", amount: 5000, idempotencyKey: "m1"))
+        let spend = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "seconds", amount: 5000, idempotencyKey: "m1"))
         #expect(spend.fromAllowance == 3600)
         #expect(spend.fromBalance == 1400)
         #expect(spend.balance.available == 9400)

@@ -24,18 +24,18 @@ import Testing
         let harness = try await Harness(backend)
         let ran = Trace()
         let attempts = Counter()
-        _ = try await harness.storage.write { context, _ in
+        _ = try await harness.storage.transactions.write { context, _ in
             context.afterCommit { ran.append("committed") }
             #expect(ran.all.isEmpty)
         }
         await #expect(throws: Rollback.self) {
-            try await harness.storage.write { context, _ in
+            try await harness.storage.transactions.write { context, _ in
                 context.afterCommit { ran.append("rolled back") }
                 throw Rollback()
             }
         }
         // An attempt that loses a race is run again: only the attempt that commits counts.
-        _ = try await harness.storage.write { context, _ in
+        _ = try await harness.storage.transactions.write { context, _ in
             let attempt = attempts.next()
             context.afterCommit { ran.append("attempt \(attempt)") }
             if attempt == 1 { throw SQLDatabaseError(.retryable, "lost a race") }
@@ -79,42 +79,42 @@ import Testing
         switch change {
         case .presenterDelivers:
             let (verified, jws) = try await harness.buy(product, for: user)
-            _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+            _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         case .notificationForTheTokensUser:
             _ = try await harness.buy(product, for: user)
             let (purchase, jws) = try await notification(.oneTimeCharge)
-            #expect(try await harness.storage.apply(purchase, jws: jws) == .applied)
+            #expect(try await harness.storage.notifications.apply(purchase, jws: jws) == .applied)
         case .presenterClaimsWhatANotificationRecorded:
             let (verified, jws) = try await harness.buy(product, for: nil)
             let (purchase, notificationJWS) = try await notification(.oneTimeCharge)
-            _ = try await harness.storage.apply(purchase, jws: notificationJWS)
+            _ = try await harness.storage.notifications.apply(purchase, jws: notificationJWS)
             #expect(try await Self.entitlementEvents(harness, user).isEmpty)
-            _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+            _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
         case .recordedFromApple:
             let (verified, jws) = try await harness.buy(product, for: user)
-            try await harness.storage.recordFromApple(verified, jws: jws, renewal: nil, renewalJWS: nil)
+            try await harness.storage.notifications.recordFromApple(verified, jws: jws, renewal: nil, renewalJWS: nil)
         case .refunded, .refundReversed:
             let (verified, jws) = try await harness.buy(product, for: user)
-            _ = try await harness.storage.deliver(verified, jws: jws, presenter: user, orderID: nil)
+            _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
             try await harness.store.refund(transactionID: verified.payload.transactionID!)
             let (refund, refundJWS) = try await notification(.refund)
-            _ = try await harness.storage.apply(refund, jws: refundJWS)
+            _ = try await harness.storage.notifications.apply(refund, jws: refundJWS)
             expected = [.entitlementGranted, .entitlementRemoved]
             if change == .refundReversed {
                 try await harness.store.reverseRefund(transactionID: verified.payload.transactionID!)
                 let (reversal, reversalJWS) = try await notification(.refundReversed)
-                #expect(try await harness.storage.apply(reversal, jws: reversalJWS) == .applied)
+                #expect(try await harness.storage.notifications.apply(reversal, jws: reversalJWS) == .applied)
                 expected.append(.entitlementGranted)
             }
         case .operatorGrants:
-            _ = try await harness.storage.grantEntitlement(
+            _ = try await harness.storage.console.grantEntitlement(
                 actor: "ana", userID: user.id, entitlement: "zorya.lifetime", until: Harness.start.addingTimeInterval(86_400),
                 reason: "support case", idempotencyKey: "g1")
         }
         let events = try await Self.entitlementEvents(harness, user)
         #expect(events.map(\.type) == expected)
         #expect(events.allSatisfy { $0.data.entitlements == ["zorya.lifetime"] })
-        let access = try await harness.storage.account(user: user).entitlements.first { $0.id == "zorya.lifetime" }
+        let access = try await harness.storage.users.account(user: user).entitlements.first { $0.id == "zorya.lifetime" }
         #expect((access?.active ?? false) == (expected.last == .entitlementGranted))
     }
 

@@ -74,7 +74,7 @@ final class Harness: @unchecked Sendable {
     }
 
     func user(appUserID: String? = nil) async throws -> User {
-        try await storage.createUser(appUserID: appUserID, tokenHash: UUID().uuidString).0
+        try await storage.users.createUser(appUserID: appUserID, tokenHash: UUID().uuidString).0
     }
 
     /// Buys from the simulated store and verifies, as a device would before posting.
@@ -100,7 +100,7 @@ final class Harness: @unchecked Sendable {
     }
 
     func balance(_ user: User, _ currency: String) async throws -> Balance {
-        try #require(try await storage.account(user: user).balances.first { $0.currency == currency })
+        try #require(try await storage.users.account(user: user).balances.first { $0.currency == currency })
     }
 
     /// Balance = sum of ledger entries (and lots = available + held), for every user and

@@ -4,7 +4,7 @@ import TallyCore
 
 /// The console's audit log: every sign-in, change and export, newest first, and its CSV export.
 struct ConsoleAuditController: Sendable {
-    let console: any ConsoleStorage
+    let console: ConsoleStore
     let pages: ConsolePages
     let export: ConsoleExport
 

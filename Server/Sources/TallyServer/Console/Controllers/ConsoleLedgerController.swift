@@ -4,7 +4,7 @@ import TallyCore
 
 /// The console's ledger: every credit movement, filtered, page by page, and its CSV export.
 struct ConsoleLedgerController: Sendable {
-    let console: any ConsoleStorage
+    let console: ConsoleStore
     let catalog: TallyCatalog
     let pages: ConsolePages
     let export: ConsoleExport

@@ -5,8 +5,8 @@ import TallyCore
 /// The App Store's notifications as the server received them: the list with each one's
 /// outcome, one notification decoded, and the list's CSV export.
 struct ConsoleNotificationsController: Sendable {
-    let storage: any TallyStorage
-    let console: any ConsoleStorage
+    let storage: SQLStorage
+    let console: ConsoleStore
     let pages: ConsolePages
     let export: ConsoleExport
     let now: @Sendable () -> Date
@@ -46,7 +46,7 @@ struct ConsoleNotificationsController: Sendable {
             guard let cursor = AdminCursor(text: text) else { throw TallyAPIError(.invalidRequest, "after is not a position of this list") }
             return cursor
         }
-        let page = try await storage.adminNotifications(outcome: outcome, limit: limit, cursor: cursor)
+        let page = try await storage.admin.adminNotifications(outcome: outcome, limit: limit, cursor: cursor)
         view["rows"] = page.notifications.map { notification -> [String: Any] in
             [
                 "uuid": notification.notificationUuid, "received": ConsoleFormat.time(notification.receivedAt),
@@ -97,7 +97,7 @@ struct ConsoleNotificationsController: Sendable {
         let storage = storage
         return try await export.answer("notifications", for: context, detail: outcome.map { "outcome=\($0)" }, header: Self.header) {
             (cursor: AdminCursor?) in
-            let page = try await storage.adminNotifications(outcome: outcome, limit: 200, cursor: cursor)
+            let page = try await storage.admin.adminNotifications(outcome: outcome, limit: 200, cursor: cursor)
             let lines = page.notifications.map { row -> [String?] in
                 [row.notificationUuid, ConsoleFormat.time(row.receivedAt), row.notificationType, row.subtype, row.outcome, row.transactionID, row.detail]
             }

@@ -5,7 +5,7 @@ import TallyCore
 /// The console's overview (purchases, revenue, refunds, credit movements and verification
 /// failures over a window) and its products page (the catalog as the server reads it).
 struct ConsoleOverviewController: Sendable {
-    let console: any ConsoleStorage
+    let console: ConsoleStore
     let catalog: TallyCatalog
     let pages: ConsolePages
     let now: @Sendable () -> Date

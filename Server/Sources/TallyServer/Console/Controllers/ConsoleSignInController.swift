@@ -10,7 +10,7 @@ import TallyCore
 /// session's CSRF token. Each sign-in costs a password hash, so they are limited per address
 /// (here, beside the server's own limit the router adds) and a few at once.
 struct ConsoleSignInController: Sendable {
-    let console: any ConsoleStorage
+    let console: ConsoleStore
     let secretKey: String?
     let origin: ConsoleOrigin
     let pages: ConsolePages
@@ -22,7 +22,7 @@ struct ConsoleSignInController: Sendable {
     /// Sign-in attempts a client address may make per minute (all at once, then one every 3 s).
     static let signInsPerMinute = 20
 
-    init(console: any ConsoleStorage, secretKey: String?, origin: ConsoleOrigin, pages: ConsolePages, now: @escaping @Sendable () -> Date) {
+    init(console: ConsoleStore, secretKey: String?, origin: ConsoleOrigin, pages: ConsolePages, now: @escaping @Sendable () -> Date) {
         self.console = console
         self.secretKey = secretKey
         self.origin = origin
@@ -78,12 +78,12 @@ struct ConsoleSignInController: Sendable {
             let account = name.count <= 64 ? try await console.consoleOperator(name: name) : nil
             // The same work whether or not the operator exists, so the time does not tell.
             if try await hashing.verify(password, hash: account?.passwordHash ?? Self.decoyHash), let account {
-                identity = (SQLStorage.operatorActor(name), account.role)
+                identity = (ConsoleStore.operatorActor(name), account.role)
             }
         }
         guard let identity else {
             try await console.audit(
-                actor: name.isEmpty ? ConsoleSessionCookie.secretKeyActor : SQLStorage.operatorActor(String(name.prefix(64))),
+                actor: name.isEmpty ? ConsoleSessionCookie.secretKeyActor : ConsoleStore.operatorActor(String(name.prefix(64))),
                 action: "sign_in_failed", target: nil, before: nil, after: nil, detail: context.clientAddress)
             var view = pages.view(request, context, page: "login", title: ConsoleText.text("sign_in_title", context.language))
             view["error"] = ConsoleText.text("sign_in_failed", context.language)

@@ -7,8 +7,8 @@ import TallyCore
 /// subscriptions, grants and a timeline), and the admin's changes to them (a credit
 /// adjustment, an entitlement granted or revoked), each written to the audit log.
 struct ConsoleUsersController: Sendable {
-    let storage: any TallyStorage
-    let console: any ConsoleStorage
+    let storage: SQLStorage
+    let console: ConsoleStore
     let catalog: TallyCatalog
     let pages: ConsolePages
     let now: @Sendable () -> Date
@@ -38,7 +38,7 @@ struct ConsoleUsersController: Sendable {
         status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let language = context.language
-        guard id.count <= 128, let account = try? await storage.adminUser(id: id) else { throw ConsoleRefusal.notFound }
+        guard id.count <= 128, let account = try? await storage.admin.adminUser(id: id) else { throw ConsoleRefusal.notFound }
         var view = pages.view(request, context, page: "user", title: "\(ConsoleText.text("user_title", language)) \(id)")
         if let notice { view["notice"] = notice }
         if let error { view["error"] = error }
@@ -184,7 +184,9 @@ struct ConsoleUsersController: Sendable {
         do {
             let notice = try await work()
             return try await userPage(request, context, id: id, notice: ConsoleText.text(notice, context.language))
-        } catch let error as TallyAPIError where error.status.code < 500 && error.code != .notFound {
+        } catch let refusal as StorageError where refusal.code != .notFound && TallyAPIError(refusal).status.code < 500 {
+            // Storage's refusal of the input, shown on the page as the API would answer it.
+            let error = TallyAPIError(refusal)
             return try await userPage(
                 request, context, id: id, error: ConsolePages.message(error, context.language), status: .init(code: error.status.code))
         }

@@ -11,7 +11,7 @@ import Hummingbird
 /// ``ConsoleErrorPages`` (after this middleware) would give it.
 struct ConsoleSessionMiddleware: RouterMiddleware {
     typealias Context = ConsoleRequestContext
-    let console: any ConsoleStorage
+    let console: ConsoleStore
     let secretKey: String?
     let origin: ConsoleOrigin
     let pages: ConsolePages

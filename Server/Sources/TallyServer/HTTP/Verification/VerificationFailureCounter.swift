@@ -16,7 +16,7 @@ final class VerificationFailureCounter: Sendable {
         var scheduled = false
     }
 
-    private let storage: any ConsoleStorage
+    private let storage: ConsoleStore
     private let interval: Duration
     private let state = NIOLockedValueBox(State())
     private let now: @Sendable () -> ContinuousClock.Instant
@@ -27,7 +27,7 @@ final class VerificationFailureCounter: Sendable {
     ///   - now: the clock.
     ///   - later: runs work after a delay (a task that sleeps).
     init(
-        storage: any ConsoleStorage, interval: Duration = .seconds(5), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        storage: ConsoleStore, interval: Duration = .seconds(5), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
         later: @escaping @Sendable (Duration, @escaping @Sendable () async -> Void) -> Void = { delay, work in
             Task {
                 try? await Task.sleep(for: delay)

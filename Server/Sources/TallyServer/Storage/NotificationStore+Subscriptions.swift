@@ -3,7 +3,8 @@ public import TallyCore
 import TallySQL
 public import TallyVerify
 
-extension SQLStorage {
+extension NotificationStore {
+    /// Which of these transaction ids Tally has recorded.
     public func knownTransactionIDs(_ ids: [String]) async throws -> Set<String> {
         guard !ids.isEmpty else { return [] }
         return try await read { executor, _ in
@@ -19,26 +20,30 @@ extension SQLStorage {
         }
     }
 
+    /// Auto-renewable subscriptions whose latest known expiry falls between `from` and `to`
+    /// (renewing now, or just lapsed) and that were not asked of Apple since `checkedBefore`;
+    /// at most `limit`, the earliest expiry first.
     public func subscriptionsNearRenewal(from: Date, to: Date, checkedBefore: Date, limit: Int) async throws -> [String] {
         try await read { executor, _ in
             try await executor.query(
                 """
                 SELECT t.original_transaction_id, MAX(t.expires_date) AS expires FROM store_transactions t
                 LEFT JOIN apple_subscription_checks c ON c.original_transaction_id = t.original_transaction_id
-                WHERE t.product_kind = \(ProductKind.autoRenewable) AND (c.checked_at IS NULL OR c.checked_at < \(Self.millis(checkedBefore)))
+                WHERE t.product_kind = \(ProductKind.autoRenewable) AND (c.checked_at IS NULL OR c.checked_at < \(SQLStorage.millis(checkedBefore)))
                 -- Only subscriptions with a transaction expiring in the window (an index range)
                 -- are grouped; the latest expiry of such a one may still lie beyond it.
                 AND t.original_transaction_id IN (
                     SELECT original_transaction_id FROM store_transactions
-                    WHERE product_kind = 'auto_renewable' AND expires_date >= \(Self.millis(from)) AND expires_date <= \(Self.millis(to)))
+                    WHERE product_kind = 'auto_renewable' AND expires_date >= \(SQLStorage.millis(from)) AND expires_date <= \(SQLStorage.millis(to)))
                 GROUP BY t.original_transaction_id
-                HAVING MAX(t.expires_date) >= \(Self.millis(from)) AND MAX(t.expires_date) <= \(Self.millis(to))
+                HAVING MAX(t.expires_date) >= \(SQLStorage.millis(from)) AND MAX(t.expires_date) <= \(SQLStorage.millis(to))
                 ORDER BY expires, t.original_transaction_id LIMIT \(Int64(limit))
                 """
             ).map { try $0.text("original_transaction_id") }
         }
     }
 
+    /// Notes that Apple was asked about the subscription now.
     public func markSubscriptionChecked(_ originalTransactionID: String) async throws {
         _ = try await write { executor, time in
             try await executor.execute(
@@ -49,6 +54,7 @@ extension SQLStorage {
         }
     }
 
+    /// The original transaction ids of the user's auto-renewable subscriptions.
     public func subscriptionOriginals(user: User) async throws -> [String] {
         try await read { executor, _ in
             try await executor.query(
@@ -60,16 +66,19 @@ extension SQLStorage {
         }
     }
 
+    /// Takes in a transaction (and a subscription's renewal info) as Apple reports them (a
+    /// renewal, an expiry, a revocation the notifications did not bring; an imported history),
+    /// as a notification would: recorded once, granted to the user its token names.
     public func recordFromApple(
         _ transaction: Verified<TransactionPayload>, jws: String, renewal: Verified<RenewalInfoPayload>?, renewalJWS: String?
     ) async throws {
-        try Self.checkQuantity(transaction.payload)
+        try PurchaseStore.checkQuantity(transaction.payload)
         _ = try await write { executor, time in
             if let renewal, let renewalJWS { try await saveRenewalInfo(executor, renewal.payload, jws: renewalJWS, time: time) }
-            _ = try await record(executor, time: time, payload: transaction.payload, evidence: .jws(jws), presenter: nil)
+            _ = try await purchases.record(executor, time: time, payload: transaction.payload, evidence: .jws(jws), presenter: nil)
             if let id = transaction.payload.transactionID, let revoked = transaction.payload.revocationDate {
-                _ = try await revoke(
-                    executor, transactionID: id, eventAt: Self.millis(revoked), reason: transaction.payload.revocationReason, time: time)
+                _ = try await purchases.revoke(
+                    executor, transactionID: id, eventAt: SQLStorage.millis(revoked), reason: transaction.payload.revocationReason, time: time)
             }
         }
     }

@@ -2,9 +2,29 @@ public import Foundation
 public import TallyCore
 import TallySQL
 
-extension SQLStorage: ConsoleStorage {
+/// The web console's data: operators, sessions, the audit log, and the queries behind its pages.
+/// Its adjustments go through the admin's (``AdminStore``), audited in the same transaction.
+public struct ConsoleStore: Sendable {
+    let admin: AdminStore
+    var transactions: Transactions { admin.transactions }
+    var accounts: Accounts { transactions.accounts }
+    var catalog: TallyCatalog { admin.catalog }
+    /// Whose access an entitlement granted here changes.
+    var purchases: PurchaseStore { PurchaseStore(transactions: transactions, catalog: catalog) }
+
+    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
+        try await transactions.write(work)
+    }
+
+    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
+        try await transactions.read(work)
+    }
+}
+
+extension ConsoleStore {
     // MARK: - Operators and sessions
 
+    /// Adds an operator, or sets an existing one's password hash and role.
     public func saveOperator(name: String, passwordHash: String, role: ConsoleRole) async throws {
         try await write { executor, time in
             let before = try await executor.query("SELECT role FROM console_operators WHERE name = \(name)").first
@@ -22,6 +42,7 @@ extension SQLStorage: ConsoleStorage {
         }
     }
 
+    /// Removes an operator and ends their sessions; false when there was none.
     public func removeOperator(name: String) async throws -> Bool {
         try await write { executor, time in
             guard let row = try await executor.query("SELECT role FROM console_operators WHERE name = \(name)").first else { return false }
@@ -34,11 +55,13 @@ extension SQLStorage: ConsoleStorage {
         }
     }
 
+    /// Every operator's name and role.
     public func operators() async throws -> [(name: String, role: ConsoleRole)] {
         let rows = try await read { executor, _ in try await executor.query("SELECT name, role FROM console_operators ORDER BY name") }
         return try rows.map { (try $0.text("name"), ConsoleRole(rawValue: try $0.text("role")) ?? .readOnly) }
     }
 
+    /// An operator's password hash and role.
     public func consoleOperator(name: String) async throws -> (passwordHash: String, role: ConsoleRole)? {
         let row = try await read { executor, _ in
             try await executor.query("SELECT password_hash, role FROM console_operators WHERE name = \(name)").first
@@ -50,18 +73,20 @@ extension SQLStorage: ConsoleStorage {
     /// The actor an operator's session and audit entries name.
     static func operatorActor(_ name: String) -> String { "operator:\(name)" }
 
+    /// Opens a session (the cookie's SHA-256) and writes `sign_in` to the audit log; removes expired sessions.
     public func openSession(tokenHash: String, actor: String, role: ConsoleRole, csrfToken: String, expiresAt: Date, keyHash: String?) async throws {
         try await write { executor, time in
             try await executor.execute("DELETE FROM console_sessions WHERE expires_at <= \(time)")
             try await executor.execute(
                 """
                 INSERT INTO console_sessions (token_hash, actor, role, csrf_token, key_hash, created_at, expires_at) \
-                VALUES (\(tokenHash), \(actor), \(role), \(csrfToken), \(keyHash), \(time), \(Self.millis(expiresAt)))
+                VALUES (\(tokenHash), \(actor), \(role), \(csrfToken), \(keyHash), \(time), \(SQLStorage.millis(expiresAt)))
                 """)
             try await Self.appendAudit(executor, time: time, actor: actor, action: "sign_in", target: nil, before: nil, after: nil, detail: role.rawValue)
         }
     }
 
+    /// The session of a cookie (its SHA-256), while it has not expired.
     public func session(tokenHash: String) async throws -> ConsoleSession? {
         try await read { executor, time in
             guard
@@ -71,11 +96,12 @@ extension SQLStorage: ConsoleStorage {
                 let role = ConsoleRole(rawValue: try row.text("role"))
             else { return nil }
             return ConsoleSession(
-                actor: try row.text("actor"), role: role, csrfToken: try row.text("csrf_token"), expiresAt: Self.date(try row.int("expires_at")),
+                actor: try row.text("actor"), role: role, csrfToken: try row.text("csrf_token"), expiresAt: SQLStorage.date(try row.int("expires_at")),
                 keyHash: row.optionalText("key_hash"))
         }
     }
 
+    /// Ends a session and writes `sign_out`.
     public func closeSession(tokenHash: String) async throws {
         try await write { executor, time in
             guard let row = try await executor.query("SELECT actor FROM console_sessions WHERE token_hash = \(tokenHash)").first else {
@@ -89,6 +115,7 @@ extension SQLStorage: ConsoleStorage {
 
     // MARK: - Audit
 
+    /// Appends to the audit log.
     public func audit(actor: String, action: String, target: String?, before: String?, after: String?, detail: String?) async throws {
         try await write { executor, time in
             try await Self.appendAudit(executor, time: time, actor: actor, action: action, target: target, before: before, after: after, detail: detail)
@@ -106,6 +133,7 @@ extension SQLStorage: ConsoleStorage {
             """)
     }
 
+    /// The audit log, newest first.
     public func auditLog(limit: Int, before: Int64?) async throws -> ConsoleAuditPage {
         try await read { executor, _ in
             var sql: SQL = "SELECT * FROM console_audit"
@@ -116,7 +144,7 @@ extension SQLStorage: ConsoleStorage {
             let rows = try await executor.query(sql)
             let entries = try rows.prefix(limit).map { row in
                 ConsoleAuditEntry(
-                    id: try row.int("id"), at: Self.date(try row.int("at")), actor: try row.text("actor"), action: try row.text("action"),
+                    id: try row.int("id"), at: SQLStorage.date(try row.int("at")), actor: try row.text("actor"), action: try row.text("action"),
                     target: row.optionalText("target"), before: row.optionalText("before_text"), after: row.optionalText("after_text"),
                     detail: row.optionalText("detail"))
             }
@@ -131,18 +159,14 @@ extension SQLStorage: ConsoleStorage {
     ) async throws
         -> AdminAdjustment
     {
-        // The console shows storage's refusals as the API's errors.
-        do { try checkAdjustment(amount: amount, reason: reason, idempotencyKey: idempotencyKey) } catch { throw TallyAPIError(error) }
+        try admin.checkAdjustment(amount: amount, reason: reason, idempotencyKey: idempotencyKey)
         return try await write { executor, time in
             // Locked first, so that nothing changes the position between "before" and the adjustment.
             if try await executor.query("SELECT id FROM users WHERE id = \(userID)").first != nil {
                 try await Ledger(executor).lock(userID, amount.currency)
             }
             let before = try await Self.positionText(executor, user: userID, currency: amount.currency)
-            let result: AdminAdjustment
-            do {
-                result = try await adjust(executor, time: time, userID: userID, amount: amount, reason: reason, idempotencyKey: idempotencyKey)
-            } catch let error as StorageError { throw TallyAPIError(error) }
+            let result = try await admin.adjust(executor, time: time, userID: userID, amount: amount, reason: reason, idempotencyKey: idempotencyKey)
             if !result.replayed {
                 try await Self.appendAudit(
                     executor, time: time, actor: actor, action: "adjust", target: userID, before: before,
@@ -162,34 +186,35 @@ extension SQLStorage: ConsoleStorage {
             "{\"currency\":\"\(currency)\",\"available\":\(try row?.int("available") ?? 0),\"held\":\(try row?.int("held") ?? 0),\"debt\":\(try row?.int("debt") ?? 0)}"
     }
 
+    /// Grants an entitlement of the catalog until a date; idempotent by key; audited.
     public func grantEntitlement(
         actor: String, userID: String, entitlement: String, until: Date, reason: String, idempotencyKey: String
     ) async throws -> GrantedEntitlement {
         guard catalog.products.contains(where: { $0.entitlements.contains(entitlement) }) else {
-            throw TallyAPIError(.invalidRequest, "no product of the catalog gives the entitlement \(entitlement)")
+            throw StorageError(.invalidRequest, "no product of the catalog gives the entitlement \(entitlement)")
         }
-        guard !reason.isEmpty, reason.unicodeScalars.count <= 500 else { throw TallyAPIError(.invalidRequest, "reason must be 1 to 500 characters") }
+        guard !reason.isEmpty, reason.unicodeScalars.count <= 500 else { throw StorageError(.invalidRequest, "reason must be 1 to 500 characters") }
         guard !idempotencyKey.isEmpty, idempotencyKey.unicodeScalars.count <= 128 else {
-            throw TallyAPIError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
+            throw StorageError(.invalidIdempotencyKey, "idempotency_key must be 1 to 128 characters")
         }
-        let expires = Self.millis(until)
+        let expires = SQLStorage.millis(until)
         return try await write { executor, time in
             guard try await executor.query("SELECT id FROM users WHERE id = \(userID)").first != nil else {
-                throw TallyAPIError(.notFound, "no user \(userID)")
+                throw StorageError(.notFound, "no user \(userID)")
             }
             if let existing = try await executor.query(
                 "SELECT * FROM granted_entitlements WHERE user_id = \(userID) AND idempotency_key = \(idempotencyKey)"
             ).first {
                 var first = try Self.grantedEntitlement(existing)
-                guard first.entitlement == entitlement, Self.millis(first.expiresAt) == expires, first.reason == reason else {
-                    throw TallyAPIError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another grant")
+                guard first.entitlement == entitlement, SQLStorage.millis(first.expiresAt) == expires, first.reason == reason else {
+                    throw StorageError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another grant")
                 }
                 first.replayed = true
                 return first
             }
-            guard expires > time else { throw TallyAPIError(.invalidRequest, "the grant must end in the future") }
+            guard expires > time else { throw StorageError(.invalidRequest, "the grant must end in the future") }
             let id = UUID().uuidString.lowercased()
-            try await touchEntitlements(executor, user: userID, time: time, actor: actor)
+            try await purchases.touchEntitlements(executor, user: userID, time: time, actor: actor)
             try await executor.execute(
                 """
                 INSERT INTO granted_entitlements (id, user_id, entitlement, expires_at, reason, granted_by, idempotency_key, created_at)
@@ -199,30 +224,31 @@ extension SQLStorage: ConsoleStorage {
                 executor, time: time, actor: actor, action: "grant_entitlement", target: userID, before: nil,
                 after: "{\"entitlement\":\"\(entitlement)\",\"until\":\"\(Self.isoText(expires))\",\"grant\":\"\(id)\"}", detail: reason)
             return GrantedEntitlement(
-                id: id, userID: userID, entitlement: entitlement, expiresAt: Self.date(expires), reason: reason, grantedBy: actor,
-                createdAt: Self.date(time), revokedAt: nil, revokedBy: nil, replayed: false)
+                id: id, userID: userID, entitlement: entitlement, expiresAt: SQLStorage.date(expires), reason: reason, grantedBy: actor,
+                createdAt: SQLStorage.date(time), revokedAt: nil, revokedBy: nil, replayed: false)
         }
     }
 
+    /// Ends a granted entitlement now; audited. Revoking one already revoked changes nothing.
     public func revokeEntitlement(actor: String, userID: String, grantID: String) async throws -> GrantedEntitlement {
         try await write { executor, time in
             guard
                 let row = try await executor.query(
                     "SELECT * FROM granted_entitlements WHERE id = \(grantID) AND user_id = \(userID)"
                 ).first
-            else { throw TallyAPIError(.notFound, "no grant \(grantID) for user \(userID)") }
+            else { throw StorageError(.notFound, "no grant \(grantID) for user \(userID)") }
             var grant = try Self.grantedEntitlement(row)
             guard grant.revokedAt == nil else {
                 grant.replayed = true
                 return grant
             }
-            try await touchEntitlements(executor, user: userID, time: time, actor: actor)
+            try await purchases.touchEntitlements(executor, user: userID, time: time, actor: actor)
             let changed = try await executor.execute(
                 "UPDATE granted_entitlements SET revoked_at = \(time), revoked_by = \(actor) WHERE id = \(grantID) AND revoked_at IS NULL")
             guard changed == 1 else {
                 // Another revocation got there first.
                 guard let now = try await executor.query("SELECT * FROM granted_entitlements WHERE id = \(grantID)").first else {
-                    throw TallyAPIError(.notFound, "no grant \(grantID) for user \(userID)")
+                    throw StorageError(.notFound, "no grant \(grantID) for user \(userID)")
                 }
                 var first = try Self.grantedEntitlement(now)
                 first.replayed = true
@@ -230,14 +256,15 @@ extension SQLStorage: ConsoleStorage {
             }
             try await Self.appendAudit(
                 executor, time: time, actor: actor, action: "revoke_entitlement", target: userID,
-                before: "{\"entitlement\":\"\(grant.entitlement)\",\"until\":\"\(Self.isoText(Self.millis(grant.expiresAt)))\",\"grant\":\"\(grantID)\"}",
+                before: "{\"entitlement\":\"\(grant.entitlement)\",\"until\":\"\(Self.isoText(SQLStorage.millis(grant.expiresAt)))\",\"grant\":\"\(grantID)\"}",
                 after: "{\"entitlement\":\"\(grant.entitlement)\",\"revoked\":\"\(Self.isoText(time))\"}", detail: nil)
-            grant.revokedAt = Self.date(time)
+            grant.revokedAt = SQLStorage.date(time)
             grant.revokedBy = actor
             return grant
         }
     }
 
+    /// The entitlements granted to a user, newest first.
     public func grantedEntitlements(userID: String) async throws -> [GrantedEntitlement] {
         let rows = try await read { executor, _ in
             try await executor.query("SELECT * FROM granted_entitlements WHERE user_id = \(userID) ORDER BY created_at DESC, id")
@@ -248,16 +275,19 @@ extension SQLStorage: ConsoleStorage {
     static func grantedEntitlement(_ row: SQLRow) throws -> GrantedEntitlement {
         GrantedEntitlement(
             id: try row.text("id"), userID: try row.text("user_id"), entitlement: try row.text("entitlement"),
-            expiresAt: date(try row.int("expires_at")), reason: try row.text("reason"), grantedBy: try row.text("granted_by"),
-            createdAt: date(try row.int("created_at")), revokedAt: row.optionalInt("revoked_at").map(date), revokedBy: row.optionalText("revoked_by"),
+            expiresAt: SQLStorage.date(try row.int("expires_at")), reason: try row.text("reason"), grantedBy: try row.text("granted_by"),
+            createdAt: SQLStorage.date(try row.int("created_at")), revokedAt: row.optionalInt("revoked_at").map(SQLStorage.date),
+            revokedBy: row.optionalText("revoked_by"),
             replayed: false)
     }
 
     /// A time as ISO 8601 with milliseconds, UTC.
-    static func isoText(_ millis: Int64) -> String { ConsoleFormat.time(date(millis)) }
+    static func isoText(_ millis: Int64) -> String { ConsoleFormat.time(SQLStorage.date(millis)) }
 
     // MARK: - Figures
 
+    /// Adds refused pieces of signed data (`source`: purchase, receipt, notification; the
+    /// verifier's code; how many) to the current minute's counts.
     public func countVerificationFailures(_ counts: [(source: String, code: String, count: Int64)]) async throws {
         try await write { executor, time in
             for (source, code, count) in counts where count > 0 {
@@ -270,8 +300,9 @@ extension SQLStorage: ConsoleStorage {
         }
     }
 
+    /// Signed data refused over `from ..< to`, by source (in `currency`) and code (in `kind`).
     public func verificationFailures(from: Date, to: Date) async throws -> [ConsoleOverview.Movement] {
-        try await read { executor, _ in try await Self.verificationFailures(executor, from: Self.millis(from), to: Self.millis(to)) }
+        try await read { executor, _ in try await Self.verificationFailures(executor, from: SQLStorage.millis(from), to: SQLStorage.millis(to)) }
     }
 
     /// Refusals counted in the minutes that overlap `from ..< to` (milliseconds), by source and code.
@@ -289,8 +320,8 @@ extension SQLStorage: ConsoleStorage {
     /// The overview's figures over the UTC days the window touches, read from the rollups
     /// (`metric_days`), so that its cost does not grow with the ledger.
     public func overview(from: Date, to: Date, environment: String?) async throws -> ConsoleOverview {
-        let start = Self.millis(from)
-        let end = Self.millis(to)
+        let start = SQLStorage.millis(from)
+        let end = SQLStorage.millis(to)
         let firstDay = MetricContributions.day(start)
         let lastDay = max(firstDay, MetricContributions.day(end - 1))
         // The store's figures of one environment when given (the ledger's are the users' whatever paid).
@@ -362,10 +393,10 @@ extension SQLStorage: ConsoleStorage {
             let failures = try await Self.verificationFailures(executor, from: start, to: end)
             let days = (firstDay...lastDay).map { day in
                 ConsoleOverview.Day(
-                    start: Self.date(day * MetricContributions.millisPerDay), purchases: purchasesByDay[day] ?? 0, refunds: refundsByDay[day] ?? 0)
+                    start: SQLStorage.date(day * MetricContributions.millisPerDay), purchases: purchasesByDay[day] ?? 0, refunds: refundsByDay[day] ?? 0)
             }
             return ConsoleOverview(
-                from: Self.date(firstDay * MetricContributions.millisPerDay), to: Self.date((lastDay + 1) * MetricContributions.millisPerDay),
+                from: SQLStorage.date(firstDay * MetricContributions.millisPerDay), to: SQLStorage.date((lastDay + 1) * MetricContributions.millisPerDay),
                 purchases: revenue.reduce(0) { $0 + $1.count }, revenue: revenue, refunds: refunded.reduce(0) { $0 + $1.count },
                 refunded: refunded, movements: movements.keys.sorted().map { movements[$0]! }.filter { $0.count > 0 }, debt: debt,
                 verificationFailures: failures, days: days)
@@ -374,6 +405,7 @@ extension SQLStorage: ConsoleStorage {
 
     // MARK: - Lists
 
+    /// Ledger entries, newest first.
     public func ledgerEntries(_ query: ConsoleLedgerQuery) async throws -> ConsoleLedgerPage {
         try await read { executor, _ in
             var sql: SQL = "SELECT * FROM ledger_entries WHERE 1 = 1"
@@ -382,10 +414,10 @@ extension SQLStorage: ConsoleStorage {
                 sql += " AND \(column) = \(value)"
             }
             if let from = query.from {
-                sql += " AND created_at >= \(Self.millis(from))"
+                sql += " AND created_at >= \(SQLStorage.millis(from))"
             }
             if let to = query.to {
-                sql += " AND created_at < \(Self.millis(to))"
+                sql += " AND created_at < \(SQLStorage.millis(to))"
             }
             if let before = query.before {
                 // `<=` first: a range of the time index, which the OR alone does not give the planner.
@@ -394,18 +426,19 @@ extension SQLStorage: ConsoleStorage {
             sql += " ORDER BY created_at DESC, id DESC LIMIT \(query.limit + 1)"
             let rows = try await executor.query(sql)
             let page = try rows.prefix(query.limit).map { row in
-                ConsoleLedgerPage.Row(userID: try row.text("user_id"), entry: try Self.ledgerEntry(row))
+                ConsoleLedgerPage.Row(userID: try row.text("user_id"), entry: try UserStore.ledgerEntry(row))
             }
             let last = try rows.prefix(query.limit).last.map { ConsoleLedgerQuery.Position(createdAt: try $0.int("created_at"), id: try $0.int("id")) }
             return ConsoleLedgerPage(rows: page, next: rows.count > query.limit ? last : nil)
         }
     }
 
+    /// What happened to a user, newest first, at most `limit` events.
     public func timeline(userID: String, limit: Int) async throws -> [ConsoleEvent] {
         try await read { executor, _ in
             var events: [ConsoleEvent] = []
             for row in try await executor.query("SELECT * FROM store_transactions WHERE user_id = \(userID) ORDER BY received_at DESC LIMIT \(limit)") {
-                let transaction = try Self.adminTransaction(row)
+                let transaction = try AdminStore.adminTransaction(row)
                 let price = transaction.price.map { " \(ConsoleFormat.milliunits($0)) \(transaction.currency ?? "")" } ?? ""
                 events.append(
                     ConsoleEvent(
@@ -425,7 +458,7 @@ extension SQLStorage: ConsoleStorage {
                 ORDER BY received_at DESC LIMIT \(limit)
                 """)
             {
-                let notification = try Self.adminNotification(row)
+                let notification = try AdminStore.adminNotification(row)
                 events.append(
                     ConsoleEvent(
                         kind: "notification", at: notification.receivedAt,
@@ -433,7 +466,7 @@ extension SQLStorage: ConsoleStorage {
                         transactionID: notification.transactionID, detail: notification.outcome + (notification.detail.map { ": \($0)" } ?? "")))
             }
             for row in try await executor.query("SELECT * FROM ledger_entries WHERE user_id = \(userID) ORDER BY id DESC LIMIT \(limit)") {
-                let entry = try Self.ledgerEntry(row)
+                let entry = try UserStore.ledgerEntry(row)
                 events.append(
                     ConsoleEvent(
                         kind: "ledger", at: entry.createdAt, summary: "\(entry.kind.rawValue) \(entry.amount > 0 ? "+" : "")\(entry.amount) \(entry.currency)",
@@ -451,7 +484,7 @@ extension SQLStorage: ConsoleStorage {
                 }
             }
             if let row = try await executor.query("SELECT created_at FROM users WHERE id = \(userID)").first {
-                events.append(ConsoleEvent(kind: "signup", at: Self.date(try row.int("created_at")), summary: userID, transactionID: nil, detail: nil))
+                events.append(ConsoleEvent(kind: "signup", at: SQLStorage.date(try row.int("created_at")), summary: userID, transactionID: nil, detail: nil))
             }
             // Newest first; among events of the same millisecond, a stable order.
             return Array(
@@ -459,16 +492,19 @@ extension SQLStorage: ConsoleStorage {
         }
     }
 
+    /// One notification with its payload.
     public func notification(uuid: String) async throws -> ConsoleNotification? {
         let row = try await read { executor, _ in
             try await executor.query("SELECT * FROM notifications WHERE notification_uuid = \(uuid)").first
         }
         guard let row else { return nil }
         return ConsoleNotification(
-            notification: try Self.adminNotification(row), originalTransactionID: row.optionalText("original_transaction_id"),
-            environment: row.optionalText("environment"), signedDate: row.optionalInt("signed_date").map(Self.date), jws: try row.text("jws"))
+            notification: try AdminStore.adminNotification(row), originalTransactionID: row.optionalText("original_transaction_id"),
+            environment: row.optionalText("environment"), signedDate: row.optionalInt("signed_date").map(SQLStorage.date), jws: try row.text("jws"))
     }
 
+    /// The users a search text names, each once, best first: by user id, then by app account
+    /// token (both in any case), then by app user id (exactly).
     public func findUsers(_ text: String) async throws -> [ConsoleUserMatch] {
         let lowered = text.lowercased()
         let rows = try await read { executor, _ in

@@ -3,7 +3,24 @@ public import TallyCore
 import TallySQL
 public import TallyVerify
 
-extension SQLStorage {
+/// Orders and store transactions: each transaction recorded once and granted once to its owner,
+/// from whichever form it arrives in (a client's JWS or app receipt, a notification, Apple's
+/// API), and taken back by a refund.
+public struct PurchaseStore: Sendable {
+    let transactions: Transactions
+    let catalog: TallyCatalog
+    var accounts: Accounts { transactions.accounts }
+
+    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
+        try await transactions.write(work)
+    }
+
+    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
+        try await transactions.read(work)
+    }
+}
+
+extension PurchaseStore {
     /// Records a verified transaction and grants it, once.
     public func deliver(_ transaction: Verified<TransactionPayload>, jws: String, presenter: User, orderID: String?) async throws -> PurchaseResponse {
         try await deliver(transaction.payload, evidence: .jws(jws), presenter: presenter, orderID: orderID)
@@ -31,7 +48,7 @@ extension SQLStorage {
                 // Replayed only when neither the transaction nor its refund is news: the client reports a refund
                 // this call applied as new.
                 let applied = try await revoke(
-                    executor, transactionID: transactionID, eventAt: Self.millis(payload.signedDate ?? revokedAt),
+                    executor, transactionID: transactionID, eventAt: SQLStorage.millis(payload.signedDate ?? revokedAt),
                     reason: payload.revocationReason, time: time)
                 let (balances, access) = try await accounts.summary(executor, user: presenter.id, time: time)
                 return PurchaseResponse(
@@ -40,7 +57,7 @@ extension SQLStorage {
             }
             if !recorded.firstDelivery, let stored = recorded.response {
                 // A replay answers what the first delivery answered.
-                var first = try Self.decode(PurchaseResponse.self, stored)
+                var first = try SQLStorage.decode(PurchaseResponse.self, stored)
                 first.replayed = true
                 return first
             }
@@ -51,7 +68,7 @@ extension SQLStorage {
             // The first answer to a client is kept, so that replays repeat it.
             var first = response
             first.replayed = false
-            let firstJSON = try Self.encode(first)
+            let firstJSON = try SQLStorage.encode(first)
             try await executor.execute(
                 "UPDATE store_transactions SET response_json = \(firstJSON) WHERE transaction_id = \(transactionID) AND response_json IS NULL")
             return response
@@ -120,13 +137,13 @@ extension SQLStorage {
         if let owner, affectsAccess(transaction) {
             try await touchEntitlements(executor, user: owner.id, time: time, transactionID: transactionID)
         }
-        let revokedAt = transaction.revoked ? payload.revocationDate.map(Self.millis) : nil
+        let revokedAt = transaction.revoked ? payload.revocationDate.map(SQLStorage.millis) : nil
         // The rollups take in the row: a subscription's from its other periods as they were.
         if kind == .autoRenewable { try await MetricsRollup.note(executor, original: original) }
         var counted = MetricsTransaction(transaction, payload: payload)
         counted.revokedAt = revokedAt
         MetricsRollup.noteNew(executor, counted)
-        let grantsJSON = try grants.map(Self.encode)
+        let grantsJSON = try grants.map(SQLStorage.encode)
         try await executor.execute(
             """
             INSERT INTO store_transactions (transaction_id, original_transaction_id, user_id, binding, product_id, product_kind,
@@ -134,8 +151,8 @@ extension SQLStorage {
                 revocation_reason, evidence_kind, evidence, received_at, price, currency, storefront, granted, grants_json, ownership,
                 subscription_group)
             VALUES (\(transactionID), \(original), \(owner?.id), \(binding), \(transaction.productID), \(kind),
-                \(transaction.environment), \(token), \(transaction.quantity), \(payload.purchaseDate.map(Self.millis)),
-                \(transaction.expiresAt), \(payload.signedDate.map(Self.millis)), \(transaction.revoked), \(revokedAt),
+                \(transaction.environment), \(token), \(transaction.quantity), \(payload.purchaseDate.map(SQLStorage.millis)),
+                \(transaction.expiresAt), \(payload.signedDate.map(SQLStorage.millis)), \(transaction.revoked), \(revokedAt),
                 \(payload.revocationReason.map { Int64($0.rawValue) }), \(evidence.kind), \(evidence.text), \(time),
                 \(transaction.price), \(transaction.currency), \(transaction.storefront), \(grants != nil), \(grantsJSON),
                 \(payload.inAppOwnershipType?.rawValue), \(payload.subscriptionGroupIdentifier))
@@ -168,7 +185,7 @@ extension SQLStorage {
         }
         let product = catalog.product(transaction.productID)
         let grants = transaction.revoked ? nil : product.map { Self.grants(of: $0, quantity: transaction.quantity) }
-        let grantsJSON = try grants.map(Self.encode)
+        let grantsJSON = try grants.map(SQLStorage.encode)
         let bound = try await executor.execute(
             """
             UPDATE store_transactions SET user_id = \(presenter.id), binding = 'first_presenter', granted = \(!transaction.revoked),
@@ -212,7 +229,7 @@ extension SQLStorage {
         }
         let product = catalog.product(transaction.productID)
         let grants = product.map { Self.grants(of: $0, quantity: transaction.quantity) }
-        let grantsJSON = try grants.map(Self.encode)
+        let grantsJSON = try grants.map(SQLStorage.encode)
         let claimed = try await executor.execute(
             "UPDATE store_transactions SET granted = 1, grants_json = \(grantsJSON) WHERE transaction_id = \(transaction.transactionID) AND granted = 0")
         guard claimed == 1, let product, let grants else { return nil }
@@ -247,90 +264,5 @@ extension SQLStorage {
         // A payment that arrives for an expired or failed order still fulfils it: the money was taken.
         try await executor.execute(
             "UPDATE orders SET status = \(OrderStatus.fulfilled), transaction_id = \(transactionID), updated_at = \(time) WHERE id = \(orderID)")
-    }
-}
-
-/// A store transaction as Tally records it: what its grant and its events need, had once from
-/// the verified payload (its first delivery) or from its row.
-struct StoreTransaction {
-    /// The kind recorded for a product of a type this version does not know.
-    static let unrecognizedKind = ProductKind(rawValue: "unknown")
-
-    var transactionID: String
-    var originalTransactionID: String
-    /// Its owner, once known.
-    var userID: String?
-    /// The owner's app user id, for events.
-    var appUserID: String?
-    var productID: String
-    var kind: ProductKind
-    var quantity: Int64
-    var environment: String
-    /// Epoch milliseconds.
-    var expiresAt: Int64?
-    var price: Int64?
-    var currency: String?
-    var storefront: String?
-    var revoked: Bool
-    /// Whether its grant was claimed.
-    var granted: Bool
-    /// What it granted; nil until it is granted.
-    var grants: [Amount]?
-    /// The first answer to a client, kept for replays.
-    var response: String?
-
-    /// A transaction about to be recorded for the first time, as its row will say.
-    init(_ payload: TransactionPayload, kind: ProductKind, userID: String?, appUserID: String?) {
-        transactionID = payload.transactionID ?? ""
-        originalTransactionID = payload.originalTransactionID ?? transactionID
-        self.userID = userID
-        self.appUserID = appUserID
-        productID = payload.productID ?? ""
-        self.kind = kind
-        quantity = Int64(max(1, payload.quantity ?? 1))
-        environment = payload.environment?.rawValue ?? "unknown"
-        expiresAt = payload.expiresDate.map(SQLStorage.millis)
-        price = payload.price
-        currency = payload.currency
-        storefront = payload.storefront
-        revoked = payload.revocationDate != nil
-        granted = false
-    }
-
-    /// A row of `store_transactions`, with the owner's `app_user_id` when the query joined it.
-    init(_ row: SQLRow) throws {
-        transactionID = try row.text("transaction_id")
-        originalTransactionID = try row.text("original_transaction_id")
-        userID = row.optionalText("user_id")
-        appUserID = row.optionalText("app_user_id")
-        productID = try row.text("product_id")
-        kind = ProductKind(rawValue: try row.text("product_kind"))
-        quantity = try row.int("quantity")
-        environment = try row.text("environment")
-        expiresAt = row.optionalInt("expires_date")
-        price = row.optionalInt("price")
-        currency = row.optionalText("currency")
-        storefront = row.optionalText("storefront")
-        revoked = try row.int("revoked") == 1
-        granted = try row.int("granted") == 1
-        grants = try row.optionalText("grants_json").map { try SQLStorage.decode([Amount].self, $0) }
-        response = row.optionalText("response_json")
-    }
-
-    /// What an event says of it: its user, product, environment and price.
-    var event: TallyEventData {
-        var data = TallyEventData(userID: userID)
-        data.appUserID = appUserID
-        data.transactionID = transactionID
-        data.originalTransactionID = originalTransactionID
-        data.productID = productID
-        data.productKind = kind.rawValue
-        data.quantity = quantity
-        data.environment = environment
-        data.price = price
-        data.priceCurrency = currency
-        data.storefront = storefront
-        data.expiresAt = expiresAt.map(SQLStorage.date)
-        return data
     }
 }

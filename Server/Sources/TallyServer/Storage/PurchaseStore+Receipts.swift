@@ -1,7 +1,7 @@
 public import TallyCore
 public import TallyVerify
 
-extension SQLStorage {
+extension PurchaseStore {
     /// Records an in-app purchase of a verified app receipt and grants it, once, under its
     /// transaction id, as the same transaction's JWS would be: whichever form arrives second
     /// is a replay.

@@ -3,14 +3,33 @@ import TallyCore
 import TallySQL
 public import TallyVerify
 
-extension SQLStorage {
+/// App Store Server Notifications, each applied once by its UUID; what Apple's API reports;
+/// and the queues of work for that API (consumption answers, the notification catch-up mark,
+/// subscriptions to check).
+public struct NotificationStore: Sendable {
+    /// Where a notification's transaction is recorded, granted or taken back.
+    let purchases: PurchaseStore
+    var transactions: Transactions { purchases.transactions }
+    var catalog: TallyCatalog { purchases.catalog }
+    var now: @Sendable () -> Date { transactions.now }
+
+    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
+        try await transactions.write(work)
+    }
+
+    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
+        try await transactions.read(work)
+    }
+}
+
+extension NotificationStore {
     /// Applies a verified notification once, by its UUID.
     public func apply(_ notification: VerifiedNotification, jws: String) async throws -> NotificationOutcome {
         let payload = notification.payload
         guard let uuid = payload.notificationUUID, !uuid.isEmpty, uuid.count <= 64 else {
             throw StorageError(.invalidRequest, "the notification has no notificationUUID")
         }
-        if let transaction = notification.transaction { try Self.checkQuantity(transaction.payload) }
+        if let transaction = notification.transaction { try PurchaseStore.checkQuantity(transaction.payload) }
         let eventAt = (payload.signedDate ?? now()).timeIntervalSince1970
         let type = payload.notificationType?.rawValue ?? "UNKNOWN"
         let transactionPayload = notification.transaction?.payload
@@ -20,7 +39,7 @@ extension SQLStorage {
                 INSERT INTO notifications (notification_uuid, notification_type, subtype, transaction_id, original_transaction_id,
                     signed_date, environment, outcome, jws, received_at)
                 VALUES (\(uuid), \(type), \(payload.subtype?.rawValue), \(transactionPayload?.transactionID), \(transactionPayload?.originalTransactionID), \
-                \(payload.signedDate.map(Self.millis)), \(payload.appIdentity.environment?.rawValue), 'recorded', \(jws), \(time)) ON CONFLICT DO NOTHING
+                \(payload.signedDate.map(SQLStorage.millis)), \(payload.appIdentity.environment?.rawValue), 'recorded', \(jws), \(time)) ON CONFLICT DO NOTHING
                 """)
             guard inserted == 1 else { return .duplicate }
 
@@ -32,27 +51,29 @@ extension SQLStorage {
             if let transaction = notification.transaction, let signed = payload.data?.signedTransactionInfo,
                 transaction.payload.transactionID != nil
             {
-                let recorded = try await record(executor, time: time, payload: transaction.payload, evidence: .jws(signed), presenter: nil)
+                let recorded = try await purchases.record(executor, time: time, payload: transaction.payload, evidence: .jws(signed), presenter: nil)
                 let id = transaction.payload.transactionID!
                 if recorded.new { outcome = .applied }
                 if recorded.userID == nil { detail = "no user known for this transaction yet: recorded, granted when a user presents it" }
                 switch payload.notificationType {
                 case .refund?, .revoke?:
-                    if try await revoke(
-                        executor, transactionID: id, eventAt: Self.millis(Date(timeIntervalSince1970: eventAt)),
+                    if try await purchases.revoke(
+                        executor, transactionID: id, eventAt: SQLStorage.millis(Date(timeIntervalSince1970: eventAt)),
                         reason: transaction.payload.revocationReason, time: time)
                     {
                         outcome = .applied
                     }
                 case .refundReversed?:
-                    if try await reverseRevocation(executor, transactionID: id, eventAt: Self.millis(Date(timeIntervalSince1970: eventAt)), time: time) {
+                    if try await purchases.reverseRevocation(
+                        executor, transactionID: id, eventAt: SQLStorage.millis(Date(timeIntervalSince1970: eventAt)), time: time)
+                    {
                         outcome = .applied
                     }
                 case .consumptionRequest?:
                     try await recordConsumptionRequest(executor, uuid: uuid, transactionID: id, reason: payload.data?.consumptionRequestReason, time: time)
                     outcome = .applied
                 default:
-                    try await emitSubscriptionStatus(executor, time: time, notification: payload, transactionID: id)
+                    try await purchases.emitSubscriptionStatus(executor, time: time, notification: payload, transactionID: id)
                 }
             }
             try await executor.execute(
@@ -68,7 +89,7 @@ extension SQLStorage {
         for owner in try await executor.query(
             "SELECT DISTINCT user_id FROM store_transactions WHERE original_transaction_id = \(original) AND user_id IS NOT NULL ORDER BY user_id")
         {
-            try await touchEntitlements(executor, user: try owner.text("user_id"), time: time)
+            try await purchases.touchEntitlements(executor, user: try owner.text("user_id"), time: time)
         }
         let autoRenew = renewal.autoRenewStatus.map { Int64($0.rawValue) }
         let intent = renewal.expirationIntent.map { Int64($0.rawValue) }
@@ -76,78 +97,14 @@ extension SQLStorage {
             """
             INSERT INTO renewal_infos (original_transaction_id, signed_date, auto_renew, auto_renew_product_id, in_billing_retry,
                 grace_expires, expiration_intent, jws)
-            VALUES (\(original), \(Self.millis(signed)), \(autoRenew), \(renewal.autoRenewProductID), \(renewal.isInBillingRetryPeriod), \
-            \(renewal.gracePeriodExpiresDate.map(Self.millis)), \(intent), \(jws))
+            VALUES (\(original), \(SQLStorage.millis(signed)), \(autoRenew), \(renewal.autoRenewProductID), \(renewal.isInBillingRetryPeriod), \
+            \(renewal.gracePeriodExpiresDate.map(SQLStorage.millis)), \(intent), \(jws))
             ON CONFLICT (original_transaction_id) DO UPDATE SET
                 signed_date = excluded.signed_date, auto_renew = excluded.auto_renew, auto_renew_product_id = excluded.auto_renew_product_id,
                 in_billing_retry = excluded.in_billing_retry, grace_expires = excluded.grace_expires,
                 expiration_intent = excluded.expiration_intent, jws = excluded.jws
             WHERE renewal_infos.signed_date <= excluded.signed_date
             """)
-    }
-
-    /// Applies a refund or revocation unless a later revocation event was applied already.
-    /// Returns whether anything changed.
-    func revoke(_ executor: WriteContext, transactionID: String, eventAt: Int64, reason: RevocationReason?, time: Int64) async throws -> Bool {
-        try await noteForMetrics(executor, transactionID: transactionID)
-        // The event is recorded by a conditional UPDATE, which also locks the row: a refund and
-        // its reversal racing (PostgreSQL) apply one after the other, and the later event wins.
-        let current = try await executor.execute(
-            """
-            UPDATE store_transactions SET revocation_event_at = \(eventAt), revocation_reason = \(reason.map { Int64($0.rawValue) })
-            WHERE transaction_id = \(transactionID) AND (revocation_event_at IS NULL OR revocation_event_at <= \(eventAt))
-            """)
-        guard current == 1, let row = try await executor.query(Self.selectTransaction(transactionID)).first else { return false }
-        let transaction = try StoreTransaction(row)
-        try await touchEntitlements(executor, transaction)
-        let claimed = try await executor.execute("UPDATE store_transactions SET revoked = 1 WHERE transaction_id = \(transactionID) AND revoked = 0")
-        guard claimed == 1 else { return false }
-        guard transaction.granted, let user = transaction.userID else { return true }
-        let ledger = Ledger(executor)
-        var clawedBack: [TallyEventData.ClawedBack] = []
-        for lot in try await executor.query("SELECT id, currency FROM lots WHERE transaction_id = \(transactionID) AND revoked = 0 ORDER BY id") {
-            let currency = try lot.text("currency")
-            let taken = try await ledger.clawBack(lotID: try lot.int("id"), user: user, currency: currency, transaction: transactionID)
-            clawedBack.append(.init(currency: currency, removed: taken.removed, debt: taken.debt))
-        }
-        try await emitRevoked(executor, transaction, reason: reason, clawedBack: clawedBack)
-        return true
-    }
-
-    /// Notes for the rollups the subscription (or purchase) of a transaction whose revocation may change.
-    private func noteForMetrics(_ executor: WriteContext, transactionID: String) async throws {
-        try await MetricsRollup.note(executor, originalOf: transactionID)
-    }
-
-    /// Restores what a refund took, unless a later revocation event was applied already.
-    func reverseRevocation(_ executor: WriteContext, transactionID: String, eventAt: Int64, time: Int64) async throws -> Bool {
-        try await noteForMetrics(executor, transactionID: transactionID)
-        let current = try await executor.execute(
-            """
-            UPDATE store_transactions SET revocation_event_at = \(eventAt)
-            WHERE transaction_id = \(transactionID) AND (revocation_event_at IS NULL OR revocation_event_at <= \(eventAt))
-            """)
-        guard current == 1, let row = try await executor.query(Self.selectTransaction(transactionID)).first else { return false }
-        let transaction = try StoreTransaction(row)
-        try await touchEntitlements(executor, transaction)
-        let claimed = try await executor.execute("UPDATE store_transactions SET revoked = 0 WHERE transaction_id = \(transactionID) AND revoked = 1")
-        guard claimed == 1 else { return false }
-        guard let user = transaction.userID else { return true }
-        guard transaction.granted else {
-            _ = try await grant(executor, transaction)
-            return true
-        }
-        let ledger = Ledger(executor)
-        let restored = transaction.grants ?? []
-        for grant in restored {
-            try await ledger.grant(
-                user, grant.currency, amount: grant.amount, kind: .refundReversal,
-                transaction: transactionID)
-        }
-        var data = transaction.event
-        data.amounts = restored
-        try await executor.outbox.emit(.purchaseRefundReversed, data)
-        return true
     }
 
     /// Records what Tally would answer Apple about a consumable's consumption.

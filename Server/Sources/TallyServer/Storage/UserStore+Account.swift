@@ -2,7 +2,7 @@ import Foundation
 public import TallyCore
 import TallySQL
 
-extension SQLStorage {
+extension UserStore {
     /// Balances, entitlements and subscriptions, read in one transaction.
     public func account(user: User) async throws -> AccountResponse {
         try await read { executor, time in
@@ -38,6 +38,6 @@ extension SQLStorage {
             id: try row.int("id"), currency: try row.text("currency"), kind: LedgerEntryKind(rawValue: try row.text("kind")),
             bucket: LedgerBucket(rawValue: try row.text("bucket")),
             amount: try row.int("amount"), transactionID: row.optionalText("transaction_id"), reference: row.optionalText("reference"),
-            createdAt: date(try row.int("created_at")))
+            createdAt: SQLStorage.date(try row.int("created_at")))
     }
 }

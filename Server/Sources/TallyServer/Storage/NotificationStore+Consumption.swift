@@ -24,14 +24,16 @@ public struct DueConsumptionAnswer: Sendable, Hashable {
     public let attempts: Int64
 }
 
-extension SQLStorage {
+extension NotificationStore {
+    /// Claims up to `limit` consumption requests due an answer (unanswered, received after
+    /// `since`, not claimed in the last `lease` seconds), oldest first; each claim counts a try.
     public func claimConsumptionRequests(since: Date, lease: TimeInterval, limit: Int) async throws -> [DueConsumptionAnswer] {
         try await write { executor, time in
             let stale = time - Int64(lease * 1000)
             let rows = try await executor.query(
                 """
                 SELECT notification_uuid, transaction_id, consumption_json, attempts FROM consumption_requests
-                WHERE sent_status IS NULL AND created_at >= \(Self.millis(since)) AND (claimed_at IS NULL OR claimed_at < \(stale))
+                WHERE sent_status IS NULL AND created_at >= \(SQLStorage.millis(since)) AND (claimed_at IS NULL OR claimed_at < \(stale))
                 ORDER BY created_at, notification_uuid LIMIT \(Int64(limit))
                 """)
             var claimed: [DueConsumptionAnswer] = []
@@ -53,6 +55,7 @@ extension SQLStorage {
         }
     }
 
+    /// Closes a consumption request: `sent`, `refused` (Apple will not take it) or `expired`.
     public func closeConsumptionRequest(_ notificationUUID: String, status: ConsumptionAnswerStatus, detail: String?) async throws {
         _ = try await write { executor, time in
             try await executor.execute(
@@ -63,12 +66,13 @@ extension SQLStorage {
         }
     }
 
+    /// Closes as `expired` every request still unanswered that was received before `date`.
     public func expireConsumptionRequests(receivedBefore date: Date) async throws -> Int {
         try await write { executor, time in
             try await executor.execute(
                 """
                 UPDATE consumption_requests SET sent_status = \(ConsumptionAnswerStatus.expired), answered_at = \(time), detail = 'not answered within 12 hours'
-                WHERE sent_status IS NULL AND created_at < \(Self.millis(date))
+                WHERE sent_status IS NULL AND created_at < \(SQLStorage.millis(date))
                 """)
         }
     }

@@ -2,7 +2,7 @@ import Foundation
 import TallyCore
 import TallySQL
 
-extension SQLStorage {
+extension PurchaseStore {
     /// What an event says of a recorded transaction: its user, product, environment and price.
     func transactionEvent(_ executor: any SQLExecutor, transactionID: String) async throws -> TallyEventData {
         guard let row = try await executor.query(Self.selectTransaction(transactionID)).first else {
@@ -61,14 +61,6 @@ extension SQLStorage {
             data.entitlements = product.entitlements
         }
         try await executor.outbox.emit(type, data)
-    }
-
-    /// A change of credits outside a purchase: a spend, an adjustment, a sign-up grant, a reservation.
-    static func creditsEvent(user: String, currency: String, amount: Int64) -> TallyEventData {
-        var data = TallyEventData(userID: user)
-        data.currency = currency
-        data.amount = amount
-        return data
     }
 
     // MARK: - Entitlements

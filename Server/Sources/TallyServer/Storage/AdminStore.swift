@@ -2,7 +2,22 @@ import Foundation
 public import TallyCore
 import TallySQL
 
-extension SQLStorage {
+/// The admin API: adjustments of a user's credits, and lists of users, transactions and notifications.
+public struct AdminStore: Sendable {
+    let transactions: Transactions
+    let catalog: TallyCatalog
+    var accounts: Accounts { transactions.accounts }
+
+    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
+        try await transactions.write(work)
+    }
+
+    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
+        try await transactions.read(work)
+    }
+}
+
+extension AdminStore {
     /// Credits or takes back an amount for the admin; idempotent by key.
     public func adjust(userID: String, amount: Amount, reason: String, idempotencyKey: String) async throws -> AdminAdjustment {
         try checkAdjustment(amount: amount, reason: reason, idempotencyKey: idempotencyKey)
@@ -28,7 +43,7 @@ extension SQLStorage {
     func adjust(
         _ executor: WriteContext, time: Int64, userID: String, amount: Amount, reason: String, idempotencyKey: String
     ) async throws -> AdminAdjustment {
-        let requestHash = Self.hash(amount.currency, String(amount.amount), reason)
+        let requestHash = SQLStorage.hash(amount.currency, String(amount.amount), reason)
         guard try await executor.query("SELECT id FROM users WHERE id = \(userID)").first != nil else {
             throw StorageError(.notFound, "no user \(userID)")
         }
@@ -38,7 +53,7 @@ extension SQLStorage {
             guard try existing.text("request_hash") == requestHash else {
                 throw StorageError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another adjustment")
             }
-            var first = try Self.decode(AdminAdjustment.self, try existing.text("response_json"))
+            var first = try SQLStorage.decode(AdminAdjustment.self, try existing.text("response_json"))
             first.replayed = true
             return first
         }
@@ -57,7 +72,7 @@ extension SQLStorage {
                 try await ledger.entry(userID, amount.currency, kind: .adjustmentDebt, amount: -owed, reference: reason)
             }
         }
-        var data = Self.creditsEvent(user: userID, currency: amount.currency, amount: amount.amount)
+        var data = SQLStorage.creditsEvent(user: userID, currency: amount.currency, amount: amount.amount)
         data.reason = reason
         try await executor.outbox.emit(.creditsAdjusted, data)
         let response = AdminAdjustment(
@@ -66,7 +81,7 @@ extension SQLStorage {
         try await executor.execute(
             """
             INSERT INTO adjustments (user_id, idempotency_key, request_hash, currency, amount, reason, response_json, created_at)
-            VALUES (\(userID), \(idempotencyKey), \(requestHash), \(amount.currency), \(amount.amount), \(reason), \(try Self.encode(response)), \(time))
+            VALUES (\(userID), \(idempotencyKey), \(requestHash), \(amount.currency), \(amount.amount), \(reason), \(try SQLStorage.encode(response)), \(time))
             """)
         return response
     }
@@ -77,13 +92,13 @@ extension SQLStorage {
             guard let row = try await executor.query("SELECT * FROM users WHERE id = \(id)").first else {
                 throw StorageError(.notFound, "no user \(id)")
             }
-            let user = try Self.user(row)
+            let user = try UserStore.user(row)
             let (balances, access) = try await accounts.summary(executor, user: id, time: time)
             let ledger = try await executor.query("SELECT * FROM ledger_entries WHERE user_id = \(id) ORDER BY id DESC LIMIT 20")
             return AdminUser(
                 userID: id, appUserID: user.appUserID, appAccountToken: user.appAccountToken, createdAt: user.createdAt,
                 balances: balances, entitlements: access.entitlements, subscriptions: access.subscriptions,
-                recentLedger: try ledger.map(Self.ledgerEntry))
+                recentLedger: try ledger.map(UserStore.ledgerEntry))
         }
     }
 
@@ -109,18 +124,18 @@ extension SQLStorage {
             }
             // By the time received, the list's own order, so that a range is one index's range.
             if let from = query.from {
-                sql += " AND received_at >= \(Self.millis(from))"
+                sql += " AND received_at >= \(SQLStorage.millis(from))"
             }
             if let to = query.to {
-                sql += " AND received_at < \(Self.millis(to))"
+                sql += " AND received_at < \(SQLStorage.millis(to))"
             }
             match(SQLColumn("currency"), query.currency)
             match(SQLColumn("subscription_group"), query.subscriptionGroup)
             // By the day bought or refunded, as the metrics count them.
-            if let from = query.purchasedFrom { sql += " AND purchase_date >= \(Self.millis(from))" }
-            if let to = query.purchasedTo { sql += " AND purchase_date < \(Self.millis(to))" }
-            if let from = query.revokedFrom { sql += " AND revocation_event_at >= \(Self.millis(from))" }
-            if let to = query.revokedTo { sql += " AND revocation_event_at < \(Self.millis(to))" }
+            if let from = query.purchasedFrom { sql += " AND purchase_date >= \(SQLStorage.millis(from))" }
+            if let to = query.purchasedTo { sql += " AND purchase_date < \(SQLStorage.millis(to))" }
+            if let from = query.revokedFrom { sql += " AND revocation_event_at >= \(SQLStorage.millis(from))" }
+            if let to = query.revokedTo { sql += " AND revocation_event_at < \(SQLStorage.millis(to))" }
             if query.revokedFrom != nil || query.revokedTo != nil { sql += " AND revoked = 1" }
             if let text = query.text {
                 // The order's transaction is looked up first, so that every branch of the OR is an
@@ -142,7 +157,7 @@ extension SQLStorage {
             let transactions = try rows.prefix(query.limit).map(Self.adminTransaction)
             let next =
                 rows.count > query.limit
-                ? transactions.last.map { AdminCursor(receivedAt: Self.millis($0.receivedAt), id: $0.transactionID).text } : nil
+                ? transactions.last.map { AdminCursor(receivedAt: SQLStorage.millis($0.receivedAt), id: $0.transactionID).text } : nil
             return AdminTransactionPage(transactions: transactions, nextCursor: next)
         }
     }
@@ -154,11 +169,11 @@ extension SQLStorage {
             userID: row.optionalText("user_id"), productID: try row.text("product_id"), type: try row.text("product_kind"),
             environment: try row.text("environment"), quantity: try row.int("quantity"),
             status: row.optionalText("user_id") == nil ? "unbound" : revoked ? "revoked" : "granted",
-            granted: try row.optionalText("grants_json").map { try Self.decode([Amount].self, $0) } ?? [],
-            purchaseDate: row.optionalInt("purchase_date").map(Self.date), expiresDate: row.optionalInt("expires_date").map(Self.date),
-            receivedAt: Self.date(try row.int("received_at")), appAccountToken: row.optionalText("app_account_token"),
+            granted: try row.optionalText("grants_json").map { try SQLStorage.decode([Amount].self, $0) } ?? [],
+            purchaseDate: row.optionalInt("purchase_date").map(SQLStorage.date), expiresDate: row.optionalInt("expires_date").map(SQLStorage.date),
+            receivedAt: SQLStorage.date(try row.int("received_at")), appAccountToken: row.optionalText("app_account_token"),
             price: row.optionalInt("price"), currency: row.optionalText("currency"), storefront: row.optionalText("storefront"),
-            revokedAt: revoked ? row.optionalInt("revocation_event_at").map(Self.date) : nil,
+            revokedAt: revoked ? row.optionalInt("revocation_event_at").map(SQLStorage.date) : nil,
             revocationReason: revoked ? row.optionalInt("revocation_reason") : nil)
     }
 
@@ -178,7 +193,7 @@ extension SQLStorage {
             let notifications = try rows.prefix(limit).map(Self.adminNotification)
             let next =
                 rows.count > limit
-                ? notifications.last.map { AdminCursor(receivedAt: Self.millis($0.receivedAt), id: $0.notificationUuid).text } : nil
+                ? notifications.last.map { AdminCursor(receivedAt: SQLStorage.millis($0.receivedAt), id: $0.notificationUuid).text } : nil
             return AdminNotificationPage(notifications: notifications, nextCursor: next)
         }
     }
@@ -187,6 +202,6 @@ extension SQLStorage {
         AdminNotification(
             notificationUuid: try row.text("notification_uuid"), notificationType: try row.text("notification_type"),
             subtype: row.optionalText("subtype"), transactionID: row.optionalText("transaction_id"),
-            outcome: try row.text("outcome"), detail: row.optionalText("detail"), receivedAt: Self.date(try row.int("received_at")))
+            outcome: try row.text("outcome"), detail: row.optionalText("detail"), receivedAt: SQLStorage.date(try row.int("received_at")))
     }
 }

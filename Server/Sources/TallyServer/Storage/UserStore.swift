@@ -1,0 +1,76 @@
+import Foundation
+public import TallyCore
+import TallySQL
+
+/// Users and their tokens: who calls, and with what grants they start.
+public struct UserStore: Sendable {
+    let transactions: Transactions
+    let catalog: TallyCatalog
+    var accounts: Accounts { transactions.accounts }
+
+    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
+        try await transactions.write(work)
+    }
+
+    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
+        try await transactions.read(work)
+    }
+
+    /// Creates a user with the catalog's sign-up grants, or returns the one with this app user id.
+    public func createUser(appUserID: String?, tokenHash: String?) async throws -> (User, created: Bool, granted: [Amount]) {
+        try await write { executor, time in
+            if let appUserID,
+                let row = try await executor.query("SELECT * FROM users WHERE app_user_id = \(appUserID)").first
+            {
+                let user = try Self.user(row)
+                if let tokenHash {
+                    try await executor.execute(
+                        "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (\(tokenHash), \(user.id), \(time))")
+                }
+                return (user, false, [])
+            }
+            let user = User(id: UUID().uuidString.lowercased(), appUserID: appUserID, appAccountToken: UUID(), createdAt: SQLStorage.date(time))
+            let token = user.appAccountToken.uuidString.lowercased()
+            try await executor.execute(
+                "INSERT INTO users (id, app_user_id, app_account_token, created_at) VALUES (\(user.id), \(appUserID), \(token), \(time))")
+            if let tokenHash {
+                try await executor.execute(
+                    "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (\(tokenHash), \(user.id), \(time))")
+            }
+            let ledger = Ledger(executor)
+            for grant in catalog.signupGrants {
+                try await ledger.grant(user.id, grant.currency, amount: grant.amount, kind: .signup)
+                var data = SQLStorage.creditsEvent(user: user.id, currency: grant.currency, amount: grant.amount)
+                data.appUserID = appUserID
+                data.source = "signup"
+                try await executor.outbox.emit(.creditsGranted, data)
+            }
+            return (user, true, catalog.signupGrants)
+        }
+    }
+
+    /// The user a token hash belongs to.
+    public func user(tokenHash: String) async throws -> User? {
+        try await read { executor, _ in
+            let rows = try await executor.query(
+                "SELECT u.* FROM user_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = \(tokenHash)")
+            return try rows.first.map(Self.user)
+        }
+    }
+
+    /// A user by identifier.
+    public func user(id: String) async throws -> User? {
+        try await read { executor, _ in
+            try await executor.query("SELECT * FROM users WHERE id = \(id)").first.map(Self.user)
+        }
+    }
+
+    static func user(_ row: SQLRow) throws -> User {
+        guard let token = UUID(uuidString: try row.text("app_account_token")) else {
+            throw SQLDatabaseError(.decoding, "app_account_token is not a UUID")
+        }
+        return User(
+            id: try row.text("id"), appUserID: row.optionalText("app_user_id"), appAccountToken: token,
+            createdAt: SQLStorage.date(try row.int("created_at")))
+    }
+}
