@@ -47,13 +47,13 @@ extension AdminStore {
         guard try await executor.query("SELECT id FROM users WHERE id = \(userID)").first != nil else {
             throw StorageError(.notFound, "no user \(userID)")
         }
-        if let existing = try await executor.query(
-            "SELECT request_hash, response_json FROM adjustments WHERE user_id = \(userID) AND idempotency_key = \(idempotencyKey)"
-        ).first {
-            guard try existing.text("request_hash") == requestHash else {
+        if let existing = try await executor.fetchOne(
+            StoredAnswer.self, "SELECT request_hash, response_json FROM adjustments WHERE user_id = \(userID) AND idempotency_key = \(idempotencyKey)")
+        {
+            guard existing.requestHash == requestHash else {
                 throw StorageError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another adjustment")
             }
-            var first = try SQLStorage.decode(AdminAdjustment.self, try existing.text("response_json"))
+            var first = try SQLStorage.decode(AdminAdjustment.self, existing.responseJSON)
             first.replayed = true
             return first
         }
@@ -89,16 +89,15 @@ extension AdminStore {
     /// A user's account and recent ledger, for the admin.
     public func adminUser(id: String) async throws -> AdminUser {
         try await read { executor, time in
-            guard let row = try await executor.query("SELECT * FROM users WHERE id = \(id)").first else {
+            guard let user = try await executor.fetchOne(User.self, "SELECT * FROM users WHERE id = \(id)") else {
                 throw StorageError(.notFound, "no user \(id)")
             }
-            let user = try UserStore.user(row)
             let (balances, access) = try await accounts.summary(executor, user: id, time: time)
-            let ledger = try await executor.query("SELECT * FROM ledger_entries WHERE user_id = \(id) ORDER BY id DESC LIMIT 20")
+            let ledger = try await executor.fetchAll(LedgerEntryRow.self, "SELECT * FROM ledger_entries WHERE user_id = \(id) ORDER BY id DESC LIMIT 20")
             return AdminUser(
                 userID: id, appUserID: user.appUserID, appAccountToken: user.appAccountToken, createdAt: user.createdAt,
                 balances: balances, entitlements: access.entitlements, subscriptions: access.subscriptions,
-                recentLedger: try ledger.map(UserStore.ledgerEntry))
+                recentLedger: ledger.map(\.entry))
         }
     }
 
@@ -110,10 +109,10 @@ extension AdminStore {
                 guard let value else { return }
                 sql += " AND \(column) = \(value)"
             }
-            match(SQLColumn("product_kind"), query.type)
-            match(SQLColumn("environment"), query.environment)
-            match(SQLColumn("product_id"), query.productID)
-            match(SQLColumn("user_id"), query.userID)
+            match(StoreTransaction.Columns.productKind, query.type)
+            match(StoreTransaction.Columns.environment, query.environment)
+            match(StoreTransaction.Columns.productID, query.productID)
+            match(StoreTransaction.Columns.userID, query.userID)
             switch query.status {
             case "granted"?: sql += " AND granted = 1 AND revoked = 0"
             case "revoked"?: sql += " AND revoked = 1"
@@ -129,8 +128,8 @@ extension AdminStore {
             if let to = query.to {
                 sql += " AND received_at < \(SQLStorage.millis(to))"
             }
-            match(SQLColumn("currency"), query.currency)
-            match(SQLColumn("subscription_group"), query.subscriptionGroup)
+            match(StoreTransaction.Columns.currency, query.currency)
+            match(StoreTransaction.Columns.subscriptionGroup, query.subscriptionGroup)
             // By the day bought or refunded, as the metrics count them.
             if let from = query.purchasedFrom { sql += " AND purchase_date >= \(SQLStorage.millis(from))" }
             if let to = query.purchasedTo { sql += " AND purchase_date < \(SQLStorage.millis(to))" }
@@ -140,8 +139,7 @@ extension AdminStore {
             if let text = query.text {
                 // The order's transaction is looked up first, so that every branch of the OR is an
                 // equality on an index (PostgreSQL then combines the indexes instead of scanning).
-                let ordered = try await executor.query("SELECT transaction_id FROM orders WHERE id = \(text)").first?
-                    .optionalText("transaction_id")
+                let ordered = try await executor.fetchOne(PurchaseStore.OrderRow.self, "SELECT * FROM orders WHERE id = \(text)")?.transactionID
                 sql += " AND (transaction_id = \(text) OR original_transaction_id = \(text) OR user_id = \(text) OR app_account_token = \(text.lowercased())"
                 if let ordered {
                     sql += " OR transaction_id = \(ordered)"
@@ -153,28 +151,13 @@ extension AdminStore {
                 sql += " AND received_at <= \(cursor.receivedAt) AND (received_at < \(cursor.receivedAt) OR transaction_id < \(cursor.id))"
             }
             sql += " ORDER BY received_at DESC, transaction_id DESC LIMIT \(query.limit + 1)"
-            let rows = try await executor.query(sql)
-            let transactions = try rows.prefix(query.limit).map(Self.adminTransaction)
+            let rows = try await executor.fetchAll(AdminTransactionRow.self, sql)
+            let transactions = rows.prefix(query.limit).map(\.transaction)
             let next =
                 rows.count > query.limit
                 ? transactions.last.map { AdminCursor(receivedAt: SQLStorage.millis($0.receivedAt), id: $0.transactionID).text } : nil
             return AdminTransactionPage(transactions: transactions, nextCursor: next)
         }
-    }
-
-    static func adminTransaction(_ row: SQLRow) throws -> AdminTransaction {
-        let revoked = try row.int("revoked") == 1
-        return AdminTransaction(
-            transactionID: try row.text("transaction_id"), originalTransactionID: try row.text("original_transaction_id"),
-            userID: row.optionalText("user_id"), productID: try row.text("product_id"), type: try row.text("product_kind"),
-            environment: try row.text("environment"), quantity: try row.int("quantity"),
-            status: row.optionalText("user_id") == nil ? "unbound" : revoked ? "revoked" : "granted",
-            granted: try row.optionalText("grants_json").map { try SQLStorage.decode([Amount].self, $0) } ?? [],
-            purchaseDate: row.optionalInt("purchase_date").map(SQLStorage.date), expiresDate: row.optionalInt("expires_date").map(SQLStorage.date),
-            receivedAt: SQLStorage.date(try row.int("received_at")), appAccountToken: row.optionalText("app_account_token"),
-            price: row.optionalInt("price"), currency: row.optionalText("currency"), storefront: row.optionalText("storefront"),
-            revokedAt: revoked ? row.optionalInt("revocation_event_at").map(SQLStorage.date) : nil,
-            revocationReason: revoked ? row.optionalInt("revocation_reason") : nil)
     }
 
     /// Notifications received, newest first.
@@ -189,19 +172,80 @@ extension AdminStore {
                 sql += " AND received_at <= \(cursor.receivedAt) AND (received_at < \(cursor.receivedAt) OR notification_uuid < \(cursor.id))"
             }
             sql += " ORDER BY received_at DESC, notification_uuid DESC LIMIT \(limit + 1)"
-            let rows = try await executor.query(sql)
-            let notifications = try rows.prefix(limit).map(Self.adminNotification)
+            let rows = try await executor.fetchAll(AdminNotificationRow.self, sql)
+            let notifications = rows.prefix(limit).map(\.notification)
             let next =
                 rows.count > limit
                 ? notifications.last.map { AdminCursor(receivedAt: SQLStorage.millis($0.receivedAt), id: $0.notificationUuid).text } : nil
             return AdminNotificationPage(notifications: notifications, nextCursor: next)
         }
     }
+}
 
-    static func adminNotification(_ row: SQLRow) throws -> AdminNotification {
-        AdminNotification(
-            notificationUuid: try row.text("notification_uuid"), notificationType: try row.text("notification_type"),
-            subtype: row.optionalText("subtype"), transactionID: row.optionalText("transaction_id"),
-            outcome: try row.text("outcome"), detail: row.optionalText("detail"), receivedAt: SQLStorage.date(try row.int("received_at")))
+/// A row of `store_transactions` as the admin lists it.
+struct AdminTransactionRow: SQLRowDecodable {
+    let transaction: AdminTransaction
+
+    init(row: SQLRow) throws(SQLDatabaseError) {
+        typealias Columns = StoreTransaction.Columns
+        let revoked = try row.bool(Columns.revoked)
+        let userID = try row.optionalText(Columns.userID)
+        transaction = AdminTransaction(
+            transactionID: try row.text(Columns.transactionID), originalTransactionID: try row.text(Columns.originalTransactionID),
+            userID: userID, productID: try row.text(Columns.productID), type: try row.text(Columns.productKind),
+            environment: try row.text(Columns.environment), quantity: try row.int(Columns.quantity),
+            status: userID == nil ? "unbound" : revoked ? "revoked" : "granted",
+            granted: try StoreTransaction.amounts(row, Columns.grantsJSON) ?? [],
+            purchaseDate: try row.optionalInt(Columns.purchaseDate).map(SQLStorage.date),
+            expiresDate: try row.optionalInt(Columns.expiresDate).map(SQLStorage.date),
+            receivedAt: SQLStorage.date(try row.int(Columns.receivedAt)), appAccountToken: try row.optionalText(Columns.appAccountToken),
+            price: try row.optionalInt(Columns.price), currency: try row.optionalText(Columns.currency),
+            storefront: try row.optionalText(Columns.storefront),
+            revokedAt: revoked ? try row.optionalInt(Columns.revocationEventAt).map(SQLStorage.date) : nil,
+            revocationReason: revoked ? try row.optionalInt(Columns.revocationReason) : nil)
+    }
+}
+
+/// A row of `notifications` as the admin lists it.
+struct AdminNotificationRow: SQLRowDecodable {
+    /// The columns of `notifications`.
+    enum Columns {
+        static let notificationUUID = SQLColumn("notification_uuid")
+        static let notificationType = SQLColumn("notification_type")
+        static let subtype = SQLColumn("subtype")
+        static let transactionID = SQLColumn("transaction_id")
+        static let originalTransactionID = SQLColumn("original_transaction_id")
+        static let environment = SQLColumn("environment")
+        static let outcome = SQLColumn("outcome")
+        static let detail = SQLColumn("detail")
+        static let jws = SQLColumn("jws")
+        static let receivedAt = SQLColumn("received_at")
+    }
+
+    let notification: AdminNotification
+
+    init(row: SQLRow) throws(SQLDatabaseError) {
+        notification = AdminNotification(
+            notificationUuid: try row.text(Columns.notificationUUID), notificationType: try row.text(Columns.notificationType),
+            subtype: try row.optionalText(Columns.subtype), transactionID: try row.optionalText(Columns.transactionID),
+            outcome: try row.text(Columns.outcome), detail: try row.optionalText(Columns.detail),
+            receivedAt: SQLStorage.date(try row.int(Columns.receivedAt)))
+    }
+}
+
+/// The first answer of an idempotent write, kept under its key with a hash of its request:
+/// a replay with the same request answers it again, another request under the key is refused.
+struct StoredAnswer: SQLRowDecodable {
+    enum Columns {
+        static let requestHash = SQLColumn("request_hash")
+        static let responseJSON = SQLColumn("response_json")
+    }
+
+    let requestHash: String
+    let responseJSON: String
+
+    init(row: SQLRow) throws(SQLDatabaseError) {
+        requestHash = try row.text(Columns.requestHash)
+        responseJSON = try row.text(Columns.responseJSON)
     }
 }

@@ -426,7 +426,7 @@ extension ConsoleStore {
             sql += " ORDER BY created_at DESC, id DESC LIMIT \(query.limit + 1)"
             let rows = try await executor.query(sql)
             let page = try rows.prefix(query.limit).map { row in
-                ConsoleLedgerPage.Row(userID: try row.text("user_id"), entry: try UserStore.ledgerEntry(row))
+                ConsoleLedgerPage.Row(userID: try row.text(LedgerEntryRow.Columns.userID), entry: try row.decode(LedgerEntryRow.self).entry)
             }
             let last = try rows.prefix(query.limit).last.map { ConsoleLedgerQuery.Position(createdAt: try $0.int("created_at"), id: try $0.int("id")) }
             return ConsoleLedgerPage(rows: page, next: rows.count > query.limit ? last : nil)
@@ -438,7 +438,7 @@ extension ConsoleStore {
         try await read { executor, _ in
             var events: [ConsoleEvent] = []
             for row in try await executor.query("SELECT * FROM store_transactions WHERE user_id = \(userID) ORDER BY received_at DESC LIMIT \(limit)") {
-                let transaction = try AdminStore.adminTransaction(row)
+                let transaction = try row.decode(AdminTransactionRow.self).transaction
                 let price = transaction.price.map { " \(ConsoleFormat.milliunits($0)) \(transaction.currency ?? "")" } ?? ""
                 events.append(
                     ConsoleEvent(
@@ -458,7 +458,7 @@ extension ConsoleStore {
                 ORDER BY received_at DESC LIMIT \(limit)
                 """)
             {
-                let notification = try AdminStore.adminNotification(row)
+                let notification = try row.decode(AdminNotificationRow.self).notification
                 events.append(
                     ConsoleEvent(
                         kind: "notification", at: notification.receivedAt,
@@ -466,7 +466,7 @@ extension ConsoleStore {
                         transactionID: notification.transactionID, detail: notification.outcome + (notification.detail.map { ": \($0)" } ?? "")))
             }
             for row in try await executor.query("SELECT * FROM ledger_entries WHERE user_id = \(userID) ORDER BY id DESC LIMIT \(limit)") {
-                let entry = try UserStore.ledgerEntry(row)
+                let entry = try row.decode(LedgerEntryRow.self).entry
                 events.append(
                     ConsoleEvent(
                         kind: "ledger", at: entry.createdAt, summary: "\(entry.kind.rawValue) \(entry.amount > 0 ? "+" : "")\(entry.amount) \(entry.currency)",
@@ -499,7 +499,7 @@ extension ConsoleStore {
         }
         guard let row else { return nil }
         return ConsoleNotification(
-            notification: try AdminStore.adminNotification(row), originalTransactionID: row.optionalText("original_transaction_id"),
+            notification: try row.decode(AdminNotificationRow.self).notification, originalTransactionID: row.optionalText("original_transaction_id"),
             environment: row.optionalText("environment"), signedDate: row.optionalInt("signed_date").map(SQLStorage.date), jws: try row.text("jws"))
     }
 

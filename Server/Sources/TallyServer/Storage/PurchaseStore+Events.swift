@@ -5,12 +5,12 @@ import TallySQL
 extension PurchaseStore {
     /// What an event says of a recorded transaction: its user, product, environment and price.
     func transactionEvent(_ executor: any SQLExecutor, transactionID: String) async throws -> TallyEventData {
-        guard let row = try await executor.query(Self.selectTransaction(transactionID)).first else {
+        guard let transaction = try await Self.stored(executor, transactionID) else {
             var data = TallyEventData(userID: nil)
             data.transactionID = transactionID
             return data
         }
-        return try StoreTransaction(row).event
+        return transaction.event
     }
 
     /// The events of a transaction's first grant: the purchase, a subscription's start or

@@ -45,16 +45,45 @@ extension PurchaseStore {
     }
 
     static func order(_ executor: any SQLExecutor, user: User, id: String, now: Int64) async throws -> Order {
-        guard let row = try await executor.query("SELECT * FROM orders WHERE id = \(id) AND user_id = \(user.id)").first else {
+        guard let row = try await executor.fetchOne(OrderRow.self, "SELECT * FROM orders WHERE id = \(id) AND user_id = \(user.id)") else {
             throw StorageError(.notFound, "no order \(id)")
         }
-        var status = OrderStatus(rawValue: try row.text("status"))
-        let expires = try row.int("expires_at")
-        if status == .created, expires <= now { status = .expired }
+        var status = row.status
+        if status == .created, row.expiresAt <= now { status = .expired }
         return Order(
-            orderID: id, productID: try row.text("product_id"),
-            appAccountToken: UUID(uuidString: try row.text("app_account_token")) ?? user.appAccountToken,
-            status: status, transactionID: row.optionalText("transaction_id"), failureReason: row.optionalText("failure_reason"),
-            createdAt: SQLStorage.date(try row.int("created_at")), expiresAt: SQLStorage.date(expires))
+            orderID: id, productID: row.productID, appAccountToken: UUID(uuidString: row.appAccountToken) ?? user.appAccountToken,
+            status: status, transactionID: row.transactionID, failureReason: row.failureReason,
+            createdAt: SQLStorage.date(row.createdAt), expiresAt: SQLStorage.date(row.expiresAt))
+    }
+
+    /// A row of `orders`.
+    struct OrderRow: SQLRowDecodable {
+        enum Columns {
+            static let productID = SQLColumn("product_id")
+            static let appAccountToken = SQLColumn("app_account_token")
+            static let status = SQLColumn("status")
+            static let transactionID = SQLColumn("transaction_id")
+            static let failureReason = SQLColumn("failure_reason")
+            static let createdAt = SQLColumn("created_at")
+            static let expiresAt = SQLColumn("expires_at")
+        }
+
+        let productID: String
+        let appAccountToken: String
+        let status: OrderStatus
+        let transactionID: String?
+        let failureReason: String?
+        let createdAt: Int64
+        let expiresAt: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            productID = try row.text(Columns.productID)
+            appAccountToken = try row.text(Columns.appAccountToken)
+            status = OrderStatus(rawValue: try row.text(Columns.status))
+            transactionID = try row.optionalText(Columns.transactionID)
+            failureReason = try row.optionalText(Columns.failureReason)
+            createdAt = try row.int(Columns.createdAt)
+            expiresAt = try row.int(Columns.expiresAt)
+        }
     }
 }

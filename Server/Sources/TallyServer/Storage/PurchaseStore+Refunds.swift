@@ -16,17 +16,18 @@ extension PurchaseStore {
             UPDATE store_transactions SET revocation_event_at = \(eventAt), revocation_reason = \(reason.map { Int64($0.rawValue) })
             WHERE transaction_id = \(transactionID) AND (revocation_event_at IS NULL OR revocation_event_at <= \(eventAt))
             """)
-        guard current == 1, let row = try await executor.query(Self.selectTransaction(transactionID)).first else { return false }
-        let transaction = try StoreTransaction(row)
+        guard current == 1, let transaction = try await Self.stored(executor, transactionID) else { return false }
         try await touchEntitlements(executor, transaction)
         let claimed = try await executor.execute("UPDATE store_transactions SET revoked = 1 WHERE transaction_id = \(transactionID) AND revoked = 0")
         guard claimed == 1 else { return false }
         guard transaction.granted, let user = transaction.userID else { return true }
         let ledger = Ledger(executor)
         var clawedBack: [TallyEventData.ClawedBack] = []
-        for lot in try await executor.query("SELECT id, currency FROM lots WHERE transaction_id = \(transactionID) AND revoked = 0 ORDER BY id") {
-            let currency = try lot.text("currency")
-            let taken = try await ledger.clawBack(lotID: try lot.int("id"), user: user, currency: currency, transaction: transactionID)
+        for lot in try await executor.fetchAll(
+            GrantedLot.self, "SELECT id, currency FROM lots WHERE transaction_id = \(transactionID) AND revoked = 0 ORDER BY id")
+        {
+            let currency = lot.currency
+            let taken = try await ledger.clawBack(lotID: lot.id, user: user, currency: currency, transaction: transactionID)
             clawedBack.append(.init(currency: currency, removed: taken.removed, debt: taken.debt))
         }
         try await emitRevoked(executor, transaction, reason: reason, clawedBack: clawedBack)
@@ -46,8 +47,7 @@ extension PurchaseStore {
             UPDATE store_transactions SET revocation_event_at = \(eventAt)
             WHERE transaction_id = \(transactionID) AND (revocation_event_at IS NULL OR revocation_event_at <= \(eventAt))
             """)
-        guard current == 1, let row = try await executor.query(Self.selectTransaction(transactionID)).first else { return false }
-        let transaction = try StoreTransaction(row)
+        guard current == 1, let transaction = try await Self.stored(executor, transactionID) else { return false }
         try await touchEntitlements(executor, transaction)
         let claimed = try await executor.execute("UPDATE store_transactions SET revoked = 0 WHERE transaction_id = \(transactionID) AND revoked = 1")
         guard claimed == 1 else { return false }
@@ -67,5 +67,21 @@ extension PurchaseStore {
         data.amounts = restored
         try await executor.outbox.emit(.purchaseRefundReversed, data)
         return true
+    }
+
+    /// A lot a transaction granted, to take back: its id and currency.
+    struct GrantedLot: SQLRowDecodable {
+        enum Columns {
+            static let id = SQLColumn("id")
+            static let currency = SQLColumn("currency")
+        }
+
+        let id: Int64
+        let currency: String
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            id = try row.int(Columns.id)
+            currency = try row.text(Columns.currency)
+        }
     }
 }

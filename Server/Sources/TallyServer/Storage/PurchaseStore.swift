@@ -88,9 +88,11 @@ extension PurchaseStore {
         var response: String?
     }
 
-    /// The row of a transaction with its owner's app user id, as events tell it.
-    static func selectTransaction(_ transactionID: String) -> SQL {
-        "SELECT t.*, u.app_user_id FROM store_transactions t LEFT JOIN users u ON u.id = t.user_id WHERE t.transaction_id = \(transactionID)"
+    /// A recorded transaction with its owner's app user id, as events tell it; nil when unknown.
+    static func stored(_ executor: any SQLExecutor, _ transactionID: String) async throws -> StoreTransaction? {
+        try await executor.fetchOne(
+            StoreTransaction.self,
+            "SELECT t.*, u.app_user_id FROM store_transactions t LEFT JOIN users u ON u.id = t.user_id WHERE t.transaction_id = \(transactionID)")
     }
 
     /// Records a transaction once and grants it once its owner is known.
@@ -100,28 +102,29 @@ extension PurchaseStore {
     /// arrives revoked is recorded and grants nothing.
     func record(_ executor: WriteContext, time: Int64, payload: TransactionPayload, evidence: TransactionEvidence, presenter: User?) async throws -> Recorded {
         let transactionID = payload.transactionID ?? ""
-        if let row = try await executor.query(Self.selectTransaction(transactionID)).first {
-            return try await recordAgain(executor, try StoreTransaction(row), presenter: presenter)
+        if let existing = try await Self.stored(executor, transactionID) {
+            return try await recordAgain(executor, existing, presenter: presenter)
         }
 
         // Who owns it?
         let original = payload.originalTransactionID ?? transactionID
         let token = payload.appAccountToken?.lowercased()
-        var owner: (id: String, appUserID: String?)?
+        var owner: Owner?
         var binding: String?
-        if let token, let row = try await executor.query("SELECT id, app_user_id FROM users WHERE app_account_token = \(token)").first {
-            owner = (try row.text("id"), row.optionalText("app_user_id"))
+        if let token, let found = try await executor.fetchOne(Owner.self, "SELECT id, app_user_id FROM users WHERE app_account_token = \(token)") {
+            owner = found
             binding = "app_account_token"
-        } else if let row = try await executor.query(
+        } else if let found = try await executor.fetchOne(
+            Owner.self,
             """
-            SELECT t.user_id, u.app_user_id FROM store_transactions t JOIN users u ON u.id = t.user_id
+            SELECT t.user_id AS id, u.app_user_id FROM store_transactions t JOIN users u ON u.id = t.user_id
             WHERE t.original_transaction_id = \(original) LIMIT 1
-            """
-        ).first {
-            owner = (try row.text("user_id"), row.optionalText("app_user_id"))
+            """)
+        {
+            owner = found
             binding = "original_transaction"
         } else if let presenter {
-            owner = (presenter.id, presenter.appUserID)
+            owner = Owner(id: presenter.id, appUserID: presenter.appUserID)
             binding = "first_presenter"
         }
         if let presenter, let owner, owner.id != presenter.id {
@@ -193,7 +196,7 @@ extension PurchaseStore {
             WHERE transaction_id = \(transactionID) AND user_id IS NULL
             """)
         guard bound == 1 else {
-            guard let winner = try await executor.query(Self.selectTransaction(transactionID)).first.map(StoreTransaction.init),
+            guard let winner = try await Self.stored(executor, transactionID),
                 winner.userID == presenter.id
             else {
                 throw StorageError(.transactionBelongsToAnotherUser, "transaction \(transactionID) belongs to another user")
@@ -264,5 +267,28 @@ extension PurchaseStore {
         // A payment that arrives for an expired or failed order still fulfils it: the money was taken.
         try await executor.execute(
             "UPDATE orders SET status = \(OrderStatus.fulfilled), transaction_id = \(transactionID), updated_at = \(time) WHERE id = \(orderID)")
+    }
+}
+
+extension PurchaseStore {
+    /// Who a transaction belongs to: a user's id and app user id.
+    struct Owner: SQLRowDecodable {
+        enum Columns {
+            static let id = SQLColumn("id")
+            static let appUserID = SQLColumn("app_user_id")
+        }
+
+        let id: String
+        let appUserID: String?
+
+        init(id: String, appUserID: String?) {
+            self.id = id
+            self.appUserID = appUserID
+        }
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            id = try row.text(Columns.id)
+            appUserID = try row.optionalText(Columns.appUserID)
+        }
     }
 }

@@ -50,26 +50,6 @@ struct StoreTransaction {
         granted = false
     }
 
-    /// A row of `store_transactions`, with the owner's `app_user_id` when the query joined it.
-    init(_ row: SQLRow) throws {
-        transactionID = try row.text("transaction_id")
-        originalTransactionID = try row.text("original_transaction_id")
-        userID = row.optionalText("user_id")
-        appUserID = row.optionalText("app_user_id")
-        productID = try row.text("product_id")
-        kind = ProductKind(rawValue: try row.text("product_kind"))
-        quantity = try row.int("quantity")
-        environment = try row.text("environment")
-        expiresAt = row.optionalInt("expires_date")
-        price = row.optionalInt("price")
-        currency = row.optionalText("currency")
-        storefront = row.optionalText("storefront")
-        revoked = try row.int("revoked") == 1
-        granted = try row.int("granted") == 1
-        grants = try row.optionalText("grants_json").map { try SQLStorage.decode([Amount].self, $0) }
-        response = row.optionalText("response_json")
-    }
-
     /// What an event says of it: its user, product, environment and price.
     var event: TallyEventData {
         var data = TallyEventData(userID: userID)
@@ -85,5 +65,66 @@ struct StoreTransaction {
         data.storefront = storefront
         data.expiresAt = expiresAt.map(SQLStorage.date)
         return data
+    }
+}
+
+extension StoreTransaction: SQLRowDecodable {
+    /// The columns of `store_transactions`, named once for every reader of the table.
+    enum Columns {
+        static let transactionID = SQLColumn("transaction_id")
+        static let originalTransactionID = SQLColumn("original_transaction_id")
+        static let userID = SQLColumn("user_id")
+        static let productID = SQLColumn("product_id")
+        static let productKind = SQLColumn("product_kind")
+        static let quantity = SQLColumn("quantity")
+        static let environment = SQLColumn("environment")
+        static let appAccountToken = SQLColumn("app_account_token")
+        static let purchaseDate = SQLColumn("purchase_date")
+        static let expiresDate = SQLColumn("expires_date")
+        static let price = SQLColumn("price")
+        static let currency = SQLColumn("currency")
+        static let storefront = SQLColumn("storefront")
+        static let revoked = SQLColumn("revoked")
+        static let revocationEventAt = SQLColumn("revocation_event_at")
+        static let revocationReason = SQLColumn("revocation_reason")
+        static let granted = SQLColumn("granted")
+        static let grantsJSON = SQLColumn("grants_json")
+        static let responseJSON = SQLColumn("response_json")
+        static let receivedAt = SQLColumn("received_at")
+        static let subscriptionGroup = SQLColumn("subscription_group")
+        static let evidenceKind = SQLColumn("evidence_kind")
+        static let evidence = SQLColumn("evidence")
+        /// The owner's, from `users`, when the query joins it (``PurchaseStore/stored(_:_:)``).
+        static let appUserID = SQLColumn("app_user_id")
+    }
+
+    /// A row of `store_transactions` joined with its owner's `app_user_id`.
+    init(row: SQLRow) throws(SQLDatabaseError) {
+        transactionID = try row.text(Columns.transactionID)
+        originalTransactionID = try row.text(Columns.originalTransactionID)
+        userID = try row.optionalText(Columns.userID)
+        appUserID = try row.optionalText(Columns.appUserID)
+        productID = try row.text(Columns.productID)
+        kind = ProductKind(rawValue: try row.text(Columns.productKind))
+        quantity = try row.int(Columns.quantity)
+        environment = try row.text(Columns.environment)
+        expiresAt = try row.optionalInt(Columns.expiresDate)
+        price = try row.optionalInt(Columns.price)
+        currency = try row.optionalText(Columns.currency)
+        storefront = try row.optionalText(Columns.storefront)
+        revoked = try row.bool(Columns.revoked)
+        granted = try row.bool(Columns.granted)
+        grants = try Self.amounts(row, Columns.grantsJSON)
+        response = try row.optionalText(Columns.responseJSON)
+    }
+
+    /// The amounts a grant recorded as JSON in `column`; nil when it is null.
+    static func amounts(_ row: SQLRow, _ column: SQLColumn) throws(SQLDatabaseError) -> [Amount]? {
+        guard let text = try row.optionalText(column) else { return nil }
+        do {
+            return try SQLStorage.decode([Amount].self, text)
+        } catch {
+            throw SQLDatabaseError(.decoding, "column \(column.key) is not a list of amounts: \(error)")
+        }
     }
 }

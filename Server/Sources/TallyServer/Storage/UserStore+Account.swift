@@ -27,17 +27,34 @@ extension UserStore {
                 sql += " AND id < \(cursor)"
             }
             sql += " ORDER BY id DESC LIMIT \(limit + 1)"
-            let rows = try await executor.query(sql)
-            let entries = try rows.prefix(limit).map(Self.ledgerEntry)
+            let rows = try await executor.fetchAll(LedgerEntryRow.self, sql)
+            let entries = rows.prefix(limit).map(\.entry)
             return LedgerPage(entries: entries, nextCursor: rows.count > limit ? entries.last.map { String($0.id) } : nil)
         }
     }
+}
 
-    static func ledgerEntry(_ row: SQLRow) throws -> LedgerEntry {
-        LedgerEntry(
-            id: try row.int("id"), currency: try row.text("currency"), kind: LedgerEntryKind(rawValue: try row.text("kind")),
-            bucket: LedgerBucket(rawValue: try row.text("bucket")),
-            amount: try row.int("amount"), transactionID: row.optionalText("transaction_id"), reference: row.optionalText("reference"),
-            createdAt: SQLStorage.date(try row.int("created_at")))
+/// A row of `ledger_entries`, as the API lists it.
+struct LedgerEntryRow: SQLRowDecodable {
+    enum Columns {
+        static let id = SQLColumn("id")
+        static let userID = SQLColumn("user_id")
+        static let currency = SQLColumn("currency")
+        static let kind = SQLColumn("kind")
+        static let bucket = SQLColumn("bucket")
+        static let amount = SQLColumn("amount")
+        static let transactionID = SQLColumn("transaction_id")
+        static let reference = SQLColumn("reference")
+        static let createdAt = SQLColumn("created_at")
+    }
+
+    let entry: LedgerEntry
+
+    init(row: SQLRow) throws(SQLDatabaseError) {
+        entry = LedgerEntry(
+            id: try row.int(Columns.id), currency: try row.text(Columns.currency), kind: LedgerEntryKind(rawValue: try row.text(Columns.kind)),
+            bucket: LedgerBucket(rawValue: try row.text(Columns.bucket)), amount: try row.int(Columns.amount),
+            transactionID: try row.optionalText(Columns.transactionID), reference: try row.optionalText(Columns.reference),
+            createdAt: SQLStorage.date(try row.int(Columns.createdAt)))
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 public import TallyCore
-import TallySQL
+public import TallySQL
 
 /// Users and their tokens: who calls, and with what grants they start.
 public struct UserStore: Sendable {
@@ -20,9 +20,8 @@ public struct UserStore: Sendable {
     public func createUser(appUserID: String?, tokenHash: String?) async throws -> (User, created: Bool, granted: [Amount]) {
         try await write { executor, time in
             if let appUserID,
-                let row = try await executor.query("SELECT * FROM users WHERE app_user_id = \(appUserID)").first
+                let user = try await executor.fetchOne(User.self, "SELECT * FROM users WHERE app_user_id = \(appUserID)")
             {
-                let user = try Self.user(row)
                 if let tokenHash {
                     try await executor.execute(
                         "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (\(tokenHash), \(user.id), \(time))")
@@ -52,25 +51,36 @@ public struct UserStore: Sendable {
     /// The user a token hash belongs to.
     public func user(tokenHash: String) async throws -> User? {
         try await read { executor, _ in
-            let rows = try await executor.query(
+            try await executor.fetchOne(
+                User.self,
                 "SELECT u.* FROM user_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = \(tokenHash)")
-            return try rows.first.map(Self.user)
         }
     }
 
     /// A user by identifier.
     public func user(id: String) async throws -> User? {
         try await read { executor, _ in
-            try await executor.query("SELECT * FROM users WHERE id = \(id)").first.map(Self.user)
+            try await executor.fetchOne(User.self, "SELECT * FROM users WHERE id = \(id)")
         }
     }
+}
 
-    static func user(_ row: SQLRow) throws -> User {
-        guard let token = UUID(uuidString: try row.text("app_account_token")) else {
-            throw SQLDatabaseError(.decoding, "app_account_token is not a UUID")
+extension User: SQLRowDecodable {
+    /// The columns of `users`.
+    enum Columns {
+        static let id = SQLColumn("id")
+        static let appUserID = SQLColumn("app_user_id")
+        static let appAccountToken = SQLColumn("app_account_token")
+        static let createdAt = SQLColumn("created_at")
+    }
+
+    /// A row of `users`.
+    public init(row: SQLRow) throws(SQLDatabaseError) {
+        guard let token = UUID(uuidString: try row.text(Columns.appAccountToken)) else {
+            throw SQLDatabaseError(.decoding, "column app_account_token is not a UUID")
         }
-        return User(
-            id: try row.text("id"), appUserID: row.optionalText("app_user_id"), appAccountToken: token,
-            createdAt: SQLStorage.date(try row.int("created_at")))
+        self.init(
+            id: try row.text(Columns.id), appUserID: try row.optionalText(Columns.appUserID), appAccountToken: token,
+            createdAt: SQLStorage.date(try row.int(Columns.createdAt)))
     }
 }
