@@ -27,7 +27,7 @@ extension ConsoleStore {
     /// Adds an operator, or sets an existing one's password hash and role.
     public func saveOperator(name: String, passwordHash: String, role: ConsoleRole) async throws {
         try await write { executor, time in
-            let before = try await executor.query("SELECT role FROM console_operators WHERE name = \(name)").first
+            let before = try await executor.fetchOne(OperatorRow.self, "SELECT * FROM console_operators WHERE name = \(name)")
             try await executor.execute(
                 """
                 INSERT INTO console_operators (name, password_hash, role, created_at, updated_at) VALUES (\(name), \(passwordHash), \(role), \(time), \(time))
@@ -37,7 +37,7 @@ extension ConsoleStore {
             try await executor.execute("DELETE FROM console_sessions WHERE actor = \(Self.operatorActor(name))")
             try await Self.appendAudit(
                 executor, time: time, actor: "cli", action: "operator_saved", target: Self.operatorActor(name),
-                before: try before.map { "{\"role\":\"\(try $0.text("role"))\"}" }, after: "{\"role\":\"\(role.rawValue)\"}",
+                before: before.map { "{\"role\":\"\($0.role)\"}" }, after: "{\"role\":\"\(role.rawValue)\"}",
                 detail: "password set")
         }
     }
@@ -45,29 +45,29 @@ extension ConsoleStore {
     /// Removes an operator and ends their sessions; false when there was none.
     public func removeOperator(name: String) async throws -> Bool {
         try await write { executor, time in
-            guard let row = try await executor.query("SELECT role FROM console_operators WHERE name = \(name)").first else { return false }
+            guard let row = try await executor.fetchOne(OperatorRow.self, "SELECT * FROM console_operators WHERE name = \(name)") else { return false }
             try await executor.execute("DELETE FROM console_sessions WHERE actor = \(Self.operatorActor(name))")
             try await executor.execute("DELETE FROM console_operators WHERE name = \(name)")
             try await Self.appendAudit(
                 executor, time: time, actor: "cli", action: "operator_removed", target: Self.operatorActor(name),
-                before: "{\"role\":\"\(try row.text("role"))\"}", after: nil, detail: nil)
+                before: "{\"role\":\"\(row.role)\"}", after: nil, detail: nil)
             return true
         }
     }
 
     /// Every operator's name and role.
     public func operators() async throws -> [(name: String, role: ConsoleRole)] {
-        let rows = try await read { executor, _ in try await executor.query("SELECT name, role FROM console_operators ORDER BY name") }
-        return try rows.map { (try $0.text("name"), ConsoleRole(rawValue: try $0.text("role")) ?? .readOnly) }
+        let rows = try await read { executor, _ in try await executor.fetchAll(OperatorRow.self, "SELECT * FROM console_operators ORDER BY name") }
+        return rows.map { ($0.name, ConsoleRole(rawValue: $0.role) ?? .readOnly) }
     }
 
     /// An operator's password hash and role.
     public func consoleOperator(name: String) async throws -> (passwordHash: String, role: ConsoleRole)? {
         let row = try await read { executor, _ in
-            try await executor.query("SELECT password_hash, role FROM console_operators WHERE name = \(name)").first
+            try await executor.fetchOne(OperatorRow.self, "SELECT * FROM console_operators WHERE name = \(name)")
         }
         guard let row else { return nil }
-        return (try row.text("password_hash"), ConsoleRole(rawValue: try row.text("role")) ?? .readOnly)
+        return (row.passwordHash, ConsoleRole(rawValue: row.role) ?? .readOnly)
     }
 
     /// The actor an operator's session and audit entries name.
@@ -90,26 +90,24 @@ extension ConsoleStore {
     public func session(tokenHash: String) async throws -> ConsoleSession? {
         try await read { executor, time in
             guard
-                let row = try await executor.query(
-                    "SELECT actor, role, csrf_token, key_hash, expires_at FROM console_sessions WHERE token_hash = \(tokenHash) AND expires_at > \(time)"
-                ).first,
-                let role = ConsoleRole(rawValue: try row.text("role"))
+                let row = try await executor.fetchOne(
+                    SessionRow.self, "SELECT * FROM console_sessions WHERE token_hash = \(tokenHash) AND expires_at > \(time)"),
+                let role = ConsoleRole(rawValue: row.role)
             else { return nil }
             return ConsoleSession(
-                actor: try row.text("actor"), role: role, csrfToken: try row.text("csrf_token"), expiresAt: SQLStorage.date(try row.int("expires_at")),
-                keyHash: row.optionalText("key_hash"))
+                actor: row.actor, role: role, csrfToken: row.csrfToken, expiresAt: SQLStorage.date(row.expiresAt), keyHash: row.keyHash)
         }
     }
 
     /// Ends a session and writes `sign_out`.
     public func closeSession(tokenHash: String) async throws {
         try await write { executor, time in
-            guard let row = try await executor.query("SELECT actor FROM console_sessions WHERE token_hash = \(tokenHash)").first else {
+            guard let row = try await executor.fetchOne(SessionRow.self, "SELECT * FROM console_sessions WHERE token_hash = \(tokenHash)") else {
                 return
             }
             try await executor.execute("DELETE FROM console_sessions WHERE token_hash = \(tokenHash)")
             try await Self.appendAudit(
-                executor, time: time, actor: try row.text("actor"), action: "sign_out", target: nil, before: nil, after: nil, detail: nil)
+                executor, time: time, actor: row.actor, action: "sign_out", target: nil, before: nil, after: nil, detail: nil)
         }
     }
 
@@ -141,13 +139,8 @@ extension ConsoleStore {
                 sql += " WHERE id < \(before)"
             }
             sql += " ORDER BY id DESC LIMIT \(limit + 1)"
-            let rows = try await executor.query(sql)
-            let entries = try rows.prefix(limit).map { row in
-                ConsoleAuditEntry(
-                    id: try row.int("id"), at: SQLStorage.date(try row.int("at")), actor: try row.text("actor"), action: try row.text("action"),
-                    target: row.optionalText("target"), before: row.optionalText("before_text"), after: row.optionalText("after_text"),
-                    detail: row.optionalText("detail"))
-            }
+            let rows = try await executor.fetchAll(AuditRow.self, sql)
+            let entries = rows.prefix(limit).map(\.entry)
             return ConsoleAuditPage(entries: entries, next: rows.count > limit ? entries.last?.id : nil)
         }
     }
@@ -179,11 +172,8 @@ extension ConsoleStore {
 
     /// A position as compact JSON, for the audit log.
     static func positionText(_ executor: any SQLExecutor, user: String, currency: String) async throws -> String {
-        let row = try await executor.query(
-            "SELECT available, held, debt FROM positions WHERE user_id = \(user) AND currency = \(currency)"
-        ).first
-        return
-            "{\"currency\":\"\(currency)\",\"available\":\(try row?.int("available") ?? 0),\"held\":\(try row?.int("held") ?? 0),\"debt\":\(try row?.int("debt") ?? 0)}"
+        let position = try await Ledger.position(executor, user, currency)
+        return "{\"currency\":\"\(currency)\",\"available\":\(position.available),\"held\":\(position.held),\"debt\":\(position.debt)}"
     }
 
     /// Grants an entitlement of the catalog until a date; idempotent by key; audited.
@@ -202,10 +192,10 @@ extension ConsoleStore {
             guard try await executor.query("SELECT id FROM users WHERE id = \(userID)").first != nil else {
                 throw StorageError(.notFound, "no user \(userID)")
             }
-            if let existing = try await executor.query(
-                "SELECT * FROM granted_entitlements WHERE user_id = \(userID) AND idempotency_key = \(idempotencyKey)"
-            ).first {
-                var first = try Self.grantedEntitlement(existing)
+            if let existing = try await executor.fetchOne(
+                GrantRow.self, "SELECT * FROM granted_entitlements WHERE user_id = \(userID) AND idempotency_key = \(idempotencyKey)")
+            {
+                var first = existing.grant
                 guard first.entitlement == entitlement, SQLStorage.millis(first.expiresAt) == expires, first.reason == reason else {
                     throw StorageError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another grant")
                 }
@@ -233,11 +223,9 @@ extension ConsoleStore {
     public func revokeEntitlement(actor: String, userID: String, grantID: String) async throws -> GrantedEntitlement {
         try await write { executor, time in
             guard
-                let row = try await executor.query(
-                    "SELECT * FROM granted_entitlements WHERE id = \(grantID) AND user_id = \(userID)"
-                ).first
+                let row = try await executor.fetchOne(GrantRow.self, "SELECT * FROM granted_entitlements WHERE id = \(grantID) AND user_id = \(userID)")
             else { throw StorageError(.notFound, "no grant \(grantID) for user \(userID)") }
-            var grant = try Self.grantedEntitlement(row)
+            var grant = row.grant
             guard grant.revokedAt == nil else {
                 grant.replayed = true
                 return grant
@@ -247,10 +235,10 @@ extension ConsoleStore {
                 "UPDATE granted_entitlements SET revoked_at = \(time), revoked_by = \(actor) WHERE id = \(grantID) AND revoked_at IS NULL")
             guard changed == 1 else {
                 // Another revocation got there first.
-                guard let now = try await executor.query("SELECT * FROM granted_entitlements WHERE id = \(grantID)").first else {
+                guard let now = try await executor.fetchOne(GrantRow.self, "SELECT * FROM granted_entitlements WHERE id = \(grantID)") else {
                     throw StorageError(.notFound, "no grant \(grantID) for user \(userID)")
                 }
-                var first = try Self.grantedEntitlement(now)
+                var first = now.grant
                 first.replayed = true
                 return first
             }
@@ -266,19 +254,10 @@ extension ConsoleStore {
 
     /// The entitlements granted to a user, newest first.
     public func grantedEntitlements(userID: String) async throws -> [GrantedEntitlement] {
-        let rows = try await read { executor, _ in
-            try await executor.query("SELECT * FROM granted_entitlements WHERE user_id = \(userID) ORDER BY created_at DESC, id")
+        try await read { executor, _ in
+            try await executor.fetchAll(GrantRow.self, "SELECT * FROM granted_entitlements WHERE user_id = \(userID) ORDER BY created_at DESC, id")
+                .map(\.grant)
         }
-        return try rows.map(Self.grantedEntitlement)
-    }
-
-    static func grantedEntitlement(_ row: SQLRow) throws -> GrantedEntitlement {
-        GrantedEntitlement(
-            id: try row.text("id"), userID: try row.text("user_id"), entitlement: try row.text("entitlement"),
-            expiresAt: SQLStorage.date(try row.int("expires_at")), reason: try row.text("reason"), grantedBy: try row.text("granted_by"),
-            createdAt: SQLStorage.date(try row.int("created_at")), revokedAt: row.optionalInt("revoked_at").map(SQLStorage.date),
-            revokedBy: row.optionalText("revoked_by"),
-            replayed: false)
     }
 
     /// A time as ISO 8601 with milliseconds, UTC.
@@ -307,14 +286,13 @@ extension ConsoleStore {
 
     /// Refusals counted in the minutes that overlap `from ..< to` (milliseconds), by source and code.
     static func verificationFailures(_ executor: any SQLExecutor, from: Int64, to: Int64) async throws -> [ConsoleOverview.Movement] {
-        try await executor.query(
+        try await executor.fetchAll(
+            FailureSum.self,
             """
             SELECT source, code, SUM(count) AS total FROM verification_failures
             WHERE minute >= \(from / 60_000) AND minute < \((to + 59_999) / 60_000) GROUP BY source, code ORDER BY source, code
             """
-        ).map { row in
-            ConsoleOverview.Movement(currency: try row.text("source"), kind: try row.text("code"), count: try row.int("total"), amount: try row.int("total"))
-        }
+        ).map { ConsoleOverview.Movement(currency: $0.source, kind: $0.code, count: $0.total, amount: $0.total) }
     }
 
     /// The overview's figures over the UTC days the window touches, read from the rollups
@@ -331,18 +309,18 @@ extension ConsoleStore {
             var byCurrency: [String: (purchases: Int64, revenue: Int64, refunds: Int64, refunded: Int64)] = [:]
             var purchasesByDay: [Int64: Int64] = [:]
             var refundsByDay: [Int64: Int64] = [:]
-            for row in try await executor.query(
+            for row in try await executor.fetchAll(
+                FigureSum.self,
                 """
-                SELECT figure, day, currency, CAST(SUM(value) AS BIGINT) AS total FROM metric_days
+                SELECT figure, day AS bucket, currency, CAST(SUM(value) AS BIGINT) AS total FROM metric_days
                 WHERE figure IN (\(list: store)) AND day >= \(firstDay) AND day <= \(lastDay)\(only)
                 GROUP BY figure, day, currency
                 """)
             {
-                let total = try row.int("total")
-                let day = try row.int("day")
-                let currency = try row.text("currency")
+                let (total, currency) = (row.total, row.currency)
+                let day = try row.day()
                 var line = byCurrency[currency] ?? (0, 0, 0, 0)
-                switch MetricFigure(rawValue: try row.text("figure")) {
+                switch MetricFigure(rawValue: row.figure) {
                 case .purchases?:
                     line.purchases += total
                     purchasesByDay[day, default: 0] += total
@@ -366,30 +344,29 @@ extension ConsoleStore {
                 return .init(currency: currency.isEmpty ? nil : currency, storefront: nil, count: line.refunds, milliunits: line.refunded)
             }
             var movements: [String: ConsoleOverview.Movement] = [:]
-            for row in try await executor.query(
+            for row in try await executor.fetchAll(
+                FigureSum.self,
                 """
-                SELECT figure, subject, currency, CAST(SUM(value) AS BIGINT) AS total FROM metric_days
+                SELECT figure, subject AS bucket, currency, CAST(SUM(value) AS BIGINT) AS total FROM metric_days
                 WHERE environment = '' AND figure IN (\(list: [MetricFigure.ledgerAmount, .ledgerEntries].map(\.rawValue)))
                 AND day >= \(firstDay) AND day <= \(lastDay)
                 GROUP BY figure, subject, currency
                 """)
             {
-                let currency = try row.text("currency")
-                let kind = try row.text("subject")
+                let currency = row.currency
+                let kind = try row.subject()
                 let key = currency + "\u{1F}" + kind
                 var movement = movements[key] ?? .init(currency: currency, kind: kind, count: 0, amount: 0)
-                if try row.text("figure") == MetricFigure.ledgerEntries.rawValue {
-                    movement.count += try row.int("total")
+                if row.figure == MetricFigure.ledgerEntries.rawValue {
+                    movement.count += row.total
                 } else {
-                    movement.amount += try row.int("total")
+                    movement.amount += row.total
                 }
                 movements[key] = movement
             }
-            let debt = try await executor.query(
-                "SELECT currency, COUNT(*) AS n, SUM(debt) AS total FROM positions WHERE debt > 0 GROUP BY currency ORDER BY currency"
-            ).map { row in
-                ConsoleOverview.Movement(currency: try row.text("currency"), kind: "debt", count: try row.int("n"), amount: try row.int("total"))
-            }
+            let debt = try await executor.fetchAll(
+                DebtSum.self, "SELECT currency, COUNT(*) AS n, SUM(debt) AS total FROM positions WHERE debt > 0 GROUP BY currency ORDER BY currency"
+            ).map { ConsoleOverview.Movement(currency: $0.currency, kind: "debt", count: $0.count, amount: $0.total) }
             let failures = try await Self.verificationFailures(executor, from: start, to: end)
             let days = (firstDay...lastDay).map { day in
                 ConsoleOverview.Day(
@@ -409,7 +386,8 @@ extension ConsoleStore {
     public func ledgerEntries(_ query: ConsoleLedgerQuery) async throws -> ConsoleLedgerPage {
         try await read { executor, _ in
             var sql: SQL = "SELECT * FROM ledger_entries WHERE 1 = 1"
-            for (column, value) in [(SQLColumn("currency"), query.currency), (SQLColumn("kind"), query.kind), (SQLColumn("user_id"), query.userID)] {
+            typealias Columns = LedgerEntryRow.Columns
+            for (column, value) in [(Columns.currency, query.currency), (Columns.kind, query.kind), (Columns.userID, query.userID)] {
                 guard let value else { continue }
                 sql += " AND \(column) = \(value)"
             }
@@ -424,11 +402,9 @@ extension ConsoleStore {
                 sql += " AND created_at <= \(before.createdAt) AND (created_at < \(before.createdAt) OR id < \(before.id))"
             }
             sql += " ORDER BY created_at DESC, id DESC LIMIT \(query.limit + 1)"
-            let rows = try await executor.query(sql)
-            let page = try rows.prefix(query.limit).map { row in
-                ConsoleLedgerPage.Row(userID: try row.text(LedgerEntryRow.Columns.userID), entry: try row.decode(LedgerEntryRow.self).entry)
-            }
-            let last = try rows.prefix(query.limit).last.map { ConsoleLedgerQuery.Position(createdAt: try $0.int("created_at"), id: try $0.int("id")) }
+            let rows = try await executor.fetchAll(LedgerEntryRow.self, sql)
+            let page = rows.prefix(query.limit).map { ConsoleLedgerPage.Row(userID: $0.userID, entry: $0.entry) }
+            let last = rows.prefix(query.limit).last.map { ConsoleLedgerQuery.Position(createdAt: $0.createdAt, id: $0.entry.id) }
             return ConsoleLedgerPage(rows: page, next: rows.count > query.limit ? last : nil)
         }
     }
@@ -437,8 +413,10 @@ extension ConsoleStore {
     public func timeline(userID: String, limit: Int) async throws -> [ConsoleEvent] {
         try await read { executor, _ in
             var events: [ConsoleEvent] = []
-            for row in try await executor.query("SELECT * FROM store_transactions WHERE user_id = \(userID) ORDER BY received_at DESC LIMIT \(limit)") {
-                let transaction = try row.decode(AdminTransactionRow.self).transaction
+            for row in try await executor.fetchAll(
+                AdminTransactionRow.self, "SELECT * FROM store_transactions WHERE user_id = \(userID) ORDER BY received_at DESC LIMIT \(limit)")
+            {
+                let transaction = row.transaction
                 let price = transaction.price.map { " \(ConsoleFormat.milliunits($0)) \(transaction.currency ?? "")" } ?? ""
                 events.append(
                     ConsoleEvent(
@@ -451,29 +429,34 @@ extension ConsoleStore {
                             revocationReason: transaction.revocationReason))
                 }
             }
-            for row in try await executor.query(
+            for row in try await executor.fetchAll(
+                AdminNotificationRow.self,
                 """
                 SELECT * FROM notifications WHERE original_transaction_id IN
                     (SELECT DISTINCT original_transaction_id FROM store_transactions WHERE user_id = \(userID))
                 ORDER BY received_at DESC LIMIT \(limit)
                 """)
             {
-                let notification = try row.decode(AdminNotificationRow.self).notification
+                let notification = row.notification
                 events.append(
                     ConsoleEvent(
                         kind: "notification", at: notification.receivedAt,
                         summary: notification.notificationType + (notification.subtype.map { " / \($0)" } ?? ""),
                         transactionID: notification.transactionID, detail: notification.outcome + (notification.detail.map { ": \($0)" } ?? "")))
             }
-            for row in try await executor.query("SELECT * FROM ledger_entries WHERE user_id = \(userID) ORDER BY id DESC LIMIT \(limit)") {
-                let entry = try row.decode(LedgerEntryRow.self).entry
+            for row in try await executor.fetchAll(
+                LedgerEntryRow.self, "SELECT * FROM ledger_entries WHERE user_id = \(userID) ORDER BY id DESC LIMIT \(limit)")
+            {
+                let entry = row.entry
                 events.append(
                     ConsoleEvent(
                         kind: "ledger", at: entry.createdAt, summary: "\(entry.kind.rawValue) \(entry.amount > 0 ? "+" : "")\(entry.amount) \(entry.currency)",
                         transactionID: entry.transactionID, detail: entry.reference))
             }
-            for row in try await executor.query("SELECT * FROM granted_entitlements WHERE user_id = \(userID) ORDER BY created_at DESC LIMIT \(limit)") {
-                let grant = try Self.grantedEntitlement(row)
+            for row in try await executor.fetchAll(
+                GrantRow.self, "SELECT * FROM granted_entitlements WHERE user_id = \(userID) ORDER BY created_at DESC LIMIT \(limit)")
+            {
+                let grant = row.grant
                 events.append(
                     ConsoleEvent(
                         kind: "grant", at: grant.createdAt, summary: grant.entitlement, transactionID: nil,
@@ -483,8 +466,8 @@ extension ConsoleStore {
                         ConsoleEvent(kind: "revoke", at: revokedAt, summary: grant.entitlement, transactionID: nil, detail: grant.revokedBy))
                 }
             }
-            if let row = try await executor.query("SELECT created_at FROM users WHERE id = \(userID)").first {
-                events.append(ConsoleEvent(kind: "signup", at: SQLStorage.date(try row.int("created_at")), summary: userID, transactionID: nil, detail: nil))
+            if let user = try await executor.fetchOne(User.self, "SELECT * FROM users WHERE id = \(userID)") {
+                events.append(ConsoleEvent(kind: "signup", at: user.createdAt, summary: userID, transactionID: nil, detail: nil))
             }
             // Newest first; among events of the same millisecond, a stable order.
             return Array(
@@ -494,27 +477,23 @@ extension ConsoleStore {
 
     /// One notification with its payload.
     public func notification(uuid: String) async throws -> ConsoleNotification? {
-        let row = try await read { executor, _ in
-            try await executor.query("SELECT * FROM notifications WHERE notification_uuid = \(uuid)").first
+        try await read { executor, _ in
+            try await executor.fetchOne(NotificationRow.self, "SELECT * FROM notifications WHERE notification_uuid = \(uuid)")?.notification
         }
-        guard let row else { return nil }
-        return ConsoleNotification(
-            notification: try row.decode(AdminNotificationRow.self).notification, originalTransactionID: row.optionalText("original_transaction_id"),
-            environment: row.optionalText("environment"), signedDate: row.optionalInt("signed_date").map(SQLStorage.date), jws: try row.text("jws"))
     }
 
     /// The users a search text names, each once, best first: by user id, then by app account
     /// token (both in any case), then by app user id (exactly).
     public func findUsers(_ text: String) async throws -> [ConsoleUserMatch] {
         let lowered = text.lowercased()
-        let rows = try await read { executor, _ in
-            try await executor.query(
-                "SELECT id, app_user_id, app_account_token FROM users WHERE id = \(lowered) OR app_account_token = \(lowered) OR app_user_id = \(text)")
+        let users = try await read { executor, _ in
+            try await executor.fetchAll(
+                User.self, "SELECT * FROM users WHERE id = \(lowered) OR app_account_token = \(lowered) OR app_user_id = \(text)")
         }
         // Each user once, by the best field they match: user id, then app account token, then app user id.
-        let matches = try rows.map { row -> ConsoleUserMatch in
-            let id = try row.text("id")
-            let token = try row.text("app_account_token")
+        let matches = users.map { user -> ConsoleUserMatch in
+            let id = user.id
+            let token = user.appAccountToken.uuidString.lowercased()
             let field: ConsoleUserMatch.Field = id == lowered ? .userID : token == lowered ? .appAccountToken : .appUserID
             return ConsoleUserMatch(userID: id, field: field)
         }

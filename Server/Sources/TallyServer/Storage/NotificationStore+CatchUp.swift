@@ -7,7 +7,7 @@ extension NotificationStore {
     public func catchUpMark(environment: AppStoreEnvironment) async throws -> Date? {
         try await read { executor, _ in
             try await executor.query("SELECT checked_until FROM apple_catch_up WHERE environment = \(environment)")
-                .first.map { SQLStorage.date(try $0.int("checked_until")) }
+                .first.map { SQLStorage.date(try $0.int(Self.checkedUntil)) }
         }
     }
 
@@ -22,4 +22,7 @@ extension NotificationStore {
                 """)
         }
     }
+
+    /// How far the catch-up got, a column of `apple_catch_up`.
+    static let checkedUntil = SQLColumn("checked_until")
 }

@@ -38,7 +38,7 @@ extension NotificationStore {
                 """)
             var claimed: [DueConsumptionAnswer] = []
             for row in rows {
-                let uuid = try row.text("notification_uuid")
+                let uuid = try row.text(RequestColumns.notificationUUID)
                 // Another server may have claimed it since the read: the condition decides.
                 let won = try await executor.execute(
                     """
@@ -46,10 +46,11 @@ extension NotificationStore {
                     WHERE notification_uuid = \(uuid) AND sent_status IS NULL AND (claimed_at IS NULL OR claimed_at < \(stale))
                     """)
                 guard won == 1 else { continue }
-                let body = try AppStoreJSON.decoder().decode(ConsumptionRequest.self, from: Data(try row.text("consumption_json").utf8))
+                let body = try AppStoreJSON.decoder().decode(ConsumptionRequest.self, from: Data(try row.text(RequestColumns.consumptionJSON).utf8))
                 claimed.append(
                     DueConsumptionAnswer(
-                        notificationUUID: uuid, transactionID: try row.text("transaction_id"), body: body, attempts: try row.int("attempts") + 1))
+                        notificationUUID: uuid, transactionID: try row.text(RequestColumns.transactionID), body: body,
+                        attempts: try row.int(RequestColumns.attempts) + 1))
             }
             return claimed
         }
@@ -76,4 +77,12 @@ extension NotificationStore {
                 """)
         }
     }
+}
+
+/// The columns of `consumption_requests` a claim reads.
+private enum RequestColumns {
+    static let notificationUUID = SQLColumn("notification_uuid")
+    static let transactionID = SQLColumn("transaction_id")
+    static let consumptionJSON = SQLColumn("consumption_json")
+    static let attempts = SQLColumn("attempts")
 }

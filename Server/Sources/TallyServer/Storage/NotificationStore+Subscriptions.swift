@@ -13,7 +13,7 @@ extension NotificationStore {
             for start in stride(from: 0, to: ids.count, by: 500) {
                 let slice = Array(ids[start..<min(ids.count, start + 500)])
                 for row in try await executor.query("SELECT transaction_id FROM store_transactions WHERE transaction_id IN (\(list: slice))") {
-                    known.insert(try row.text("transaction_id"))
+                    known.insert(try row.text(StoreTransaction.Columns.transactionID))
                 }
             }
             return known
@@ -39,7 +39,7 @@ extension NotificationStore {
                 HAVING MAX(t.expires_date) >= \(SQLStorage.millis(from)) AND MAX(t.expires_date) <= \(SQLStorage.millis(to))
                 ORDER BY expires, t.original_transaction_id LIMIT \(Int64(limit))
                 """
-            ).map { try $0.text("original_transaction_id") }
+            ).map { try $0.text(StoreTransaction.Columns.originalTransactionID) }
         }
     }
 
@@ -62,7 +62,7 @@ extension NotificationStore {
                 SELECT DISTINCT original_transaction_id FROM store_transactions \
                 WHERE user_id = \(user.id) AND product_kind = \(ProductKind.autoRenewable) ORDER BY original_transaction_id
                 """
-            ).map { try $0.text("original_transaction_id") }
+            ).map { try $0.text(StoreTransaction.Columns.originalTransactionID) }
         }
     }
 

@@ -89,7 +89,7 @@ extension NotificationStore {
         for owner in try await executor.query(
             "SELECT DISTINCT user_id FROM store_transactions WHERE original_transaction_id = \(original) AND user_id IS NOT NULL ORDER BY user_id")
         {
-            try await purchases.touchEntitlements(executor, user: try owner.text("user_id"), time: time)
+            try await purchases.touchEntitlements(executor, user: try owner.text(StoreTransaction.Columns.userID), time: time)
         }
         let autoRenew = renewal.autoRenewStatus.map { Int64($0.rawValue) }
         let intent = renewal.expirationIntent.map { Int64($0.rawValue) }
@@ -114,17 +114,18 @@ extension NotificationStore {
     static func lifetimeDollars(_ executor: any SQLExecutor, user: String) async throws -> (purchased: Int64, refunded: Int64)? {
         var purchased: Int64 = 0
         var refunded: Int64 = 0
+        typealias Columns = StoreTransaction.Columns
         for row in try await executor.query(
-            "SELECT evidence_kind, evidence, revoked FROM store_transactions WHERE user_id = \(user)")
+            "SELECT \(Columns.evidenceKind), \(Columns.evidence), \(Columns.revoked) FROM store_transactions WHERE user_id = \(user)")
         {
-            guard try row.text("evidence_kind") == "jws" else { return nil }
-            let parts = try row.text("evidence").split(separator: ".")
+            guard try row.text(Columns.evidenceKind) == "jws" else { return nil }
+            let parts = try row.text(Columns.evidence).split(separator: ".")
             guard parts.count == 3, let bytes = Base64.decode(parts[1].utf8, alphabet: .url),
                 let payload = try? AppStoreJSON.decode(TransactionPayload.self, from: bytes), payload.currency == "USD",
                 let price = payload.price
             else { return nil }
             purchased += price
-            if try row.int("revoked") == 1 { refunded += price }
+            if try row.bool(Columns.revoked) { refunded += price }
         }
         return (purchased, refunded)
     }
@@ -148,8 +149,8 @@ extension NotificationStore {
         let used = try await executor.query(
             "SELECT COUNT(*) AS entries, COALESCE(SUM(amount), 0) AS total FROM ledger_entries WHERE user_id = \(user) AND currency = 'seconds' AND amount < 0"
         ).first
-        guard let used, try used.int("entries") > 0 else { return .undeclared }
-        let seconds = -(try used.int("total"))
+        guard let used, try used.int(UsageColumns.entries) > 0 else { return .undeclared }
+        let seconds = -(try used.int(UsageColumns.total))
         switch seconds {
         case ..<300: return .zeroToFiveMinutes
         case ..<3600: return .fiveToSixtyMinutes
@@ -168,8 +169,8 @@ extension NotificationStore {
         let lots = try await executor.query(
             "SELECT SUM(granted) AS granted, SUM(remaining) AS remaining FROM lots WHERE transaction_id = \(transactionID)"
         ).first
-        let granted = lots?.optionalInt("granted") ?? 0
-        let remaining = lots?.optionalInt("remaining") ?? 0
+        let granted = try lots?.optionalInt(UsageColumns.granted) ?? 0
+        let remaining = try lots?.optionalInt(UsageColumns.remaining) ?? 0
         let transaction = try await executor.query(
             """
             SELECT t.granted, u.app_account_token, u.created_at FROM store_transactions t LEFT JOIN users u ON u.id = t.user_id \
@@ -181,9 +182,10 @@ extension NotificationStore {
         body.consumptionStatus = .init(rawValue: granted == 0 ? 0 : remaining == granted ? 1 : remaining == 0 ? 3 : 2)
         body.platform = .init(rawValue: 1)
         body.sampleContentProvided = false
-        body.deliveryStatus = .init(rawValue: transaction?.optionalInt("granted") == 1 ? 0 : 5)
-        body.appAccountToken = transaction?.optionalText("app_account_token") ?? ""
-        if let created = transaction?.optionalInt("created_at") {
+        let token = try transaction?.optionalText(User.Columns.appAccountToken)
+        body.deliveryStatus = .init(rawValue: try transaction?.optionalInt(StoreTransaction.Columns.granted) == 1 ? 0 : 5)
+        body.appAccountToken = token ?? ""
+        if let created = try transaction?.optionalInt(User.Columns.createdAt) {
             let days = (time - created) / 86_400_000
             let tenure: Int32 =
                 switch days {
@@ -200,7 +202,7 @@ extension NotificationStore {
             body.accountTenure = .init(rawValue: 0)
         }
         let owner = try await executor.query("SELECT user_id FROM store_transactions WHERE transaction_id = \(transactionID)")
-            .first?.optionalText("user_id")
+            .first?.optionalText(StoreTransaction.Columns.userID)
         var dollars: (purchased: Int64, refunded: Int64)?
         body.playTime = .undeclared
         if let owner {
@@ -209,7 +211,7 @@ extension NotificationStore {
         }
         body.lifetimeDollarsPurchased = dollars.map { Self.dollarBucket($0.purchased) } ?? .undeclared
         body.lifetimeDollarsRefunded = dollars.map { Self.dollarBucket($0.refunded) } ?? .undeclared
-        body.userStatus = .init(rawValue: transaction?.optionalText("app_account_token") == nil ? 0 : 1)
+        body.userStatus = .init(rawValue: token == nil ? 0 : 1)
         let consumption = String(decoding: try AppStoreJSON.encoder().encode(body), as: UTF8.self)
         try await executor.execute(
             """
@@ -217,4 +219,14 @@ extension NotificationStore {
             VALUES (\(uuid), \(transactionID), \(reason?.rawValue), \(consumption), \(time)) ON CONFLICT DO NOTHING
             """)
     }
+}
+
+/// The aliases of the sums a consumption request is worked out from.
+private enum UsageColumns {
+    /// Ledger entries of used seconds, and their sum.
+    static let entries = SQLColumn("entries")
+    static let total = SQLColumn("total")
+    /// What a transaction's lots granted and what is left of them.
+    static let granted = SQLColumn("granted")
+    static let remaining = SQLColumn("remaining")
 }

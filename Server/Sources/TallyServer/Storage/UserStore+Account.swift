@@ -49,8 +49,14 @@ struct LedgerEntryRow: SQLRowDecodable {
     }
 
     let entry: LedgerEntry
+    /// Whose entry it is.
+    let userID: String
+    /// When it was written, in epoch milliseconds, as lists page by it.
+    let createdAt: Int64
 
     init(row: SQLRow) throws(SQLDatabaseError) {
+        userID = try row.text(Columns.userID)
+        createdAt = try row.int(Columns.createdAt)
         entry = LedgerEntry(
             id: try row.int(Columns.id), currency: try row.text(Columns.currency), kind: LedgerEntryKind(rawValue: try row.text(Columns.kind)),
             bucket: LedgerBucket(rawValue: try row.text(Columns.bucket)), amount: try row.int(Columns.amount),
