@@ -19,7 +19,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
         verifier: dependencies.verifier, receiptVerifier: dependencies.receiptVerifier, metrics: metrics,
         failures: VerificationFailureCounter(storage: dependencies.console))
     let secretKey = SecretKeyAuthenticator(secretKey: dependencies.secretKey)
-    let spending = SpendingController(storage: storage, metrics: metrics)
+    let spending = SpendingController(spending: storage.spending, metrics: metrics)
 
     // Anyone: operations, the catalog. `/metrics` is on a listener of its own (buildMetricsRouter).
     router.addRoutes(OperationsController(catalog: dependencies.catalog, healthCheck: dependencies.healthCheck).endpoints)
@@ -30,34 +30,36 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
     v1.group("users")
         .add(middleware: secretKey)
         .add(middleware: RateLimitMiddleware<TallyRequestContext>(limits, .addressUnlessSecretKey))
-        .addRoutes(UserController(storage: storage).endpoints)
+        .addRoutes(UserController(users: storage.users).endpoints)
 
     // The App Store: authenticated by the signature of what it posts, limited per address.
     v1.group("notifications/appstore")
         .add(middleware: RateLimitMiddleware<TallyRequestContext>(limits, .notifications))
-        .addRoutes(NotificationController(storage: storage, checker: checker, metrics: metrics).endpoints)
+        .addRoutes(NotificationController(notifications: storage.notifications, checker: checker, metrics: metrics).endpoints)
 
     // A user, with their token: reads and order bookkeeping unlimited; writes that take
     // credits or verify signed data limited per user and per address.
-    let authenticated = v1.group("me").add(middleware: UserAuthenticator(storage: storage, cache: TokenCache()))
+    let authenticated = v1.group("me").add(middleware: UserAuthenticator(users: storage.users, cache: TokenCache()))
     if let key = dependencies.responseSigningKey {
         authenticated.add(middleware: ResponseSigner(key: key, now: dependencies.now))
     }
     let me = authenticated.group(context: UserRequestContext.self)
-    me.addRoutes(AccountController(storage: storage, catalog: dependencies.catalog).endpoints)
-    me.addRoutes(OrderController(storage: storage).endpoints, atPath: "orders")
+    me.addRoutes(AccountController(users: storage.users, catalog: dependencies.catalog).endpoints)
+    me.addRoutes(OrderController(purchases: storage.purchases).endpoints, atPath: "orders")
     me.addRoutes(spending.releaseEndpoints)
     me.group()
         .add(middleware: RateLimitMiddleware<UserRequestContext>(limits, .userAndAddress))
-        .addRoutes(PurchaseController(storage: storage, checker: checker, metrics: metrics, apple: dependencies.apple).endpoints)
-        .addRoutes(SubscriptionRefreshController(storage: storage, apple: dependencies.apple).endpoints)
+        .addRoutes(
+            PurchaseController(users: storage.users, purchases: storage.purchases, checker: checker, metrics: metrics, apple: dependencies.apple).endpoints
+        )
+        .addRoutes(SubscriptionRefreshController(users: storage.users, notifications: storage.notifications, apple: dependencies.apple).endpoints)
         .addRoutes(spending.endpoints)
 
     // The app's team, with the secret key.
     v1.group("admin")
         .add(middleware: secretKey)
         .group(context: AdminRequestContext.self)
-        .addRoutes(AdminController(storage: storage, now: dependencies.now).endpoints)
+        .addRoutes(AdminController(admin: storage.admin, metrics: storage.metrics, now: dependencies.now).endpoints)
         .addRoutes(WebhookController(storage: dependencies.webhooks).endpoints)
 
     addConsoleRoutes(to: router, dependencies, limits: limits)
@@ -80,9 +82,9 @@ func addConsoleRoutes(to router: Router<TallyRequestContext>, _ dependencies: Se
     let export = ConsoleExport(console: console)
     let signIn = ConsoleSignInController(console: console, secretKey: dependencies.secretKey, origin: origin, pages: pages, now: now)
     let users = ConsoleUsersController(storage: storage, console: console, catalog: dependencies.catalog, pages: pages, now: now)
-    let transactions = ConsoleTransactionsController(storage: storage, catalog: dependencies.catalog, pages: pages, export: export)
+    let transactions = ConsoleTransactionsController(admin: storage.admin, catalog: dependencies.catalog, pages: pages, export: export)
     let ledger = ConsoleLedgerController(console: console, catalog: dependencies.catalog, pages: pages, export: export)
-    let notifications = ConsoleNotificationsController(storage: storage, console: console, pages: pages, export: export, now: now)
+    let notifications = ConsoleNotificationsController(admin: storage.admin, console: console, pages: pages, export: export, now: now)
     let audit = ConsoleAuditController(console: console, pages: pages, export: export)
     let metrics = ConsoleMetricsController(storage: storage, catalog: dependencies.catalog, pages: pages, export: export, now: now)
 

@@ -5,7 +5,7 @@ import TallyCore
 /// The App Store's notifications as the server received them: the list with each one's
 /// outcome, one notification decoded, and the list's CSV export.
 struct ConsoleNotificationsController: Sendable {
-    let storage: SQLStorage
+    let admin: AdminStore
     let console: ConsoleStore
     let pages: ConsolePages
     let export: ConsoleExport
@@ -46,7 +46,7 @@ struct ConsoleNotificationsController: Sendable {
             guard let cursor = AdminCursor(text: text) else { throw TallyAPIError(.invalidRequest, "after is not a position of this list") }
             return cursor
         }
-        let page = try await storage.admin.adminNotifications(outcome: outcome, limit: limit, cursor: cursor)
+        let page = try await admin.adminNotifications(outcome: outcome, limit: limit, cursor: cursor)
         view["rows"] = page.notifications.map { notification -> [String: Any] in
             [
                 "uuid": notification.notificationUuid, "received": ConsoleFormat.time(notification.receivedAt),
@@ -94,10 +94,10 @@ struct ConsoleNotificationsController: Sendable {
 
     func notificationsCSV(_ request: Request, _ context: ConsoleOperatorContext) async throws -> Response {
         let outcome = try Self.outcome(ConsoleQuery.fields(request))
-        let storage = storage
+        let admin = admin
         return try await export.answer("notifications", for: context, detail: outcome.map { "outcome=\($0)" }, header: Self.header) {
             (cursor: AdminCursor?) in
-            let page = try await storage.admin.adminNotifications(outcome: outcome, limit: 200, cursor: cursor)
+            let page = try await admin.adminNotifications(outcome: outcome, limit: 200, cursor: cursor)
             let lines = page.notifications.map { row -> [String?] in
                 [row.notificationUuid, ConsoleFormat.time(row.receivedAt), row.notificationType, row.subtype, row.outcome, row.transactionID, row.detail]
             }

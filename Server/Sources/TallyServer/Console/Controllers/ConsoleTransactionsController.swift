@@ -4,7 +4,7 @@ import TallyCore
 
 /// The console's transactions: the filtered list, page by page, and its CSV export.
 struct ConsoleTransactionsController: Sendable {
-    let storage: SQLStorage
+    let admin: AdminStore
     let catalog: TallyCatalog
     let pages: ConsolePages
     let export: ConsoleExport
@@ -33,7 +33,7 @@ struct ConsoleTransactionsController: Sendable {
         view["products"] = catalog.products.map { ConsolePages.option($0.productID, $0.productID, filters.fields["product"]) }
         view["exportHref"] = "/console/transactions.csv" + filters.queryString(excluding: ["after", "limit"], replacing: ["csrf": context.csrf])
         return try await pages.list(view, "transactions", language) { view in
-            let page = try await storage.admin.adminTransactions(try filters.query(language))
+            let page = try await admin.adminTransactions(try filters.query(language))
             view["rows"] = page.transactions.map { Self.row($0, language) }
             if let next = page.nextCursor { view["nextHref"] = "/console/transactions" + filters.queryString(replacing: ["after": next]) }
             if filters.fields["after"] != nil { view["firstHref"] = "/console/transactions" + filters.queryString(excluding: ["after"]) }
@@ -65,13 +65,13 @@ struct ConsoleTransactionsController: Sendable {
         var first = try filters.query(context.language)
         first.limit = 200
         first.cursor = nil
-        let storage = storage
+        let admin = admin
         return try await export.answer(
             "transactions", for: context, detail: filters.queryString(excluding: ["after", "limit"]), header: Self.header
         ) { [first] (cursor: AdminCursor?) in
             var query = first
             query.cursor = cursor
-            let page = try await storage.admin.adminTransactions(query)
+            let page = try await admin.adminTransactions(query)
             let lines = page.transactions.map { row -> [String?] in
                 [
                     row.transactionID, row.originalTransactionID, row.userID, row.productID, row.type, row.status, row.environment,

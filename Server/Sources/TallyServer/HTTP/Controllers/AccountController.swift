@@ -4,7 +4,7 @@ import TallyCore
 /// The user's account: `GET /v1/me` (balances, entitlements, subscriptions) and
 /// `GET /v1/me/ledger` (every credit and debit, newest first, by pages).
 struct AccountController {
-    let storage: SQLStorage
+    let users: UserStore
     let catalog: TallyCatalog
 
     var endpoints: RouteCollection<UserRequestContext> {
@@ -15,7 +15,7 @@ struct AccountController {
 
     /// Balances, entitlements and subscriptions, written by ``ResponseJSON``.
     func account(_ request: Request, context: UserRequestContext) async throws -> AccountResponse {
-        try await storage.users.account(user: context.user)
+        try await users.account(user: context.user)
     }
 
     /// A page of the ledger, filtered by `currency` and `kind`; `limit` and `cursor` page through it.
@@ -23,7 +23,7 @@ struct AccountController {
         let query = request.uri.queryParameters
         let currency = query.string("currency")
         if let currency, !catalog.hasCurrency(currency) { throw TallyAPIError(.unknownCurrency, "no currency \(currency)") }
-        return try await storage.users.ledger(
+        return try await users.ledger(
             user: context.user, currency: currency, kind: query.string("kind"), limit: try query.pageSize(), cursor: try query.ledgerCursor())
     }
 }

@@ -6,7 +6,7 @@ import TallyCore
 /// authentication: a notification that does not verify changes nothing. Each is applied
 /// exactly once, by its `notificationUUID`.
 struct NotificationController {
-    let storage: SQLStorage
+    let notifications: NotificationStore
     let checker: SignedDataChecker
     let metrics: Metrics
 
@@ -32,7 +32,7 @@ struct NotificationController {
             throw TallyAPIError(.invalidRequest, "the body must be {\"signedPayload\": \"…\"}")
         }
         let verified = try await checker.notification(body.signedPayload)
-        let outcome = try await storage.notifications.apply(verified, jws: body.signedPayload)
+        let outcome = try await notifications.apply(verified, jws: body.signedPayload)
         let type = verified.payload.notificationType?.rawValue
         metrics.increment("tally_notifications_total", ["type": type ?? "UNKNOWN", "outcome": outcome.rawValue])
         context.logger.info(

@@ -12,7 +12,8 @@ import TallyVerify
 /// transaction and delivers it as if the device had posted it. Unsigned transaction JSON is
 /// never taken.
 struct PurchaseController {
-    let storage: SQLStorage
+    let users: UserStore
+    let purchases: PurchaseStore
     let checker: SignedDataChecker
     let metrics: Metrics
     let apple: AppStoreServerClient?
@@ -36,7 +37,7 @@ struct PurchaseController {
                 throw TallyAPIError(.invalidRequest, "transaction_id goes with a receipt; a signed transaction names its own")
             }
             let verified = try await checker.transaction(jws)
-            response = try await storage.purchases.deliver(verified, jws: jws, presenter: context.user, orderID: body.orderID)
+            response = try await purchases.deliver(verified, jws: jws, presenter: context.user, orderID: body.orderID)
         case (nil, let receipt?):
             guard let transactionID = body.transactionID else {
                 throw TallyAPIError(.invalidRequest, "a receipt needs the transaction_id of the purchase to deliver")
@@ -48,7 +49,7 @@ struct PurchaseController {
             guard let purchase = verified.payload.inAppPurchases.first(where: { $0.transactionID == transactionID }) else {
                 throw TallyAPIError(.transactionNotInReceipt, "the receipt lists no in-app purchase with transaction_id \(transactionID)")
             }
-            response = try await storage.purchases.deliver(purchase, from: verified, receiptText: receipt, presenter: context.user, orderID: body.orderID)
+            response = try await purchases.deliver(purchase, from: verified, receiptText: receipt, presenter: context.user, orderID: body.orderID)
         case (nil, nil):
             guard let transactionID = body.transactionID else {
                 throw TallyAPIError(.invalidRequest, "the body needs signed_transaction, receipt with transaction_id, or transaction_id")
@@ -57,7 +58,7 @@ struct PurchaseController {
                 throw TallyAPIError(.invalidRequest, "transaction_id must be 1 to 20 digits")
             }
             let found = try await lookUp(transactionID, context: context)
-            response = try await storage.purchases.deliver(found.verified, jws: found.jws, presenter: context.user, orderID: body.orderID)
+            response = try await purchases.deliver(found.verified, jws: found.jws, presenter: context.user, orderID: body.orderID)
         case (.some, .some):
             throw TallyAPIError(.invalidRequest, "the body has both signed_transaction and receipt; send one")
         }
@@ -81,7 +82,7 @@ struct PurchaseController {
         for jws in body.signedTransactions {
             results.append(
                 await restoreItem(transactionID: nil, context: context) {
-                    try await storage.purchases.deliver(try await checker.transaction(jws), jws: jws, presenter: context.user, orderID: nil)
+                    try await purchases.deliver(try await checker.transaction(jws), jws: jws, presenter: context.user, orderID: nil)
                 })
         }
         if let (text, verified) = receipt {
@@ -96,11 +97,11 @@ struct PurchaseController {
                 guard seen.insert(transactionID).inserted else { continue }
                 results.append(
                     await restoreItem(transactionID: transactionID, context: context) {
-                        try await storage.purchases.deliver(purchase, from: verified, receiptText: text, presenter: context.user, orderID: nil)
+                        try await purchases.deliver(purchase, from: verified, receiptText: text, presenter: context.user, orderID: nil)
                     })
             }
         }
-        let account = try await storage.users.account(user: context.user)
+        let account = try await users.account(user: context.user)
         return RestoreResponse(results: results, balances: account.balances, entitlements: account.entitlements)
     }
 

@@ -5,7 +5,7 @@ import TallyCore
 /// (`POST /v1/me/reservations` holds an amount, `…/{id}/commit` spends what was used and
 /// returns the rest, `DELETE …/{id}` returns all of it). Each write is idempotent by its key.
 struct SpendingController {
-    let storage: SQLStorage
+    let spending: SpendingStore
     let metrics: Metrics
 
     /// The routes that take credits: spend, reserve, commit.
@@ -25,7 +25,7 @@ struct SpendingController {
     /// Spends from the allowance first, then the oldest credits; the same key again spends nothing.
     func spend(_ request: Request, context: UserRequestContext) async throws -> SpendResponse {
         let body = try await request.decode(as: SpendRequest.self, context: context)
-        let response = try await storage.spending.spend(user: context.user, request: body)
+        let response = try await spending.spend(user: context.user, request: body)
         if !response.replayed { metrics.increment("tally_spends_total", ["currency": body.currency], by: body.amount) }
         return response
     }
@@ -33,18 +33,18 @@ struct SpendingController {
     /// 201 with a new hold, or 200 with the one this key made before.
     func reserve(_ request: Request, context: UserRequestContext) async throws -> EditedResponse<Reservation> {
         let body = try await request.decode(as: ReservationRequest.self, context: context)
-        let reservation = try await storage.spending.reserve(user: context.user, request: body)
+        let reservation = try await spending.reserve(user: context.user, request: body)
         return EditedResponse(status: reservation.replayed ? .ok : .created, response: reservation)
     }
 
     /// Spends the `used` part of a hold; the rest returns.
     func commit(_ request: Request, context: UserRequestContext) async throws -> Reservation {
         let body = try await request.decode(as: CommitReservationRequest.self, context: context)
-        return try await storage.spending.commit(user: context.user, reservationID: context.parameters.identifier("id"), used: body.used)
+        return try await spending.commit(user: context.user, reservationID: context.parameters.identifier("id"), used: body.used)
     }
 
     /// Returns a whole hold unused.
     func release(_ request: Request, context: UserRequestContext) async throws -> Reservation {
-        try await storage.spending.release(user: context.user, reservationID: context.parameters.identifier("id"))
+        try await spending.release(user: context.user, reservationID: context.parameters.identifier("id"))
     }
 }

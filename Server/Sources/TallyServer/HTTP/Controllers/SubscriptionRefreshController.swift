@@ -6,7 +6,8 @@ import TallyCore
 /// have, so a renewal, an expiry or a revocation whose notification was lost reaches `GET /v1/me`
 /// now. Limited per user and per address, as purchases are.
 struct SubscriptionRefreshController {
-    let storage: SQLStorage
+    let users: UserStore
+    let notifications: NotificationStore
     let apple: AppStoreServerClient?
 
     var endpoints: RouteCollection<UserRequestContext> {
@@ -22,7 +23,7 @@ struct SubscriptionRefreshController {
         // However many subscriptions the user has, Apple is asked within one budget.
         try await apple.sharingBudget {
             var seen = Set<String>()
-            for original in try await storage.notifications.subscriptionOriginals(user: context.user) where !seen.contains(original) {
+            for original in try await notifications.subscriptionOriginals(user: context.user) where !seen.contains(original) {
                 let states: [AppStoreServerClient.SubscriptionState]
                 // One catch-all clause with an `if`, not `catch where`, which Swift 6.3.1's SIL passes crash on in some functions.
                 do {
@@ -35,9 +36,9 @@ struct SubscriptionRefreshController {
                 }
                 // One answer covers every subscription of the customer: each is taken in once.
                 seen.formUnion(states.compactMap(\.transaction.verified.payload.originalTransactionID))
-                try await storage.notifications.recordFromApple(states)
+                try await notifications.recordFromApple(states)
             }
         }
-        return try await storage.users.account(user: context.user)
+        return try await users.account(user: context.user)
     }
 }

@@ -6,7 +6,7 @@ import TallyCore
 /// Anyone may sign up. With the secret key, the app's server may name the user
 /// (`app_user_id`), and posting the same name again returns that user with a new token.
 struct UserController {
-    let storage: SQLStorage
+    let users: UserStore
 
     var endpoints: RouteCollection<TallyRequestContext> {
         RouteCollection(context: TallyRequestContext.self)
@@ -26,7 +26,7 @@ struct UserController {
             }
         }
         let token = UserToken.new()
-        let (user, created, granted) = try await storage.users.createUser(appUserID: body.appUserID, tokenHash: UserToken.hash(token))
+        let (user, created, granted) = try await users.createUser(appUserID: body.appUserID, tokenHash: UserToken.hash(token))
         let response = CreateUserResponse(userID: user.id, appAccountToken: user.appAccountToken, userToken: token, created: created, granted: granted)
         return EditedResponse(status: created ? .created : .ok, response: response)
     }

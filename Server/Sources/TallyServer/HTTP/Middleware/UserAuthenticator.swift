@@ -8,7 +8,7 @@ import Hummingbird
 /// token's SHA-256, through a ``TokenCache``.
 struct UserAuthenticator: RouterMiddleware {
     typealias Context = TallyRequestContext
-    let storage: SQLStorage
+    let users: UserStore
     let cache: TokenCache
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -23,7 +23,7 @@ struct UserAuthenticator: RouterMiddleware {
     func user(_ token: String) async throws -> User {
         let hash = UserToken.hash(token)
         if let cached = cache.user(hash) { return cached }
-        guard let user = try await storage.users.user(tokenHash: hash) else {
+        guard let user = try await users.user(tokenHash: hash) else {
             throw TallyAPIError(.unauthorized, "the user token is not valid")
         }
         cache.insert(user, for: hash)

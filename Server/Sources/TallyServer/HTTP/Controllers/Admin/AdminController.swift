@@ -7,7 +7,8 @@ import TallyCore
 /// transactions and notifications received (`GET /v1/admin/transactions`, `…/notifications`), and
 /// the subscription and revenue figures of a window (`GET /v1/admin/metrics`).
 struct AdminController {
-    let storage: SQLStorage
+    let admin: AdminStore
+    let metrics: MetricsStore
     /// Which day is today, for the metrics' default window.
     let now: @Sendable () -> Date
 
@@ -36,13 +37,13 @@ struct AdminController {
 
     /// A user's balances, entitlements, subscriptions and recent ledger.
     func user(_ request: Request, context: AdminRequestContext) async throws -> AdminUser {
-        try await storage.admin.adminUser(id: context.parameters.identifier("id"))
+        try await admin.adminUser(id: context.parameters.identifier("id"))
     }
 
     /// Credits or takes back an amount; the same key again changes nothing.
     func adjust(_ request: Request, context: AdminRequestContext) async throws -> AdminAdjustment {
         let body = try await request.decode(as: AdjustmentBody.self, context: context)
-        return try await storage.admin.adjust(
+        return try await admin.adjust(
             userID: context.parameters.identifier("id"), amount: Amount(currency: body.currency, amount: body.amount),
             reason: body.reason, idempotencyKey: body.idempotencyKey)
     }
@@ -53,7 +54,7 @@ struct AdminController {
         if let type = query.string("type"), ProductKind(known: type) == nil {
             throw TallyAPIError(.invalidRequest, "type must be \(Self.productTypes)")
         }
-        return try await storage.admin.adminTransactions(
+        return try await admin.adminTransactions(
             AdminTransactionQuery(
                 type: query.string("type"), status: query.string("status"), environment: query.string("environment"),
                 userID: query.string("user_id"), productID: query.string("product_id"), text: query.string("q"),
@@ -67,7 +68,7 @@ struct AdminController {
         if let outcome, NotificationOutcome(rawValue: outcome) == nil {
             throw TallyAPIError(.invalidRequest, "outcome must be applied, duplicate or recorded")
         }
-        return try await storage.admin.adminNotifications(outcome: outcome, limit: try query.pageSize(), cursor: try query.adminCursor())
+        return try await admin.adminNotifications(outcome: outcome, limit: try query.pageSize(), cursor: try query.adminCursor())
     }
 
     /// The figures of docs/metrics.md over `from` through `through` (UTC days, by default the 30
@@ -75,6 +76,6 @@ struct AdminController {
     /// `product_id` or a `subscription_group`.
     func metrics(_ request: Request, context: AdminRequestContext) async throws -> MetricsReport {
         let parameters = request.uri.queryParameters
-        return try await storage.metrics.metrics(try MetricsQuery(reading: { parameters.string($0) }, today: now()))
+        return try await metrics.metrics(try MetricsQuery(reading: { parameters.string($0) }, today: now()))
     }
 }
