@@ -261,13 +261,34 @@ public enum ConsoleBenchmark: Sendable {
         let periods = try await fillSubscriptions(
             database, shape: shape, users: users, options: options, now: now, random: &random, progress: progress)
         let middle = try await database.read { executor in
-            try await executor.query("SELECT created_at, id FROM ledger_entries WHERE id = (SELECT MAX(id) FROM ledger_entries) / 2", []).first
+            try await executor.fetchOne(
+                MiddleEntry.self,
+                """
+                SELECT \(MiddleEntry.Columns.createdAt), \(MiddleEntry.Columns.id) FROM ledger_entries \
+                WHERE id = (SELECT MAX(id) FROM ledger_entries) / 2
+                """)
         }
         let half = options.transactions / 2
         return Filled(
             users: users, transactionIDs: transactionIDs, products: products, subscriptionProducts: shape.plans.map(\.productID),
-            subscriptionPeriods: periods, middle: "\(middle?.optionalInt("created_at") ?? 0)_\(middle?.optionalInt("id") ?? 1)",
+            subscriptionPeriods: periods, middle: "\(middle?.createdAt ?? 0)_\(middle?.id ?? 1)",
             middleTransaction: "\(first + Int64(half) * span / Int64(options.transactions))_\(3_000_000_000_000_000 + half)", now: now)
+    }
+
+    /// The ledger entry halfway through the ledger: where the console's middle page starts.
+    private struct MiddleEntry: SQLRowDecodable {
+        enum Columns {
+            static let createdAt = SQLColumn("created_at")
+            static let id = SQLColumn("id")
+        }
+
+        let createdAt: Int64?
+        let id: Int64?
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            createdAt = try row.optionalInt(Columns.createdAt)
+            id = try row.optionalInt(Columns.id)
+        }
     }
 
     static func plans(_ filled: Filled, options: Options) -> [Plan] {

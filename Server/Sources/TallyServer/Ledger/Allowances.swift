@@ -23,23 +23,71 @@ struct Allowances {
         var free: Int64 { granted - used - held }
     }
 
+    /// The paid period an allowance comes from: the user's latest unrevoked transaction, paid
+    /// through `time`, of a product whose allowance is in the currency.
+    struct SourceRow: SQLRowDecodable {
+        enum Columns {
+            static let originalTransactionID = SQLColumn("original_transaction_id")
+            static let productID = SQLColumn("product_id")
+            static let purchaseDate = SQLColumn("purchase_date")
+            static let expiresDate = SQLColumn("expires_date")
+        }
+
+        let originalTransactionID: String
+        let productID: String
+        let purchaseDate: Int64
+        let expiresDate: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            originalTransactionID = try row.text(Columns.originalTransactionID)
+            productID = try row.text(Columns.productID)
+            purchaseDate = try row.int(Columns.purchaseDate)
+            expiresDate = try row.int(Columns.expiresDate)
+        }
+
+        /// The statement that reads it, for `user` at `time` among `productIDs`.
+        static func query(user: String, productIDs: [String], time: Int64) -> SQL {
+            """
+            SELECT \(Columns.originalTransactionID), \(Columns.productID), \(Columns.purchaseDate), \(Columns.expiresDate) FROM store_transactions
+            WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND purchase_date <= \(time) AND expires_date > \(time)
+              AND product_id IN (\(list: productIDs))
+            ORDER BY purchase_date DESC LIMIT 1
+            """
+        }
+    }
+
+    /// A row of `allowance_windows` as a window is read back: its end and what it holds.
+    private struct WindowRow: SQLRowDecodable {
+        enum Columns {
+            static let windowEnd = SQLColumn("window_end")
+            static let granted = SQLColumn("granted")
+            static let used = SQLColumn("used")
+            static let held = SQLColumn("held")
+        }
+
+        let windowEnd: Int64
+        let granted: Int64
+        let used: Int64
+        let held: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            windowEnd = try row.int(Columns.windowEnd)
+            granted = try row.int(Columns.granted)
+            used = try row.int(Columns.used)
+            held = try row.int(Columns.held)
+        }
+    }
+
     /// The current window of `currency` for the user, made if needed; nil without an active allowance.
     func current(_ user: String, _ currency: String) async throws -> Window? {
         let products = catalog.products.filter { $0.allowance?.currency == currency }
         guard !products.isEmpty else { return nil }
-        let rows = try await executor.query(
-            """
-            SELECT original_transaction_id, product_id, purchase_date, expires_date FROM store_transactions
-            WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND purchase_date <= \(now) AND expires_date > \(now)
-              AND product_id IN (\(list: products.map(\.productID)))
-            ORDER BY purchase_date DESC LIMIT 1
-            """)
-        guard let row = rows.first, let product = catalog.product(try row.text("product_id")), let allowance = product.allowance else {
+        let source = try await executor.fetchOne(SourceRow.self, SourceRow.query(user: user, productIDs: products.map(\.productID), time: now))
+        guard let source, let product = catalog.product(source.productID), let allowance = product.allowance else {
             return nil
         }
-        let original = try row.text("original_transaction_id")
-        let (start, end) = Self.window(
-            containing: now, anchor: try row.int("purchase_date"), limit: try row.int("expires_date"), per: allowance.per)
+        let original = source.originalTransactionID
+        let (start, end) = Self.window(containing: now, anchor: source.purchaseDate, limit: source.expiresDate, per: allowance.per)
         let inserted = try await executor.execute(
             """
             INSERT INTO allowance_windows (user_id, currency, original_transaction_id, window_start, window_end, granted)
@@ -53,15 +101,15 @@ struct Allowances {
     }
 
     func window(original: String, currency: String, start: Int64) async throws -> Window? {
-        let rows = try await executor.query(
+        let row = try await executor.fetchOne(
+            WindowRow.self,
             """
-            SELECT window_end, granted, used, held FROM allowance_windows
+            SELECT \(WindowRow.Columns.windowEnd), \(WindowRow.Columns.granted), \(WindowRow.Columns.used), \(WindowRow.Columns.held) \
+            FROM allowance_windows
             WHERE original_transaction_id = \(original) AND currency = \(currency) AND window_start = \(start)
             """)
-        guard let row = rows.first else { return nil }
-        return Window(
-            originalTransactionID: original, start: start, end: try row.int("window_end"),
-            granted: try row.int("granted"), used: try row.int("used"), held: try row.int("held"))
+        guard let row else { return nil }
+        return Window(originalTransactionID: original, start: start, end: row.windowEnd, granted: row.granted, used: row.used, held: row.held)
     }
 
     /// Uses `amount` of the window now; false when it has less free.

@@ -23,10 +23,46 @@ struct Ledger {
 
     init(_ context: WriteContext) { self.context = context }
 
+    /// What the user has in one currency: a row of `positions`.
     struct Position: Equatable {
         var available: Int64
         var held: Int64
         var debt: Int64
+    }
+
+    /// A lot as a refund takes it back: what it granted, what is left, whether it was revoked.
+    private struct ClawedLot: SQLRowDecodable {
+        enum Columns {
+            static let granted = SQLColumn("granted")
+            static let remaining = SQLColumn("remaining")
+            static let revoked = SQLColumn("revoked")
+        }
+
+        let granted: Int64
+        let remaining: Int64
+        let revoked: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            granted = try row.int(Columns.granted)
+            remaining = try row.int(Columns.remaining)
+            revoked = try row.int(Columns.revoked)
+        }
+    }
+
+    /// A lot with units left, as spending consumes it.
+    private struct OpenLot: SQLRowDecodable {
+        enum Columns {
+            static let id = SQLColumn("id")
+            static let remaining = SQLColumn("remaining")
+        }
+
+        let id: Int64
+        let remaining: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            id = try row.int(Columns.id)
+            remaining = try row.int(Columns.remaining)
+        }
     }
 
     func position(_ user: String, _ currency: String) async throws -> Position {
@@ -35,10 +71,9 @@ struct Ledger {
 
     /// The user's position in `currency`, in a write or a read; all zero when there is none yet.
     static func position(_ executor: any SQLExecutor, _ user: String, _ currency: String) async throws -> Position {
-        let rows = try await executor.query(
-            "SELECT available, held, debt FROM positions WHERE user_id = \(user) AND currency = \(currency)")
-        guard let row = rows.first else { return Position(available: 0, held: 0, debt: 0) }
-        return Position(available: try row.int("available"), held: try row.int("held"), debt: try row.int("debt"))
+        try await executor.fetchOne(
+            Position.self, "SELECT \(Position.selection) FROM positions WHERE user_id = \(user) AND currency = \(currency)")
+            ?? Position(available: 0, held: 0, debt: 0)
     }
 
     /// Locks the user's position in `currency` until the transaction ends, making it if
@@ -46,14 +81,15 @@ struct Ledger {
     @discardableResult
     func lock(_ user: String, _ currency: String) async throws -> Position {
         // An upsert that changes nothing: one statement that makes the row, locks it and reads it.
-        let rows = try await executor.query(
+        let position = try await executor.fetchOne(
+            Position.self,
             """
             INSERT INTO positions (user_id, currency) VALUES (\(user), \(currency))
             ON CONFLICT (user_id, currency) DO UPDATE SET available = positions.available
-            RETURNING available, held, debt
+            RETURNING \(Position.selection)
             """)
-        guard let row = rows.first else { throw LedgerInconsistency(reason: "the position of \(user)/\(currency) was not returned") }
-        return Position(available: try row.int("available"), held: try row.int("held"), debt: try row.int("debt"))
+        guard let position else { throw LedgerInconsistency(reason: "the position of \(user)/\(currency) was not returned") }
+        return position
     }
 
     func entry(
@@ -159,12 +195,12 @@ struct Ledger {
     /// Returns the amounts removed and turned into debt.
     func clawBack(lotID: Int64, user: String, currency: String, transaction: String) async throws -> (removed: Int64, debt: Int64) {
         let position = try await lock(user, currency)
-        let rows = try await executor.query("SELECT granted, remaining, revoked FROM lots WHERE id = \(lotID)")
-        guard let lot = rows.first, try lot.int("revoked") == 0 else { return (0, 0) }
-        let granted = try lot.int("granted")
-        let remaining = try lot.int("remaining")
-        let removed = min(remaining, position.available)
-        let debt = granted - removed
+        let lot = try await executor.fetchOne(
+            ClawedLot.self,
+            "SELECT \(ClawedLot.Columns.granted), \(ClawedLot.Columns.remaining), \(ClawedLot.Columns.revoked) FROM lots WHERE id = \(lotID)")
+        guard let lot, lot.revoked == 0 else { return (0, 0) }
+        let removed = min(lot.remaining, position.available)
+        let debt = lot.granted - removed
         try await executor.execute(
             "UPDATE positions SET available = available - \(removed), debt = debt + \(debt) WHERE user_id = \(user) AND currency = \(currency)")
         try await executor.execute(
@@ -178,11 +214,15 @@ struct Ledger {
     private func consumeLots(_ user: String, _ currency: String, amount: Int64) async throws {
         var left = amount
         guard left > 0 else { return }
-        let lots = try await executor.query(
-            "SELECT id, remaining FROM lots WHERE user_id = \(user) AND currency = \(currency) AND remaining > 0 ORDER BY id LIMIT 64")
+        let lots = try await executor.fetchAll(
+            OpenLot.self,
+            """
+            SELECT \(OpenLot.Columns.id), \(OpenLot.Columns.remaining) FROM lots \
+            WHERE user_id = \(user) AND currency = \(currency) AND remaining > 0 ORDER BY id LIMIT 64
+            """)
         for lot in lots where left > 0 {
-            let take = min(left, try lot.int("remaining"))
-            try await executor.execute("UPDATE lots SET remaining = remaining - \(take) WHERE id = \(try lot.int("id"))")
+            let take = min(left, lot.remaining)
+            try await executor.execute("UPDATE lots SET remaining = remaining - \(take) WHERE id = \(lot.id)")
             left -= take
         }
         if left > 0 {
@@ -190,6 +230,23 @@ struct Ledger {
             guard lots.count == 64 else { throw LedgerInconsistency(reason: "lots of \(user)/\(currency) hold less than the position") }
             try await consumeLots(user, currency, amount: left)
         }
+    }
+}
+
+extension Ledger.Position: SQLRowDecodable {
+    enum Columns {
+        static let available = SQLColumn("available")
+        static let held = SQLColumn("held")
+        static let debt = SQLColumn("debt")
+    }
+
+    /// The columns a position is read from.
+    static let selection: SQL = "\(Columns.available), \(Columns.held), \(Columns.debt)"
+
+    init(row: SQLRow) throws(SQLDatabaseError) {
+        available = try row.int(Columns.available)
+        held = try row.int(Columns.held)
+        debt = try row.int(Columns.debt)
     }
 }
 

@@ -69,8 +69,24 @@ struct MetricContributions: Sendable, Equatable {
     }
 }
 
-/// A stored transaction as the rollups read it.
-struct MetricsTransaction: Sendable, Hashable {
+/// A stored transaction as the rollups read it: a row of `store_transactions` (its ``columns``).
+struct MetricsTransaction: Sendable, Hashable, SQLRowDecodable {
+    enum Columns {
+        static let transactionID = SQLColumn("transaction_id")
+        static let originalTransactionID = SQLColumn("original_transaction_id")
+        static let productID = SQLColumn("product_id")
+        static let productKind = SQLColumn("product_kind")
+        static let environment = SQLColumn("environment")
+        static let purchaseDate = SQLColumn("purchase_date")
+        static let expiresDate = SQLColumn("expires_date")
+        static let price = SQLColumn("price")
+        static let currency = SQLColumn("currency")
+        static let revoked = SQLColumn("revoked")
+        static let revocationEventAt = SQLColumn("revocation_event_at")
+        static let ownership = SQLColumn("ownership")
+        static let subscriptionGroup = SQLColumn("subscription_group")
+    }
+
     var transactionID: String
     var originalTransactionID: String
     var productID: String
@@ -86,23 +102,27 @@ struct MetricsTransaction: Sendable, Hashable {
     var familyShared: Bool
     var subscriptionGroup: String?
 
-    static let columns: SQL =
-        "transaction_id, original_transaction_id, product_id, product_kind, environment, purchase_date, expires_date, price, currency, revoked, revocation_event_at, ownership, subscription_group"
+    /// The columns it is read from.
+    static let columns: SQL = """
+        \(Columns.transactionID), \(Columns.originalTransactionID), \(Columns.productID), \(Columns.productKind), \(Columns.environment), \
+        \(Columns.purchaseDate), \(Columns.expiresDate), \(Columns.price), \(Columns.currency), \(Columns.revoked), \(Columns.revocationEventAt), \
+        \(Columns.ownership), \(Columns.subscriptionGroup)
+        """
 
-    init(_ row: SQLRow) throws {
-        transactionID = try row.text("transaction_id")
-        originalTransactionID = try row.text("original_transaction_id")
-        productID = try row.text("product_id")
-        kind = ProductKind(rawValue: try row.text("product_kind"))
-        environment = try row.text("environment")
-        purchaseDate = row.optionalInt("purchase_date")
-        expiresDate = row.optionalInt("expires_date")
-        price = row.optionalInt("price")
-        currency = row.optionalText("currency")
-        revoked = try row.int("revoked") == 1
-        revokedAt = row.optionalInt("revocation_event_at")
-        familyShared = row.optionalText("ownership") == InAppOwnershipType.familyShared.rawValue
-        subscriptionGroup = row.optionalText("subscription_group")
+    init(row: SQLRow) throws(SQLDatabaseError) {
+        transactionID = try row.text(Columns.transactionID)
+        originalTransactionID = try row.text(Columns.originalTransactionID)
+        productID = try row.text(Columns.productID)
+        kind = try row.code(ProductKind.self, Columns.productKind)
+        environment = try row.text(Columns.environment)
+        purchaseDate = try row.optionalInt(Columns.purchaseDate)
+        expiresDate = try row.optionalInt(Columns.expiresDate)
+        price = try row.optionalInt(Columns.price)
+        currency = try row.optionalText(Columns.currency)
+        revoked = try row.int(Columns.revoked) == 1
+        revokedAt = try row.optionalInt(Columns.revocationEventAt)
+        familyShared = try row.optionalText(Columns.ownership) == InAppOwnershipType.familyShared.rawValue
+        subscriptionGroup = try row.optionalText(Columns.subscriptionGroup)
     }
 
     init(_ transaction: StoreTransaction, payload: TransactionPayload) {

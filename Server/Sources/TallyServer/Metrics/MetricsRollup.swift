@@ -16,9 +16,8 @@ public enum MetricsRollup: Sendable {
     /// Notes the transactions of `original` as they are before this write changes any of them.
     static func note(_ context: WriteContext, original: String) async throws {
         guard !context.metrics.withLockedValue({ $0.before[original] != nil }) else { return }
-        let rows = try await context.query(
-            "SELECT \(MetricsTransaction.columns) FROM store_transactions WHERE original_transaction_id = \(original)")
-        let transactions = try rows.map(MetricsTransaction.init)
+        let transactions = try await context.fetchAll(
+            MetricsTransaction.self, "SELECT \(MetricsTransaction.columns) FROM store_transactions WHERE original_transaction_id = \(original)")
         context.metrics.withLockedValue { state in
             guard state.before[original] == nil else { return }
             state.before[original] = transactions.filter { !state.inserted.contains($0.transactionID) }
@@ -27,12 +26,13 @@ public enum MetricsRollup: Sendable {
 
     /// Notes the transactions of the original transaction of `transactionID`, in one read.
     static func note(_ context: WriteContext, originalOf transactionID: String) async throws {
-        let rows = try await context.query(
+        let transactions = try await context.fetchAll(
+            MetricsTransaction.self,
             """
             SELECT \(MetricsTransaction.columns) FROM store_transactions WHERE original_transaction_id =
                 (SELECT original_transaction_id FROM store_transactions WHERE transaction_id = \(transactionID))
             """)
-        remember(context, try rows.map(MetricsTransaction.init))
+        remember(context, transactions)
     }
 
     /// Keeps the transactions read as the ones before the write, unless noted already.
@@ -70,10 +70,9 @@ public enum MetricsRollup: Sendable {
         if !state.before.isEmpty {
             var after: [String: [MetricsTransaction]] = [:]
             let originals = Array(state.before.keys)
-            for row in try await context.query(
-                "SELECT \(MetricsTransaction.columns) FROM store_transactions WHERE original_transaction_id IN (\(list: originals))")
+            for transaction in try await context.fetchAll(
+                MetricsTransaction.self, "SELECT \(MetricsTransaction.columns) FROM store_transactions WHERE original_transaction_id IN (\(list: originals))")
             {
-                let transaction = try MetricsTransaction(row)
                 after[transaction.originalTransactionID, default: []].append(transaction)
             }
             for (original, before) in state.before {
@@ -131,10 +130,10 @@ public enum MetricsRollup: Sendable {
                     "WHERE original_transaction_id > \($0.original) OR (original_transaction_id = \($0.original) AND transaction_id > \($0.transaction))"
                 }
                 ?? ""
-            let rows = try await executor.query(
+            let transactions = try await executor.fetchAll(
+                MetricsTransaction.self,
                 "SELECT \(MetricsTransaction.columns) FROM store_transactions \(keyset) ORDER BY original_transaction_id, transaction_id LIMIT 10000")
-            for row in rows {
-                let transaction = try MetricsTransaction(row)
+            for transaction in transactions {
                 if let first = group.first, first.originalTransactionID != transaction.originalTransactionID {
                     result.add(MetricContributions.of(group))
                     group = []
@@ -142,21 +141,21 @@ public enum MetricsRollup: Sendable {
                 group.append(transaction)
                 after = (transaction.originalTransactionID, transaction.transactionID)
             }
-            if rows.count < 10000 { break }
+            if transactions.count < 10000 { break }
         }
         result.add(MetricContributions.of(group))
-        for row in try await executor.query(
+        typealias Columns = LedgerDayRow.Columns
+        for row in try await executor.fetchAll(
+            LedgerDayRow.self,
             """
-            SELECT kind, bucket, currency, created_at / 86400000 AS day, CAST(SUM(amount) AS BIGINT) AS total, COUNT(*) AS n
+            SELECT \(Columns.kind), \(Columns.bucket), \(Columns.currency), created_at / 86400000 AS \(Columns.day), \
+            CAST(SUM(amount) AS BIGINT) AS \(Columns.total), COUNT(*) AS \(Columns.count)
             FROM ledger_entries GROUP BY kind, bucket, currency, created_at / 86400000
             """)
         {
-            let span: Int64 = try row.text("bucket") == LedgerBucket.balance.rawValue ? 0 : 1
-            let kind = try row.text("kind")
-            let currency = try row.text("currency")
-            let day = try row.int("day")
-            result.add(MetricKey(environment: "", figure: .ledgerAmount, day: day, subject: kind, currency: currency, span: span), try row.int("total"))
-            result.add(MetricKey(environment: "", figure: .ledgerEntries, day: day, subject: kind, currency: currency, span: span), try row.int("n"))
+            let span: Int64 = row.bucket == LedgerBucket.balance.rawValue ? 0 : 1
+            result.add(MetricKey(environment: "", figure: .ledgerAmount, day: row.day, subject: row.kind, currency: row.currency, span: span), row.total)
+            result.add(MetricKey(environment: "", figure: .ledgerEntries, day: row.day, subject: row.kind, currency: row.currency, span: span), row.count)
         }
         return result
     }
@@ -206,17 +205,16 @@ public enum MetricsRollup: Sendable {
     static func differences(_ executor: any SQLExecutor) async throws -> [Difference] {
         let computed = try await computed(executor).values.filter { $0.value != 0 }
         var stored: [MetricKey: Int64] = [:]
-        for row in try await executor.query(
+        for row in try await executor.fetchAll(
+            StoredRow.self,
             """
-            SELECT environment, figure, day, subject, currency, span, CAST(SUM(value) AS BIGINT) AS total FROM metric_days
+            SELECT environment, figure, day, subject, currency, span, CAST(SUM(value) AS BIGINT) AS \(StoredRow.Columns.total) FROM metric_days
             GROUP BY environment, figure, day, subject, currency, span
             """)
         {
-            guard let figure = MetricFigure(rawValue: try row.text("figure")), try row.int("total") != 0 else { continue }
-            stored[
-                MetricKey(
-                    environment: try row.text("environment"), figure: figure, day: try row.int("day"), subject: try row.text("subject"),
-                    currency: try row.text("currency"), span: try row.int("span"))] = try row.int("total")
+            guard let figure = MetricFigure(rawValue: row.figure), row.total != 0 else { continue }
+            stored[MetricKey(environment: row.environment, figure: figure, day: row.day, subject: row.subject, currency: row.currency, span: row.span)] =
+                row.total
         }
         var differences: [Difference] = []
         for key in Set(stored.keys).union(computed.keys) where stored[key] != computed[key] {
@@ -226,6 +224,68 @@ public enum MetricsRollup: Sendable {
                     span: key.span, stored: stored[key] ?? 0, computed: computed[key] ?? 0))
         }
         return differences.sorted { ($0.figure, $0.day, $0.subject, $0.currency) < ($1.figure, $1.day, $1.subject, $1.currency) }
+    }
+}
+
+extension MetricsRollup {
+    /// The ledger's entries of one kind, bucket and currency on one day: their sum and count.
+    private struct LedgerDayRow: SQLRowDecodable {
+        enum Columns {
+            static let kind = SQLColumn("kind")
+            static let bucket = SQLColumn("bucket")
+            static let currency = SQLColumn("currency")
+            static let day = SQLColumn("day")
+            static let total = SQLColumn("total")
+            static let count = SQLColumn("n")
+        }
+
+        let kind: String
+        let bucket: String
+        let currency: String
+        let day: Int64
+        let total: Int64
+        let count: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            kind = try row.text(Columns.kind)
+            bucket = try row.text(Columns.bucket)
+            currency = try row.text(Columns.currency)
+            day = try row.int(Columns.day)
+            total = try row.int(Columns.total)
+            count = try row.int(Columns.count)
+        }
+    }
+
+    /// A stored rollup, summed over its shards.
+    private struct StoredRow: SQLRowDecodable {
+        enum Columns {
+            static let environment = SQLColumn("environment")
+            static let figure = SQLColumn("figure")
+            static let day = SQLColumn("day")
+            static let subject = SQLColumn("subject")
+            static let currency = SQLColumn("currency")
+            static let span = SQLColumn("span")
+            static let total = SQLColumn("total")
+        }
+
+        let environment: String
+        /// The figure's raw name: one this version does not know is left out of the comparison.
+        let figure: String
+        let day: Int64
+        let subject: String
+        let currency: String
+        let span: Int64
+        let total: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            environment = try row.text(Columns.environment)
+            figure = try row.text(Columns.figure)
+            day = try row.int(Columns.day)
+            subject = try row.text(Columns.subject)
+            currency = try row.text(Columns.currency)
+            span = try row.int(Columns.span)
+            total = try row.int(Columns.total)
+        }
     }
 }
 

@@ -108,7 +108,9 @@ public struct DatabaseAudit: Sendable, Hashable, Codable {
     static func run(on executor: any SQLExecutor) async throws -> DatabaseAudit {
         let applied: [String]
         do {
-            applied = try await executor.query("SELECT name FROM schema_migrations ORDER BY name").map { try $0.text("name") }
+            applied = try await executor.fetchAll(
+                MigrationRow.self, "SELECT \(MigrationRow.Columns.name) FROM schema_migrations ORDER BY name"
+            ).map(\.name)
         } catch {
             throw DatabaseMaintenanceError(.notATallyDatabase, "it has no schema_migrations table (\(error))")
         }
@@ -124,13 +126,15 @@ public struct DatabaseAudit: Sendable, Hashable, Codable {
         }
 
         func count(_ table: SQL) async throws -> Int64 {
-            try await executor.query("SELECT COUNT(*) AS n FROM \(table)").first?.int("n") ?? 0
+            try await executor.fetchOne(CountRow.self, "SELECT COUNT(*) AS \(CountRow.Columns.count) FROM \(table)")?.count ?? 0
         }
-        let balances = try await executor.query(
+        typealias TotalColumns = CurrencyTotalRow.Columns
+        let balances = try await executor.fetchAll(
+            CurrencyTotalRow.self,
             """
-            SELECT c.currency AS currency,
-                   COALESCE(p.available, 0) AS available, COALESCE(p.held, 0) AS held, COALESCE(p.debt, 0) AS debt,
-                   COALESCE(l.total, 0) AS ledger
+            SELECT c.currency AS \(TotalColumns.currency),
+                   COALESCE(p.available, 0) AS \(TotalColumns.available), COALESCE(p.held, 0) AS \(TotalColumns.held), COALESCE(p.debt, 0) AS \(TotalColumns.debt),
+                   COALESCE(l.total, 0) AS \(TotalColumns.ledger)
             FROM (SELECT currency FROM positions UNION SELECT currency FROM ledger_entries WHERE bucket = 'balance') c
             LEFT JOIN (SELECT currency, CAST(SUM(available) AS BIGINT) AS available, CAST(SUM(held) AS BIGINT) AS held,
                               CAST(SUM(debt) AS BIGINT) AS debt
@@ -139,20 +143,18 @@ public struct DatabaseAudit: Sendable, Hashable, Codable {
                        FROM ledger_entries WHERE bucket = 'balance' GROUP BY currency) l ON l.currency = c.currency
             ORDER BY c.currency
             """
-        ).map { row in
-            CurrencyTotal(
-                currency: try row.text("currency"), available: try row.int("available"), held: try row.int("held"),
-                debt: try row.int("debt"), ledger: try row.int("ledger"))
-        }
+        ).map(\.total)
 
-        let mismatchCount = try await executor.query("SELECT COUNT(*) AS n FROM (\(mismatchSQL)) m").first?.int("n") ?? 0
-        let mismatches = try await executor.query(
-            "SELECT user_id, currency, kind, expected, found FROM (\(mismatchSQL)) m ORDER BY user_id, currency, kind LIMIT \(raw: String(listedMismatches))"
-        ).map { row in
-            Mismatch(
-                userID: try row.text("user_id"), currency: try row.text("currency"), kind: try row.text("kind"),
-                expected: try row.int("expected"), found: try row.int("found"))
-        }
+        let mismatchCount =
+            try await executor.fetchOne(CountRow.self, "SELECT COUNT(*) AS \(CountRow.Columns.count) FROM (\(mismatchSQL)) m")?.count ?? 0
+        typealias MismatchColumns = MismatchRow.Columns
+        let mismatches = try await executor.fetchAll(
+            MismatchRow.self,
+            """
+            SELECT \(MismatchColumns.userID), \(MismatchColumns.currency), \(MismatchColumns.kind), \(MismatchColumns.expected), \(MismatchColumns.found) FROM (\(mismatchSQL)) m \
+            ORDER BY user_id, currency, kind LIMIT \(raw: String(listedMismatches))
+            """
+        ).map(\.mismatch)
         // Rollups exist once `0005_metrics` ran; before that, there is nothing to compare.
         let differences = applied.contains(Migrations.metrics.name) ? try await MetricsRollup.differences(executor) : []
         return DatabaseAudit(
@@ -186,4 +188,70 @@ public struct DatabaseAudit: Sendable, Hashable, Codable {
                ON s.user_id = k.user_id AND s.currency = k.currency
         WHERE COALESCE(p.available + p.held, 0) <> COALESCE(s.total, 0)
         """
+
+    // MARK: - Rows
+
+    /// An applied migration's name.
+    private struct MigrationRow: SQLRowDecodable {
+        enum Columns {
+            static let name = SQLColumn("name")
+        }
+
+        let name: String
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            name = try row.text(Columns.name)
+        }
+    }
+
+    /// A count of rows.
+    private struct CountRow: SQLRowDecodable {
+        enum Columns {
+            static let count = SQLColumn("n")
+        }
+
+        let count: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            count = try row.int(Columns.count)
+        }
+    }
+
+    /// One currency's totals (``CurrencyTotal``).
+    private struct CurrencyTotalRow: SQLRowDecodable {
+        enum Columns {
+            static let currency = SQLColumn("currency")
+            static let available = SQLColumn("available")
+            static let held = SQLColumn("held")
+            static let debt = SQLColumn("debt")
+            static let ledger = SQLColumn("ledger")
+        }
+
+        let total: CurrencyTotal
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            total = CurrencyTotal(
+                currency: try row.text(Columns.currency), available: try row.int(Columns.available), held: try row.int(Columns.held),
+                debt: try row.int(Columns.debt), ledger: try row.int(Columns.ledger))
+        }
+    }
+
+    /// A position that does not add up (``Mismatch``), as `mismatchSQL` names its columns.
+    private struct MismatchRow: SQLRowDecodable {
+        enum Columns {
+            static let userID = SQLColumn("user_id")
+            static let currency = SQLColumn("currency")
+            static let kind = SQLColumn("kind")
+            static let expected = SQLColumn("expected")
+            static let found = SQLColumn("found")
+        }
+
+        let mismatch: Mismatch
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            mismatch = Mismatch(
+                userID: try row.text(Columns.userID), currency: try row.text(Columns.currency), kind: try row.text(Columns.kind),
+                expected: try row.int(Columns.expected), found: try row.int(Columns.found))
+        }
+    }
 }

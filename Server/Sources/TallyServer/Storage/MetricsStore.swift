@@ -29,24 +29,28 @@ public struct MetricsStore: Sendable {
         // Only money is read per currency; counts are summed over currencies by the database.
         let moneyFigures = [MetricFigure.purchases, .revenue, .refunds, .refunded, .arr, .arrNew, .arrExpansion, .arrContraction, .arrChurned].map(\.rawValue)
         let (window, prior, ledger) = try await transactions.read { executor, _ in
-            let window = try await executor.query(
+            let window = try await executor.fetchAll(
+                WindowRow.self,
                 """
-                SELECT figure, day, CASE WHEN figure IN (\(list: moneyFigures)) THEN currency ELSE '' END AS unit, span,
-                    CAST(SUM(value) AS BIGINT) AS total
+                SELECT figure, day, CASE WHEN figure IN (\(list: moneyFigures)) THEN currency ELSE '' END AS \(WindowRow.Columns.unit), span,
+                    CAST(SUM(value) AS BIGINT) AS \(WindowRow.Columns.total)
                 FROM metric_days
                 WHERE environment = \(environment) AND figure IN (\(list: windowFigures)) AND day >= \(min(first, cohortsFrom)) AND day <= \(last)\(only)
                 GROUP BY figure, day, unit, span
                 """)
-            let prior = try await executor.query(
+            let prior = try await executor.fetchAll(
+                PriorRow.self,
                 """
-                SELECT figure, currency, CAST(SUM(value) AS BIGINT) AS total FROM metric_days
+                SELECT figure, currency, CAST(SUM(value) AS BIGINT) AS \(PriorRow.Columns.total) FROM metric_days
                 WHERE environment = \(environment) AND figure IN (\(list: [MetricFigure.active, .trials, .arr].map(\.rawValue)))
                 AND day < \(first)\(only)
                 GROUP BY figure, currency
                 """)
-            let ledger = try await executor.query(
+            let ledger = try await executor.fetchAll(
+                LedgerRow.self,
                 """
-                SELECT subject, currency, CASE WHEN day >= \(first) THEN 1 ELSE 0 END AS inside, CAST(SUM(value) AS BIGINT) AS total
+                SELECT subject, currency, CASE WHEN day >= \(first) THEN 1 ELSE 0 END AS \(LedgerRow.Columns.inside), \
+                CAST(SUM(value) AS BIGINT) AS \(LedgerRow.Columns.total)
                 FROM metric_days WHERE environment = '' AND figure = \(MetricFigure.ledgerAmount.rawValue) AND span = 0 AND day <= \(last)
                 GROUP BY subject, currency, inside
                 """)
@@ -60,19 +64,19 @@ public struct MetricsStore: Sendable {
             var span: Int64
             var total: Int64
         }
-        let rows: [Row] = try window.compactMap { row in
-            guard let figure = MetricFigure(rawValue: try row.text("figure")) else { return nil }
-            return Row(figure: figure, day: try row.int("day"), currency: try row.text("unit"), span: try row.int("span"), total: try row.int("total"))
+        // Figures this version does not know are left out.
+        let rows: [Row] = window.compactMap { row in
+            guard let figure = MetricFigure(rawValue: row.figure) else { return nil }
+            return Row(figure: figure, day: row.day, currency: row.unit, span: row.span, total: row.total)
         }
         var startActive: Int64 = 0
         var startTrials: Int64 = 0
         var startAnnual: [String: Int64] = [:]
         for row in prior {
-            let total = try row.int("total")
-            switch try row.text("figure") {
-            case MetricFigure.active.rawValue: startActive += total
-            case MetricFigure.trials.rawValue: startTrials += total
-            default: startAnnual[try row.text("currency"), default: 0] += total
+            switch row.figure {
+            case MetricFigure.active.rawValue: startActive += row.total
+            case MetricFigure.trials.rawValue: startTrials += row.total
+            default: startAnnual[row.currency, default: 0] += row.total
             }
         }
 
@@ -151,16 +155,13 @@ public struct MetricsStore: Sendable {
         // Credits (the ledger's, every environment).
         var credits: [String: MetricsReport.Credits] = [:]
         for row in ledger {
-            let currency = try row.text("currency")
-            let kind = LedgerEntryKind(rawValue: try row.text("subject"))
-            let total = try row.int("total")
-            var line = credits[currency] ?? .init(currency: currency, sold: 0, spent: 0, outstanding: 0)
-            line.outstanding += total
-            if try row.int("inside") == 1 {
-                if kind == .purchase { line.sold += total }
-                if kind == .spend || kind == .commit { line.spent -= total }
+            var line = credits[row.currency] ?? .init(currency: row.currency, sold: 0, spent: 0, outstanding: 0)
+            line.outstanding += row.total
+            if row.inside == 1 {
+                if row.kind == .purchase { line.sold += row.total }
+                if row.kind == .spend || row.kind == .commit { line.spent -= row.total }
             }
-            credits[currency] = line
+            credits[row.currency] = line
         }
 
         return MetricsReport(
@@ -168,6 +169,78 @@ public struct MetricsStore: Sendable {
             productIDs: query.productID.map { [$0] }, days: days, revenue: revenue.keys.sorted().map { revenue[$0]! }, mrr: mrr,
             trialCohorts: trialCohorts.keys.sorted().map { trialCohorts[$0]! }, retention: retention,
             credits: credits.keys.sorted().map { credits[$0]! })
+    }
+
+    // MARK: - Rows
+
+    /// A figure's sum on one day of the window, per currency for money (`unit`), else over all.
+    private struct WindowRow: SQLRowDecodable {
+        enum Columns {
+            static let figure = SQLColumn("figure")
+            static let day = SQLColumn("day")
+            static let unit = SQLColumn("unit")
+            static let span = SQLColumn("span")
+            static let total = SQLColumn("total")
+        }
+
+        /// The figure's raw name.
+        let figure: String
+        let day: Int64
+        /// The currency of a money figure, `""` for a count.
+        let unit: String
+        let span: Int64
+        let total: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            figure = try row.text(Columns.figure)
+            day = try row.int(Columns.day)
+            unit = try row.text(Columns.unit)
+            span = try row.int(Columns.span)
+            total = try row.int(Columns.total)
+        }
+    }
+
+    /// A running figure's sum per currency before the window: where it starts.
+    private struct PriorRow: SQLRowDecodable {
+        enum Columns {
+            static let figure = SQLColumn("figure")
+            static let currency = SQLColumn("currency")
+            static let total = SQLColumn("total")
+        }
+
+        /// The figure's raw name.
+        let figure: String
+        let currency: String
+        let total: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            figure = try row.text(Columns.figure)
+            currency = try row.text(Columns.currency)
+            total = try row.int(Columns.total)
+        }
+    }
+
+    /// The ledger's amounts of one entry kind and currency, before the window or inside it (`inside` 1).
+    private struct LedgerRow: SQLRowDecodable {
+        enum Columns {
+            static let subject = SQLColumn("subject")
+            static let currency = SQLColumn("currency")
+            static let inside = SQLColumn("inside")
+            static let total = SQLColumn("total")
+        }
+
+        /// The entry kind (the rollup's subject).
+        let kind: LedgerEntryKind
+        let currency: String
+        let inside: Int64
+        let total: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            kind = try row.code(LedgerEntryKind.self, Columns.subject)
+            currency = try row.text(Columns.currency)
+            inside = try row.int(Columns.inside)
+            total = try row.int(Columns.total)
+        }
     }
 
     static func date(_ day: Int64) -> Date { EpochMilliseconds.date(day * MetricContributions.millisPerDay) }

@@ -126,9 +126,10 @@ public enum SQLiteBackup: Sendable {
         do {
             connection = try SQLiteConnection(path: path, readOnly: true)
             problems =
-                try connection.query("PRAGMA integrity_check").compactMap { $0.optionalText("integrity_check") }.filter { $0 != "ok" }
+                try connection.query("PRAGMA integrity_check").compactMap { try $0.decode(IntegrityRow.self).message }.filter { $0 != "ok" }
                 + connection.query("PRAGMA foreign_key_check").map { row in
-                    "foreign key: row \(row.optionalInt("rowid").map { String($0) } ?? "?") of \(row.optionalText("table") ?? "?") points to no \(row.optionalText("parent") ?? "?")"
+                    let orphan = try row.decode(ForeignKeyRow.self)
+                    return "foreign key: row \(orphan.rowID.map { String($0) } ?? "?") of \(orphan.table ?? "?") points to no \(orphan.parent ?? "?")"
                 }
         } catch {
             throw DatabaseMaintenanceError(.cannotOpen, "\(name) cannot be read as an SQLite database: \(reason(error))")
@@ -252,5 +253,40 @@ public enum SQLiteBackup: Sendable {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withYear, .withMonth, .withDay, .withTime, .withTimeZone]
         return formatter.string(from: date)
+    }
+
+    // MARK: - Rows
+
+    /// A line of `PRAGMA integrity_check`: `ok`, or a problem.
+    private struct IntegrityRow: SQLRowDecodable {
+        enum Columns {
+            static let message = SQLColumn("integrity_check")
+        }
+
+        let message: String?
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            message = try row.optionalText(Columns.message)
+        }
+    }
+
+    /// A line of `PRAGMA foreign_key_check`: a row whose parent is missing.
+    private struct ForeignKeyRow: SQLRowDecodable {
+        enum Columns {
+            static let table = SQLColumn("table")
+            static let rowID = SQLColumn("rowid")
+            static let parent = SQLColumn("parent")
+        }
+
+        let table: String?
+        /// Null for a table without rowids.
+        let rowID: Int64?
+        let parent: String?
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            table = try row.optionalText(Columns.table)
+            rowID = try row.optionalInt(Columns.rowID)
+            parent = try row.optionalText(Columns.parent)
+        }
     }
 }

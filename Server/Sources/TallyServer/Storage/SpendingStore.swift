@@ -44,16 +44,19 @@ public struct SpendingStore: Sendable {
                 """)
             if claimed == 0 {
                 guard
-                    let existing = try await executor.query(
-                        "SELECT request_hash, response_json FROM spends WHERE user_id = \(user.id) AND idempotency_key = \(request.idempotencyKey)"
-                    ).first
+                    let existing = try await executor.fetchOne(
+                        SpendReplay.self,
+                        """
+                        SELECT \(SpendReplay.Columns.requestHash), \(SpendReplay.Columns.responseJSON) FROM spends \
+                        WHERE user_id = \(user.id) AND idempotency_key = \(request.idempotencyKey)
+                        """)
                 else {
                     throw SQLDatabaseError(.retryable, "spend \(request.idempotencyKey) conflicted but is not there")
                 }
-                guard try existing.text("request_hash") == requestHash else {
+                guard existing.requestHash == requestHash else {
                     throw StorageError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another spend")
                 }
-                var first = try SQLStorage.decode(SpendResponse.self, try existing.text("response_json"))
+                var first = try SQLStorage.decode(SpendResponse.self, existing.responseJSON)
                 first.replayed = true
                 return first
             }
@@ -108,13 +111,12 @@ public struct SpendingStore: Sendable {
                 """)
             if claimed == 0 {
                 guard
-                    let existing = try await executor.query(
-                        "SELECT * FROM reservations WHERE user_id = \(user.id) AND idempotency_key = \(request.idempotencyKey)"
-                    ).first
+                    let existing = try await executor.fetchOne(
+                        ReservationRow.self, "SELECT * FROM reservations WHERE user_id = \(user.id) AND idempotency_key = \(request.idempotencyKey)")
                 else {
                     throw SQLDatabaseError(.retryable, "reservation \(request.idempotencyKey) conflicted but is not there")
                 }
-                guard try existing.text("request_hash") == requestHash else {
+                guard existing.requestHash == requestHash else {
                     throw StorageError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another reservation")
                 }
                 var reservation = try await reservation(executor, existing, time: time)
@@ -153,17 +155,17 @@ public struct SpendingStore: Sendable {
         }
         return try await write { executor, time in
             let row = try await reservationRow(executor, id: reservationID, user: user.id)
-            let status = ReservationStatus(rawValue: try row.text("status"))
-            if status == .committed, row.optionalInt("used") == used {
+            let status = row.status
+            if status == .committed, row.used == used {
                 var reservation = try await reservation(executor, row, time: time)
                 reservation.replayed = true
                 return reservation
             }
-            guard status == .held, try row.int("expires_at") > time else {
+            guard status == .held, row.expiresAt > time else {
                 throw StorageError(.reservationClosed, "reservation \(reservationID) is \(status == .held ? ReservationStatus.expired : status)")
             }
-            guard used <= (try row.int("amount")) else {
-                throw StorageError(.usedExceedsReservation, "used \(used) is more than the \(try row.int("amount")) reserved")
+            guard used <= row.amount else {
+                throw StorageError(.usedExceedsReservation, "used \(used) is more than the \(row.amount) reserved")
             }
             try await settle(executor, row, used: used, status: .committed, time: time)
             return try await reservation(executor, id: reservationID, user: user.id, time: time)
@@ -174,7 +176,7 @@ public struct SpendingStore: Sendable {
     public func release(user: User, reservationID: String) async throws -> Reservation {
         try await write { executor, time in
             let row = try await reservationRow(executor, id: reservationID, user: user.id)
-            switch ReservationStatus(rawValue: try row.text("status")) {
+            switch row.status {
             case .released, .expired:
                 var reservation = try await reservation(executor, row, time: time)
                 reservation.replayed = true
@@ -182,7 +184,7 @@ public struct SpendingStore: Sendable {
             case .committed:
                 throw StorageError(.reservationClosed, "reservation \(reservationID) is committed")
             default:
-                try await settle(executor, row, used: 0, status: try row.int("expires_at") > time ? .released : .expired, time: time)
+                try await settle(executor, row, used: 0, status: row.expiresAt > time ? .released : .expired, time: time)
                 return try await reservation(executor, id: reservationID, user: user.id, time: time)
             }
         }
@@ -191,8 +193,8 @@ public struct SpendingStore: Sendable {
     /// Releases every held reservation whose time is up.
     public func expireReservations() async throws -> Int {
         try await write { executor, time in
-            let rows = try await executor.query(
-                "SELECT * FROM reservations WHERE status = 'held' AND expires_at <= \(time) ORDER BY expires_at LIMIT 500")
+            let rows = try await executor.fetchAll(
+                ReservationRow.self, "SELECT * FROM reservations WHERE status = 'held' AND expires_at <= \(time) ORDER BY expires_at LIMIT 500")
             for row in rows { try await settle(executor, row, used: 0, status: .expired, time: time) }
             return rows.count
         }
@@ -217,34 +219,33 @@ public struct SpendingStore: Sendable {
     }
 
     func expireDue(_ executor: WriteContext, user: String, currency: String, time: Int64) async throws {
-        let rows = try await executor.query(
+        let rows = try await executor.fetchAll(
+            ReservationRow.self,
             "SELECT * FROM reservations WHERE user_id = \(user) AND currency = \(currency) AND status = 'held' AND expires_at <= \(time)")
         for row in rows { try await settle(executor, row, used: 0, status: .expired, time: time) }
     }
 
     /// Closes a held reservation: allowance is used first, then balance; the rest returns.
-    private func settle(_ executor: WriteContext, _ row: SQLRow, used: Int64, status: ReservationStatus, time: Int64) async throws {
-        let id = try row.text("id")
+    private func settle(_ executor: WriteContext, _ row: ReservationRow, used: Int64, status: ReservationStatus, time: Int64) async throws {
+        let id = row.id
         let closed = try await executor.execute(
             "UPDATE reservations SET status = \(status), used = \(used), closed_at = \(time) WHERE id = \(id) AND status = 'held'")
         guard closed == 1 else { return }
-        let user = try row.text("user_id")
-        let currency = try row.text("currency")
-        let fromAllowance = try row.int("from_allowance")
-        let fromBalance = try row.int("from_balance")
+        let user = row.userID
+        let currency = row.currency
+        let fromAllowance = row.fromAllowance
+        let fromBalance = row.fromBalance
         let usedAllowance = min(used, fromAllowance)
         // The position first, as every write to the user's currency locks it (see ``Ledger``).
         let position = try await Ledger(executor).lock(user, currency)
-        if fromAllowance > 0, let original = row.optionalText("allowance_original_transaction_id"),
-            let start = row.optionalInt("allowance_window_start")
-        {
+        if fromAllowance > 0, let original = row.allowanceOriginalTransactionID, let start = row.allowanceWindowStart {
             try await Allowances(context: executor, catalog: catalog).settle(
                 original: original, currency: currency, start: start, held: fromAllowance, used: usedAllowance,
                 user: user, operation: id, reference: "reservation")
         }
         try await Ledger(executor).settleHold(
             user, currency, held: fromBalance, used: used - usedAllowance, operation: id, reference: "reservation", locked: position)
-        var data = SQLStorage.creditsEvent(user: user, currency: currency, amount: try row.int("amount"))
+        var data = SQLStorage.creditsEvent(user: user, currency: currency, amount: row.amount)
         data.reservationID = id
         if status == .committed {
             data.used = used
@@ -255,8 +256,8 @@ public struct SpendingStore: Sendable {
         }
     }
 
-    private func reservationRow(_ executor: any SQLExecutor, id: String, user: String) async throws -> SQLRow {
-        guard let row = try await executor.query("SELECT * FROM reservations WHERE id = \(id) AND user_id = \(user)").first else {
+    private func reservationRow(_ executor: any SQLExecutor, id: String, user: String) async throws -> ReservationRow {
+        guard let row = try await executor.fetchOne(ReservationRow.self, "SELECT * FROM reservations WHERE id = \(id) AND user_id = \(user)") else {
             throw StorageError(.notFound, "no reservation \(id)")
         }
         return row
@@ -266,14 +267,78 @@ public struct SpendingStore: Sendable {
         try await reservation(executor, try await reservationRow(executor, id: id, user: user), time: time)
     }
 
-    private func reservation(_ executor: any SQLExecutor, _ row: SQLRow, time: Int64) async throws -> Reservation {
-        var status = ReservationStatus(rawValue: try row.text("status"))
-        if status == .held, try row.int("expires_at") <= time { status = .expired }
+    private func reservation(_ executor: any SQLExecutor, _ row: ReservationRow, time: Int64) async throws -> Reservation {
+        var status = row.status
+        if status == .held, row.expiresAt <= time { status = .expired }
         return Reservation(
-            reservationID: try row.text("id"), currency: try row.text("currency"), amount: try row.int("amount"),
-            fromAllowance: try row.int("from_allowance"), fromBalance: try row.int("from_balance"), status: status,
-            used: row.optionalInt("used"), expiresAt: SQLStorage.date(try row.int("expires_at")),
-            balance: try await accounts.balance(executor, user: try row.text("user_id"), currency: try row.text("currency"), time: time),
+            reservationID: row.id, currency: row.currency, amount: row.amount,
+            fromAllowance: row.fromAllowance, fromBalance: row.fromBalance, status: status,
+            used: row.used, expiresAt: SQLStorage.date(row.expiresAt),
+            balance: try await accounts.balance(executor, user: row.userID, currency: row.currency, time: time),
             replayed: false)
+    }
+
+    // MARK: - Rows
+
+    /// What a spend's replay reads: the request's hash and the answer given.
+    private struct SpendReplay: SQLRowDecodable {
+        enum Columns {
+            static let requestHash = SQLColumn("request_hash")
+            static let responseJSON = SQLColumn("response_json")
+        }
+
+        let requestHash: String
+        let responseJSON: String
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            requestHash = try row.text(Columns.requestHash)
+            responseJSON = try row.text(Columns.responseJSON)
+        }
+    }
+
+    /// A row of `reservations`.
+    private struct ReservationRow: SQLRowDecodable {
+        enum Columns {
+            static let id = SQLColumn("id")
+            static let userID = SQLColumn("user_id")
+            static let requestHash = SQLColumn("request_hash")
+            static let currency = SQLColumn("currency")
+            static let amount = SQLColumn("amount")
+            static let fromAllowance = SQLColumn("from_allowance")
+            static let fromBalance = SQLColumn("from_balance")
+            static let allowanceOriginalTransactionID = SQLColumn("allowance_original_transaction_id")
+            static let allowanceWindowStart = SQLColumn("allowance_window_start")
+            static let status = SQLColumn("status")
+            static let used = SQLColumn("used")
+            static let expiresAt = SQLColumn("expires_at")
+        }
+
+        let id: String
+        let userID: String
+        let requestHash: String
+        let currency: String
+        let amount: Int64
+        let fromAllowance: Int64
+        let fromBalance: Int64
+        let allowanceOriginalTransactionID: String?
+        let allowanceWindowStart: Int64?
+        let status: ReservationStatus
+        let used: Int64?
+        let expiresAt: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            id = try row.text(Columns.id)
+            userID = try row.text(Columns.userID)
+            requestHash = try row.text(Columns.requestHash)
+            currency = try row.text(Columns.currency)
+            amount = try row.int(Columns.amount)
+            fromAllowance = try row.int(Columns.fromAllowance)
+            fromBalance = try row.int(Columns.fromBalance)
+            allowanceOriginalTransactionID = try row.optionalText(Columns.allowanceOriginalTransactionID)
+            allowanceWindowStart = try row.optionalInt(Columns.allowanceWindowStart)
+            status = try row.code(ReservationStatus.self, Columns.status)
+            used = try row.optionalInt(Columns.used)
+            expiresAt = try row.int(Columns.expiresAt)
+        }
     }
 }

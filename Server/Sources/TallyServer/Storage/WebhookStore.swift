@@ -66,8 +66,8 @@ struct WebhookStore: Sendable {
     func endpoints() async throws -> [WebhookEndpoint] {
         try await read { executor, _ in
             var endpoints: [WebhookEndpoint] = []
-            for row in try await executor.query("SELECT id FROM webhook_endpoints ORDER BY created_at, id LIMIT 1000") {
-                endpoints.append(try await Self.endpoint(executor, id: try row.text("id")))
+            for row in try await executor.fetchAll(IDRow.self, "SELECT \(IDRow.Columns.id) FROM webhook_endpoints ORDER BY created_at, id LIMIT 1000") {
+                endpoints.append(try await Self.endpoint(executor, id: row.id))
             }
             return endpoints
         }
@@ -78,17 +78,16 @@ struct WebhookStore: Sendable {
     }
 
     static func endpoint(_ executor: any SQLExecutor, id: String) async throws -> WebhookEndpoint {
-        guard let row = try await executor.query("SELECT * FROM webhook_endpoints WHERE id = \(id)").first else {
+        guard let row = try await executor.fetchOne(EndpointRow.self, "SELECT * FROM webhook_endpoints WHERE id = \(id)") else {
             throw StorageError(.notFound, "no webhook endpoint \(id)")
         }
-        let types = try await executor.query("SELECT type FROM webhook_endpoint_types WHERE endpoint_id = \(id) ORDER BY type").map {
-            TallyEventType(rawValue: try $0.text("type"))
-        }
+        let types = try await executor.fetchAll(
+            EndpointTypeRow.self, "SELECT \(EndpointTypeRow.Columns.type) FROM webhook_endpoint_types WHERE endpoint_id = \(id) ORDER BY type")
         return WebhookEndpoint(
-            id: id, url: try row.text("url"), description: try row.text("description"), eventTypes: types,
-            disabled: try row.int("disabled") == 1, disabledReason: row.optionalText("disabled_reason"),
-            previousSecretUntil: row.optionalInt("previous_secret_until").map(date), createdAt: date(try row.int("created_at")),
-            updatedAt: date(try row.int("updated_at")), secret: nil)
+            id: id, url: row.url, description: row.description, eventTypes: types.map(\.type),
+            disabled: row.disabled == 1, disabledReason: row.disabledReason,
+            previousSecretUntil: row.previousSecretUntil.map(date), createdAt: date(row.createdAt),
+            updatedAt: date(row.updatedAt), secret: nil)
     }
 
     func updateEndpoint(id: String, change: WebhookEndpointChange) async throws -> WebhookEndpoint {
@@ -188,39 +187,26 @@ struct WebhookStore: Sendable {
                 sql += " AND d.event_seq > \(cursor)"
             }
             sql += " ORDER BY d.event_seq LIMIT \(limit + 1)"
-            let rows = try await executor.query(sql)
-            let page = try rows.prefix(limit).map(Self.delivery)
-            return WebhookDeliveryPage(deliveries: page, nextCursor: rows.count > limit ? try rows[limit - 1].int("event_seq") : nil)
+            let rows = try await executor.fetchAll(DeliveryRow.self, sql)
+            let page = rows.prefix(limit).map(\.delivery)
+            return WebhookDeliveryPage(deliveries: page, nextCursor: rows.count > limit ? rows[limit - 1].eventSeq : nil)
         }
-    }
-
-    static func delivery(_ row: SQLRow) throws -> WebhookDelivery {
-        let status = try row.text("status")
-        return WebhookDelivery(
-            eventID: try row.text("event_id"), eventType: TallyEventType(rawValue: try row.text("type")),
-            status: status, attempts: try row.int("attempts"),
-            nextAttemptAt: status == "pending" ? date(try row.int("next_attempt_at")) : nil,
-            deliveredAt: row.optionalInt("delivered_at").map(date), lastStatusCode: row.optionalInt("last_status_code"))
     }
 
     private static func eventSeq(_ executor: any SQLExecutor, id: String) async throws -> Int64 {
-        guard let row = try await executor.query("SELECT seq FROM events WHERE id = \(id)").first else {
+        guard let row = try await executor.fetchOne(EventSeqRow.self, "SELECT \(EventSeqRow.Columns.seq) FROM events WHERE id = \(id)") else {
             throw StorageError(.notFound, "no event \(id)")
         }
-        return try row.int("seq")
+        return row.seq
     }
 
     func attempts(endpointID: String, eventID: String) async throws -> [WebhookAttempt] {
         try await read { executor, _ in
             _ = try await Self.endpoint(executor, id: endpointID)
             let seq = try await Self.eventSeq(executor, id: eventID)
-            return try await executor.query(
-                "SELECT * FROM webhook_attempts WHERE endpoint_id = \(endpointID) AND event_seq = \(seq) ORDER BY id LIMIT 100"
-            ).map { row in
-                WebhookAttempt(
-                    attemptedAt: Self.date(try row.int("attempted_at")), statusCode: row.optionalInt("status_code"),
-                    latencyMs: try row.int("latency_ms"), responseExcerpt: row.optionalText("response_excerpt"), error: row.optionalText("error"))
-            }
+            return try await executor.fetchAll(
+                AttemptRow.self, "SELECT * FROM webhook_attempts WHERE endpoint_id = \(endpointID) AND event_seq = \(seq) ORDER BY id LIMIT 100"
+            ).map(\.attempt)
         }
     }
 
@@ -242,12 +228,13 @@ struct WebhookStore: Sendable {
                 WHERE webhook_deliveries.claimed_until IS NULL OR webhook_deliveries.claimed_until < excluded.next_attempt_at
                 """)
             guard changed == 1 else { throw StorageError(.conflict, "event \(eventID) is being sent to \(endpointID) now") }
-            let row = try await executor.query(
+            let rows = try await executor.fetchAll(
+                DeliveryRow.self,
                 """
                 SELECT d.*, e.id AS event_id, e.type FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
                 WHERE d.endpoint_id = \(endpointID) AND d.event_seq = \(seq)
                 """)
-            return try Self.delivery(row[0])
+            return rows[0].delivery
         }
     }
 
@@ -261,35 +248,10 @@ struct WebhookStore: Sendable {
                 sql += " AND user_id = \(userID)"
             }
             sql += " ORDER BY seq LIMIT \(limit + 1)"
-            let rows = try await executor.query(sql)
-            let events = try rows.prefix(limit).map(Self.event)
+            let rows = try await executor.fetchAll(EventRow.self, sql)
+            let events = try rows.prefix(limit).map { try $0.event() }
             return TallyEventPage(events: events, nextCursor: rows.count > limit ? events.last?.sequence : nil)
         }
-    }
-
-    static func event(_ row: SQLRow) throws -> TallyEvent {
-        TallyEvent(
-            id: try row.text("id"), type: TallyEventType(rawValue: try row.text("type")), version: Int(try row.int("version")), sequence: try row.int("seq"),
-            timestamp: date(try row.int("created_at")), ordering: "unordered", data: try SQLStorage.decode(TallyEventData.self, try row.text("data")))
-    }
-
-    /// The bytes an event is posted as: the envelope in Tally's JSON (sorted keys) around the
-    /// data exactly as it was written, so that no later version re-encodes an old event.
-    static func body(_ row: SQLRow) throws -> [UInt8] {
-        struct Envelope: Encodable {
-            var id: String
-            var ordering = "unordered"
-            var sequence: Int64
-            var timestamp: Date
-            var type: String
-            var version: Int64
-        }
-        let envelope = try TallyAPI.encoder().encode(
-            Envelope(
-                id: try row.text("id"), sequence: try row.int("seq"), timestamp: date(try row.int("created_at")), type: try row.text("type"),
-                version: try row.int("version")))
-        // "data" sorts before every other key: {"data":…, then the envelope's members.
-        return Array("{\"data\":".utf8) + Array(try row.text("data").utf8) + [UInt8(ascii: ",")] + Array(envelope.dropFirst())
     }
 
     /// Claims up to `limit` due deliveries for `lease` seconds, at most `perEndpoint` less its
@@ -343,7 +305,8 @@ struct WebhookStore: Sendable {
                     ) ranked\(busyJoin)
                     WHERE ranked.n <= \(perEndpoint) - \(busyCount))
                 """)
-            let rows = try await executor.query(
+            let rows = try await executor.fetchAll(
+                ClaimedRow.self,
                 """
                 SELECT d.endpoint_id, d.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until,
                     e.seq, e.id, e.type, e.version, e.data, e.created_at
@@ -358,13 +321,13 @@ struct WebhookStore: Sendable {
                     "DELETE FROM webhook_deliveries WHERE status = 'pending' AND endpoint_id NOT IN (SELECT id FROM webhook_endpoints)")
             }
             return try rows.map { row in
-                var secrets = [WebhookSecret(try row.text("secret"))].compactMap { $0 }
-                if let previous = row.optionalText("previous_secret").flatMap(WebhookSecret.init), (row.optionalInt("previous_secret_until") ?? 0) > time {
+                var secrets = [WebhookSecret(row.secret)].compactMap { $0 }
+                if let previous = row.previousSecret.flatMap(WebhookSecret.init), (row.previousSecretUntil ?? 0) > time {
                     secrets.append(previous)
                 }
                 return ClaimedDelivery(
-                    endpointID: try row.text("endpoint_id"), url: try row.text("url"), secrets: secrets, eventID: try row.text("id"),
-                    sequence: try row.int("seq"), body: try Self.body(row), attempts: try row.int("attempts"), claim: claim)
+                    endpointID: row.endpointID, url: row.url, secrets: secrets, eventID: row.event.id,
+                    sequence: row.event.seq, body: try row.event.body(), attempts: row.attempts, claim: claim)
             }
         }
     }
@@ -391,7 +354,7 @@ struct WebhookStore: Sendable {
             // An endpoint deleted while its deliveries were in flight keeps no attempts.
             let endpoints = Set(attempts.map(\.delivery.endpointID)).sorted()
             let existing = Set(
-                try await executor.query("SELECT id FROM webhook_endpoints WHERE id IN (\(list: endpoints))").map { try $0.text("id") })
+                try await executor.fetchAll(IDRow.self, "SELECT \(IDRow.Columns.id) FROM webhook_endpoints WHERE id IN (\(list: endpoints))").map(\.id))
             for gone in endpoints where !existing.contains(gone) {
                 try await executor.execute("DELETE FROM webhook_attempts WHERE endpoint_id = \(gone)")
             }
@@ -437,5 +400,212 @@ extension WebhookStore {
     /// Claims up to `limit` due deliveries for `lease` seconds, whatever their endpoints.
     func claimDeliveries(limit: Int, lease: TimeInterval) async throws -> [ClaimedDelivery] {
         try await claimDeliveries(limit: limit, lease: lease, busy: [:], perEndpoint: limit)
+    }
+}
+
+// MARK: - Rows
+
+extension WebhookStore {
+    /// An endpoint's id.
+    private struct IDRow: SQLRowDecodable {
+        enum Columns {
+            static let id = SQLColumn("id")
+        }
+
+        let id: String
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            id = try row.text(Columns.id)
+        }
+    }
+
+    /// A row of `webhook_endpoints` (its id is known to the reader).
+    private struct EndpointRow: SQLRowDecodable {
+        enum Columns {
+            static let url = SQLColumn("url")
+            static let description = SQLColumn("description")
+            static let disabled = SQLColumn("disabled")
+            static let disabledReason = SQLColumn("disabled_reason")
+            static let previousSecretUntil = SQLColumn("previous_secret_until")
+            static let createdAt = SQLColumn("created_at")
+            static let updatedAt = SQLColumn("updated_at")
+        }
+
+        let url: String
+        let description: String
+        let disabled: Int64
+        let disabledReason: String?
+        let previousSecretUntil: Int64?
+        let createdAt: Int64
+        let updatedAt: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            url = try row.text(Columns.url)
+            description = try row.text(Columns.description)
+            disabled = try row.int(Columns.disabled)
+            disabledReason = try row.optionalText(Columns.disabledReason)
+            previousSecretUntil = try row.optionalInt(Columns.previousSecretUntil)
+            createdAt = try row.int(Columns.createdAt)
+            updatedAt = try row.int(Columns.updatedAt)
+        }
+    }
+
+    /// An event type an endpoint subscribes to.
+    private struct EndpointTypeRow: SQLRowDecodable {
+        enum Columns {
+            static let type = SQLColumn("type")
+        }
+
+        let type: TallyEventType
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            type = try row.code(TallyEventType.self, Columns.type)
+        }
+    }
+
+    /// A row of `webhook_deliveries` with its event's id (`event_id`) and type.
+    private struct DeliveryRow: SQLRowDecodable {
+        enum Columns {
+            static let eventSeq = SQLColumn("event_seq")
+            static let eventID = SQLColumn("event_id")
+            static let type = SQLColumn("type")
+            static let status = SQLColumn("status")
+            static let attempts = SQLColumn("attempts")
+            static let nextAttemptAt = SQLColumn("next_attempt_at")
+            static let deliveredAt = SQLColumn("delivered_at")
+            static let lastStatusCode = SQLColumn("last_status_code")
+        }
+
+        let eventSeq: Int64
+        let delivery: WebhookDelivery
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            eventSeq = try row.int(Columns.eventSeq)
+            let status = try row.text(Columns.status)
+            delivery = WebhookDelivery(
+                eventID: try row.text(Columns.eventID), eventType: try row.code(TallyEventType.self, Columns.type),
+                status: status, attempts: try row.int(Columns.attempts),
+                // Only a pending delivery has a next attempt to show.
+                nextAttemptAt: status == "pending" ? WebhookStore.date(try row.int(Columns.nextAttemptAt)) : nil,
+                deliveredAt: try row.optionalInt(Columns.deliveredAt).map(WebhookStore.date),
+                lastStatusCode: try row.optionalInt(Columns.lastStatusCode))
+        }
+    }
+
+    /// An event's sequence number.
+    private struct EventSeqRow: SQLRowDecodable {
+        enum Columns {
+            static let seq = SQLColumn("seq")
+        }
+
+        let seq: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            seq = try row.int(Columns.seq)
+        }
+    }
+
+    /// A row of `webhook_attempts`.
+    private struct AttemptRow: SQLRowDecodable {
+        enum Columns {
+            static let attemptedAt = SQLColumn("attempted_at")
+            static let statusCode = SQLColumn("status_code")
+            static let latencyMs = SQLColumn("latency_ms")
+            static let responseExcerpt = SQLColumn("response_excerpt")
+            static let error = SQLColumn("error")
+        }
+
+        let attempt: WebhookAttempt
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            attempt = WebhookAttempt(
+                attemptedAt: WebhookStore.date(try row.int(Columns.attemptedAt)), statusCode: try row.optionalInt(Columns.statusCode),
+                latencyMs: try row.int(Columns.latencyMs), responseExcerpt: try row.optionalText(Columns.responseExcerpt),
+                error: try row.optionalText(Columns.error))
+        }
+    }
+
+    /// A row of `events`, as it is listed and as it is posted.
+    private struct EventRow: SQLRowDecodable {
+        enum Columns {
+            static let id = SQLColumn("id")
+            static let type = SQLColumn("type")
+            static let version = SQLColumn("version")
+            static let seq = SQLColumn("seq")
+            static let createdAt = SQLColumn("created_at")
+            static let data = SQLColumn("data")
+        }
+
+        let id: String
+        let type: String
+        let version: Int64
+        let seq: Int64
+        let createdAt: Int64
+        /// The event's data, as JSON text exactly as it was written.
+        let data: String
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            id = try row.text(Columns.id)
+            type = try row.text(Columns.type)
+            version = try row.int(Columns.version)
+            seq = try row.int(Columns.seq)
+            createdAt = try row.int(Columns.createdAt)
+            data = try row.text(Columns.data)
+        }
+
+        /// The event, its data decoded.
+        func event() throws -> TallyEvent {
+            TallyEvent(
+                id: id, type: TallyEventType(rawValue: type), version: Int(version), sequence: seq, timestamp: WebhookStore.date(createdAt),
+                ordering: "unordered", data: try SQLStorage.decode(TallyEventData.self, data))
+        }
+
+        /// The bytes the event is posted as: the envelope in Tally's JSON (sorted keys) around
+        /// the data exactly as it was written, so that no later version re-encodes an old event.
+        func body() throws -> [UInt8] {
+            struct Envelope: Encodable {
+                var id: String
+                var ordering = "unordered"
+                var sequence: Int64
+                var timestamp: Date
+                var type: String
+                var version: Int64
+            }
+            let envelope = try TallyAPI.encoder().encode(
+                Envelope(id: id, sequence: seq, timestamp: WebhookStore.date(createdAt), type: type, version: version))
+            // "data" sorts before every other key: {"data":…, then the envelope's members.
+            return Array("{\"data\":".utf8) + Array(data.utf8) + [UInt8(ascii: ",")] + Array(envelope.dropFirst())
+        }
+    }
+
+    /// A delivery as a worker claims it: its endpoint's address and secrets, and its event.
+    private struct ClaimedRow: SQLRowDecodable {
+        enum Columns {
+            static let endpointID = SQLColumn("endpoint_id")
+            static let attempts = SQLColumn("attempts")
+            static let url = SQLColumn("url")
+            static let secret = SQLColumn("secret")
+            static let previousSecret = SQLColumn("previous_secret")
+            static let previousSecretUntil = SQLColumn("previous_secret_until")
+        }
+
+        let endpointID: String
+        let attempts: Int64
+        let url: String
+        let secret: String
+        let previousSecret: String?
+        let previousSecretUntil: Int64?
+        /// The event's columns, read from the same row.
+        let event: EventRow
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            endpointID = try row.text(Columns.endpointID)
+            attempts = try row.int(Columns.attempts)
+            url = try row.text(Columns.url)
+            secret = try row.text(Columns.secret)
+            previousSecret = try row.optionalText(Columns.previousSecret)
+            previousSecretUntil = try row.optionalInt(Columns.previousSecretUntil)
+            event = try EventRow(row: row)
+        }
     }
 }
