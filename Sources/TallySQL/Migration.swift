@@ -78,7 +78,7 @@ extension SQLDatabase {
             try await write { executor in
                 if let lock { try await executor.execute(SQL(raw: lock)) }
                 // Applied before, by this process or by another one that held the lock first.
-                let applied = Set(try await executor.query("SELECT name FROM schema_migrations").map { try $0.text("name") })
+                let applied = Set(try await executor.query("SELECT name FROM schema_migrations").map { try $0.text(SQLColumn("name")) })
                 guard !applied.contains(migration.name) else {
                     let missing = migration.folds.filter { !applied.contains($0) }
                     guard missing.isEmpty else {

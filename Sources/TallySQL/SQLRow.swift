@@ -12,8 +12,6 @@
 /// let amount = try row?.int(Columns.amount)             // throws when null or not an integer
 /// let reference = try row?.optionalText(Columns.reference) // nil when null
 /// ```
-///
-/// The accessors that take a `String` are the earlier form, kept for code not yet converted.
 public struct SQLRow: Sendable {
     /// Values by lower-case column name.
     public let values: [String: SQLValue]
@@ -121,39 +119,5 @@ public struct SQLRow: Sendable {
             case .text?: "text"
             }
         return SQLDatabaseError(.decoding, "column \(key) is not \(expected): \(found)")
-    }
-
-    // MARK: - By name (earlier form)
-
-    /// The integer in a column.
-    /// - Parameter column: the column's lower-case name.
-    /// - Returns: the integer.
-    /// - Throws: ``SQLDatabaseError`` (`.decoding`) when it is null or not an integer.
-    public func int(_ column: String) throws(SQLDatabaseError) -> Int64 {
-        guard case .int(let value)? = values[column] else { throw mismatch(column, expected: "an integer") }
-        return value
-    }
-
-    /// The text in a column.
-    /// - Parameter column: the column's lower-case name.
-    /// - Returns: the text.
-    /// - Throws: ``SQLDatabaseError`` (`.decoding`) when it is null or not text.
-    public func text(_ column: String) throws(SQLDatabaseError) -> String {
-        guard case .text(let value)? = values[column] else { throw mismatch(column, expected: "text") }
-        return value
-    }
-
-    /// The integer in a column, or nil when it is null or not an integer.
-    /// - Parameter column: the column's lower-case name.
-    public func optionalInt(_ column: String) -> Int64? {
-        if case .int(let value)? = values[column] { return value }
-        return nil
-    }
-
-    /// The text in a column, or nil when it is null or not text.
-    /// - Parameter column: the column's lower-case name.
-    public func optionalText(_ column: String) -> String? {
-        if case .text(let value)? = values[column] { return value }
-        return nil
     }
 }

@@ -13,7 +13,9 @@ import Testing
 
     static func applied(_ database: SQLiteDatabase) async throws -> [(name: String, at: Int64)] {
         try await database.read { executor in
-            try await executor.query("SELECT name, applied_at FROM schema_migrations ORDER BY name", []).map { (try $0.text("name"), try $0.int("applied_at")) }
+            try await executor.query("SELECT name, applied_at FROM schema_migrations ORDER BY name", []).map {
+                (try $0.text(SQLColumn("name")), try $0.int(SQLColumn("applied_at")))
+            }
         }
     }
 
@@ -73,7 +75,9 @@ import Testing
 
         #expect(try await Self.applied(database).map(\.name) == ["0001_notes"])
         let tables = try await database.read { executor in
-            try await executor.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('notes', 'drafts')", []).map { try $0.text("name") }
+            try await executor.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('notes', 'drafts')", []).map {
+                try $0.text(SQLColumn("name"))
+            }
         }
         #expect(tables == ["notes"])
         // Fixed, it applies.

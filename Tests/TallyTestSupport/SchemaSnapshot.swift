@@ -32,7 +32,7 @@ public enum SchemaSnapshot: Sendable {
                 ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 WHEN 'trigger' THEN 2 ELSE 3 END, name
                 """, [])
         }
-        return try rows.map { row in layout(try row.text("sql")) + ";\n" }.joined()
+        return try rows.map { row in layout(try row.text(SQLColumn("sql"))) + ";\n" }.joined()
     }
 
     /// The schema of the PostgreSQL schema the connection's `search_path` names first: each
@@ -42,7 +42,7 @@ public enum SchemaSnapshot: Sendable {
     /// - Throws: what the database throws.
     public static func postgres(_ database: any SQLDatabase) async throws -> String {
         try await database.read { executor in
-            let schema = try await executor.query("SELECT current_schema()::text AS name", []).first?.text("name") ?? "public"
+            let schema = try await executor.query("SELECT current_schema()::text AS name", []).first?.text(SQLColumn("name")) ?? "public"
             func unqualified(_ text: String) -> String { layout(text.replacingOccurrences(of: "\(schema).", with: "")) }
 
             let columns = try await executor.query(
@@ -80,12 +80,12 @@ public enum SchemaSnapshot: Sendable {
 
             var tables: [(name: String, parts: [String])] = []
             for row in columns {
-                let table = try row.text("table_name")
-                var column = "\(try row.text("column_name")) \(try row.text("data_type"))"
-                let identity = try row.text("identity_generation")
+                let table = try row.text(SQLColumn("table_name"))
+                var column = "\(try row.text(SQLColumn("column_name"))) \(try row.text(SQLColumn("data_type")))"
+                let identity = try row.text(SQLColumn("identity_generation"))
                 if !identity.isEmpty { column += " GENERATED \(identity) AS IDENTITY" }
-                if try row.text("is_nullable") == "NO" { column += " NOT NULL" }
-                if let value = row.optionalText("column_default") { column += " DEFAULT \(value)" }
+                if try row.text(SQLColumn("is_nullable")) == "NO" { column += " NOT NULL" }
+                if let value = try row.optionalText(SQLColumn("column_default")) { column += " DEFAULT \(value)" }
                 if tables.last?.name == table {
                     tables[tables.count - 1].parts.append(column)
                 } else {
@@ -93,14 +93,14 @@ public enum SchemaSnapshot: Sendable {
                 }
             }
             for row in constraints {
-                let table = try row.text("table_name")
-                let constraint = "CONSTRAINT \(try row.text("name")) \(unqualified(try row.text("definition")))"
+                let table = try row.text(SQLColumn("table_name"))
+                let constraint = "CONSTRAINT \(try row.text(SQLColumn("name"))) \(unqualified(try row.text(SQLColumn("definition"))))"
                 guard let index = tables.firstIndex(where: { $0.name == table }) else { continue }
                 tables[index].parts.append(constraint)
             }
             var text = tables.map { "CREATE TABLE \($0.name) (\n" + $0.parts.map { "    \($0)" }.joined(separator: ",\n") + "\n);\n" }.joined()
             for row in indexes + triggers + functions {
-                text += unqualified(try row.text("definition")) + ";\n"
+                text += unqualified(try row.text(SQLColumn("definition"))) + ";\n"
             }
             return text
         }

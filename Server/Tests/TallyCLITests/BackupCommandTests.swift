@@ -168,16 +168,18 @@ import FoundationNetworking
 
         // The copy opens and passes SQLite's own check.
         let copy = try SQLiteConnection(path: path("backup.sqlite"), readOnly: true)
-        #expect(try copy.query("PRAGMA integrity_check").first?.optionalText("integrity_check") == "ok")
+        #expect(try copy.query("PRAGMA integrity_check").first?.optionalText(SQLColumn("integrity_check")) == "ok")
         // Its balances equal its ledger sums, position by position.
         let positions = try copy.query("SELECT user_id, currency, available, held, debt FROM positions")
         #expect(positions.count >= customers.count)
         for position in positions {
             let sum = try copy.query(
                 "SELECT COALESCE(SUM(amount), 0) AS total FROM ledger_entries WHERE user_id = ? AND currency = ? AND bucket = 'balance'",
-                [.optional(position.optionalText("user_id")), .optional(position.optionalText("currency"))]
-            ).first?.optionalInt("total")
-            let net = (position.optionalInt("available") ?? 0) + (position.optionalInt("held") ?? 0) - (position.optionalInt("debt") ?? 0)
+                [.optional(position.optionalText(SQLColumn("user_id"))), .optional(position.optionalText(SQLColumn("currency")))]
+            ).first?.optionalInt(SQLColumn("total"))
+            let net =
+                (try position.optionalInt(SQLColumn("available")) ?? 0) + (try position.optionalInt(SQLColumn("held")) ?? 0)
+                - (try position.optionalInt(SQLColumn("debt")) ?? 0)
             #expect(sum == net, "\(position.values)")
         }
         // Every recorded purchase brought its credit along: whole transactions, nothing half.
@@ -186,7 +188,7 @@ import FoundationNetworking
             SELECT COUNT(*) AS n FROM store_transactions s
             WHERE s.granted = 1 AND NOT EXISTS (SELECT 1 FROM ledger_entries l WHERE l.transaction_id = s.transaction_id)
             """
-        ).first?.optionalInt("n")
+        ).first?.optionalInt(SQLColumn("n"))
         #expect(orphans == 0)
         // It is the database as it was at one instant of the load: its ledger is the start of the final one.
         let copied = try Self.ledger(path("backup.sqlite"))
@@ -221,7 +223,7 @@ import FoundationNetworking
             #expect(status == 200)
             let credits = (me["balances"] as? [[String: Any]])?.first { $0["currency"] as? String == "credits" }
             let expected = try copy.query("SELECT available FROM positions WHERE user_id = ? AND currency = 'credits'", [.text(customer.userID)])
-                .first?.optionalInt("available")
+                .first?.optionalInt(SQLColumn("available"))
             #expect((credits?["available"] as? Int).map(Int64.init) == expected, "\(me)")
         }
         let (checked, checkReport) = try await Self.run(["check", "--database", live])

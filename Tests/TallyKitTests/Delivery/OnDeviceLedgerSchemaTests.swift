@@ -34,7 +34,7 @@ import Testing
             await #expect(throws: TallyError.self) { try await Self.insertEntry(database, kind: kind, bucket: LedgerBucket.balance.rawValue) }
         }
         await #expect(throws: TallyError.self) { try await Self.insertEntry(database, kind: LedgerEntryKind.spend.rawValue, bucket: "lots") }
-        let count = try await database.read { executor in try await executor.query("SELECT COUNT(*) AS n FROM ledger_entries", []).first?.int("n") }
+        let count = try await database.read { executor in try await executor.query("SELECT COUNT(*) AS n FROM ledger_entries", []).first?.int(SQLColumn("n")) }
         #expect(count == Int64(LedgerEntryKind.all.count + LedgerBucket.all.count))
     }
 

@@ -24,8 +24,8 @@ import Testing
         // The journal and the ledger keep the receipt as the purchase's proof.
         let kinds = try await device.database().read { executor in
             [
-                try await executor.query("SELECT evidence_kind FROM journal", []).first?.optionalText("evidence_kind"),
-                try await executor.query("SELECT evidence_kind FROM ledger_purchases", []).first?.optionalText("evidence_kind"),
+                try await executor.query("SELECT evidence_kind FROM journal", []).first?.optionalText(SQLColumn("evidence_kind")),
+                try await executor.query("SELECT evidence_kind FROM ledger_purchases", []).first?.optionalText(SQLColumn("evidence_kind")),
             ]
         }
         #expect(kinds == ["receipt", "receipt"])

@@ -24,7 +24,7 @@ import Testing
         defer { folder.remove() }
         let label = "x'); DROP TABLE items; --"
         try connection.execute("INSERT INTO items (id, label) VALUES (\(7), \(label))")
-        #expect(try connection.query("SELECT label FROM items WHERE id = 7").first?.text("label") == label)
+        #expect(try connection.query("SELECT label FROM items WHERE id = 7").first?.text(SQLColumn("label")) == label)
     }
 
     @Test(arguments: [SQLValue.null, .int(0), .int(.max), .int(.min), .text(""), .text("Кар'єра ✓")])
@@ -42,11 +42,11 @@ import Testing
         try connection.query("INSERT INTO items (id, amount, label) VALUES (?, ?, ?)", [1, 3_600, "hour"])
         try connection.query("INSERT INTO items (id, amount, label) VALUES (?, ?, ?)", [2, nil, nil])
         let rows = try connection.query("SELECT id, amount AS Amount, label FROM items ORDER BY id")
-        #expect(try rows.map { try $0.int("id") } == [1, 2])
-        #expect(rows.map { $0.optionalInt("amount") } == [3_600, nil])
-        #expect(rows.map { $0.optionalText("label") } == ["hour", nil])
-        #expect(throws: SQLDatabaseError.self) { try rows[1].int("amount") }
-        #expect(throws: SQLDatabaseError.self) { try rows[0].text("amount") }
+        #expect(try rows.map { try $0.int(SQLColumn("id")) } == [1, 2])
+        #expect(rows.map { $0.optionalInt(SQLColumn("amount")) } == [3_600, nil])
+        #expect(rows.map { $0.optionalText(SQLColumn("label")) } == ["hour", nil])
+        #expect(throws: SQLDatabaseError.self) { try rows[1].int(SQLColumn("amount")) }
+        #expect(throws: SQLDatabaseError.self) { try rows[0].text(SQLColumn("amount")) }
         #expect(try connection.query("SELECT id FROM items WHERE id = 3").isEmpty)
     }
 
@@ -64,10 +64,10 @@ import Testing
         let (connection, folder) = try Self.connection()
         defer { folder.remove() }
         #expect(throws: SQLDatabaseError.self) { try connection.query("INSERT INTO items (id) VALUES (1); DROP TABLE items") }
-        #expect(try connection.query("SELECT COUNT(*) AS n FROM items").first?.int("n") == 0)
+        #expect(try connection.query("SELECT COUNT(*) AS n FROM items").first?.int(SQLColumn("n")) == 0)
         // A trailing semicolon is one statement.
         try connection.query("INSERT INTO items (id) VALUES (1);")
-        #expect(try connection.query("SELECT COUNT(*) AS n FROM items").first?.int("n") == 1)
+        #expect(try connection.query("SELECT COUNT(*) AS n FROM items").first?.int(SQLColumn("n")) == 1)
     }
 
     @Test func constraintFailuresAreClassified() throws {
@@ -87,6 +87,6 @@ import Testing
         #expect(kind("INSERT INTO items (id, amount) VALUES (3, -1)") == .constraintViolation)
         #expect(kind("DELETE FROM items") == .constraintViolation)
         #expect(kind("SELECT * FROM nowhere") == .other)
-        #expect(try connection.query("SELECT COUNT(*) AS n FROM items").first?.int("n") == 1)
+        #expect(try connection.query("SELECT COUNT(*) AS n FROM items").first?.int(SQLColumn("n")) == 1)
     }
 }

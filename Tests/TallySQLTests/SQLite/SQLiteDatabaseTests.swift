@@ -17,7 +17,7 @@ import Testing
     }
 
     static func ids(_ database: SQLiteDatabase) async throws -> Set<Int64> {
-        try await database.read { executor in Set(try await executor.query("SELECT id FROM items", []).map { try $0.int("id") }) }
+        try await database.read { executor in Set(try await executor.query("SELECT id FROM items", []).map { try $0.int(SQLColumn("id")) }) }
     }
 
     @Test(arguments: [":memory:", "file::memory:?cache=shared", ""])
@@ -61,9 +61,9 @@ import Testing
         let database = try await Self.database(folder)
         _ = try await database.write { executor in try await executor.execute("INSERT INTO items (id, amount) VALUES (1, 1)", []) }
         let (first, second) = try await database.read { executor in
-            let first = try await executor.query("SELECT COUNT(*) AS n FROM items", []).first?.int("n")
+            let first = try await executor.query("SELECT COUNT(*) AS n FROM items", []).first?.int(SQLColumn("n"))
             _ = try await database.write { executor in try await executor.execute("INSERT INTO items (id, amount) VALUES (2, 2)", []) }
-            let second = try await executor.query("SELECT COUNT(*) AS n FROM items", []).first?.int("n")
+            let second = try await executor.query("SELECT COUNT(*) AS n FROM items", []).first?.int(SQLColumn("n"))
             return (first, second)
         }
         #expect(first == 1 && second == 1)

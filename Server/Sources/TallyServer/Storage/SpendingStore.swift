@@ -45,9 +45,9 @@ public struct SpendingStore: Sendable {
             if claimed == 0 {
                 guard
                     let existing = try await executor.fetchOne(
-                        SpendReplay.self,
+                        StoredAnswer.self,
                         """
-                        SELECT \(SpendReplay.Columns.requestHash), \(SpendReplay.Columns.responseJSON) FROM spends \
+                        SELECT \(StoredAnswer.Columns.requestHash), \(StoredAnswer.Columns.responseJSON) FROM spends \
                         WHERE user_id = \(user.id) AND idempotency_key = \(request.idempotencyKey)
                         """)
                 else {
@@ -279,22 +279,6 @@ public struct SpendingStore: Sendable {
     }
 
     // MARK: - Rows
-
-    /// What a spend's replay reads: the request's hash and the answer given.
-    private struct SpendReplay: SQLRowDecodable {
-        enum Columns {
-            static let requestHash = SQLColumn("request_hash")
-            static let responseJSON = SQLColumn("response_json")
-        }
-
-        let requestHash: String
-        let responseJSON: String
-
-        init(row: SQLRow) throws(SQLDatabaseError) {
-            requestHash = try row.text(Columns.requestHash)
-            responseJSON = try row.text(Columns.responseJSON)
-        }
-    }
 
     /// A row of `reservations`.
     private struct ReservationRow: SQLRowDecodable {

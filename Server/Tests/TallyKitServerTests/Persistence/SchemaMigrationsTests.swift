@@ -18,10 +18,10 @@ import Testing
     static func migrations(in path: String) throws -> (columns: [String], records: [Record]) {
         let connection = try SQLiteConnection(path: path, readOnly: true)
         let columns = try connection.query("SELECT name, type, pk FROM pragma_table_info('schema_migrations') ORDER BY cid").map {
-            "\(try $0.text("name")) \(try $0.text("type")) \(try $0.int("pk"))"
+            "\(try $0.text(SQLColumn("name"))) \(try $0.text(SQLColumn("type"))) \(try $0.int(SQLColumn("pk")))"
         }
         let records = try connection.query("SELECT name, applied_at FROM schema_migrations ORDER BY name").map {
-            Record(name: try $0.text("name"), appliedAt: try $0.int("applied_at"))
+            Record(name: try $0.text(SQLColumn("name")), appliedAt: try $0.int(SQLColumn("applied_at")))
         }
         return (columns, records)
     }

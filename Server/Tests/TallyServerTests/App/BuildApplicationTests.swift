@@ -33,7 +33,7 @@ import Testing
         configuration.reservationSweepInterval = .milliseconds(20)
         let database = harness.database
         @Sendable func status() async throws -> String? {
-            try await database.read { try await $0.query("SELECT status FROM reservations", []).first?.optionalText("status") }
+            try await database.read { try await $0.query("SELECT status FROM reservations", []).first?.optionalText(SQLColumn("status")) }
         }
         try await buildApplication(configuration: configuration).test(.router) { client in
             let user = try await client.newUser()

@@ -62,7 +62,7 @@ import Testing
         #expect(counts == [1, 1, 1, 1, 1, 0, 3, 0, 2])
         let rows = try await database.read { executor in
             try await executor.query("SELECT id, text, amount FROM notes ORDER BY id").map {
-                [try $0.int("id"), try $0.int("amount")]
+                [try $0.int(SQLColumn("id")), try $0.int(SQLColumn("amount"))]
             }
         }
         #expect(rows == [[1, 10], [3, 10], [5, 0]])
@@ -101,7 +101,7 @@ import Testing
             }
         }
         let count = try await database.read { executor in
-            try await executor.query("SELECT count(*) AS notes FROM notes WHERE amount >= \(Int64(0))").first?.int("notes")
+            try await executor.query("SELECT count(*) AS notes FROM notes WHERE amount >= \(Int64(0))").first?.int(SQLColumn("notes"))
         }
         #expect(count == 0)
         // Both failed statements were retired, and the second named anew: three names given.
@@ -122,7 +122,7 @@ import Testing
             Migration(name: "0002_label", both: ["ALTER TABLE notes ADD COLUMN label TEXT NOT NULL DEFAULT 'new'"]),
         ])
         let after = try await database.read { executor in try await executor.query("SELECT * FROM notes WHERE id = \(Int64(1))") }
-        #expect(try after.first?.text("label") == "new")
+        #expect(try after.first?.text(SQLColumn("label")) == "new")
     }
 
     /// Past the limit of names, new statements run unnamed, and still answer.
@@ -134,7 +134,7 @@ import Testing
             var sums: [Int64] = []
             for index in 0..<total {
                 // A different text each time: the number is part of the text, not a value.
-                sums.append(try await executor.query(SQL(raw: "SELECT \(index) + ") + "\(Int64(1)) AS sum").first?.int("sum") ?? -1)
+                sums.append(try await executor.query(SQL(raw: "SELECT \(index) + ") + "\(Int64(1)) AS sum").first?.int(SQLColumn("sum")) ?? -1)
             }
             return sums
         }

@@ -422,7 +422,8 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         try await harness.storage.webhooks.deleteEndpoint(id: endpoint.id)
         await #expect(throws: StorageError.self) { _ = try await harness.storage.webhooks.endpoint(id: endpoint.id) }
         let left = try await harness.database.read { executor in
-            try await executor.query("SELECT (SELECT COUNT(*) FROM webhook_deliveries) + (SELECT COUNT(*) FROM webhook_attempts) AS n", [])[0].int("n")
+            try await executor.query("SELECT (SELECT COUNT(*) FROM webhook_deliveries) + (SELECT COUNT(*) FROM webhook_attempts) AS n", [])[0].int(
+                SQLColumn("n"))
         }
         #expect(left == 0)
         // The events stay: they are the record of what changed.
@@ -504,7 +505,7 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         let page = try await harness.storage.webhooks.deliveries(endpointID: kept.id, status: nil, limit: 10, cursor: nil)
         #expect(page.deliveries.map(\.status) == ["delivered"])
         let orphans = try await harness.database.read { executor in
-            try await executor.query("SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?", [.text(doomed.id)])[0].int("n")
+            try await executor.query("SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = ?", [.text(doomed.id)])[0].int(SQLColumn("n"))
         }
         #expect(orphans == 0)
     }

@@ -12,7 +12,7 @@ import Testing
 
     static func applied(_ database: any SQLDatabase) async throws -> [String] {
         try await database.read { executor in
-            try await executor.query("SELECT name FROM schema_migrations ORDER BY name", []).map { try $0.text("name") }
+            try await executor.query("SELECT name FROM schema_migrations ORDER BY name", []).map { try $0.text(SQLColumn("name")) }
         }
     }
 

@@ -219,7 +219,7 @@ import Testing
         let (request, requestJWS) = try #require(try await notifications(harness, .consumptionRequest).last)
         #expect(try await harness.storage.notifications.apply(request, jws: requestJWS) == .applied)
         let json = try await harness.database.read { executor in
-            try await executor.query("SELECT consumption_json FROM consumption_requests", []).first?.text("consumption_json")
+            try await executor.query("SELECT consumption_json FROM consumption_requests", []).first?.text(SQLColumn("consumption_json"))
         }
         let body = try AppStoreJSON.decoder().decode(ConsumptionRequest.self, from: Data(try #require(json).utf8))
         #expect(body.consumptionStatus?.rawValue == 2)  // partially consumed: 2 of the 10 went (signup credits first)

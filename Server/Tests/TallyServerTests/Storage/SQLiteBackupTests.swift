@@ -44,7 +44,9 @@ import Glibc
         #expect(outcome.audit.isConsistent && outcome.audit.storeTransactions == 1)
         // One file, with a rollback journal: nothing beside it that SQLite would need.
         #expect(files.filter { $0.hasPrefix("backup") } == ["backup.sqlite"])
-        #expect(try SQLiteConnection(path: path("backup.sqlite"), readOnly: true).query("PRAGMA journal_mode").first?.optionalText("journal_mode") == "delete")
+        #expect(
+            try SQLiteConnection(path: path("backup.sqlite"), readOnly: true).query("PRAGMA journal_mode").first?.optionalText(SQLColumn("journal_mode"))
+                == "delete")
         #expect(try await SQLiteBackup.check(file: path("backup.sqlite")) == outcome.audit)
 
         // An existing backup is replaced only when asked.

@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallySQL
 import TallyServer
 import TallyTesting
 import TallyVerify
@@ -139,7 +140,7 @@ import Testing
         let lots = try await harness.database.read { executor in
             try await executor.query("SELECT source, remaining FROM lots WHERE user_id = ? ORDER BY id", [.text(user.id)])
         }
-        #expect(try lots.map { try $0.int("remaining") } == [0, 0, 50])
+        #expect(try lots.map { try $0.int(SQLColumn("remaining")) } == [0, 0, 50])
         await #expect(throws: StorageError.Code.insufficientCredits) {
             do {
                 _ = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 51, idempotencyKey: "k2"))

@@ -55,7 +55,7 @@ enum TestPostgres {
         let cutoff = Int(Date().timeIntervalSince1970) - 3_600
         let schemas = try await admin.read { executor in
             try await executor.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'tally\\_test\\_%'", [])
-                .map { try $0.text("nspname") }
+                .map { try $0.text(SQLColumn("nspname")) }
         }
         for schema in schemas {
             guard let made = Int(schema.dropFirst(prefix.count).prefix { $0 != "_" }), made < cutoff else { continue }
