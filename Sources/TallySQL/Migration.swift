@@ -47,6 +47,9 @@ public struct Migration: Sendable {
     public init(name: String, both: [String]) {
         self.init(name: name, sqlite: both, postgres: both)
     }
+
+    /// The column of `schema_migrations` that names an applied migration.
+    static let appliedName = SQLColumn("name")
 }
 
 extension SQLDatabase {
@@ -78,7 +81,7 @@ extension SQLDatabase {
             try await write { executor in
                 if let lock { try await executor.execute(SQL(raw: lock)) }
                 // Applied before, by this process or by another one that held the lock first.
-                let applied = Set(try await executor.query("SELECT name FROM schema_migrations").map { try $0.text(SQLColumn("name")) })
+                let applied = Set(try await executor.query("SELECT name FROM schema_migrations").map { try $0.text(Migration.appliedName) })
                 guard !applied.contains(migration.name) else {
                     let missing = migration.folds.filter { !applied.contains($0) }
                     guard missing.isEmpty else {

@@ -47,11 +47,11 @@ public func buildApplication(
     }
     let dependencies = ServerDependencies(configuration, database: database)
     if let interval = configuration.reservationSweepInterval {
-        services.append(ReservationSweeper(storage: dependencies.storage, clock: ContinuousClock(), interval: interval, logger: logger))
+        services.append(ReservationSweeper(spending: dependencies.storage.spending, clock: ContinuousClock(), interval: interval, logger: logger))
     }
     if let apple = dependencies.apple, let api = configuration.appStoreServerAPI, let interval = configuration.notificationCatchUpInterval {
         let catchUp = NotificationCatchUp(
-            apple: apple, storage: dependencies.storage, environments: api.environments.map(\.environment), now: configuration.now)
+            apple: apple, notifications: dependencies.storage.notifications, environments: api.environments.map(\.environment), now: configuration.now)
         services.append(
             PeriodicService("notification catch-up", clock: ContinuousClock(), interval: interval, logger: logger) {
                 let report = try await catchUp.run()
@@ -61,7 +61,7 @@ public func buildApplication(
             })
     }
     if let apple = dependencies.apple, let interval = configuration.subscriptionSyncInterval {
-        let sync = SubscriptionSync(apple: apple, storage: dependencies.storage, now: configuration.now)
+        let sync = SubscriptionSync(apple: apple, notifications: dependencies.storage.notifications, now: configuration.now)
         services.append(
             PeriodicService("subscription sync", clock: ContinuousClock(), interval: interval, logger: logger) {
                 let asked = try await sync.run()
@@ -70,7 +70,7 @@ public func buildApplication(
     }
     if let apple = dependencies.apple, let policy = configuration.consumptionAnswers {
         let answerer = ConsumptionAnswerer(
-            apple: apple, storage: dependencies.storage, policy: policy, now: configuration.now, lease: configuration.consumptionClaimLease)
+            apple: apple, notifications: dependencies.storage.notifications, policy: policy, now: configuration.now, lease: configuration.consumptionClaimLease)
         services.append(
             PeriodicService("consumption answers", clock: ContinuousClock(), interval: configuration.consumptionAnswerInterval, logger: logger) {
                 let report = try await answerer.run()

@@ -59,7 +59,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<TallyRequestConte
     v1.group("admin")
         .add(middleware: secretKey)
         .group(context: AdminRequestContext.self)
-        .addRoutes(AdminController(admin: storage.admin, metrics: storage.metrics, now: dependencies.now).endpoints)
+        .addRoutes(AdminController(admin: storage.admin, figures: storage.metrics, now: dependencies.now).endpoints)
         .addRoutes(WebhookController(storage: dependencies.webhooks).endpoints)
 
     addConsoleRoutes(to: router, dependencies, limits: limits)
@@ -81,12 +81,12 @@ func addConsoleRoutes(to router: Router<TallyRequestContext>, _ dependencies: Se
     let pages = ConsolePages()
     let export = ConsoleExport(console: console)
     let signIn = ConsoleSignInController(console: console, secretKey: dependencies.secretKey, origin: origin, pages: pages, now: now)
-    let users = ConsoleUsersController(storage: storage, console: console, catalog: dependencies.catalog, pages: pages, now: now)
+    let users = ConsoleUsersController(admin: storage.admin, console: console, catalog: dependencies.catalog, pages: pages, now: now)
     let transactions = ConsoleTransactionsController(admin: storage.admin, catalog: dependencies.catalog, pages: pages, export: export)
     let ledger = ConsoleLedgerController(console: console, catalog: dependencies.catalog, pages: pages, export: export)
     let notifications = ConsoleNotificationsController(admin: storage.admin, console: console, pages: pages, export: export, now: now)
     let audit = ConsoleAuditController(console: console, pages: pages, export: export)
-    let metrics = ConsoleMetricsController(storage: storage, catalog: dependencies.catalog, pages: pages, export: export, now: now)
+    let metrics = ConsoleMetricsController(figures: storage.metrics, catalog: dependencies.catalog, pages: pages, export: export, now: now)
 
     let root = router.group("console").add(middleware: ConsoleHeaders<TallyRequestContext>())
     root.get("assets/console.css") { _, _ in ConsolePages.stylesheet() }

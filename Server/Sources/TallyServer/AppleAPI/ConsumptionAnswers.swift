@@ -42,23 +42,23 @@ public struct ConsumptionAnswerer: Sendable {
     public static let window: TimeInterval = 12 * 3600
 
     let apple: AppStoreServerClient
-    let storage: SQLStorage
+    let notifications: NotificationStore
     let policy: ConsumptionAnswerPolicy
     let now: @Sendable () -> Date
     let lease: TimeInterval
 
     /// - Parameters:
     ///   - apple: the App Store Server API client.
-    ///   - storage: the queue.
+    ///   - notifications: the queue.
     ///   - policy: the refund preference.
     ///   - now: the server's clock.
     ///   - lease: how long a claim keeps others off a request; 5 minutes by default.
     public init(
-        apple: AppStoreServerClient, storage: SQLStorage, policy: ConsumptionAnswerPolicy, now: @escaping @Sendable () -> Date,
+        apple: AppStoreServerClient, notifications: NotificationStore, policy: ConsumptionAnswerPolicy, now: @escaping @Sendable () -> Date,
         lease: TimeInterval = 300
     ) {
         self.apple = apple
-        self.storage = storage
+        self.notifications = notifications
         self.policy = policy
         self.now = now
         self.lease = lease
@@ -69,8 +69,8 @@ public struct ConsumptionAnswerer: Sendable {
     public func run() async throws -> Report {
         var report = Report()
         let since = now().addingTimeInterval(-Self.window)
-        report.expired = try await storage.notifications.expireConsumptionRequests(receivedBefore: since)
-        for due in try await storage.notifications.claimConsumptionRequests(since: since, lease: lease, limit: 100) {
+        report.expired = try await notifications.expireConsumptionRequests(receivedBefore: since)
+        for due in try await notifications.claimConsumptionRequests(since: since, lease: lease, limit: 100) {
             var body = due.body
             // Apple takes consumption data only with the customer's consent, which the policy attests.
             body.customerConsented = true
@@ -84,10 +84,10 @@ public struct ConsumptionAnswerer: Sendable {
             }
             switch failure?.kind {
             case nil:
-                try await storage.notifications.closeConsumptionRequest(due.notificationUUID, status: .sent, detail: nil)
+                try await notifications.closeConsumptionRequest(due.notificationUUID, status: .sent, detail: nil)
                 report.sent += 1
             case .invalidRequest?, .notFound?:
-                try await storage.notifications.closeConsumptionRequest(due.notificationUUID, status: .refused, detail: failure?.description)
+                try await notifications.closeConsumptionRequest(due.notificationUUID, status: .refused, detail: failure?.description)
                 report.refused += 1
             default:
                 // The claim lapses and a later round tries again.

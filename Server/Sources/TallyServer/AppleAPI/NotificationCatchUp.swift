@@ -22,7 +22,7 @@ public struct NotificationCatchUp: Sendable {
     }
 
     let apple: AppStoreServerClient
-    let storage: SQLStorage
+    let notifications: NotificationStore
     let environments: [AppStoreEnvironment]
     let now: @Sendable () -> Date
     /// How far back the first catch-up of an environment looks.
@@ -32,17 +32,17 @@ public struct NotificationCatchUp: Sendable {
 
     /// - Parameters:
     ///   - apple: the App Store Server API client.
-    ///   - storage: where notifications are applied and the marks kept.
+    ///   - notifications: where notifications are applied and the marks kept.
     ///   - environments: the environments to catch up with.
     ///   - now: the current time.
     ///   - firstWindow: how far back the first catch-up looks; a day by default.
     ///   - overlap: how far before the mark each catch-up starts; 10 minutes by default.
     public init(
-        apple: AppStoreServerClient, storage: SQLStorage, environments: [AppStoreEnvironment], now: @escaping @Sendable () -> Date,
+        apple: AppStoreServerClient, notifications: NotificationStore, environments: [AppStoreEnvironment], now: @escaping @Sendable () -> Date,
         firstWindow: TimeInterval = 86_400, overlap: TimeInterval = 600
     ) {
         self.apple = apple
-        self.storage = storage
+        self.notifications = notifications
         self.environments = environments
         self.now = now
         self.firstWindow = firstWindow
@@ -57,7 +57,7 @@ public struct NotificationCatchUp: Sendable {
         var report = Report()
         for environment in environments {
             let end = now()
-            let mark = try await storage.notifications.catchUpMark(environment: environment)
+            let mark = try await notifications.catchUpMark(environment: environment)
             // Apple keeps 180 days of history and refuses a start before that.
             let oldest = end.addingTimeInterval(-180 * 86_400 + 60)
             var request = NotificationHistoryRequest()
@@ -68,14 +68,14 @@ public struct NotificationCatchUp: Sendable {
                 let page = try await apple.notificationHistory(request, paginationToken: token, environment: environment)
                 report.pages += 1
                 for (jws, verified) in page.notifications {
-                    switch try await storage.notifications.apply(verified, jws: jws) {
+                    switch try await notifications.apply(verified, jws: jws) {
                     case .duplicate: report.duplicates += 1
                     default: report.applied += 1
                     }
                 }
                 token = page.hasMore ? page.paginationToken : nil
             } while token != nil
-            try await storage.notifications.moveCatchUpMark(environment: environment, to: end)
+            try await notifications.moveCatchUpMark(environment: environment, to: end)
         }
         return report
     }

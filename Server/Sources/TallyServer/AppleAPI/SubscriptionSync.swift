@@ -6,7 +6,7 @@ import TallyCore
 /// reaches `GET /v1/me` within minutes even when its notification was lost.
 public struct SubscriptionSync: Sendable {
     let apple: AppStoreServerClient
-    let storage: SQLStorage
+    let notifications: NotificationStore
     let now: @Sendable () -> Date
     /// How far before a subscription's expiry it is asked about.
     let ahead: TimeInterval
@@ -17,17 +17,17 @@ public struct SubscriptionSync: Sendable {
 
     /// - Parameters:
     ///   - apple: the App Store Server API client.
-    ///   - storage: the server's storage.
+    ///   - notifications: where subscriptions to check are found and what Apple says is recorded.
     ///   - now: the server's clock.
     ///   - ahead: how far before an expiry to ask; 10 minutes by default.
     ///   - behind: how long after an expiry to ask; 2 hours by default.
     ///   - quiet: how long to leave a subscription asked about alone; 15 minutes by default.
     public init(
-        apple: AppStoreServerClient, storage: SQLStorage, now: @escaping @Sendable () -> Date, ahead: TimeInterval = 600,
+        apple: AppStoreServerClient, notifications: NotificationStore, now: @escaping @Sendable () -> Date, ahead: TimeInterval = 600,
         behind: TimeInterval = 7200, quiet: TimeInterval = 900
     ) {
         self.apple = apple
-        self.storage = storage
+        self.notifications = notifications
         self.now = now
         self.ahead = ahead
         self.behind = behind
@@ -39,12 +39,12 @@ public struct SubscriptionSync: Sendable {
     @discardableResult
     public func run() async throws -> Int {
         let moment = now()
-        let due = try await storage.notifications.subscriptionsNearRenewal(
+        let due = try await notifications.subscriptionsNearRenewal(
             from: moment.addingTimeInterval(-behind), to: moment.addingTimeInterval(ahead), checkedBefore: moment.addingTimeInterval(-quiet),
             limit: 50)
         for original in due {
-            try await storage.notifications.recordFromApple(try await statuses(original))
-            try await storage.notifications.markSubscriptionChecked(original)
+            try await notifications.recordFromApple(try await statuses(original))
+            try await notifications.markSubscriptionChecked(original)
         }
         return due.count
     }

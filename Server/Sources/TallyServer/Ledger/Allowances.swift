@@ -57,7 +57,7 @@ struct Allowances {
     }
 
     /// A row of `allowance_windows` as a window is read back: its end and what it holds.
-    private struct WindowRow: SQLRowDecodable {
+    struct WindowRow: SQLRowDecodable {
         enum Columns {
             static let windowEnd = SQLColumn("window_end")
             static let granted = SQLColumn("granted")

@@ -71,21 +71,7 @@ struct MetricContributions: Sendable, Equatable {
 
 /// A stored transaction as the rollups read it: a row of `store_transactions` (its ``columns``).
 struct MetricsTransaction: Sendable, Hashable, SQLRowDecodable {
-    enum Columns {
-        static let transactionID = SQLColumn("transaction_id")
-        static let originalTransactionID = SQLColumn("original_transaction_id")
-        static let productID = SQLColumn("product_id")
-        static let productKind = SQLColumn("product_kind")
-        static let environment = SQLColumn("environment")
-        static let purchaseDate = SQLColumn("purchase_date")
-        static let expiresDate = SQLColumn("expires_date")
-        static let price = SQLColumn("price")
-        static let currency = SQLColumn("currency")
-        static let revoked = SQLColumn("revoked")
-        static let revocationEventAt = SQLColumn("revocation_event_at")
-        static let ownership = SQLColumn("ownership")
-        static let subscriptionGroup = SQLColumn("subscription_group")
-    }
+    typealias Columns = StoreTransaction.Columns
 
     var transactionID: String
     var originalTransactionID: String

@@ -5,18 +5,18 @@ import TallyCore
 /// Releases reservations whose time is up, once a second, until graceful shutdown.
 /// Safe on several instances at once: each reservation is closed by a conditional update.
 public struct ReservationSweeper<C: Clock<Duration>>: Service {
-    let storage: SQLStorage
+    let spending: SpendingStore
     let clock: C
     let interval: Duration
     let logger: Logger
 
     /// - Parameters:
-    ///   - storage: where reservations live.
+    ///   - spending: where reservations live.
     ///   - clock: the clock it sleeps on.
     ///   - interval: the pause between sweeps.
     ///   - logger: where failures go.
-    public init(storage: SQLStorage, clock: C, interval: Duration = .seconds(1), logger: Logger) {
-        self.storage = storage
+    public init(spending: SpendingStore, clock: C, interval: Duration = .seconds(1), logger: Logger) {
+        self.spending = spending
         self.clock = clock
         self.interval = interval
         self.logger = logger
@@ -25,7 +25,7 @@ public struct ReservationSweeper<C: Clock<Duration>>: Service {
     /// Sweeps until graceful shutdown or cancellation; a failed sweep is logged and the next one runs.
     public func run() async throws {
         try await PeriodicService("reservation sweep", clock: clock, interval: interval, logger: logger) {
-            let expired = try await storage.spending.expireReservations()
+            let expired = try await spending.expireReservations()
             if expired > 0 { logger.info("reservations expired", metadata: ["count": "\(expired)"]) }
         }.run()
     }

@@ -39,10 +39,11 @@ struct Accounts: Sendable {
             let allowance = catalog.product(source.productID)?.allowance
         else { return nil }
         let (start, end) = Allowances.window(containing: time, anchor: source.purchaseDate, limit: source.expiresDate, per: allowance.per)
+        typealias Window = Allowances.WindowRow
         let window = try await executor.fetchOne(
-            WindowUse.self,
+            Window.self,
             """
-            SELECT \(WindowUse.Columns.granted), \(WindowUse.Columns.used), \(WindowUse.Columns.held) FROM allowance_windows \
+            SELECT \(Window.Columns.windowEnd), \(Window.Columns.granted), \(Window.Columns.used), \(Window.Columns.held) FROM allowance_windows \
             WHERE original_transaction_id = \(source.originalTransactionID) AND currency = \(currency) AND window_start = \(start)
             """)
         return Balance.AllowanceState(
@@ -73,13 +74,13 @@ struct Accounts: Sendable {
         let owned = try await executor.fetchAll(
             OwnedRow.self,
             """
-            SELECT 'owned' AS source, product_id, original_transaction_id, purchase_date, expires_date, revoked FROM store_transactions
+            SELECT product_id, original_transaction_id, purchase_date, expires_date, revoked FROM store_transactions
             WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND product_kind IN ('non_consumable', 'non_renewing')
             """)
         let subscribed = try await executor.fetchAll(
             SubscriptionRow.self,
             """
-            SELECT 'subscription' AS source, t.product_id, t.original_transaction_id, t.purchase_date, t.expires_date, t.revoked,
+            SELECT t.product_id, t.original_transaction_id, t.purchase_date, t.expires_date, t.revoked,
                 r.auto_renew, r.in_billing_retry, r.grace_expires
             FROM store_transactions t LEFT JOIN renewal_infos r ON r.original_transaction_id = t.original_transaction_id
             WHERE t.user_id = \(user) AND t.product_kind = 'auto_renewable'
@@ -87,7 +88,7 @@ struct Accounts: Sendable {
             """)
         let granted = try await executor.fetchAll(
             GrantedRow.self,
-            "SELECT 'granted' AS source, expires_at AS expires_date, entitlement FROM granted_entitlements WHERE user_id = \(user) AND revoked_at IS NULL")
+            "SELECT expires_at, entitlement FROM granted_entitlements WHERE user_id = \(user) AND revoked_at IS NULL")
         var result: [String: Entitlement] = [:]
         func offer(_ entitlement: Entitlement) {
             if let existing = result[entitlement.id] {
@@ -123,8 +124,8 @@ struct Accounts: Sendable {
             // Granted by an operator until a date; the product is named `granted`.
             offer(
                 Entitlement(
-                    id: row.entitlement, active: row.expiresDate > time, productID: Self.grantedProductID,
-                    expiresAt: SQLStorage.date(row.expiresDate), inGracePeriod: false, willRenew: false))
+                    id: row.entitlement, active: row.expiresAt > time, productID: Self.grantedProductID,
+                    expiresAt: SQLStorage.date(row.expiresAt), inGracePeriod: false, willRenew: false))
         }
         let subscriptions = order.map { original in
             let all = byOriginal[original]!
@@ -202,25 +203,6 @@ struct Accounts: Sendable {
         }
     }
 
-    /// What an allowance window holds: granted, used and held.
-    private struct WindowUse: SQLRowDecodable {
-        enum Columns {
-            static let granted = SQLColumn("granted")
-            static let used = SQLColumn("used")
-            static let held = SQLColumn("held")
-        }
-
-        let granted: Int64
-        let used: Int64
-        let held: Int64
-
-        init(row: SQLRow) throws(SQLDatabaseError) {
-            granted = try row.int(Columns.granted)
-            used = try row.int(Columns.used)
-            held = try row.int(Columns.held)
-        }
-    }
-
     /// A product the user owns outright (non-consumable or non-renewing), with its purchase date.
     private struct OwnedRow: SQLRowDecodable {
         enum Columns {
@@ -262,7 +244,7 @@ struct Accounts: Sendable {
             productID = try row.text(Columns.productID)
             originalTransactionID = try row.text(Columns.originalTransactionID)
             expiresDate = try row.optionalInt(Columns.expiresDate)
-            unrevoked = (try? row.int(Columns.revoked)) == 0
+            unrevoked = !(try row.bool(Columns.revoked))
             autoRenew = try row.optionalInt(Columns.autoRenew)
             inBillingRetry = try row.optionalInt(Columns.inBillingRetry)
             graceExpires = try row.optionalInt(Columns.graceExpires)
@@ -271,16 +253,13 @@ struct Accounts: Sendable {
 
     /// An entitlement an operator granted, until its expiry.
     private struct GrantedRow: SQLRowDecodable {
-        enum Columns {
-            static let expiresDate = SQLColumn("expires_date")
-            static let entitlement = SQLColumn("entitlement")
-        }
+        typealias Columns = ConsoleStore.GrantRow.Columns
 
-        let expiresDate: Int64
+        let expiresAt: Int64
         let entitlement: String
 
         init(row: SQLRow) throws(SQLDatabaseError) {
-            expiresDate = try row.int(Columns.expiresDate)
+            expiresAt = try row.int(Columns.expiresAt)
             entitlement = try row.text(Columns.entitlement)
         }
     }

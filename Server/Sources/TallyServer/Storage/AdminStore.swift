@@ -3,18 +3,9 @@ public import TallyCore
 import TallySQL
 
 /// The admin API: adjustments of a user's credits, and lists of users, transactions and notifications.
-public struct AdminStore: Sendable {
+public struct AdminStore: TransactionalStore {
     let transactions: Transactions
     let catalog: TallyCatalog
-    var accounts: Accounts { transactions.accounts }
-
-    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
-        try await transactions.write(work)
-    }
-
-    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
-        try await transactions.read(work)
-    }
 }
 
 extension AdminStore {
@@ -48,7 +39,11 @@ extension AdminStore {
             throw StorageError(.notFound, "no user \(userID)")
         }
         if let existing = try await executor.fetchOne(
-            StoredAnswer.self, "SELECT request_hash, response_json FROM adjustments WHERE user_id = \(userID) AND idempotency_key = \(idempotencyKey)")
+            StoredAnswer.self,
+            """
+            SELECT \(StoredAnswer.Columns.requestHash), \(StoredAnswer.Columns.responseJSON) FROM adjustments \
+            WHERE user_id = \(userID) AND idempotency_key = \(idempotencyKey)
+            """)
         {
             guard existing.requestHash == requestHash else {
                 throw StorageError(.idempotencyKeyReused, "idempotency_key \(idempotencyKey) was used for another adjustment")
@@ -89,7 +84,7 @@ extension AdminStore {
     /// A user's account and recent ledger, for the admin.
     public func adminUser(id: String) async throws -> AdminUser {
         try await read { executor, time in
-            guard let user = try await executor.fetchOne(User.self, "SELECT * FROM users WHERE id = \(id)") else {
+            guard let user = try await executor.fetchOne(UserRow.self, "SELECT * FROM users WHERE id = \(id)")?.user else {
                 throw StorageError(.notFound, "no user \(id)")
             }
             let (balances, access) = try await accounts.summary(executor, user: id, time: time)
@@ -139,7 +134,9 @@ extension AdminStore {
             if let text = query.text {
                 // The order's transaction is looked up first, so that every branch of the OR is an
                 // equality on an index (PostgreSQL then combines the indexes instead of scanning).
-                let ordered = try await executor.fetchOne(PurchaseStore.OrderRow.self, "SELECT * FROM orders WHERE id = \(text)")?.transactionID
+                typealias Order = PurchaseStore.OrderRow.Columns
+                let ordered = try await executor.query("SELECT \(Order.transactionID) FROM orders WHERE id = \(text)").first?
+                    .optionalText(Order.transactionID)
                 sql += " AND (transaction_id = \(text) OR original_transaction_id = \(text) OR user_id = \(text) OR app_account_token = \(text.lowercased())"
                 if let ordered {
                     sql += " OR transaction_id = \(ordered)"
@@ -219,6 +216,7 @@ struct AdminNotificationRow: SQLRowDecodable {
         static let outcome = SQLColumn("outcome")
         static let detail = SQLColumn("detail")
         static let jws = SQLColumn("jws")
+        static let signedDate = SQLColumn("signed_date")
         static let receivedAt = SQLColumn("received_at")
     }
 

@@ -4,7 +4,7 @@ import TallySQL
 
 /// The console's rows, each kind decoded in one place through its column constants.
 extension ConsoleStore {
-    /// A row of `console_operators`.
+    /// An operator as lists show them: `name, role` of `console_operators`.
     struct OperatorRow: SQLRowDecodable {
         enum Columns {
             static let name = SQLColumn("name")
@@ -12,13 +12,27 @@ extension ConsoleStore {
             static let role = SQLColumn("role")
         }
 
+        /// The columns read, without the password hash.
+        static let selection: SQL = "\(Columns.name), \(Columns.role)"
+
         let name: String
-        let passwordHash: String
         /// As stored; a role this version does not know reads as read-only where it is used.
         let role: String
 
         init(row: SQLRow) throws(SQLDatabaseError) {
             name = try row.text(Columns.name)
+            role = try row.text(Columns.role)
+        }
+    }
+
+    /// What a sign-in checks: `password_hash, role` of `console_operators`.
+    struct OperatorCredentials: SQLRowDecodable {
+        typealias Columns = OperatorRow.Columns
+
+        let passwordHash: String
+        let role: String
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
             passwordHash = try row.text(Columns.passwordHash)
             role = try row.text(Columns.role)
         }
@@ -101,7 +115,6 @@ extension ConsoleStore {
     /// A row of `notifications` with its payload, for the notification's page.
     struct NotificationRow: SQLRowDecodable {
         typealias Columns = AdminNotificationRow.Columns
-        static let signedDate = SQLColumn("signed_date")
 
         let notification: ConsoleNotification
 
@@ -109,7 +122,7 @@ extension ConsoleStore {
             notification = ConsoleNotification(
                 notification: try AdminNotificationRow(row: row).notification,
                 originalTransactionID: try row.optionalText(Columns.originalTransactionID), environment: try row.optionalText(Columns.environment),
-                signedDate: try row.optionalInt(Self.signedDate).map(SQLStorage.date), jws: try row.text(Columns.jws))
+                signedDate: try row.optionalInt(Columns.signedDate).map(SQLStorage.date), jws: try row.text(Columns.jws))
         }
     }
 
@@ -132,31 +145,48 @@ extension ConsoleStore {
         }
     }
 
-    /// A figure of the rollups summed by currency and a bucket: a day (an integer) or a subject (text).
-    struct FigureSum: SQLRowDecodable {
+    /// A figure of the rollups summed by day and currency.
+    struct DaySum: SQLRowDecodable {
         enum Columns {
             static let figure = SQLColumn("figure")
-            static let bucket = SQLColumn("bucket")
+            static let day = SQLColumn("day")
             static let currency = SQLColumn("currency")
             static let total = SQLColumn("total")
         }
 
         let figure: String
+        let day: Int64
         let currency: String
         let total: Int64
-        private let row: SQLRow
 
         init(row: SQLRow) throws(SQLDatabaseError) {
             figure = try row.text(Columns.figure)
+            day = try row.int(Columns.day)
             currency = try row.text(Columns.currency)
             total = try row.int(Columns.total)
-            self.row = row
+        }
+    }
+
+    /// A figure of the rollups summed by subject (a ledger entry's kind) and currency.
+    struct SubjectSum: SQLRowDecodable {
+        enum Columns {
+            static let figure = SQLColumn("figure")
+            static let subject = SQLColumn("subject")
+            static let currency = SQLColumn("currency")
+            static let total = SQLColumn("total")
         }
 
-        /// The bucket as a day (days since 1970).
-        func day() throws(SQLDatabaseError) -> Int64 { try row.int(Columns.bucket) }
-        /// The bucket as a subject (a ledger entry's kind).
-        func subject() throws(SQLDatabaseError) -> String { try row.text(Columns.bucket) }
+        let figure: String
+        let subject: String
+        let currency: String
+        let total: Int64
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            figure = try row.text(Columns.figure)
+            subject = try row.text(Columns.subject)
+            currency = try row.text(Columns.currency)
+            total = try row.int(Columns.total)
+        }
     }
 
     /// Debt summed by currency: how many positions owe, and how much.

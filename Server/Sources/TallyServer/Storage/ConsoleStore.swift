@@ -4,21 +4,12 @@ import TallySQL
 
 /// The web console's data: operators, sessions, the audit log, and the queries behind its pages.
 /// Its adjustments go through the admin's (``AdminStore``), audited in the same transaction.
-public struct ConsoleStore: Sendable {
+public struct ConsoleStore: TransactionalStore {
     let admin: AdminStore
     var transactions: Transactions { admin.transactions }
-    var accounts: Accounts { transactions.accounts }
     var catalog: TallyCatalog { admin.catalog }
     /// Whose access an entitlement granted here changes.
     var purchases: PurchaseStore { PurchaseStore(transactions: transactions, catalog: catalog) }
-
-    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
-        try await transactions.write(work)
-    }
-
-    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
-        try await transactions.read(work)
-    }
 }
 
 extension ConsoleStore {
@@ -27,7 +18,7 @@ extension ConsoleStore {
     /// Adds an operator, or sets an existing one's password hash and role.
     public func saveOperator(name: String, passwordHash: String, role: ConsoleRole) async throws {
         try await write { executor, time in
-            let before = try await executor.fetchOne(OperatorRow.self, "SELECT * FROM console_operators WHERE name = \(name)")
+            let before = try await executor.fetchOne(OperatorRow.self, "SELECT \(OperatorRow.selection) FROM console_operators WHERE name = \(name)")
             try await executor.execute(
                 """
                 INSERT INTO console_operators (name, password_hash, role, created_at, updated_at) VALUES (\(name), \(passwordHash), \(role), \(time), \(time))
@@ -45,7 +36,9 @@ extension ConsoleStore {
     /// Removes an operator and ends their sessions; false when there was none.
     public func removeOperator(name: String) async throws -> Bool {
         try await write { executor, time in
-            guard let row = try await executor.fetchOne(OperatorRow.self, "SELECT * FROM console_operators WHERE name = \(name)") else { return false }
+            guard let row = try await executor.fetchOne(OperatorRow.self, "SELECT \(OperatorRow.selection) FROM console_operators WHERE name = \(name)") else {
+                return false
+            }
             try await executor.execute("DELETE FROM console_sessions WHERE actor = \(Self.operatorActor(name))")
             try await executor.execute("DELETE FROM console_operators WHERE name = \(name)")
             try await Self.appendAudit(
@@ -57,14 +50,18 @@ extension ConsoleStore {
 
     /// Every operator's name and role.
     public func operators() async throws -> [(name: String, role: ConsoleRole)] {
-        let rows = try await read { executor, _ in try await executor.fetchAll(OperatorRow.self, "SELECT * FROM console_operators ORDER BY name") }
+        let rows = try await read { executor, _ in
+            try await executor.fetchAll(OperatorRow.self, "SELECT \(OperatorRow.selection) FROM console_operators ORDER BY name")
+        }
         return rows.map { ($0.name, ConsoleRole(rawValue: $0.role) ?? .readOnly) }
     }
 
     /// An operator's password hash and role.
     public func consoleOperator(name: String) async throws -> (passwordHash: String, role: ConsoleRole)? {
         let row = try await read { executor, _ in
-            try await executor.fetchOne(OperatorRow.self, "SELECT * FROM console_operators WHERE name = \(name)")
+            try await executor.fetchOne(
+                OperatorCredentials.self,
+                "SELECT \(OperatorCredentials.Columns.passwordHash), \(OperatorCredentials.Columns.role) FROM console_operators WHERE name = \(name)")
         }
         guard let row else { return nil }
         return (row.passwordHash, ConsoleRole(rawValue: row.role) ?? .readOnly)
@@ -147,6 +144,9 @@ extension ConsoleStore {
 
     // MARK: - Actions
 
+    /// An adjustment made from the console: ``AdminStore/adjust(userID:amount:reason:idempotencyKey:)``
+    /// with its audit entry (the position before and after) in the same transaction.
+    /// - Throws: ``StorageError``, as the admin's adjustment refuses.
     public func consoleAdjust(
         actor: String, userID: String, amount: Amount, reason: String, idempotencyKey: String
     ) async throws
@@ -310,15 +310,15 @@ extension ConsoleStore {
             var purchasesByDay: [Int64: Int64] = [:]
             var refundsByDay: [Int64: Int64] = [:]
             for row in try await executor.fetchAll(
-                FigureSum.self,
+                DaySum.self,
                 """
-                SELECT figure, day AS bucket, currency, CAST(SUM(value) AS BIGINT) AS total FROM metric_days
+                SELECT figure, day, currency, CAST(SUM(value) AS BIGINT) AS total FROM metric_days
                 WHERE figure IN (\(list: store)) AND day >= \(firstDay) AND day <= \(lastDay)\(only)
                 GROUP BY figure, day, currency
                 """)
             {
                 let (total, currency) = (row.total, row.currency)
-                let day = try row.day()
+                let day = row.day
                 var line = byCurrency[currency] ?? (0, 0, 0, 0)
                 switch MetricFigure(rawValue: row.figure) {
                 case .purchases?:
@@ -345,16 +345,16 @@ extension ConsoleStore {
             }
             var movements: [String: ConsoleOverview.Movement] = [:]
             for row in try await executor.fetchAll(
-                FigureSum.self,
+                SubjectSum.self,
                 """
-                SELECT figure, subject AS bucket, currency, CAST(SUM(value) AS BIGINT) AS total FROM metric_days
+                SELECT figure, subject, currency, CAST(SUM(value) AS BIGINT) AS total FROM metric_days
                 WHERE environment = '' AND figure IN (\(list: [MetricFigure.ledgerAmount, .ledgerEntries].map(\.rawValue)))
                 AND day >= \(firstDay) AND day <= \(lastDay)
                 GROUP BY figure, subject, currency
                 """)
             {
                 let currency = row.currency
-                let kind = try row.subject()
+                let kind = row.subject
                 let key = currency + "\u{1F}" + kind
                 var movement = movements[key] ?? .init(currency: currency, kind: kind, count: 0, amount: 0)
                 if row.figure == MetricFigure.ledgerEntries.rawValue {
@@ -466,7 +466,7 @@ extension ConsoleStore {
                         ConsoleEvent(kind: "revoke", at: revokedAt, summary: grant.entitlement, transactionID: nil, detail: grant.revokedBy))
                 }
             }
-            if let user = try await executor.fetchOne(User.self, "SELECT * FROM users WHERE id = \(userID)") {
+            if let user = try await executor.fetchOne(UserRow.self, "SELECT * FROM users WHERE id = \(userID)")?.user {
                 events.append(ConsoleEvent(kind: "signup", at: user.createdAt, summary: userID, transactionID: nil, detail: nil))
             }
             // Newest first; among events of the same millisecond, a stable order.
@@ -488,7 +488,8 @@ extension ConsoleStore {
         let lowered = text.lowercased()
         let users = try await read { executor, _ in
             try await executor.fetchAll(
-                User.self, "SELECT * FROM users WHERE id = \(lowered) OR app_account_token = \(lowered) OR app_user_id = \(text)")
+                UserRow.self, "SELECT * FROM users WHERE id = \(lowered) OR app_account_token = \(lowered) OR app_user_id = \(text)"
+            ).map(\.user)
         }
         // Each user once, by the best field they match: user id, then app account token, then app user id.
         let matches = users.map { user -> ConsoleUserMatch in

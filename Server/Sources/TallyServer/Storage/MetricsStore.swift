@@ -4,10 +4,15 @@ import TallySQL
 
 /// The subscription and revenue figures, read from the rollups (``MetricsRollup``): a few
 /// range reads of `metric_days`, whatever the size of the ledger.
-public struct MetricsStore: Sendable {
+public struct MetricsStore: TransactionalStore {
     let transactions: Transactions
 
-    public func metrics(_ query: MetricsQuery) async throws -> MetricsReport {
+    /// The figures of a window, day by day and in total.
+    /// - Parameter query: the window (at most ``MetricsQuery/maximumDays`` days) and the environment.
+    /// - Returns: the report; days after today have no figures yet.
+    /// - Throws: ``StorageError`` `invalid_request` for a window too long, one that ends before
+    ///   it starts, or one that starts after today.
+    public func report(_ query: MetricsQuery) async throws -> MetricsReport {
         let today = MetricContributions.day(transactions.millis)
         let first = MetricContributions.day(EpochMilliseconds.of(query.from))
         let through = MetricContributions.day(EpochMilliseconds.of(query.through))

@@ -6,20 +6,12 @@ public import TallyVerify
 /// App Store Server Notifications, each applied once by its UUID; what Apple's API reports;
 /// and the queues of work for that API (consumption answers, the notification catch-up mark,
 /// subscriptions to check).
-public struct NotificationStore: Sendable {
+public struct NotificationStore: TransactionalStore {
     /// Where a notification's transaction is recorded, granted or taken back.
     let purchases: PurchaseStore
     var transactions: Transactions { purchases.transactions }
     var catalog: TallyCatalog { purchases.catalog }
     var now: @Sendable () -> Date { transactions.now }
-
-    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
-        try await transactions.write(work)
-    }
-
-    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
-        try await transactions.read(work)
-    }
 }
 
 extension NotificationStore {
@@ -182,10 +174,10 @@ extension NotificationStore {
         body.consumptionStatus = .init(rawValue: granted == 0 ? 0 : remaining == granted ? 1 : remaining == 0 ? 3 : 2)
         body.platform = .init(rawValue: 1)
         body.sampleContentProvided = false
-        let token = try transaction?.optionalText(User.Columns.appAccountToken)
+        let token = try transaction?.optionalText(UserRow.Columns.appAccountToken)
         body.deliveryStatus = .init(rawValue: try transaction?.optionalInt(StoreTransaction.Columns.granted) == 1 ? 0 : 5)
         body.appAccountToken = token ?? ""
-        if let created = try transaction?.optionalInt(User.Columns.createdAt) {
+        if let created = try transaction?.optionalInt(UserRow.Columns.createdAt) {
             let days = (time - created) / 86_400_000
             let tenure: Int32 =
                 switch days {

@@ -6,18 +6,9 @@ public import TallyVerify
 /// Orders and store transactions: each transaction recorded once and granted once to its owner,
 /// from whichever form it arrives in (a client's JWS or app receipt, a notification, Apple's
 /// API), and taken back by a refund.
-public struct PurchaseStore: Sendable {
+public struct PurchaseStore: TransactionalStore {
     let transactions: Transactions
     let catalog: TallyCatalog
-    var accounts: Accounts { transactions.accounts }
-
-    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
-        try await transactions.write(work)
-    }
-
-    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
-        try await transactions.read(work)
-    }
 }
 
 extension PurchaseStore {
@@ -273,10 +264,7 @@ extension PurchaseStore {
 extension PurchaseStore {
     /// Who a transaction belongs to: a user's id and app user id.
     struct Owner: SQLRowDecodable {
-        enum Columns {
-            static let id = SQLColumn("id")
-            static let appUserID = SQLColumn("app_user_id")
-        }
+        typealias Columns = UserRow.Columns
 
         let id: String
         let appUserID: String?

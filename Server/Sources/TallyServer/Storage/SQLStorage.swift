@@ -16,12 +16,12 @@ import TallyVerify
 /// docs/decisions/0006-ledger-and-idempotency.md).
 public struct SQLStorage: Sendable {
     let catalog: TallyCatalog
-    let now: @Sendable () -> Date
     /// How writes and reads reach the database, shared by the stores.
     var transactions: Transactions
     var database: any SQLDatabase { transactions.database }
 
     /// Told the types of the events each write committed (the `/metrics` counter per type).
+    /// Set it before taking a store: each store is taken with the unit of work as it is then.
     var eventsCommitted: (@Sendable ([TallyEventType]) -> Void)? {
         get { transactions.eventsCommitted }
         set { transactions.eventsCommitted = newValue }
@@ -50,7 +50,6 @@ public struct SQLStorage: Sendable {
     ///   - now: the clock.
     public init(database: any SQLDatabase, catalog: TallyCatalog, now: @escaping @Sendable () -> Date) {
         self.catalog = catalog
-        self.now = now
         transactions = Transactions(database: database, now: now, accounts: Accounts(catalog: catalog))
     }
 

@@ -5,14 +5,9 @@ import TallySQL
 /// Spending: spends and reservations of a user's credits, allowance first, then the oldest
 /// lots; each idempotent by its key. It writes through the unit of work the stores share
 /// (``Transactions``).
-public struct SpendingStore: Sendable {
+public struct SpendingStore: TransactionalStore {
     let transactions: Transactions
     let catalog: TallyCatalog
-    var accounts: Accounts { transactions.accounts }
-
-    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
-        try await transactions.write(work)
-    }
 
     func validate(currency: String, amount: Int64, key: String) throws(StorageError) {
         guard catalog.hasCurrency(currency) else { throw StorageError(.unknownCurrency, "no currency \(currency) in the catalog") }

@@ -92,13 +92,15 @@ extension StoreTransaction: SQLRowDecodable {
         static let responseJSON = SQLColumn("response_json")
         static let receivedAt = SQLColumn("received_at")
         static let subscriptionGroup = SQLColumn("subscription_group")
+        static let ownership = SQLColumn("ownership")
         static let evidenceKind = SQLColumn("evidence_kind")
         static let evidence = SQLColumn("evidence")
         /// The owner's, from `users`, when the query joins it (``PurchaseStore/stored(_:_:)``).
         static let appUserID = SQLColumn("app_user_id")
     }
 
-    /// A row of `store_transactions` joined with its owner's `app_user_id`.
+    /// A row of `store_transactions` joined with its owner's `app_user_id`
+    /// (``PurchaseStore/stored(_:_:)`` reads it so); without that column it throws.
     init(row: SQLRow) throws(SQLDatabaseError) {
         transactionID = try row.text(Columns.transactionID)
         originalTransactionID = try row.text(Columns.originalTransactionID)

@@ -76,3 +76,24 @@ struct Transactions: Sendable {
         }
     }
 }
+
+/// A store over the unit of work the stores share: its writes and reads go through
+/// ``Transactions``, and it reads what users have through the same ``Accounts``.
+protocol TransactionalStore: Sendable {
+    var transactions: Transactions { get }
+}
+
+extension TransactionalStore {
+    /// What users have, read in any transaction.
+    var accounts: Accounts { transactions.accounts }
+
+    /// Runs `work` as one unit of work (``Transactions/write(_:)``).
+    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
+        try await transactions.write(work)
+    }
+
+    /// Runs `work` on a consistent snapshot (``Transactions/read(_:)``).
+    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
+        try await transactions.read(work)
+    }
+}

@@ -1,26 +1,17 @@
 import Foundation
 public import TallyCore
-public import TallySQL
+import TallySQL
 
 /// Users and their tokens: who calls, and with what grants they start.
-public struct UserStore: Sendable {
+public struct UserStore: TransactionalStore {
     let transactions: Transactions
     let catalog: TallyCatalog
-    var accounts: Accounts { transactions.accounts }
-
-    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
-        try await transactions.write(work)
-    }
-
-    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
-        try await transactions.read(work)
-    }
 
     /// Creates a user with the catalog's sign-up grants, or returns the one with this app user id.
     public func createUser(appUserID: String?, tokenHash: String?) async throws -> (User, created: Bool, granted: [Amount]) {
         try await write { executor, time in
             if let appUserID,
-                let user = try await executor.fetchOne(User.self, "SELECT * FROM users WHERE app_user_id = \(appUserID)")
+                let user = try await executor.fetchOne(UserRow.self, "SELECT * FROM users WHERE app_user_id = \(appUserID)")?.user
             {
                 if let tokenHash {
                     try await executor.execute(
@@ -52,20 +43,21 @@ public struct UserStore: Sendable {
     public func user(tokenHash: String) async throws -> User? {
         try await read { executor, _ in
             try await executor.fetchOne(
-                User.self,
-                "SELECT u.* FROM user_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = \(tokenHash)")
+                UserRow.self,
+                "SELECT u.* FROM user_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = \(tokenHash)")?.user
         }
     }
 
     /// A user by identifier.
     public func user(id: String) async throws -> User? {
         try await read { executor, _ in
-            try await executor.fetchOne(User.self, "SELECT * FROM users WHERE id = \(id)")
+            try await executor.fetchOne(UserRow.self, "SELECT * FROM users WHERE id = \(id)")?.user
         }
     }
 }
 
-extension User: SQLRowDecodable {
+/// A row of `users`.
+struct UserRow: SQLRowDecodable {
     /// The columns of `users`.
     enum Columns {
         static let id = SQLColumn("id")
@@ -74,12 +66,13 @@ extension User: SQLRowDecodable {
         static let createdAt = SQLColumn("created_at")
     }
 
-    /// A row of `users`.
-    public init(row: SQLRow) throws(SQLDatabaseError) {
+    let user: User
+
+    init(row: SQLRow) throws(SQLDatabaseError) {
         guard let token = UUID(uuidString: try row.text(Columns.appAccountToken)) else {
             throw SQLDatabaseError(.decoding, "column app_account_token is not a UUID")
         }
-        self.init(
+        user = User(
             id: try row.text(Columns.id), appUserID: try row.optionalText(Columns.appUserID), appAccountToken: token,
             createdAt: SQLStorage.date(try row.int(Columns.createdAt)))
     }

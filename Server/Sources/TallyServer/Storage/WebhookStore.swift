@@ -5,16 +5,8 @@ import TallySQL
 /// Webhook endpoints, the outbox's deliveries and their attempts, and the events: what the admin
 /// API, the delivery worker and the event log keep in the database, through the unit of work
 /// the other stores share (``Transactions``).
-struct WebhookStore: Sendable {
+struct WebhookStore: TransactionalStore {
     let transactions: Transactions
-
-    func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
-        try await transactions.write(work)
-    }
-
-    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
-        try await transactions.read(work)
-    }
 
     static func millis(_ date: Date) -> Int64 { SQLStorage.millis(date) }
     static func date(_ millis: Int64) -> Date { SQLStorage.date(millis) }

@@ -5,8 +5,8 @@ import TallySQL
 /// One write's unit of work: the transaction's statements, its time, the events it writes, the
 /// users whose access it may change, and what is to happen once it has committed.
 ///
-/// ``SQLStorage`` makes one for each attempt of a write and hands it to the work. Whatever
-/// writes an event (``Outbox``) or may change a user's access (``SQLStorage/touchEntitlements(_:user:time:transactionID:actor:)``)
+/// ``Transactions`` makes one for each attempt of a write and hands it to the work. Whatever
+/// writes an event (``Outbox``) or may change a user's access (``PurchaseStore/touchEntitlements(_:user:time:transactionID:actor:)``)
 /// takes a `WriteContext`, not a bare ``SQLExecutor``: a change cannot be made in a way that
 /// skips its events. Work queued with ``afterCommit(_:)`` runs once the transaction has
 /// committed (as GRDB's `afterNextTransaction(onCommit:)`); on a rollback, or an attempt that

@@ -30,7 +30,7 @@ import Testing
         let apple = AppStoreServerClientTests.client(harness, configuration, tokenTime: { Harness.start })
         let clock = harness.clock
         return ConsumptionAnswerer(
-            apple: apple, storage: harness.storage, policy: ConsumptionAnswerPolicy(refundPreference: .preferDecline), now: { clock.now })
+            apple: apple, notifications: harness.storage.notifications, policy: ConsumptionAnswerPolicy(refundPreference: .preferDecline), now: { clock.now })
     }
 
     @Test(arguments: Backend.available)

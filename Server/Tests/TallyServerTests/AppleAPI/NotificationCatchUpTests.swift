@@ -28,7 +28,7 @@ import Testing
             let apple = AppStoreServerClientTests.client(
                 harness, AppStoreServerClientTests.configuration(key: key, [(.sandbox, url)]), tokenTime: { Harness.start })
             let clock = harness.clock
-            let catchUp = NotificationCatchUp(apple: apple, storage: harness.storage, environments: [.sandbox], now: { clock.now })
+            let catchUp = NotificationCatchUp(apple: apple, notifications: harness.storage.notifications, environments: [.sandbox], now: { clock.now })
             let user = try await harness.user()
             let (credits, creditsJWS) = try await harness.buy("com.tally.photo.credits.50", for: user)
             _ = try await harness.storage.purchases.deliver(credits, jws: creditsJWS, presenter: user, orderID: nil)
@@ -119,7 +119,7 @@ import Testing
             let transport = BrokenTransport()
             let apple = AppStoreServerClientTests.client(harness, configuration, transport: transport, tokenTime: { Harness.start })
             let clock = harness.clock
-            let catchUp = NotificationCatchUp(apple: apple, storage: harness.storage, environments: [.sandbox], now: { clock.now })
+            let catchUp = NotificationCatchUp(apple: apple, notifications: harness.storage.notifications, environments: [.sandbox], now: { clock.now })
             // An hour after the purchases the routine catch-up runs; the next one starts 10 minutes before it.
             try await harness.advance(by: .seconds(3600))
             try await catchUp.run()

@@ -89,7 +89,7 @@ import Testing
             let apple = AppStoreServerClientTests.client(
                 harness, AppStoreServerClientTests.configuration(key: key, [(.sandbox, url)]), tokenTime: { Harness.start })
             let clock = harness.clock
-            let sync = SubscriptionSync(apple: apple, storage: harness.storage, now: { clock.now })
+            let sync = SubscriptionSync(apple: apple, notifications: harness.storage.notifications, now: { clock.now })
             #expect(try await sync.run() == 0, "a month from renewal: Apple is not asked")
             #expect(await harness.store.serverAPIRequestCount == 0)
 

@@ -18,7 +18,7 @@ import Testing
         let world = try await World(backend, database: database)
         /// Every figure of March and April, as the report reads them now.
         @Sendable func figures() async throws -> MetricsReport {
-            try await world.storage.metrics.metrics(MetricsQuery(from: World.day("2026-03-01"), through: World.day("2026-04-30")))
+            try await world.storage.metrics.report(MetricsQuery(from: World.day("2026-03-01"), through: World.day("2026-04-30")))
         }
         let longestCut = Highest()
         /// Runs `write` cut off at its 1st statement, then its 2nd, … until it runs whole;

@@ -5,7 +5,7 @@ import TallyTesting
 import Testing
 
 /// The figures of docs/metrics.md, worked out by hand for histories the simulated App Store
-/// makes in production time, against what ``SQLStorage/metrics(_:)`` reports, on every backend.
+/// makes in production time, against what ``MetricsStore/report(_:)`` reports, on every backend.
 ///
 /// Prices (milliunits a period): premium 14_990 a month, monthly 9_990 a month after a free week,
 /// yearly 59_990 a year, weekly 2_990 a week. A period's monthly price is price × periods a year
@@ -775,7 +775,7 @@ import Testing
             try await world.metrics("2026-03-01", "2027-04-05")
         }
         // Instants within a day name that day: the same one-day window.
-        let oneDay = try await world.storage.metrics.metrics(
+        let oneDay = try await world.storage.metrics.report(
             MetricsQuery(from: World.instant("2026-03-01T23:59:59Z"), through: World.instant("2026-03-01T00:00:01Z")))
         #expect(oneDay.days.map(\.start) == [World.day("2026-03-01")])
     }

@@ -13,7 +13,7 @@ import Testing
 ///
 /// Each customer is an App Store account of their own (a ``SimulatedAppStore`` holds one
 /// subscription per group). Every action delivers the notifications it made, as Apple posts them,
-/// to ``SQLStorage/apply(_:jws:)``; ``advance(to:)`` moves every store and the server together
+/// to ``NotificationStore/apply(_:jws:)``; ``advance(to:)`` moves every store and the server together
 /// and delivers what the renewals, expiries and billing retries on the way made.
 final class MetricsWorld: @unchecked Sendable {
     /// 2026-03-01T00:00:00Z, a Sunday.
@@ -212,7 +212,7 @@ final class MetricsWorld: @unchecked Sendable {
     func metrics(
         _ from: String, _ through: String, environment: String = "Production", productID: String? = nil, group: String? = nil
     ) async throws -> MetricsReport {
-        try await storage.metrics.metrics(
+        try await storage.metrics.report(
             MetricsQuery(from: Self.day(from), through: Self.day(through), environment: environment, productID: productID, subscriptionGroup: group))
     }
 

@@ -84,7 +84,7 @@ import Testing
         let after = try await DatabaseAudit.run(on: database)
         #expect(after.isConsistent, "\(after.rollupDifferences)")
         let day = try #require(verified.payload.purchaseDate)
-        let report = try await harness.storage.metrics.metrics(MetricsQuery(from: day, through: day, environment: verified.payload.environment!.rawValue))
+        let report = try await harness.storage.metrics.report(MetricsQuery(from: day, through: day, environment: verified.payload.environment!.rawValue))
         #expect(report.revenue.map(\.purchases).reduce(0, +) == 1)
         #expect(report.credits.first { $0.currency == "credits" }?.sold == 50)
     }

@@ -7,7 +7,7 @@ import TallyCore
 /// one environment and optionally one product or subscription group; each table also as CSV.
 /// Every count of transactions links to the transactions it counts.
 struct ConsoleMetricsController: Sendable {
-    let storage: SQLStorage
+    let figures: MetricsStore
     let catalog: TallyCatalog
     let pages: ConsolePages
     let export: ConsoleExport
@@ -43,7 +43,7 @@ struct ConsoleMetricsController: Sendable {
         view["exportHref"] = exports
         return try await pages.list(view, "metrics", language) { view in
             let query = try filters.query(now: now())
-            let report = try await storage.metrics.metrics(query)
+            let report = try await figures.report(query)
             Self.fill(&view, report, query, language)
         }
     }
@@ -201,7 +201,7 @@ struct ConsoleMetricsController: Sendable {
             throw TallyAPIError(.invalidRequest, "table must be days, revenue, mrr, trials, retention or credits")
         }
         let filters = MetricsFilters(parameters)
-        let report = try await storage.metrics.metrics(try filters.query(now: now()))
+        let report = try await figures.report(try filters.query(now: now()))
         let (header, lines) = Self.table(table, report)
         return try await export.answer(
             "metrics-\(table)", for: context, detail: filters.queryString(), header: header

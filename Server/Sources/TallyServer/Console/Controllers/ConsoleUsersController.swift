@@ -7,7 +7,7 @@ import TallyCore
 /// subscriptions, grants and a timeline), and the admin's changes to them (a credit
 /// adjustment, an entitlement granted or revoked), each written to the audit log.
 struct ConsoleUsersController: Sendable {
-    let storage: SQLStorage
+    let admin: AdminStore
     let console: ConsoleStore
     let catalog: TallyCatalog
     let pages: ConsolePages
@@ -38,7 +38,7 @@ struct ConsoleUsersController: Sendable {
         status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let language = context.language
-        guard id.count <= 128, let account = try? await storage.admin.adminUser(id: id) else { throw ConsoleRefusal.notFound }
+        guard id.count <= 128, let account = try? await admin.adminUser(id: id) else { throw ConsoleRefusal.notFound }
         var view = pages.view(request, context, page: "user", title: "\(ConsoleText.text("user_title", language)) \(id)")
         if let notice { view["notice"] = notice }
         if let error { view["error"] = error }

@@ -8,7 +8,7 @@ import TallyCore
 /// the subscription and revenue figures of a window (`GET /v1/admin/metrics`).
 struct AdminController {
     let admin: AdminStore
-    let metrics: MetricsStore
+    let figures: MetricsStore
     /// Which day is today, for the metrics' default window.
     let now: @Sendable () -> Date
 
@@ -76,6 +76,6 @@ struct AdminController {
     /// `product_id` or a `subscription_group`.
     func metrics(_ request: Request, context: AdminRequestContext) async throws -> MetricsReport {
         let parameters = request.uri.queryParameters
-        return try await metrics.metrics(try MetricsQuery(reading: { parameters.string($0) }, today: now()))
+        return try await figures.report(try MetricsQuery(reading: { parameters.string($0) }, today: now()))
     }
 }
