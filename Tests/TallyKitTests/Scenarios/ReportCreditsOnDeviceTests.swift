@@ -66,7 +66,9 @@ import Testing
         #expect(try await manager.available("report.career") == 1)
         // FIFO: the credit of the first purchase went first.
         let entries = try await device.database().read { executor in
-            try await executor.query("SELECT transaction_id FROM ledger_entries WHERE kind = 'spend'", []).map { $0.optionalText(SQLColumn("transaction_id")) }
+            try await executor.query("SELECT transaction_id FROM ledger_entries WHERE kind = 'spend'", []).map {
+                try $0.optionalText(SQLColumn("transaction_id"))
+            }
         }
         #expect(entries == [first.transactionID])
         #expect(try await manager.creditHistory().consumptions.map(\.reference) == ["profile-mum"])
@@ -449,9 +451,9 @@ import Testing
         let rows = try await device.database().read { executor in
             try await executor.query("SELECT quantity, price, currency FROM ledger_purchases WHERE transaction_id = ?", [.text(receipt.transactionID)])
         }
-        #expect(rows.first?.optionalInt(SQLColumn("quantity")) == 3)
-        #expect(rows.first?.optionalInt(SQLColumn("price")) == 14_970)
-        #expect(rows.first?.optionalText(SQLColumn("currency")) == "USD")
+        #expect(try rows.first?.optionalInt(SQLColumn("quantity")) == 3)
+        #expect(try rows.first?.optionalInt(SQLColumn("price")) == 14_970)
+        #expect(try rows.first?.optionalText(SQLColumn("currency")) == "USD")
         #expect(try await ledger.balancesMatchEntries())
     }
 
@@ -470,7 +472,7 @@ import Testing
         }
         let kinds = try await database.read { executor in
             try await executor.query("SELECT kind, reference FROM ledger_entries ORDER BY id", []).map {
-                "\($0.optionalText(SQLColumn("kind")) ?? "")/\($0.optionalText(SQLColumn("reference")) ?? "-")"
+                "\(try $0.optionalText(SQLColumn("kind")) ?? "")/\(try $0.optionalText(SQLColumn("reference")) ?? "-")"
             }
         }
         #expect(kinds == ["purchase/-", "hold/-", "spend/profile-42", "commit/-"])

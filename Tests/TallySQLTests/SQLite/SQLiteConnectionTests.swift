@@ -43,8 +43,8 @@ import Testing
         try connection.query("INSERT INTO items (id, amount, label) VALUES (?, ?, ?)", [2, nil, nil])
         let rows = try connection.query("SELECT id, amount AS Amount, label FROM items ORDER BY id")
         #expect(try rows.map { try $0.int(SQLColumn("id")) } == [1, 2])
-        #expect(rows.map { $0.optionalInt(SQLColumn("amount")) } == [3_600, nil])
-        #expect(rows.map { $0.optionalText(SQLColumn("label")) } == ["hour", nil])
+        #expect(try rows.map { try $0.optionalInt(SQLColumn("amount")) } == [3_600, nil])
+        #expect(try rows.map { try $0.optionalText(SQLColumn("label")) } == ["hour", nil])
         #expect(throws: SQLDatabaseError.self) { try rows[1].int(SQLColumn("amount")) }
         #expect(throws: SQLDatabaseError.self) { try rows[0].text(SQLColumn("amount")) }
         #expect(try connection.query("SELECT id FROM items WHERE id = 3").isEmpty)
