@@ -11,11 +11,12 @@ import Testing
 /// The example apps in Examples/ as their customers use them, on the simulated App Store: the
 /// photo app on a Tally server in this process, the reports app on the device.
 @Suite(.timeLimit(.minutes(2))) struct ExampleAppsTests {
-    /// Waits until `condition` holds, for at most 10 seconds: the models follow the account on
-    /// their own tasks, and the credits header counts for 0.6 seconds.
+    /// Waits until `condition` holds, for at most 30 seconds: the models follow the account on
+    /// their own tasks, and the credits header counts for 0.6 seconds, in frames on the main
+    /// actor that the whole suite's parallel tests share (10 seconds were once not enough there).
     @MainActor
     static func eventually(_ condition: () -> Bool) async {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while !condition(), Date() < deadline { try? await Task.sleep(nanoseconds: 10_000_000) }
     }
 
