@@ -214,6 +214,16 @@ struct Ledger {
     private func consumeLots(_ user: String, _ currency: String, amount: Int64) async throws {
         var left = amount
         guard left > 0 else { return }
+        // Most takes fit in the oldest open lot: then one statement finds it and takes from it
+        // (the position's lock keeps the lots still meanwhile). Otherwise nothing changed, and
+        // the lots are read and taken from one by one.
+        let fitted = try await executor.execute(
+            """
+            UPDATE lots SET remaining = remaining - \(amount)
+            WHERE id = (SELECT id FROM lots WHERE user_id = \(user) AND currency = \(currency) AND remaining > 0 ORDER BY id LIMIT 1)
+            AND remaining >= \(amount)
+            """)
+        if fitted == 1 { return }
         let lots = try await executor.fetchAll(
             OpenLot.self,
             """
