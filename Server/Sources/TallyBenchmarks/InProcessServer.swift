@@ -45,17 +45,18 @@ enum InProcessServer {
     static func durability(of database: any SQLDatabase) async throws -> String {
         switch database.dialect {
         case .sqlite:
-            // The writer's settings decide durability.
+            // The writer's settings decide durability. Each answer is one value, in a column named
+            // after the setting: read through that name, no record needed.
             return try await database.write { executor in
-                let journal = try await executor.fetchOne(JournalModeRow.self, "PRAGMA journal_mode")?.mode ?? "?"
-                let synchronous = try await executor.fetchOne(SynchronousRow.self, "PRAGMA synchronous")?.level ?? -1
+                let journal = try await executor.query("PRAGMA journal_mode").first?.optionalText(SQLColumn("journal_mode")) ?? "?"
+                let synchronous = try await executor.query("PRAGMA synchronous").first?.optionalInt(SQLColumn("synchronous")) ?? -1
                 let names: [Int64: String] = [0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"]
                 return "journal_mode=\(journal) synchronous=\(names[synchronous] ?? String(synchronous))"
             }
         case .postgres:
             return try await database.read { executor in
-                let commit = try await executor.fetchOne(SynchronousCommitRow.self, "SHOW synchronous_commit")?.setting ?? "?"
-                let fsync = try await executor.fetchOne(FsyncRow.self, "SHOW fsync")?.setting ?? "?"
+                let commit = try await executor.query("SHOW synchronous_commit").first?.optionalText(SQLColumn("synchronous_commit")) ?? "?"
+                let fsync = try await executor.query("SHOW fsync").first?.optionalText(SQLColumn("fsync")) ?? "?"
                 return "synchronous_commit=\(commit) fsync=\(fsync)"
             }
         }
@@ -119,60 +120,6 @@ enum InProcessServer {
             await server.triggerGracefulShutdown()
             try await group.waitForAll()
             return try outcome.get()
-        }
-    }
-
-    // MARK: - Rows
-
-    /// SQLite's `PRAGMA journal_mode`.
-    private struct JournalModeRow: SQLRowDecodable {
-        enum Columns {
-            static let mode = SQLColumn("journal_mode")
-        }
-
-        let mode: String?
-
-        init(row: SQLRow) throws(SQLDatabaseError) {
-            mode = try row.optionalText(Columns.mode)
-        }
-    }
-
-    /// SQLite's `PRAGMA synchronous`: 0 (`OFF`) to 3 (`EXTRA`).
-    private struct SynchronousRow: SQLRowDecodable {
-        enum Columns {
-            static let level = SQLColumn("synchronous")
-        }
-
-        let level: Int64?
-
-        init(row: SQLRow) throws(SQLDatabaseError) {
-            level = try row.optionalInt(Columns.level)
-        }
-    }
-
-    /// PostgreSQL's `SHOW synchronous_commit`.
-    private struct SynchronousCommitRow: SQLRowDecodable {
-        enum Columns {
-            static let setting = SQLColumn("synchronous_commit")
-        }
-
-        let setting: String?
-
-        init(row: SQLRow) throws(SQLDatabaseError) {
-            setting = try row.optionalText(Columns.setting)
-        }
-    }
-
-    /// PostgreSQL's `SHOW fsync`.
-    private struct FsyncRow: SQLRowDecodable {
-        enum Columns {
-            static let setting = SQLColumn("fsync")
-        }
-
-        let setting: String?
-
-        init(row: SQLRow) throws(SQLDatabaseError) {
-            setting = try row.optionalText(Columns.setting)
         }
     }
 }

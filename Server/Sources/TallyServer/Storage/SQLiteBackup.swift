@@ -126,7 +126,7 @@ public enum SQLiteBackup: Sendable {
         do {
             connection = try SQLiteConnection(path: path, readOnly: true)
             problems =
-                try connection.query("PRAGMA integrity_check").compactMap { try $0.decode(IntegrityRow.self).message }.filter { $0 != "ok" }
+                try connection.query("PRAGMA integrity_check").compactMap { try $0.optionalText(Self.integrityMessage) }.filter { $0 != "ok" }
                 + connection.query("PRAGMA foreign_key_check").map { row in
                     let orphan = try row.decode(ForeignKeyRow.self)
                     return "foreign key: row \(orphan.rowID.map { String($0) } ?? "?") of \(orphan.table ?? "?") points to no \(orphan.parent ?? "?")"
@@ -257,18 +257,8 @@ public enum SQLiteBackup: Sendable {
 
     // MARK: - Rows
 
-    /// A line of `PRAGMA integrity_check`: `ok`, or a problem.
-    private struct IntegrityRow: SQLRowDecodable {
-        enum Columns {
-            static let message = SQLColumn("integrity_check")
-        }
-
-        let message: String?
-
-        init(row: SQLRow) throws(SQLDatabaseError) {
-            message = try row.optionalText(Columns.message)
-        }
-    }
+    /// The one column of `PRAGMA integrity_check`'s lines: `ok`, or a problem.
+    private static let integrityMessage = SQLColumn("integrity_check")
 
     /// A line of `PRAGMA foreign_key_check`: a row whose parent is missing.
     private struct ForeignKeyRow: SQLRowDecodable {
