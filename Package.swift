@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "TallyTesting", targets: ["TallyTesting"]),
         .library(name: "TallyKitTesting", targets: ["TallyKitTesting"]),
         .library(name: "TallySQL", targets: ["TallySQL"]),
+        .library(name: "TallyLedger", targets: ["TallyLedger"]),
         // What the tests of this package and of Server/ share; apps do not need it.
         .library(name: "TallyTestSupport", targets: ["TallyTestSupport"]),
     ],
@@ -41,6 +42,9 @@ let package = Package(
             dependencies: ["TallyCore", .target(name: "CSQLite", condition: .when(platforms: [.linux]))],
             swiftSettings: strict
         ),
+        // The rules of credits (positions, lots, holds, debt, refunds) and their tables, hosted
+        // by the device's ledger and by the server.
+        .target(name: "TallyLedger", dependencies: ["TallyCore", "TallySQL"], swiftSettings: strict),
         .target(
             name: "TallyVerify",
             dependencies: [
@@ -66,7 +70,7 @@ let package = Package(
         ),
         .target(
             name: "TallyKit",
-            dependencies: ["TallyCore", "TallyVerify", "TallySQL"],
+            dependencies: ["TallyCore", "TallyVerify", "TallySQL", "TallyLedger"],
             resources: [.process("Resources")],
             swiftSettings: strict
         ),
@@ -77,7 +81,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "TallyTestSupport", dependencies: ["TallyCore", "TallyVerify", "TallyTesting", "TallySQL", "TallyKit", "TallyKitTesting"],
+            name: "TallyTestSupport",
+            dependencies: ["TallyCore", "TallyVerify", "TallyTesting", "TallySQL", "TallyLedger", "TallyKit", "TallyKitTesting"],
             path: "Tests/TallyTestSupport",
             swiftSettings: strict),
         .testTarget(name: "TallyCoreTests", dependencies: ["TallyCore", "TallyTestSupport"], swiftSettings: strict),
@@ -109,6 +114,7 @@ let package = Package(
             exclude: ["Persistence/Schema"],
             swiftSettings: strict
         ),
+        .testTarget(name: "TallyLedgerTests", dependencies: ["TallyCore", "TallySQL", "TallyLedger", "TallyTestSupport"], swiftSettings: strict),
         .testTarget(name: "TallySQLTests", dependencies: ["TallySQL", "TallyTestSupport"], swiftSettings: strict),
     ]
 )

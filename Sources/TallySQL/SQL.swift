@@ -3,7 +3,7 @@
 /// Write it as a string literal; an interpolated value becomes a bound parameter, never text:
 ///
 /// ```swift
-/// let statement: SQL = "SELECT amount FROM ledger_lots WHERE transaction_id = \(transactionID) AND currency = \(currency)"
+/// let statement: SQL = "SELECT remaining FROM lots WHERE transaction_id = \(transactionID) AND currency = \(currency)"
 /// let rows = try await executor.query(statement)
 /// ```
 ///

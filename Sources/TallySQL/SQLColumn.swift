@@ -13,7 +13,7 @@
 ///         amount = try row.int(Columns.amount)
 ///     }
 /// }
-/// let lots = try await executor.fetchAll(Lot.self, "SELECT \(Lot.Columns.currency), \(Lot.Columns.amount) FROM ledger_lots")
+/// let lots = try await executor.fetchAll(Lot.self, "SELECT \(Lot.Columns.currency), \(Lot.Columns.amount) FROM lots")
 /// ```
 public struct SQLColumn: Sendable, Hashable, CustomStringConvertible {
     /// The name as written.

@@ -12,8 +12,8 @@ public enum SQLDialect: Sendable {
 /// renders them for its database (`?` on SQLite, `$1…$n` on PostgreSQL):
 ///
 /// ```swift
-/// try await executor.execute("UPDATE ledger_balances SET available = available + \(amount) WHERE currency = \(currency)")
-/// let lots = try await executor.fetchAll(Lot.self, "SELECT * FROM ledger_lots WHERE transaction_id = \(transactionID) ORDER BY id")
+/// try await executor.execute("UPDATE positions SET available = available + \(amount) WHERE user_id = \(holder) AND currency = \(currency)")
+/// let lots = try await executor.fetchAll(Lot.self, "SELECT * FROM lots WHERE transaction_id = \(transactionID) ORDER BY id")
 /// ```
 ///
 /// The earlier form, `query(_:_:)` and `execute(_:_:)` with `?` placeholders and a parallel

@@ -17,7 +17,7 @@
 ///     }
 /// }
 ///
-/// let balances = try await executor.fetchAll(Balance.self, "SELECT * FROM ledger_balances ORDER BY currency")
+/// let balances = try await executor.fetchAll(Balance.self, "SELECT * FROM positions ORDER BY currency")
 /// ```
 public protocol SQLRowDecodable {
     /// Reads the record from a row.

@@ -7,10 +7,6 @@ public struct LedgerBucket: StableCode {
     public static let balance = Self(rawValue: "balance")
     /// A subscription's allowance for the current period, used before the balance (server).
     public static let allowance = Self(rawValue: "allowance")
-    /// Held by reservations (device).
-    public static let held = Self(rawValue: "held")
-    /// Spent credit that a refund took back (device).
-    public static let debt = Self(rawValue: "debt")
 
-    public static let all: [Self] = [.balance, .allowance, .held, .debt]
+    public static let all: [Self] = [.balance, .allowance]
 }

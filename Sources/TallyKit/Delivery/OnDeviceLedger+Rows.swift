@@ -1,63 +1,57 @@
 import TallyCore
+import TallyLedger
 import TallySQL
 
 /// The ledger's rows, each kind read in one place through its column constants.
 extension OnDeviceLedger {
-    /// A row of `ledger_balances`, or a sum of entries in the same shape.
+    /// A currency's position.
     struct BalanceRow: SQLRowDecodable {
         enum Columns {
             static let currency = SQLColumn("currency")
-            static let available = SQLColumn("available")
-            static let held = SQLColumn("held")
-            static let debt = SQLColumn("debt")
         }
 
         let currency: String
-        let available: Int64
-        let held: Int64
-        let debt: Int64
+        let position: CreditPosition
 
         init(row: SQLRow) throws(SQLDatabaseError) {
             currency = try row.text(Columns.currency)
-            available = try row.int(Columns.available)
-            held = try row.int(Columns.held)
-            debt = try row.int(Columns.debt)
+            position = try CreditPosition(row: row)
         }
 
         /// The balance; all that is available can be spent on the device.
         var balance: Balance {
-            Balance(currency: currency, available: available, held: held, debt: debt, spendable: available)
+            Balance(currency: currency, available: position.available, held: position.held, debt: position.debt, spendable: position.available)
         }
     }
 
-    /// A lot with what is left of it: `ledger_lots` and the sum of its balance entries as `remaining`.
+    /// A lot with what is left of it, and the purchase date of the purchase that granted it.
     struct LotRow: SQLRowDecodable {
         enum Columns {
-            static let id = SQLColumn("id")
             static let transactionID = SQLColumn("transaction_id")
             static let currency = SQLColumn("currency")
-            static let amount = SQLColumn("amount")
-            static let acquiredAt = SQLColumn("acquired_at")
+            static let granted = SQLColumn("granted")
             static let remaining = SQLColumn("remaining")
+            static let acquiredAt = SQLColumn("acquired_at")
         }
 
-        /// The columns every lot query selects, from `ledger_lots l` and its entries `e`.
-        static let selection: SQL = "l.id, l.transaction_id, l.currency, l.amount, l.acquired_at, COALESCE(SUM(e.amount), 0) AS remaining"
+        /// The columns every lot query selects, from `lots l` and its purchase `p`.
+        static let selection: SQL = """
+            l.\(Columns.transactionID), l.\(Columns.currency), l.\(Columns.granted), l.\(Columns.remaining),
+            COALESCE(p.purchase_date, l.created_at) AS \(Columns.acquiredAt)
+            """
 
-        let id: Int64
         let transactionID: String?
         let currency: String
-        let amount: Int64
-        let acquiredAt: Int64
+        let granted: Int64
         let remaining: Int64
+        let acquiredAt: Int64
 
         init(row: SQLRow) throws(SQLDatabaseError) {
-            id = try row.int(Columns.id)
             transactionID = try row.optionalText(Columns.transactionID)
             currency = try row.text(Columns.currency)
-            amount = try row.int(Columns.amount)
-            acquiredAt = try row.int(Columns.acquiredAt)
+            granted = try row.int(Columns.granted)
             remaining = try row.int(Columns.remaining)
+            acquiredAt = try row.int(Columns.acquiredAt)
         }
     }
 
@@ -65,25 +59,13 @@ extension OnDeviceLedger {
     struct AmountRow: SQLRowDecodable {
         enum Columns {
             static let currency = SQLColumn("currency")
-            static let amount = SQLColumn("amount")
+            static let granted = SQLColumn("granted")
         }
 
         let amount: Amount
 
         init(row: SQLRow) throws(SQLDatabaseError) {
-            amount = Amount(currency: try row.text(Columns.currency), amount: try row.int(Columns.amount))
-        }
-    }
-
-    /// The id SQLite gave the last row inserted on this connection.
-    struct InsertedRow: SQLRowDecodable {
-        static let id = SQLColumn("id")
-        static let query: SQL = "SELECT last_insert_rowid() AS \(id)"
-
-        let id: Int64
-
-        init(row: SQLRow) throws(SQLDatabaseError) {
-            id = try row.int(Self.id)
+            amount = Amount(currency: try row.text(Columns.currency), amount: try row.int(Columns.granted))
         }
     }
 
@@ -143,7 +125,7 @@ extension OnDeviceLedger {
         }
     }
 
-    /// What one consumption took from one lot: a spend entry with its lot.
+    /// What one consumption took from one lot: a take, with its lot.
     struct SourceRow: SQLRowDecodable {
         enum Columns {
             static let operationID = SQLColumn("operation_id")

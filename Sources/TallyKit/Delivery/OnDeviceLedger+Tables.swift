@@ -1,9 +1,20 @@
 import Foundation
 import TallyCore
+import TallyLedger
 import TallySQL
 
-/// The ledger's SQL, each function a step inside the caller's transaction.
+/// The ledger's SQL, each function a step inside the caller's transaction. Credits follow
+/// TallyLedger's rules (``CreditLedger``), the server's own; what is the device's is here: its
+/// purchases, consumptions, reservations and renewal info.
 extension OnDeviceLedger {
+    /// The credit ledger inside a write at `time`.
+    static func credits(_ executor: any SQLExecutor, time: Int64) -> CreditLedger {
+        CreditLedger(executor, schema: LocalDatabase.ledgerSchema, now: time)
+    }
+
+    /// The device: the one holder of its credits.
+    static var holder: String { LocalDatabase.holder }
+
     /// Records a purchase; `true` when it is new.
     @discardableResult
     static func record(_ executor: any SQLExecutor, payload: TransactionPayload, evidence: TransactionEvidence, time: Int64) async throws -> Bool {
@@ -25,22 +36,12 @@ extension OnDeviceLedger {
     static func grant(_ executor: any SQLExecutor, product: OnDeviceCatalog.Product, payload: TransactionPayload, time: Int64) async throws -> [Amount] {
         let transactionID = payload.transactionID ?? ""
         let quantity = Int64(min(10, max(1, payload.quantity ?? 1)))
-        let acquired = payload.purchaseDate.map(JournalTime.millis) ?? time
+        let ledger = credits(executor, time: time)
         var granted: [Amount] = []
         for grant in product.grants {
             let (amount, overflow) = grant.amount.multipliedReportingOverflow(by: quantity)
             guard !overflow else { throw TallyError(.invalidRequest, "\(grant.amount) \(grant.currency) × \(quantity) does not fit in 64 bits") }
-            try await executor.execute(
-                "INSERT INTO ledger_lots (transaction_id, currency, amount, acquired_at) VALUES (\(transactionID), \(grant.currency), \(amount), \(acquired))")
-            let lot = try await executor.fetchOne(InsertedRow.self, InsertedRow.query)?.id ?? 0
-            try await entry(executor, grant.currency, bucket: .balance, kind: .purchase, amount: amount, lot: lot, transaction: transactionID, time: time)
-            let debt = try await balance(executor, grant.currency).debt
-            let repaid = min(debt, amount)
-            if repaid > 0 {
-                try await entry(executor, grant.currency, bucket: .balance, kind: .repay, amount: -repaid, lot: lot, transaction: transactionID, time: time)
-                try await entry(executor, grant.currency, bucket: .debt, kind: .repay, amount: -repaid, transaction: transactionID, time: time)
-            }
-            try await adjust(executor, grant.currency, available: amount - repaid, debt: -repaid)
+            try await ledger.grant(holder, grant.currency, amount: amount, kind: .purchase, transaction: transactionID)
             granted.append(Amount(currency: grant.currency, amount: amount))
         }
         return granted
@@ -48,8 +49,10 @@ extension OnDeviceLedger {
 
     /// What a recorded purchase granted.
     static func grants(_ executor: any SQLExecutor, transactionID: String) async throws -> [Amount] {
-        try await executor.fetchAll(AmountRow.self, "SELECT currency, amount FROM ledger_lots WHERE transaction_id = \(transactionID) ORDER BY id")
-            .map(\.amount)
+        try await executor.fetchAll(
+            AmountRow.self,
+            "SELECT \(AmountRow.Columns.currency), \(AmountRow.Columns.granted) FROM lots WHERE transaction_id = \(transactionID) ORDER BY id"
+        ).map(\.amount)
     }
 
     /// Revokes a refunded purchase once: the unspent part of its lots is removed, the spent
@@ -62,108 +65,46 @@ extension OnDeviceLedger {
         let revoked = try await executor.execute(
             "UPDATE ledger_purchases SET revoked_at = \(revokedAt) WHERE transaction_id = \(transactionID) AND revoked_at IS NULL")
         guard revoked == 1 else { return false }
-        let lots = try await executor.fetchAll(
-            LotRow.self,
-            """
-            SELECT \(LotRow.selection)
-            FROM ledger_lots l LEFT JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = \(LedgerBucket.balance)
-            WHERE l.transaction_id = \(transactionID) GROUP BY l.id ORDER BY l.id
-            """)
-        for lot in lots {
-            let currency = lot.currency, amount = lot.amount
-            // Held amounts stay spendable by their reservation; only what is free can be removed.
-            let removed = max(0, min(lot.remaining, try await balance(executor, currency).available))
-            if removed > 0 {
-                try await entry(
-                    executor, currency, bucket: .balance, kind: .refund, amount: -removed, lot: lot.id, transaction: transactionID, time: time)
-            }
-            let debt = amount - removed
-            if debt > 0 {
-                try await entry(executor, currency, bucket: .debt, kind: .refundDebt, amount: debt, transaction: transactionID, time: time)
-            }
-            try await adjust(executor, currency, available: -removed, debt: debt)
+        let ledger = credits(executor, time: time)
+        for lot in try await ledger.unrevokedLots(transaction: transactionID) {
+            try await ledger.clawBack(lotID: lot.id, holder: holder, currency: lot.currency, transaction: transactionID)
         }
         return true
     }
 
-    /// Takes `amount` from the lots in the order they were delivered, first first (as the
-    /// server does): a purchase delivered late does not jump ahead of credits already there.
-    static func take(
-        _ executor: any SQLExecutor, currency: String, amount: Int64, kind: LedgerEntryKind, operation: String, reference: String?, time: Int64
-    ) async throws {
-        let lots = try await executor.fetchAll(
-            LotRow.self,
-            """
-            SELECT \(LotRow.selection)
-            FROM ledger_lots l JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = \(LedgerBucket.balance)
-            WHERE l.currency = \(currency) GROUP BY l.id HAVING SUM(e.amount) > 0 ORDER BY l.id
-            """)
-        var left = amount
-        for lot in lots where left > 0 {
-            let taken = min(left, lot.remaining)
-            try await entry(
-                executor, currency, bucket: .balance, kind: kind, amount: -taken, lot: lot.id, transaction: lot.transactionID, operation: operation,
-                reference: reference, time: time)
-            left -= taken
-        }
-        guard left == 0 else { throw TallyError(.storageFailed, "the lots of \(currency) hold less than its balance") }
-    }
-
-    static func entry(
-        _ executor: any SQLExecutor, _ currency: String, bucket: LedgerBucket, kind: LedgerEntryKind, amount: Int64, lot: Int64? = nil,
-        transaction: String? = nil, operation: String? = nil, reference: String? = nil, time: Int64
-    ) async throws {
-        try await executor.execute(
-            """
-            INSERT INTO ledger_entries (currency, bucket, kind, amount, lot_id, transaction_id, operation_id, reference, created_at)
-            VALUES (\(currency), \(bucket), \(kind), \(amount), \(lot), \(transaction), \(operation), \(reference), \(time))
-            """)
-    }
-
-    static func adjust(_ executor: any SQLExecutor, _ currency: String, available: Int64 = 0, held: Int64 = 0, debt: Int64 = 0) async throws {
-        // An update first: an upsert would check its insert row (a negative change) against the CHECKs.
-        let updated = try await executor.execute(
-            "UPDATE ledger_balances SET available = available + \(available), held = held + \(held), debt = debt + \(debt) WHERE currency = \(currency)")
-        if updated == 0 {
-            try await executor.execute(
-                "INSERT INTO ledger_balances (currency, available, held, debt) VALUES (\(currency), \(available), \(held), \(debt))")
-        }
-    }
-
     static func balance(_ executor: any SQLExecutor, _ currency: String) async throws -> Balance {
-        guard let row = try await executor.fetchOne(BalanceRow.self, "SELECT * FROM ledger_balances WHERE currency = \(currency)") else {
-            return Balance(currency: currency, available: 0, held: 0, debt: 0, spendable: 0)
-        }
-        return row.balance
+        let position = try await CreditLedger.position(executor, holder, currency)
+        return Balance(currency: currency, available: position.available, held: position.held, debt: position.debt, spendable: position.available)
     }
 
     static func balances(_ executor: any SQLExecutor) async throws -> [Balance] {
-        try await executor.fetchAll(BalanceRow.self, "SELECT * FROM ledger_balances ORDER BY currency").map(\.balance)
+        try await executor.fetchAll(
+            BalanceRow.self, "SELECT \(BalanceRow.Columns.currency), \(CreditPosition.selection) FROM positions WHERE user_id = \(holder) ORDER BY currency"
+        ).map(\.balance)
     }
 
-    /// Units a hold gives back return to available, debt repaid first: a unit refunded while it
-    /// was held is owed, and goes to the debt rather than back to the balance.
-    static func giveBack(_ executor: any SQLExecutor, _ currency: String, amount: Int64, operation: String, time: Int64) async throws {
-        guard amount > 0 else { return }
-        let repaid = min(try await balance(executor, currency).debt, amount)
-        if repaid > 0 {
-            try await take(executor, currency: currency, amount: repaid, kind: .repay, operation: operation, reference: nil, time: time)
-            try await entry(executor, currency, bucket: .debt, kind: .repay, amount: -repaid, operation: operation, time: time)
+    /// Ends a held reservation: `used` of it is spent, the rest returns to available.
+    static func settle(_ executor: any SQLExecutor, _ reservation: ReservationRow, used: Int64, status: ReservationStatus, time: Int64) async throws {
+        let id = reservation.id
+        try await credits(executor, time: time).settleHold(
+            holder, reservation.currency, held: reservation.amount, used: used, operation: id, reference: reservation.reference)
+        if used > 0 {
+            // The audit trail of spends lists what a reservation used, under the reservation's id.
+            try await executor.execute(
+                """
+                INSERT INTO ledger_spends (idempotency_key, currency, amount, reference, created_at)
+                VALUES (\(id), \(reservation.currency), \(used), \(reservation.reference), \(time))
+                """)
         }
-        try await adjust(executor, currency, available: amount - repaid, debt: -repaid)
+        try await executor.execute(
+            "UPDATE ledger_reservations SET status = \(status), used = \(status == .committed ? used : nil) WHERE id = \(id)")
     }
 
     /// Reservations past their time return what they hold.
     static func expireReservations(_ executor: any SQLExecutor, now: Int64) async throws {
         let expired = try await executor.fetchAll(
             ReservationRow.self, "SELECT * FROM ledger_reservations WHERE status = \(ReservationStatus.held) AND expires_at <= \(now)")
-        for reservation in expired {
-            let id = reservation.id, currency = reservation.currency, amount = reservation.amount
-            try await entry(executor, currency, bucket: .held, kind: .expire, amount: -amount, operation: id, time: now)
-            try await adjust(executor, currency, held: -amount)
-            try await giveBack(executor, currency, amount: amount, operation: id, time: now)
-            try await executor.execute("UPDATE ledger_reservations SET status = \(ReservationStatus.expired) WHERE id = \(id)")
-        }
+        for reservation in expired { try await settle(executor, reservation, used: 0, status: .expired, time: now) }
     }
 
     static func reservation(_ executor: any SQLExecutor, id: String, replayed: Bool) async throws -> Reservation {
@@ -193,7 +134,6 @@ extension OnDeviceLedger {
             WHERE excluded.signed_at >= ledger_renewals.signed_at
             """)
     }
-
     /// Entitlements from the purchases recorded here: non-consumables while not revoked,
     /// non-renewing subscriptions for their catalog duration from the latest purchase,
     /// auto-renewables until their latest expiry, or the end of a billing grace period the

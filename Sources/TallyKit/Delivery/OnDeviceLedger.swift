@@ -1,5 +1,6 @@
 public import Foundation
 public import TallyCore
+import TallyLedger
 import TallySQL
 public import TallyVerify
 
@@ -7,12 +8,12 @@ public import TallyVerify
 /// TallyVerify (Apple Root CA - G3 by default) and credited to a ledger in the device's
 /// SQLite database, in one transaction with the purchase record.
 ///
-/// Credits are kept in lots, one per purchase and currency, and spent in the order the lots
-/// were delivered, as on the server (a purchase finished at a later launch does not jump ahead
-/// of credits already there, whatever its purchase date). The
-/// ledger is append-only (triggers refuse updates and deletes); balances are kept in the
-/// same transaction as the entries that change them. A refunded purchase takes back what
-/// is left of its lot; what was already spent is recorded as debt, repaid by the next grant.
+/// Credits follow the server's rules, written once in TallyLedger (`CreditLedger`) over the
+/// same tables: lots, one per purchase and currency, spent in the order they were delivered (a
+/// purchase finished at a later launch does not jump ahead of credits already there, whatever
+/// its purchase date); append-only entries (triggers refuse updates and deletes), with the
+/// balances kept in the same transaction. A refunded purchase takes back what is left of its
+/// lot; what was already spent is recorded as debt, repaid by the next grant.
 /// ``creditHistory(currency:)`` lists each lot and each consumption with the lots it took.
 ///
 /// Subscriptions: entitlements come from the transactions recorded here (a purchase, the
@@ -210,16 +211,15 @@ public struct OnDeviceLedger: Delivery {
                     spendID: order.idempotencyKey, currency: order.currency, amount: order.amount, fromAllowance: 0,
                     fromBalance: order.amount, balance: try await Self.balance(executor, order.currency), replayed: true)
             }
-            let balance = try await Self.balance(executor, order.currency)
-            guard balance.available >= order.amount else {
+            guard
+                try await Self.credits(executor, time: time).spend(
+                    Self.holder, order.currency, amount: order.amount, operation: order.idempotencyKey, reference: order.reference)
+            else {
+                let available = try await Self.balance(executor, order.currency).available
                 throw TallyError(
-                    .insufficientCredits, "\(order.amount) \(order.currency) asked, \(balance.available) available",
-                    currency: order.currency, available: balance.available)
+                    .insufficientCredits, "\(order.amount) \(order.currency) asked, \(available) available", currency: order.currency,
+                    available: available)
             }
-            try await Self.take(
-                executor, currency: order.currency, amount: order.amount, kind: .spend, operation: order.idempotencyKey,
-                reference: order.reference, time: time)
-            try await Self.adjust(executor, order.currency, available: -order.amount)
             try await executor.execute(
                 """
                 INSERT INTO ledger_spends (idempotency_key, currency, amount, reference, created_at)
@@ -248,11 +248,11 @@ public struct OnDeviceLedger: Delivery {
                 }
                 return try await Self.reservation(executor, row, replayed: true)
             }
-            let balance = try await Self.balance(executor, order.currency)
-            guard balance.available >= order.amount else {
+            guard try await Self.credits(executor, time: time).hold(Self.holder, order.currency, amount: order.amount) else {
+                let available = try await Self.balance(executor, order.currency).available
                 throw TallyError(
-                    .insufficientCredits, "\(order.amount) \(order.currency) asked, \(balance.available) available",
-                    currency: order.currency, available: balance.available)
+                    .insufficientCredits, "\(order.amount) \(order.currency) asked, \(available) available", currency: order.currency,
+                    available: available)
             }
             let id = "res_" + UUID().uuidString.lowercased()
             let expiresAt = time + order.ttlSeconds * 1000
@@ -262,8 +262,6 @@ public struct OnDeviceLedger: Delivery {
                 VALUES (\(id), \(order.idempotencyKey), \(order.currency), \(order.amount), \(ReservationStatus.held), \(order.reference),
                     \(expiresAt), \(time))
                 """)
-            try await Self.entry(executor, order.currency, bucket: .held, kind: .hold, amount: order.amount, operation: id, time: time)
-            try await Self.adjust(executor, order.currency, available: -order.amount, held: order.amount)
             return try await Self.reservation(executor, id: id, replayed: false)
         }
     }
@@ -274,25 +272,11 @@ public struct OnDeviceLedger: Delivery {
         return try await database.write { executor in
             let time = try await clock.millis(in: executor, wall: wall)
             let row = try await Self.reservationRow(executor, reservationID, now: time)
-            let (status, amount, currency) = (row.status, row.amount, row.currency)
+            let (status, amount) = (row.status, row.amount)
             if status == .committed, row.used == used { return try await Self.reservation(executor, row, replayed: true) }
             guard status == .held else { throw TallyError(.reservationClosed, "reservation \(reservationID) is \(status)") }
             guard used <= amount else { throw TallyError(.invalidRequest, "used \(used) is more than the \(amount) reserved") }
-            if used > 0 {
-                let reference = row.reference
-                try await Self.take(executor, currency: currency, amount: used, kind: .spend, operation: reservationID, reference: reference, time: time)
-                // The audit trail of spends lists what a reservation used, under the reservation's id.
-                try await executor.execute(
-                    """
-                    INSERT INTO ledger_spends (idempotency_key, currency, amount, reference, created_at)
-                    VALUES (\(reservationID), \(currency), \(used), \(reference), \(time))
-                    """)
-            }
-            try await Self.entry(executor, currency, bucket: .held, kind: .commit, amount: -amount, operation: reservationID, time: time)
-            try await Self.adjust(executor, currency, held: -amount)
-            try await Self.giveBack(executor, currency, amount: amount - used, operation: reservationID, time: time)
-            try await executor.execute(
-                "UPDATE ledger_reservations SET status = \(ReservationStatus.committed), used = \(used) WHERE id = \(reservationID)")
+            try await Self.settle(executor, row, used: used, status: .committed, time: time)
             return try await Self.reservation(executor, id: reservationID, replayed: false)
         }
     }
@@ -313,13 +297,10 @@ public struct OnDeviceLedger: Delivery {
         return try await database.write { executor in
             let time = try await clock.millis(in: executor, wall: wall)
             let row = try await Self.reservationRow(executor, reservationID, now: time)
-            let (status, amount, currency) = (row.status, row.amount, row.currency)
+            let status = row.status
             if status == .released || status == .expired { return try await Self.reservation(executor, row, replayed: true) }
             guard status == .held else { throw TallyError(.reservationClosed, "reservation \(reservationID) is \(status)") }
-            try await Self.entry(executor, currency, bucket: .held, kind: .release, amount: -amount, operation: reservationID, time: time)
-            try await Self.adjust(executor, currency, held: -amount)
-            try await Self.giveBack(executor, currency, amount: amount, operation: reservationID, time: time)
-            try await executor.execute("UPDATE ledger_reservations SET status = \(ReservationStatus.released) WHERE id = \(reservationID)")
+            try await Self.settle(executor, row, used: 0, status: .released, time: time)
             return try await Self.reservation(executor, id: reservationID, replayed: false)
         }
     }
@@ -337,23 +318,22 @@ public struct OnDeviceLedger: Delivery {
             let acquisitions = try await executor.fetchAll(
                 LotRow.self,
                 """
-                SELECT \(LotRow.selection)
-                FROM ledger_lots l LEFT JOIN ledger_entries e ON e.lot_id = l.id AND e.bucket = \(LedgerBucket.balance)
-                WHERE \(currency) IS NULL OR l.currency = \(currency) GROUP BY l.id ORDER BY l.acquired_at, l.id
+                SELECT \(LotRow.selection) FROM lots l LEFT JOIN ledger_purchases p ON p.transaction_id = l.transaction_id
+                WHERE l.user_id = \(Self.holder) AND (\(currency) IS NULL OR l.currency = \(currency)) ORDER BY l.id
                 """
             ).map { lot in
                 CreditHistory.Acquisition(
-                    transactionID: lot.transactionID, currency: lot.currency, amount: lot.amount, acquiredAt: JournalTime.date(lot.acquiredAt),
+                    transactionID: lot.transactionID, currency: lot.currency, amount: lot.granted, acquiredAt: JournalTime.date(lot.acquiredAt),
                     remaining: lot.remaining)
             }
-            // What each consumption took from which lot: its spend entries, under its key.
+            // What each consumption took from which lot: its takes, under its key.
             var sources: [String: [CreditHistory.Source]] = [:]
             for row in try await executor.fetchAll(
                 SourceRow.self,
                 """
-                SELECT e.operation_id, l.transaction_id, l.acquired_at, -e.amount AS taken
-                FROM ledger_entries e JOIN ledger_lots l ON l.id = e.lot_id
-                WHERE e.kind = \(LedgerEntryKind.spend) AND (\(currency) IS NULL OR e.currency = \(currency)) ORDER BY e.id
+                SELECT t.operation_id, l.transaction_id, COALESCE(p.purchase_date, l.created_at) AS acquired_at, t.amount AS taken
+                FROM lot_takes t JOIN lots l ON l.id = t.lot_id LEFT JOIN ledger_purchases p ON p.transaction_id = l.transaction_id
+                WHERE t.kind = \(LedgerEntryKind.spend) AND (\(currency) IS NULL OR l.currency = \(currency)) ORDER BY t.id
                 """)
             {
                 guard let operation = row.operationID else { continue }
@@ -371,27 +351,9 @@ public struct OnDeviceLedger: Delivery {
         }
     }
 
-    /// Whether every balance equals the sum of its ledger entries (for tests and diagnostics).
+    /// Whether every balance agrees with the ledger's entries and lots (for tests and diagnostics).
     public func balancesMatchEntries() async throws(TallyError) -> Bool {
-        try await database.read { executor in
-            let sums = try await executor.fetchAll(
-                BalanceRow.self,
-                """
-                SELECT currency,
-                    COALESCE(SUM(CASE WHEN bucket = \(LedgerBucket.balance) THEN amount END), 0)
-                        - COALESCE(SUM(CASE WHEN bucket = \(LedgerBucket.held) THEN amount END), 0) AS available,
-                    COALESCE(SUM(CASE WHEN bucket = \(LedgerBucket.held) THEN amount END), 0) AS held,
-                    COALESCE(SUM(CASE WHEN bucket = \(LedgerBucket.debt) THEN amount END), 0) AS debt
-                FROM ledger_entries GROUP BY currency
-                """)
-            for sum in sums {
-                let balance = try await Self.balance(executor, sum.currency)
-                guard balance.available == sum.available, balance.held == sum.held, balance.debt == sum.debt else {
-                    return false
-                }
-            }
-            return true
-        }
+        try await database.read { executor in try await CreditLedger.consistent(executor, holder: Self.holder) }
     }
 
     // MARK: - Verification

@@ -1,16 +1,18 @@
 import TallyCore
+import TallyLedger
 import TallySQL
 
 /// The device's schema, all of it, as named append-only migrations run by TallySQL's one
 /// migration runner when the database opens. A migration, once released, is never edited:
-/// changes come as new migrations at the end. (Before the first release the schema is one
-/// migration, `0001_device`.)
+/// changes come as new migrations at the end: `0002_ledger` moved the credits into the
+/// ledger's tables shared with the server (TallyLedger's ``LedgerSchema``), converting what a
+/// database made by `0001_device` held.
 ///
 /// Times are milliseconds since 1970 and the trusted clock's uptime is milliseconds since the
 /// device started: only integers and text are stored, as on the server.
 extension LocalDatabase {
     /// Every migration, in order.
-    static let migrations: [Migration] = [device]
+    static let migrations: [Migration] = [device, sharedLedger]
 
     static let device = Migration(name: "0001_device", sqlite: journal + account + ledger)
 
@@ -127,11 +129,12 @@ extension LocalDatabase {
                 UNIQUE (transaction_id, currency)
             )
             """,
+            // The buckets of its time, written out: a released migration is never edited.
             """
             CREATE TABLE ledger_entries (
                 id INTEGER PRIMARY KEY AUTOINCREMENT,
                 currency TEXT NOT NULL,
-                bucket TEXT NOT NULL CHECK (bucket IN (\(LedgerBucket.sqlList))),
+                bucket TEXT NOT NULL CHECK (bucket IN ('balance', 'allowance', 'held', 'debt')),
                 kind TEXT NOT NULL CHECK (kind IN (\(LedgerEntryKind.sqlList))),
                 amount INTEGER NOT NULL CHECK (amount <> 0),
                 lot_id INTEGER REFERENCES ledger_lots (id),
@@ -187,4 +190,54 @@ extension LocalDatabase {
     ].map { name, event, message in
         "CREATE TRIGGER \(name) BEFORE \(event) BEGIN SELECT RAISE(ABORT, '\(message)'); END"
     }
+
+    /// The device's credits in the ledger's tables shared with the server: one holder, the
+    /// device, and each take from a lot kept for the credit history. No RETURNING: the system
+    /// SQLite of iOS 13 and 14 is older than 3.35.
+    static let ledgerSchema = LedgerSchema(holders: nil, recordsTakes: true, returning: false)
+
+    /// The holder of every position, lot and entry on the device.
+    static let holder = "device"
+
+    /// `0002_ledger`: the shared tables, and what `0001_device`'s kept converted into them.
+    /// - Balances become positions, as they were.
+    /// - Lots keep their ids (so their order), with what their entries left of them as
+    ///   `remaining` and their purchase's revocation as `revoked`.
+    /// - Entries become what the server writes: every change of `available + held − debt`.
+    ///   Each debt entry counts against it (a refund's debt, negated); a repayment moved units
+    ///   from a lot to the debt and changed nothing of that sum, and holds moved units between
+    ///   available and held: neither is written.
+    /// - The spend and repay entries of a consumption, each naming its lot, become its takes.
+    static let sharedLedger = Migration(
+        name: "0002_ledger",
+        sqlite: ["ALTER TABLE ledger_entries RENAME TO ledger_entries_0001"] + ledgerSchema.statements(.sqlite) + [
+            """
+            INSERT INTO positions (user_id, currency, available, held, debt)
+            SELECT '\(holder)', currency, available, held, debt FROM ledger_balances
+            """,
+            """
+            INSERT INTO lots (id, user_id, currency, source, transaction_id, granted, remaining, revoked, created_at)
+            SELECT l.id, '\(holder)', l.currency, '\(LedgerEntryKind.purchase.rawValue)', l.transaction_id, l.amount,
+                COALESCE((SELECT SUM(e.amount) FROM ledger_entries_0001 e WHERE e.lot_id = l.id AND e.bucket = 'balance'), 0),
+                CASE WHEN p.revoked_at IS NULL THEN 0 ELSE 1 END, p.recorded_at
+            FROM ledger_lots l JOIN ledger_purchases p ON p.transaction_id = l.transaction_id ORDER BY l.id
+            """,
+            """
+            INSERT INTO ledger_entries (user_id, currency, bucket, kind, amount, transaction_id, operation_id, reference, created_at)
+            SELECT '\(holder)', currency, 'balance', kind, CASE WHEN bucket = 'debt' THEN -amount ELSE amount END, transaction_id,
+                operation_id, reference, created_at
+            FROM ledger_entries_0001 WHERE bucket IN ('balance', 'debt') AND kind <> '\(LedgerEntryKind.repay.rawValue)' ORDER BY id
+            """,
+            """
+            INSERT INTO lot_takes (lot_id, kind, amount, operation_id, created_at)
+            SELECT lot_id, kind, -amount, operation_id, created_at FROM ledger_entries_0001
+            WHERE bucket = 'balance' AND kind IN ('\(LedgerEntryKind.spend.rawValue)', '\(LedgerEntryKind.repay.rawValue)') AND lot_id IS NOT NULL
+                AND operation_id IS NOT NULL
+            ORDER BY id
+            """,
+            // Dropping a table fires none of its triggers.
+            "DROP TABLE ledger_entries_0001",
+            "DROP TABLE ledger_lots",
+            "DROP TABLE ledger_balances",
+        ])
 }

@@ -66,7 +66,9 @@ import Testing
         #expect(try await manager.available("report.career") == 1)
         // FIFO: the credit of the first purchase went first.
         let entries = try await device.database().read { executor in
-            try await executor.query("SELECT transaction_id FROM ledger_entries WHERE kind = 'spend'", []).map {
+            try await executor.query(
+                "SELECT l.transaction_id FROM lot_takes t JOIN lots l ON l.id = t.lot_id WHERE t.kind = 'spend'", []
+            ).map {
                 try $0.optionalText(SQLColumn("transaction_id"))
             }
         }
@@ -475,7 +477,12 @@ import Testing
                 "\(try $0.optionalText(SQLColumn("kind")) ?? "")/\(try $0.optionalText(SQLColumn("reference")) ?? "-")"
             }
         }
-        #expect(kinds == ["purchase/-", "hold/-", "spend/profile-42", "commit/-"])
+        // A hold and its end move units between available and held: the ledger, as the server's,
+        // records only what changes the balance.
+        #expect(kinds == ["purchase/-", "spend/profile-42"])
+        await #expect(throws: TallyError.self) {
+            try await database.write { executor in try await executor.execute("DELETE FROM lot_takes", []) }
+        }
     }
 
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)

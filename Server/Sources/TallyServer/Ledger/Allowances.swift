@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallyLedger
 import TallySQL
 
 /// Subscription allowances: a fixed amount per period (3600 seconds a month), spent before
@@ -94,7 +95,7 @@ struct Allowances {
             VALUES (\(user), \(currency), \(original), \(start), \(end), \(allowance.amount)) ON CONFLICT DO NOTHING
             """)
         if inserted == 1 {
-            try await Ledger(context).entry(
+            try await context.ledger.entry(
                 user, currency, kind: .allowanceGrant, amount: allowance.amount, bucket: .allowance, transaction: original)
         }
         return try await window(original: original, currency: currency, start: start)
@@ -122,7 +123,7 @@ struct Allowances {
             AND granted - used - held >= \(amount)
             """)
         guard changed == 1 else { return false }
-        try await Ledger(context).entry(
+        try await context.ledger.entry(
             user, currency, kind: .allowanceSpend, amount: -amount, bucket: .allowance, operation: operation, reference: reference)
         return true
     }
@@ -149,7 +150,7 @@ struct Allowances {
             UPDATE allowance_windows SET held = held - \(held), used = used + \(used)
             WHERE original_transaction_id = \(original) AND currency = \(currency) AND window_start = \(start)
             """)
-        try await Ledger(context).entry(
+        try await context.ledger.entry(
             user, currency, kind: .allowanceSpend, amount: -used, bucket: .allowance, operation: operation, reference: reference)
     }
 

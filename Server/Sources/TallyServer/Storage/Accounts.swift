@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallyLedger
 import TallySQL
 
 /// What a user has, read in any transaction: balances (with a subscription's allowance),
@@ -12,13 +13,13 @@ struct Accounts: Sendable {
     func summary(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> ([Balance], Access) {
         var balances: [Balance] = []
         let rows = try await executor.fetchAll(
-            CurrencyPosition.self, "SELECT \(CurrencyPosition.Columns.currency), \(Ledger.Position.selection) FROM positions WHERE user_id = \(user)")
-        var positions: [String: Ledger.Position] = [:]
+            CurrencyPosition.self, "SELECT \(CurrencyPosition.Columns.currency), \(CreditPosition.selection) FROM positions WHERE user_id = \(user)")
+        var positions: [String: CreditPosition] = [:]
         for row in rows {
             positions[row.currency] = row.position
         }
         for currency in catalog.currencies.map(\.code) {
-            let position = positions[currency] ?? Ledger.Position(available: 0, held: 0, debt: 0)
+            let position = positions[currency] ?? CreditPosition(available: 0, held: 0, debt: 0)
             let allowance = try await allowanceState(executor, user: user, currency: currency, time: time)
             let free = allowance.map { $0.granted - $0.used - $0.held } ?? 0
             balances.append(
@@ -171,9 +172,9 @@ struct Accounts: Sendable {
 
     /// One currency's balance, inside a write.
     /// - Parameter position: the position, when the write knows it already.
-    func balance(_ executor: any SQLExecutor, user: String, currency: String, time: Int64, position known: Ledger.Position? = nil) async throws -> Balance {
-        let position: Ledger.Position
-        if let known { position = known } else { position = try await Ledger.position(executor, user, currency) }
+    func balance(_ executor: any SQLExecutor, user: String, currency: String, time: Int64, position known: CreditPosition? = nil) async throws -> Balance {
+        let position: CreditPosition
+        if let known { position = known } else { position = try await CreditLedger.position(executor, user, currency) }
         let allowance = try await allowanceState(executor, user: user, currency: currency, time: time)
         let free = allowance.map { $0.granted - $0.used - $0.held } ?? 0
         return Balance(
@@ -195,11 +196,11 @@ struct Accounts: Sendable {
         }
 
         let currency: String
-        let position: Ledger.Position
+        let position: CreditPosition
 
         init(row: SQLRow) throws(SQLDatabaseError) {
             currency = try row.text(Columns.currency)
-            position = try Ledger.Position(row: row)
+            position = try CreditPosition(row: row)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 public import TallyCore
+import TallyLedger
 import TallySQL
 
 /// The admin API: adjustments of a user's credits, and lists of users, transactions and notifications.
@@ -52,7 +53,7 @@ extension AdminStore {
             first.replayed = true
             return first
         }
-        let ledger = Ledger(executor)
+        let ledger = executor.ledger
         if amount.amount > 0 {
             try await ledger.grant(userID, amount.currency, amount: amount.amount, kind: .adjustment, reference: reason)
         } else {

@@ -1,5 +1,6 @@
 public import Foundation
 public import TallyCore
+import TallyLedger
 import TallySQL
 
 /// The web console's data: operators, sessions, the audit log, and the queries behind its pages.
@@ -156,7 +157,7 @@ extension ConsoleStore {
         return try await write { executor, time in
             // Locked first, so that nothing changes the position between "before" and the adjustment.
             if try await executor.query("SELECT id FROM users WHERE id = \(userID)").first != nil {
-                try await Ledger(executor).lock(userID, amount.currency)
+                try await executor.ledger.lock(userID, amount.currency)
             }
             let before = try await Self.positionText(executor, user: userID, currency: amount.currency)
             let result = try await admin.adjust(executor, time: time, userID: userID, amount: amount, reason: reason, idempotencyKey: idempotencyKey)
@@ -172,7 +173,7 @@ extension ConsoleStore {
 
     /// A position as compact JSON, for the audit log.
     static func positionText(_ executor: any SQLExecutor, user: String, currency: String) async throws -> String {
-        let position = try await Ledger.position(executor, user, currency)
+        let position = try await CreditLedger.position(executor, user, currency)
         return "{\"currency\":\"\(currency)\",\"available\":\(position.available),\"held\":\(position.held),\"debt\":\(position.debt)}"
     }
 

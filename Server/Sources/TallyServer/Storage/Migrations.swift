@@ -1,4 +1,5 @@
 import TallyCore
+public import TallyLedger
 public import TallySQL
 
 /// The schema, as named append-only migrations. A migration, once released, is never edited:
@@ -18,8 +19,13 @@ public enum Migrations: Sendable {
     /// change or delete a ledger entry or a line of the console's audit log.
     static let core = Migration(
         name: "0001_core", folds: ["0002_apple", "0003_console", "0004_events"],
-        sqlite: statements(autoIncrement: "INTEGER PRIMARY KEY AUTOINCREMENT") + appendOnlyLedger.sqlite + appendOnlyAudit.sqlite,
-        postgres: statements(autoIncrement: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY") + appendOnlyLedger.postgres + appendOnlyAudit.postgres)
+        sqlite: statements(autoIncrement: "INTEGER PRIMARY KEY AUTOINCREMENT", ledger: ledger.statements(.sqlite)) + appendOnlyAudit.sqlite,
+        postgres: statements(autoIncrement: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", ledger: ledger.statements(.postgres))
+            + appendOnlyAudit.postgres)
+
+    /// The credit ledger's tables (TallyLedger's fragment, shared with the device): one holder
+    /// per user, no record of takes from lots.
+    public static let ledger = LedgerSchema(holders: "users(id)", recordsTakes: false, returning: true)
 
     /// The rollups of the subscription and revenue figures (docs/metrics.md), and what the
     /// transactions must say for them: who owns a copy (Family Sharing) and its subscription
@@ -50,69 +56,34 @@ public enum Migrations: Sendable {
         "CREATE INDEX positions_debt ON positions (currency) WHERE debt > 0",
     ]
 
-    /// Every table and index, with `autoIncrement` as the dialect spells an increasing key.
-    private static func statements(autoIncrement: String) -> [String] {
-        tables(autoIncrement: autoIncrement) + accountIndexes + apple + consoleTables(autoIncrement: autoIncrement) + consoleIndexes
-            + eventTables(autoIncrement: autoIncrement)
+    /// Every table and index, with `autoIncrement` as the dialect spells an increasing key and
+    /// the ledger's fragment after users.
+    private static func statements(autoIncrement: String, ledger: [String]) -> [String] {
+        users + ledger + tables(autoIncrement: autoIncrement) + accountIndexes + apple + consoleTables(autoIncrement: autoIncrement)
+            + consoleIndexes + eventTables(autoIncrement: autoIncrement)
     }
+
+    /// Users and their tokens: the ledger's holders.
+    private static let users = [
+        """
+        CREATE TABLE users (
+            id TEXT PRIMARY KEY,
+            app_user_id TEXT UNIQUE,
+            app_account_token TEXT NOT NULL UNIQUE,
+            created_at BIGINT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE user_tokens (
+            token_hash TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL REFERENCES users(id),
+            created_at BIGINT NOT NULL
+        )
+        """,
+    ]
 
     private static func tables(autoIncrement: String) -> [String] {
         [
-            """
-            CREATE TABLE users (
-                id TEXT PRIMARY KEY,
-                app_user_id TEXT UNIQUE,
-                app_account_token TEXT NOT NULL UNIQUE,
-                created_at BIGINT NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE user_tokens (
-                token_hash TEXT PRIMARY KEY,
-                user_id TEXT NOT NULL REFERENCES users(id),
-                created_at BIGINT NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE positions (
-                user_id TEXT NOT NULL REFERENCES users(id),
-                currency TEXT NOT NULL,
-                available BIGINT NOT NULL DEFAULT 0 CHECK (available >= 0),
-                held BIGINT NOT NULL DEFAULT 0 CHECK (held >= 0),
-                debt BIGINT NOT NULL DEFAULT 0 CHECK (debt >= 0),
-                PRIMARY KEY (user_id, currency)
-            )
-            """,
-            """
-            CREATE TABLE lots (
-                id \(autoIncrement),
-                user_id TEXT NOT NULL REFERENCES users(id),
-                currency TEXT NOT NULL,
-                source TEXT NOT NULL,
-                transaction_id TEXT,
-                granted BIGINT NOT NULL CHECK (granted > 0),
-                remaining BIGINT NOT NULL CHECK (remaining >= 0 AND remaining <= granted),
-                revoked BIGINT NOT NULL DEFAULT 0 CHECK (revoked IN (0, 1)),
-                created_at BIGINT NOT NULL
-            )
-            """,
-            "CREATE INDEX lots_fifo ON lots (user_id, currency, id) WHERE remaining > 0",
-            "CREATE INDEX lots_transaction ON lots (transaction_id)",
-            """
-            CREATE TABLE ledger_entries (
-                id \(autoIncrement),
-                user_id TEXT NOT NULL REFERENCES users(id),
-                currency TEXT NOT NULL,
-                bucket TEXT NOT NULL CHECK (bucket IN (\(LedgerBucket.sqlList([.balance, .allowance])))),
-                kind TEXT NOT NULL,
-                amount BIGINT NOT NULL CHECK (amount <> 0),
-                transaction_id TEXT,
-                operation_id TEXT,
-                reference TEXT,
-                created_at BIGINT NOT NULL
-            )
-            """,
-            "CREATE INDEX ledger_user ON ledger_entries (user_id, id)",
             """
             CREATE TABLE store_transactions (
                 transaction_id TEXT PRIMARY KEY,
@@ -474,27 +445,6 @@ public enum Migrations: Sendable {
         "currency TEXT NOT NULL",
         "amount BIGINT NOT NULL CHECK (amount > 0)",
     ].joined(separator: ",\n    ")  // the indentation of the columns in the statements
-
-    /// Triggers by which the database itself refuses to change or delete a ledger entry.
-    private static let appendOnlyLedger = (
-        sqlite: [
-            """
-            CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger_entries
-            BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END
-            """,
-            """
-            CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger_entries
-            BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END
-            """,
-        ],
-        postgres: [
-            """
-            CREATE FUNCTION ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN RAISE EXCEPTION 'ledger entries are append-only' USING ERRCODE = '23514'; END $$
-            """,
-            "CREATE TRIGGER ledger_no_update BEFORE UPDATE OR DELETE ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_append_only()",
-        ]
-    )
 
     /// `GET /v1/me` reads a user's kept products and subscriptions: indexes that skip the
     /// user's consumables, however many were bought.

@@ -1,5 +1,6 @@
 import Foundation
 import TallyCore
+import TallyLedger
 import TallySQL
 import TallyVerify
 
@@ -21,13 +22,11 @@ extension PurchaseStore {
         let claimed = try await executor.execute("UPDATE store_transactions SET revoked = 1 WHERE transaction_id = \(transactionID) AND revoked = 0")
         guard claimed == 1 else { return false }
         guard transaction.granted, let user = transaction.userID else { return true }
-        let ledger = Ledger(executor)
+        let ledger = executor.ledger
         var clawedBack: [TallyEventData.ClawedBack] = []
-        for lot in try await executor.fetchAll(
-            GrantedLot.self, "SELECT id, currency FROM lots WHERE transaction_id = \(transactionID) AND revoked = 0 ORDER BY id")
-        {
+        for lot in try await ledger.unrevokedLots(transaction: transactionID) {
             let currency = lot.currency
-            let taken = try await ledger.clawBack(lotID: lot.id, user: user, currency: currency, transaction: transactionID)
+            let taken = try await ledger.clawBack(lotID: lot.id, holder: user, currency: currency, transaction: transactionID)
             clawedBack.append(.init(currency: currency, removed: taken.removed, debt: taken.debt))
         }
         try await emitRevoked(executor, transaction, reason: reason, clawedBack: clawedBack)
@@ -56,7 +55,7 @@ extension PurchaseStore {
             _ = try await grant(executor, transaction)
             return true
         }
-        let ledger = Ledger(executor)
+        let ledger = executor.ledger
         let restored = transaction.grants ?? []
         for grant in restored {
             try await ledger.grant(
@@ -67,21 +66,5 @@ extension PurchaseStore {
         data.amounts = restored
         try await executor.outbox.emit(.purchaseRefundReversed, data)
         return true
-    }
-
-    /// A lot a transaction granted, to take back: its id and currency.
-    struct GrantedLot: SQLRowDecodable {
-        enum Columns {
-            static let id = SQLColumn("id")
-            static let currency = SQLColumn("currency")
-        }
-
-        let id: Int64
-        let currency: String
-
-        init(row: SQLRow) throws(SQLDatabaseError) {
-            id = try row.int(Columns.id)
-            currency = try row.text(Columns.currency)
-        }
     }
 }

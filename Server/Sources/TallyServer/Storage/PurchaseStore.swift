@@ -1,5 +1,6 @@
 import Foundation
 public import TallyCore
+import TallyLedger
 import TallySQL
 public import TallyVerify
 
@@ -234,7 +235,7 @@ extension PurchaseStore {
     /// Credits what a claimed grant gives to the transaction's owner and writes its events.
     private func credit(_ executor: WriteContext, _ transaction: StoreTransaction, product: TallyCatalog.Product, grants: [Amount]) async throws {
         guard let userID = transaction.userID else { return }
-        let ledger = Ledger(executor)
+        let ledger = executor.ledger
         for grant in grants {
             try await ledger.grant(
                 userID, grant.currency, amount: grant.amount, kind: .purchase, transaction: transaction.transactionID)

@@ -1,5 +1,6 @@
 import Foundation
 public import TallyCore
+import TallyLedger
 import TallySQL
 
 /// Spending: spends and reservations of a user's credits, allowance first, then the oldest
@@ -202,11 +203,11 @@ public struct SpendingStore: TransactionalStore {
     func allocate(
         _ executor: WriteContext, user: String, currency: String, amount: Int64, time: Int64
     ) async throws -> (
-        ledger: Ledger, allowances: Allowances, window: Allowances.Window?, fromAllowance: Int64, fromBalance: Int64, position: Ledger.Position
+        ledger: CreditLedger, allowances: Allowances, window: Allowances.Window?, fromAllowance: Int64, fromBalance: Int64, position: CreditPosition
     ) {
         try await expireDue(executor, user: user, currency: currency, time: time)
         let allowances = Allowances(context: executor, catalog: catalog)
-        let ledger = Ledger(executor)
+        let ledger = executor.ledger
         let position = try await ledger.lock(user, currency)
         let window = try await allowances.current(user, currency)
         let fromAllowance = min(amount, window?.free ?? 0)
@@ -232,13 +233,13 @@ public struct SpendingStore: TransactionalStore {
         let fromBalance = row.fromBalance
         let usedAllowance = min(used, fromAllowance)
         // The position first, as every write to the user's currency locks it (see ``Ledger``).
-        let position = try await Ledger(executor).lock(user, currency)
+        let position = try await executor.ledger.lock(user, currency)
         if fromAllowance > 0, let original = row.allowanceOriginalTransactionID, let start = row.allowanceWindowStart {
             try await Allowances(context: executor, catalog: catalog).settle(
                 original: original, currency: currency, start: start, held: fromAllowance, used: usedAllowance,
                 user: user, operation: id, reference: "reservation")
         }
-        try await Ledger(executor).settleHold(
+        try await executor.ledger.settleHold(
             user, currency, held: fromBalance, used: used - usedAllowance, operation: id, reference: "reservation", locked: position)
         var data = SQLStorage.creditsEvent(user: user, currency: currency, amount: row.amount)
         data.reservationID = id

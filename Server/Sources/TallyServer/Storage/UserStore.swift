@@ -1,5 +1,6 @@
 import Foundation
 public import TallyCore
+import TallyLedger
 import TallySQL
 
 /// Users and their tokens: who calls, and with what grants they start.
@@ -27,7 +28,7 @@ public struct UserStore: TransactionalStore {
                 try await executor.execute(
                     "INSERT INTO user_tokens (token_hash, user_id, created_at) VALUES (\(tokenHash), \(user.id), \(time))")
             }
-            let ledger = Ledger(executor)
+            let ledger = executor.ledger
             for grant in catalog.signupGrants {
                 try await ledger.grant(user.id, grant.currency, amount: grant.amount, kind: .signup)
                 var data = SQLStorage.creditsEvent(user: user.id, currency: grant.currency, amount: grant.amount)

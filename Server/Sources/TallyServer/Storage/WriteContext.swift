@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import TallyCore
+import TallyLedger
 import TallySQL
 
 /// One write's unit of work: the transaction's statements, its time, the events it writes, the
@@ -98,5 +99,22 @@ final class WriteContext: SQLExecutor {
     /// Runs the work queued for after the commit; called by the write once it committed.
     func committed() {
         for work in state.withLockedValue({ $0.afterCommit }) { work() }
+    }
+}
+
+extension WriteContext: LedgerObserver {
+    /// The credit ledger inside this write: its entries counted for the rollups, a repaid debt
+    /// written as an event.
+    var ledger: CreditLedger { CreditLedger(self, schema: Migrations.ledger, now: now, observer: self) }
+
+    func ledgerEntryWritten(kind: LedgerEntryKind, bucket: LedgerBucket, currency: String, amount: Int64) {
+        MetricsRollup.noteLedger(self, kind: kind, bucket: bucket, currency: currency, amount: amount)
+    }
+
+    func debtRepaid(holder: String, currency: String, amount: Int64) async throws {
+        var data = TallyEventData(userID: holder)
+        data.currency = currency
+        data.amount = amount
+        try await outbox.emit(.debtRepaid, data)
     }
 }

@@ -40,7 +40,7 @@ import Testing
         let server = try Self.migrations(in: serverPath)
         #expect(device.columns == ["name TEXT 1", "applied_at BIGINT 0"])
         #expect(device.columns == server.columns)
-        #expect(device.records.map(\.name) == ["0001_device"])
+        #expect(device.records.map(\.name) == ["0001_device", "0002_ledger"])
         // A migration's record comes with those of the migrations folded into it.
         #expect(server.records.map(\.name) == Migrations.all.flatMap { [$0.name] + $0.folds })
         for record in device.records + server.records {

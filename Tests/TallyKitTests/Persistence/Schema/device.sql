@@ -23,31 +23,17 @@ CREATE TABLE journal (
     received_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL
 );
-CREATE TABLE ledger_balances (
-    currency TEXT PRIMARY KEY,
-    available INTEGER NOT NULL CHECK (available >= 0),
-    held INTEGER NOT NULL CHECK (held >= 0),
-    debt INTEGER NOT NULL CHECK (debt >= 0)
-);
 CREATE TABLE ledger_entries (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
+    user_id TEXT NOT NULL,
     currency TEXT NOT NULL,
-    bucket TEXT NOT NULL CHECK (bucket IN ('balance', 'allowance', 'held', 'debt')),
-    kind TEXT NOT NULL CHECK (kind IN ('purchase', 'signup', 'spend', 'refund', 'refund_debt', 'refund_reversal', 'adjustment', 'adjustment_debt', 'allowance_grant', 'allowance_spend', 'repay', 'hold', 'release', 'commit', 'expire')),
-    amount INTEGER NOT NULL CHECK (amount <> 0),
-    lot_id INTEGER REFERENCES ledger_lots (id),
+    bucket TEXT NOT NULL CHECK (bucket IN ('balance', 'allowance')),
+    kind TEXT NOT NULL,
+    amount BIGINT NOT NULL CHECK (amount <> 0),
     transaction_id TEXT,
     operation_id TEXT,
     reference TEXT,
-    created_at INTEGER NOT NULL
-);
-CREATE TABLE ledger_lots (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    transaction_id TEXT NOT NULL REFERENCES ledger_purchases (transaction_id),
-    currency TEXT NOT NULL,
-    amount INTEGER NOT NULL CHECK (amount > 0),
-    acquired_at INTEGER NOT NULL,
-    UNIQUE (transaction_id, currency)
+    created_at BIGINT NOT NULL
 );
 CREATE TABLE ledger_purchases (
     transaction_id TEXT PRIMARY KEY,
@@ -89,6 +75,25 @@ CREATE TABLE ledger_spends (
     reference TEXT,
     created_at INTEGER NOT NULL
 );
+CREATE TABLE lot_takes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    lot_id BIGINT NOT NULL REFERENCES lots(id),
+    kind TEXT NOT NULL,
+    amount BIGINT NOT NULL CHECK (amount > 0),
+    operation_id TEXT,
+    created_at BIGINT NOT NULL
+);
+CREATE TABLE lots (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    user_id TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    source TEXT NOT NULL,
+    transaction_id TEXT,
+    granted BIGINT NOT NULL CHECK (granted > 0),
+    remaining BIGINT NOT NULL CHECK (remaining >= 0 AND remaining <= granted),
+    revoked BIGINT NOT NULL DEFAULT 0 CHECK (revoked IN (0, 1)),
+    created_at BIGINT NOT NULL
+);
 CREATE TABLE onboarding (
     scope TEXT PRIMARY KEY,
     completed_at INTEGER NOT NULL,
@@ -99,6 +104,14 @@ CREATE TABLE pending_spends (
     kind TEXT NOT NULL CHECK (kind IN ('spend', 'commit', 'release')),
     body_json TEXT NOT NULL,
     created_at INTEGER NOT NULL
+);
+CREATE TABLE positions (
+    user_id TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    available BIGINT NOT NULL DEFAULT 0 CHECK (available >= 0),
+    held BIGINT NOT NULL DEFAULT 0 CHECK (held >= 0),
+    debt BIGINT NOT NULL DEFAULT 0 CHECK (debt >= 0),
+    PRIMARY KEY (user_id, currency)
 );
 CREATE TABLE purchase_intents (
     id TEXT PRIMARY KEY,
@@ -115,12 +128,15 @@ CREATE TABLE schema_migrations (
     applied_at BIGINT NOT NULL
 );
 CREATE INDEX journal_state ON journal (state);
-CREATE INDEX ledger_entries_lot ON ledger_entries (lot_id);
+CREATE INDEX ledger_user ON ledger_entries (user_id, id);
+CREATE INDEX lot_takes_operation ON lot_takes (operation_id);
+CREATE INDEX lots_fifo ON lots (user_id, currency, id) WHERE remaining > 0;
+CREATE INDEX lots_transaction ON lots (transaction_id);
 CREATE INDEX purchase_intents_open ON purchase_intents (product_id, state, created_at);
-CREATE TRIGGER ledger_entries_no_delete BEFORE DELETE ON ledger_entries BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
-CREATE TRIGGER ledger_entries_no_update BEFORE UPDATE ON ledger_entries BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
-CREATE TRIGGER ledger_lots_no_delete BEFORE DELETE ON ledger_lots BEGIN SELECT RAISE(ABORT, 'lots are append-only'); END;
-CREATE TRIGGER ledger_lots_no_update BEFORE UPDATE ON ledger_lots BEGIN SELECT RAISE(ABORT, 'lots are append-only'); END;
+CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger_entries BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
+CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger_entries BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
 CREATE TRIGGER ledger_purchases_no_delete BEFORE DELETE ON ledger_purchases BEGIN SELECT RAISE(ABORT, 'purchases are never removed'); END;
 CREATE TRIGGER ledger_spends_no_delete BEFORE DELETE ON ledger_spends BEGIN SELECT RAISE(ABORT, 'consumptions are append-only'); END;
 CREATE TRIGGER ledger_spends_no_update BEFORE UPDATE ON ledger_spends BEGIN SELECT RAISE(ABORT, 'consumptions are append-only'); END;
+CREATE TRIGGER lot_takes_no_delete BEFORE DELETE ON lot_takes BEGIN SELECT RAISE(ABORT, 'takes from lots are append-only'); END;
+CREATE TRIGGER lot_takes_no_update BEFORE UPDATE ON lot_takes BEGIN SELECT RAISE(ABORT, 'takes from lots are append-only'); END;
