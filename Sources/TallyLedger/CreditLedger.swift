@@ -109,7 +109,7 @@ public struct CreditLedger: Sendable {
         _ holder: String, _ currency: String, amount: Int64, kind: LedgerEntryKind,
         transaction: String? = nil, operation: String? = nil, reference: String? = nil
     ) async throws -> Int64 {
-        precondition(amount > 0)
+        guard amount > 0 else { throw LedgerInconsistency(reason: "a grant of \(amount) \(currency)") }
         let before = try await lock(holder, currency)
         let repaid = min(before.debt, amount)
         try await executor.execute(
@@ -125,6 +125,7 @@ public struct CreditLedger: Sendable {
     }
 
     /// Takes `amount` from `available` if there is that much; false (and no change) if not.
+    /// An amount of zero or less changes nothing.
     public func spend(
         _ holder: String, _ currency: String, amount: Int64, kind: LedgerEntryKind = .spend,
         operation: String? = nil, reference: String? = nil
@@ -156,7 +157,7 @@ public struct CreditLedger: Sendable {
     public func settleHold(
         _ holder: String, _ currency: String, held: Int64, used: Int64, operation: String?, reference: String?, locked: CreditPosition? = nil
     ) async throws {
-        precondition(used >= 0 && used <= held)
+        guard used >= 0, used <= held else { throw LedgerInconsistency(reason: "\(used) used of a hold of \(held) \(currency)") }
         guard held > 0 else { return }
         let before: CreditPosition
         if let locked { before = locked } else { before = try await lock(holder, currency) }
@@ -257,16 +258,19 @@ public struct CreditLedger: Sendable {
     }
 
     /// Whether every position of the holder agrees with its entries and lots: the entries sum to
-    /// `available + held − debt`, and the lots' `remaining` to `available + held`.
+    /// `available + held − debt`, and the lots' `remaining` to `available + held`, in every
+    /// currency the holder has a position, a lot or an entry in.
     public static func consistent(_ executor: any SQLExecutor, holder: String) async throws -> Bool {
         let sums = try await executor.fetchAll(
             HolderSums.self,
             """
-            SELECT p.currency, p.available, p.held, p.debt,
+            SELECT COALESCE(p.available, 0) AS available, COALESCE(p.held, 0) AS held, COALESCE(p.debt, 0) AS debt,
                 (SELECT COALESCE(SUM(e.amount), 0) FROM ledger_entries e
-                    WHERE e.user_id = p.user_id AND e.currency = p.currency AND e.bucket = \(LedgerBucket.balance)) AS entries,
-                (SELECT COALESCE(SUM(l.remaining), 0) FROM lots l WHERE l.user_id = p.user_id AND l.currency = p.currency) AS lots
-            FROM positions p WHERE p.user_id = \(holder)
+                    WHERE e.user_id = \(holder) AND e.currency = c.currency AND e.bucket = \(LedgerBucket.balance)) AS entries,
+                (SELECT COALESCE(SUM(l.remaining), 0) FROM lots l WHERE l.user_id = \(holder) AND l.currency = c.currency) AS lots
+            FROM (SELECT currency FROM positions WHERE user_id = \(holder) UNION SELECT currency FROM lots WHERE user_id = \(holder)
+                UNION SELECT currency FROM ledger_entries WHERE user_id = \(holder)) c
+            LEFT JOIN positions p ON p.user_id = \(holder) AND p.currency = c.currency
             """)
         return sums.allSatisfy { $0.entries == $0.available + $0.held - $0.debt && $0.lots == $0.available + $0.held }
     }

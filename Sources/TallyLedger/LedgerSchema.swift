@@ -11,7 +11,9 @@ public import TallySQL
 /// - `lot_takes` (where ``recordsTakes``): append-only; which lots each spend took from and how
 ///   much, for the device's credit history.
 ///
-/// ``CreditLedger`` is the only code that writes them.
+/// ``CreditLedger`` is the only code that writes them. Hosts put ``statements(_:)`` in their
+/// migrations, so a change here changes a migration that was run already: it comes with a new
+/// migration in each host, and the tests that pin the hosts' migrations say so.
 public struct LedgerSchema: Sendable {
     /// The table whose key a holder is, as `users(id)`; nil where the holders are not rows of
     /// another table (the device has one).

@@ -195,6 +195,44 @@ public enum LedgerRules {
             #expect(try await bench.position("credits") == CreditPosition(available: 6, held: 0, debt: 0))
             #expect(try await bench.remaining("credits") == [0, 6])
         },
+        Rule(name: "each currency keeps its own position and lots") { bench in
+            try await bench.write { ledger in
+                try await ledger.grant(bench.holder, "credits", amount: 5, kind: .purchase, transaction: "t1")
+                try await ledger.grant(bench.holder, "seconds", amount: 100, kind: .purchase, transaction: "t1")
+            }
+            #expect(try await bench.write { try await $0.spend(bench.holder, "seconds", amount: 30, operation: "s1") })
+            #expect(try await bench.write { try await $0.hold(bench.holder, "credits", amount: 2) })
+            #expect(try await bench.position("credits") == CreditPosition(available: 3, held: 2, debt: 0))
+            #expect(try await bench.position("seconds") == CreditPosition(available: 70, held: 0, debt: 0))
+            #expect(try await bench.remaining("credits") == [5])
+            #expect(try await bench.remaining("seconds") == [70])
+            #expect(try await bench.write { try await $0.unrevokedLots(transaction: "t1") }.map(\.currency) == ["credits", "seconds"])
+        },
+        Rule(name: "a refund of a lot that repaid debt when granted owes what the lot no longer held") { bench in
+            try await bench.write { try await $0.grant(bench.holder, "credits", amount: 4, kind: .purchase, transaction: "t1") }
+            #expect(try await bench.write { try await $0.spend(bench.holder, "credits", amount: 4, operation: "s1") })
+            try await bench.write { ledger in
+                try await ledger.clawBack(lotID: ledger.unrevokedLots(transaction: "t1")[0].id, holder: bench.holder, currency: "credits", transaction: "t1")
+            }
+            try await bench.write { try await $0.grant(bench.holder, "credits", amount: 10, kind: .purchase, transaction: "t2") }
+            #expect(try await bench.remaining("credits") == [0, 6])
+            let taken = try await bench.write { ledger in
+                try await ledger.clawBack(lotID: ledger.unrevokedLots(transaction: "t2")[0].id, holder: bench.holder, currency: "credits", transaction: "t2")
+            }
+            #expect(taken.removed == 6 && taken.debt == 4)
+            #expect(try await bench.position("credits") == CreditPosition(available: 0, held: 0, debt: 4))
+        },
+        Rule(name: "a grant of nothing or a hold settled with more than it held is refused, and changes nothing") { bench in
+            await #expect(throws: LedgerInconsistency.self) {
+                try await bench.write { try await $0.grant(bench.holder, "credits", amount: 0, kind: .purchase) }
+            }
+            try await bench.write { try await $0.grant(bench.holder, "credits", amount: 5, kind: .purchase) }
+            #expect(try await bench.write { try await $0.hold(bench.holder, "credits", amount: 2) })
+            await #expect(throws: LedgerInconsistency.self) {
+                try await bench.write { try await $0.settleHold(bench.holder, "credits", held: 2, used: 3, operation: "r1", reference: nil) }
+            }
+            #expect(try await bench.position("credits") == CreditPosition(available: 3, held: 2, debt: 0))
+        },
         Rule(name: "entries are append-only") { bench in
             try await bench.write { try await $0.grant(bench.holder, "credits", amount: 1, kind: .purchase) }
             await #expect(throws: (any Error).self) {

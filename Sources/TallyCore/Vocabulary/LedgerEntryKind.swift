@@ -1,5 +1,6 @@
-/// Why a ledger entry moved an amount. The server's ledger and the device's speak the same
-/// words; a few are written by one of them only, as each constant says.
+/// Why a ledger entry moved an amount, or why units were taken from a lot. The server and the
+/// device keep one ledger (TallyLedger) and speak the same words; a few are written by the
+/// server only, as each constant says.
 public struct LedgerEntryKind: StableCode {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
@@ -8,7 +9,7 @@ public struct LedgerEntryKind: StableCode {
     public static let purchase = Self(rawValue: "purchase")
     /// What a new user received (server).
     public static let signup = Self(rawValue: "signup")
-    /// Spent, oldest purchase first.
+    /// Spent, from the lots in the order they were delivered.
     public static let spend = Self(rawValue: "spend")
     /// What a refund or revocation took back of what was left.
     public static let refund = Self(rawValue: "refund")
@@ -24,19 +25,12 @@ public struct LedgerEntryKind: StableCode {
     public static let allowanceGrant = Self(rawValue: "allowance_grant")
     /// Spent from a subscription's allowance (server).
     public static let allowanceSpend = Self(rawValue: "allowance_spend")
-    /// Debt paid back from a later grant (device).
+    /// Debt paid back out of the lots by units a hold returned: a take from a lot in the
+    /// device's credit history, never an entry (it changes nothing of the balance).
     public static let repay = Self(rawValue: "repay")
-    /// Held for a reservation (device).
-    public static let hold = Self(rawValue: "hold")
-    /// A reservation returned whole (device).
-    public static let release = Self(rawValue: "release")
-    /// A reservation closed by what was used (device).
-    public static let commit = Self(rawValue: "commit")
-    /// A reservation returned because nobody committed it in time (device).
-    public static let expire = Self(rawValue: "expire")
 
     public static let all: [Self] = [
         .purchase, .signup, .spend, .refund, .refundDebt, .refundReversal, .adjustment, .adjustmentDebt,
-        .allowanceGrant, .allowanceSpend, .repay, .hold, .release, .commit, .expire,
+        .allowanceGrant, .allowanceSpend, .repay,
     ]
 }

@@ -319,7 +319,7 @@ public struct OnDeviceLedger: Delivery {
                 LotRow.self,
                 """
                 SELECT \(LotRow.selection) FROM lots l LEFT JOIN ledger_purchases p ON p.transaction_id = l.transaction_id
-                WHERE l.user_id = \(Self.holder) AND (\(currency) IS NULL OR l.currency = \(currency)) ORDER BY l.id
+                WHERE l.user_id = \(Self.holder) AND (\(currency) IS NULL OR l.currency = \(currency)) ORDER BY acquired_at, l.id
                 """
             ).map { lot in
                 CreditHistory.Acquisition(

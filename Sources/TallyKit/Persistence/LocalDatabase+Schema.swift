@@ -129,13 +129,13 @@ extension LocalDatabase {
                 UNIQUE (transaction_id, currency)
             )
             """,
-            // The buckets of its time, written out: a released migration is never edited.
+            // The buckets and kinds of its time, written out: a released migration is never edited.
             """
             CREATE TABLE ledger_entries (
                 id INTEGER PRIMARY KEY AUTOINCREMENT,
                 currency TEXT NOT NULL,
                 bucket TEXT NOT NULL CHECK (bucket IN ('balance', 'allowance', 'held', 'debt')),
-                kind TEXT NOT NULL CHECK (kind IN (\(LedgerEntryKind.sqlList))),
+                kind TEXT NOT NULL CHECK (kind IN ('purchase', 'signup', 'spend', 'refund', 'refund_debt', 'refund_reversal', 'adjustment', 'adjustment_debt', 'allowance_grant', 'allowance_spend', 'repay', 'hold', 'release', 'commit', 'expire')),
                 amount INTEGER NOT NULL CHECK (amount <> 0),
                 lot_id INTEGER REFERENCES ledger_lots (id),
                 transaction_id TEXT,

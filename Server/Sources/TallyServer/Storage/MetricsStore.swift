@@ -164,7 +164,7 @@ public struct MetricsStore: TransactionalStore {
             line.outstanding += row.total
             if row.inside == 1 {
                 if row.kind == .purchase { line.sold += row.total }
-                if row.kind == .spend || row.kind == .commit { line.spent -= row.total }
+                if row.kind == .spend { line.spent -= row.total }
             }
             credits[row.currency] = line
         }
