@@ -27,26 +27,53 @@ public struct SpendingStore: TransactionalStore {
             throw StorageError(.invalidRequest, "reference must be at most 256 characters")
         }
         let requestHash = SQLStorage.hash(request.currency, String(request.amount), request.reference ?? "")
-        return try await write { executor, time in
-            let id = UUID().uuidString.lowercased()
-            // The key is claimed first: a duplicate running at the same time waits on this row
-            // (PostgreSQL) until this transaction ends, then replays it or, if it rolled back,
-            // takes the key itself. Its answer is filled in below, before the commit.
-            let claimed = try await executor.execute(
-                """
-                INSERT INTO spends (id, user_id, idempotency_key, request_hash, currency, amount, reference, response_json, created_at)
-                VALUES (\(id), \(user.id), \(request.idempotencyKey), \(requestHash), \(request.currency), \(request.amount), \(request.reference), '', \(time)) \
-                ON CONFLICT (user_id, idempotency_key) DO NOTHING
-                """)
-            if claimed == 0 {
-                guard
-                    let existing = try await executor.fetchOne(
-                        StoredAnswer.self,
-                        """
-                        SELECT \(StoredAnswer.Columns.requestHash), \(StoredAnswer.Columns.responseJSON) FROM spends \
-                        WHERE user_id = \(user.id) AND idempotency_key = \(request.idempotencyKey)
-                        """)
-                else {
+        do {
+            return try await write { executor, time in
+                let id = UUID().uuidString.lowercased()
+                let (ledger, allowances, window, fromAllowance, fromBalance, locked) = try await allocate(
+                    executor, user: user.id, currency: request.currency, amount: request.amount, time: time)
+                if let window, fromAllowance > 0 {
+                    guard
+                        try await allowances.use(
+                            window, user: user.id, currency: request.currency, amount: fromAllowance,
+                            operation: id, reference: request.reference)
+                    else {
+                        throw LedgerInconsistency(reason: "allowance of \(user.id)/\(request.currency) changed under the position lock")
+                    }
+                }
+                guard try await ledger.spend(user.id, request.currency, amount: fromBalance, operation: id, reference: request.reference) else {
+                    // A retry of a spend that took the last units finds none left: its key answers it.
+                    if try await Self.stored(executor, user: user.id, key: request.idempotencyKey) != nil { throw SpentBefore() }
+                    throw StorageError.insufficient(request.currency, available: locked.available + (window?.free ?? 0))
+                }
+                // The position as locked, less what was spent: nothing else changes it in this transaction.
+                var after = locked
+                after.available -= fromBalance
+                let response = SpendResponse(
+                    spendID: id, currency: request.currency, amount: request.amount, fromAllowance: fromAllowance, fromBalance: fromBalance,
+                    balance: try await accounts.balance(executor, user: user.id, currency: request.currency, time: time, position: after),
+                    replayed: false)
+                // The key is written last, with its answer. If a spend holds it already (committed,
+                // or on PostgreSQL running now: this insert waits for it to end), nothing is
+                // inserted, and this one rolls back and answers what that one did.
+                let claimed = try await executor.execute(
+                    """
+                    INSERT INTO spends (id, user_id, idempotency_key, request_hash, currency, amount, reference, response_json, created_at)
+                    VALUES (\(id), \(user.id), \(request.idempotencyKey), \(requestHash), \(request.currency), \(request.amount), \(request.reference), \
+                    \(try SQLStorage.encode(response)), \(time)) ON CONFLICT (user_id, idempotency_key) DO NOTHING
+                    """)
+                guard claimed == 1 else { throw SpentBefore() }
+                var data = SQLStorage.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
+                data.spendID = id
+                data.reference = request.reference
+                try await executor.outbox.emit(.creditsSpent, data)
+                return response
+            }
+        } catch is SpentBefore {
+            // Read as a write: after the spend that holds the key, which may not have committed
+            // yet (SQLite commits a batch of writes at once), and committed with it or not at all.
+            return try await write { executor, _ in
+                guard let existing = try await Self.stored(executor, user: user.id, key: request.idempotencyKey) else {
                     throw SQLDatabaseError(.retryable, "spend \(request.idempotencyKey) conflicted but is not there")
                 }
                 guard existing.requestHash == requestHash else {
@@ -56,34 +83,21 @@ public struct SpendingStore: TransactionalStore {
                 first.replayed = true
                 return first
             }
-            let (ledger, allowances, window, fromAllowance, fromBalance, locked) = try await allocate(
-                executor, user: user.id, currency: request.currency, amount: request.amount, time: time)
-            if let window, fromAllowance > 0 {
-                guard
-                    try await allowances.use(
-                        window, user: user.id, currency: request.currency, amount: fromAllowance,
-                        operation: id, reference: request.reference)
-                else {
-                    throw LedgerInconsistency(reason: "allowance of \(user.id)/\(request.currency) changed under the position lock")
-                }
-            }
-            guard try await ledger.spend(user.id, request.currency, amount: fromBalance, operation: id, reference: request.reference) else {
-                throw StorageError.insufficient(request.currency, available: locked.available + (window?.free ?? 0))
-            }
-            // The position as locked, less what was spent: nothing else changes it in this transaction.
-            var after = locked
-            after.available -= fromBalance
-            let response = SpendResponse(
-                spendID: id, currency: request.currency, amount: request.amount, fromAllowance: fromAllowance, fromBalance: fromBalance,
-                balance: try await accounts.balance(executor, user: user.id, currency: request.currency, time: time, position: after),
-                replayed: false)
-            try await executor.execute("UPDATE spends SET response_json = \(try SQLStorage.encode(response)) WHERE id = \(id)")
-            var data = SQLStorage.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
-            data.spendID = id
-            data.reference = request.reference
-            try await executor.outbox.emit(.creditsSpent, data)
-            return response
         }
+    }
+
+    /// A spend's key was taken by an earlier spend: the work done for it is rolled back and the
+    /// earlier answer given.
+    private struct SpentBefore: Error {}
+
+    /// The request's hash and the answer kept under a spend's key, if the key was used.
+    private static func stored(_ executor: any SQLExecutor, user: String, key: String) async throws -> StoredAnswer? {
+        try await executor.fetchOne(
+            StoredAnswer.self,
+            """
+            SELECT \(StoredAnswer.Columns.requestHash), \(StoredAnswer.Columns.responseJSON) FROM spends \
+            WHERE user_id = \(user) AND idempotency_key = \(key)
+            """)
     }
 
     // MARK: - Reservations
