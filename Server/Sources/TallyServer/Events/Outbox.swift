@@ -17,34 +17,13 @@ struct Outbox {
         let id = Self.newID()
         let now = context.now
         let text = String(decoding: try TallyAPI.encoder().encode(data), as: UTF8.self)
-        let event: SQL = """
+        // Its deliveries, one per endpoint that wants it, are made by the database as it is
+        // inserted (the trigger of `0006_event_deliveries`).
+        try await context.execute(
+            """
             INSERT INTO events (id, type, version, user_id, data, created_at)
             VALUES (\(id), \(type.rawValue), \(Int64(TallyEvent.version)), \(data.userID), \(text), \(now))
-            """
-        // The endpoints that want it.
-        let endpoints: SQL = """
-            webhook_endpoints w
-            WHERE w.disabled = 0 AND (w.all_types = 1 OR EXISTS (
-                SELECT 1 FROM webhook_endpoint_types t WHERE t.endpoint_id = w.id AND t.type = \(type.rawValue)))
-            """
-        if context.dialect == .postgres {
-            // One round trip: the event and its deliveries (the WITH's insert runs even when no
-            // endpoint wants it).
-            try await context.execute(
-                """
-                WITH e AS (\(event) RETURNING seq)
-                INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at)
-                SELECT w.id, e.seq, 'pending', \(now), \(now) FROM e, \(endpoints)
-                """)
-        } else {
-            // SQLite has no INSERT inside WITH; its statements are calls in this process.
-            try await context.execute(event)
-            try await context.execute(
-                """
-                INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at)
-                SELECT w.id, (SELECT seq FROM events WHERE id = \(id)), 'pending', \(now), \(now) FROM \(endpoints)
-                """)
-        }
+            """)
         context.noteEvent(type)
     }
 

@@ -6,11 +6,11 @@ public import TallySQL
 /// changes come as new migrations at the end. Before the first release the migrations added
 /// during development are folded back into `0001_core` (tables created with their final
 /// columns), and their names are recorded with it (``TallySQL/Migration/folds``) so that a
-/// database a development build migrated opens as before; `0005_metrics` came after the last
-/// fold and is applied to such databases. `Server/Tests/TallyServerTests/Storage/Schema/` holds the schema it makes, reviewed.
+/// database a development build migrated opens as before; `0005_metrics` and
+/// `0006_event_deliveries` came after the last fold and are applied to such databases. `Server/Tests/TallyServerTests/Storage/Schema/` holds the schema it makes, reviewed.
 public enum Migrations: Sendable {
     /// Every migration, in order.
-    public static let all: [Migration] = [core, metrics]
+    public static let all: [Migration] = [core, metrics, eventDeliveries]
 
     /// Tables of users, positions, lots, the ledger, store transactions, orders, spends,
     /// reservations, allowances and notifications; what the server learns from Apple; the web
@@ -34,6 +34,39 @@ public enum Migrations: Sendable {
     /// rows, so that concurrent writes on PostgreSQL do not queue on one row lock. `metric_state` says whether the
     /// rollups were built from what was stored before them (``MetricsRollup/ensureBuilt(_:)``).
     static let metrics = Migration(name: "0005_metrics", sqlite: metricsStatements, postgres: metricsStatements)
+
+    /// An event's deliveries are made by the database as the event is inserted, one for each
+    /// enabled endpoint that wants its type: writing an event is one statement on both databases
+    /// (SQLite has no INSERT inside WITH, which PostgreSQL used for it).
+    static let eventDeliveries = Migration(
+        name: "0006_event_deliveries",
+        sqlite: [
+            """
+            CREATE TRIGGER events_deliveries AFTER INSERT ON events
+            BEGIN
+                INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at)
+                SELECT w.id, NEW.seq, 'pending', NEW.created_at, NEW.created_at FROM \(wantingEndpoints);
+            END
+            """
+        ],
+        postgres: [
+            """
+            CREATE FUNCTION events_deliveries() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at)
+                SELECT w.id, NEW.seq, 'pending', NEW.created_at, NEW.created_at FROM \(wantingEndpoints);
+                RETURN NULL;
+            END $$
+            """,
+            "CREATE TRIGGER events_deliveries AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION events_deliveries()",
+        ])
+
+    /// The enabled endpoints that want the event `NEW` (every type, or its own).
+    private static let wantingEndpoints = """
+        webhook_endpoints w
+        WHERE w.disabled = 0 AND (w.all_types = 1 OR EXISTS (
+            SELECT 1 FROM webhook_endpoint_types t WHERE t.endpoint_id = w.id AND t.type = NEW.type))
+        """
 
     private static let metricsStatements = [
         "ALTER TABLE store_transactions ADD COLUMN ownership TEXT",

@@ -429,6 +429,8 @@ CREATE UNIQUE INDEX webhook_deliveries_pkey ON webhook_deliveries USING btree (e
 CREATE UNIQUE INDEX webhook_endpoint_types_pkey ON webhook_endpoint_types USING btree (endpoint_id, type);
 CREATE UNIQUE INDEX webhook_endpoints_pkey ON webhook_endpoints USING btree (id);
 CREATE TRIGGER console_audit_no_change BEFORE DELETE OR UPDATE ON console_audit FOR EACH ROW EXECUTE FUNCTION console_audit_append_only();
+CREATE TRIGGER events_deliveries AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION events_deliveries();
 CREATE TRIGGER ledger_no_update BEFORE DELETE OR UPDATE ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_append_only();
 CREATE OR REPLACE FUNCTION console_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $function$ BEGIN RAISE EXCEPTION 'the audit log is append-only' USING ERRCODE = '23514'; END $function$;
+CREATE OR REPLACE FUNCTION events_deliveries() RETURNS trigger LANGUAGE plpgsql AS $function$ BEGIN INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at) SELECT w.id, NEW.seq, 'pending', NEW.created_at, NEW.created_at FROM webhook_endpoints w WHERE w.disabled = 0 AND (w.all_types = 1 OR EXISTS (SELECT 1 FROM webhook_endpoint_types t WHERE t.endpoint_id = w.id AND t.type = NEW.type)); RETURN NULL; END $function$;
 CREATE OR REPLACE FUNCTION ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $function$ BEGIN RAISE EXCEPTION 'ledger entries are append-only' USING ERRCODE = '23514'; END $function$;
