@@ -37,14 +37,16 @@ public enum Migrations: Sendable {
 
     /// An event's deliveries are made by the database as the event is inserted, one for each
     /// enabled endpoint that wants its type: writing an event is one statement on both databases
-    /// (SQLite has no INSERT inside WITH, which PostgreSQL used for it).
+    /// (SQLite has no INSERT inside WITH, which PostgreSQL used for it). A delivery already there
+    /// is left alone: during a rolling upgrade an instance still running the build before inserts
+    /// the deliveries itself, in the same statement.
     static let eventDeliveries = Migration(
         name: "0006_event_deliveries",
         sqlite: [
             """
             CREATE TRIGGER events_deliveries AFTER INSERT ON events
             BEGIN
-                INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at)
+                INSERT OR IGNORE INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at)
                 SELECT w.id, NEW.seq, 'pending', NEW.created_at, NEW.created_at FROM \(wantingEndpoints);
             END
             """
@@ -54,7 +56,8 @@ public enum Migrations: Sendable {
             CREATE FUNCTION events_deliveries() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at)
-                SELECT w.id, NEW.seq, 'pending', NEW.created_at, NEW.created_at FROM \(wantingEndpoints);
+                SELECT w.id, NEW.seq, 'pending', NEW.created_at, NEW.created_at FROM \(wantingEndpoints)
+                ON CONFLICT (endpoint_id, event_seq) DO NOTHING;
                 RETURN NULL;
             END $$
             """,

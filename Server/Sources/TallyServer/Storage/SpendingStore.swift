@@ -27,62 +27,77 @@ public struct SpendingStore: TransactionalStore {
             throw StorageError(.invalidRequest, "reference must be at most 256 characters")
         }
         let requestHash = SQLStorage.hash(request.currency, String(request.amount), request.reference ?? "")
-        do {
-            return try await write { executor, time in
-                let id = UUID().uuidString.lowercased()
-                let (ledger, allowances, window, fromAllowance, fromBalance, locked) = try await allocate(
-                    executor, user: user.id, currency: request.currency, amount: request.amount, time: time)
-                if let window, fromAllowance > 0 {
-                    guard
-                        try await allowances.use(
-                            window, user: user.id, currency: request.currency, amount: fromAllowance,
-                            operation: id, reference: request.reference)
-                    else {
-                        throw LedgerInconsistency(reason: "allowance of \(user.id)/\(request.currency) changed under the position lock")
-                    }
-                }
-                guard try await ledger.spend(user.id, request.currency, amount: fromBalance, operation: id, reference: request.reference) else {
-                    // A retry of a spend that took the last units finds none left: its key answers it.
-                    if try await Self.stored(executor, user: user.id, key: request.idempotencyKey) != nil { throw SpentBefore() }
-                    throw StorageError.insufficient(request.currency, available: locked.available + (window?.free ?? 0))
-                }
-                // The position as locked, less what was spent: nothing else changes it in this transaction.
-                var after = locked
-                after.available -= fromBalance
-                let response = SpendResponse(
-                    spendID: id, currency: request.currency, amount: request.amount, fromAllowance: fromAllowance, fromBalance: fromBalance,
-                    balance: try await accounts.balance(executor, user: user.id, currency: request.currency, time: time, position: after),
-                    replayed: false)
-                // The key is written last, with its answer. If a spend holds it already (committed,
-                // or on PostgreSQL running now: this insert waits for it to end), nothing is
-                // inserted, and this one rolls back and answers what that one did.
-                let claimed = try await executor.execute(
-                    """
-                    INSERT INTO spends (id, user_id, idempotency_key, request_hash, currency, amount, reference, response_json, created_at)
-                    VALUES (\(id), \(user.id), \(request.idempotencyKey), \(requestHash), \(request.currency), \(request.amount), \(request.reference), \
-                    \(try SQLStorage.encode(response)), \(time)) ON CONFLICT (user_id, idempotency_key) DO NOTHING
-                    """)
-                guard claimed == 1 else { throw SpentBefore() }
-                var data = SQLStorage.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
-                data.spendID = id
-                data.reference = request.reference
-                try await executor.outbox.emit(.creditsSpent, data)
-                return response
+        // A spend found its key taken, and the answer is read after it. Where the spend that took
+        // it did not commit after all (its SQLite batch failed), the key is free again: the spend
+        // runs once more.
+        for _ in 0..<3 {
+            do {
+                return try await spendOnce(user: user, request: request, requestHash: requestHash)
+            } catch is SpentBefore {
+                if let answer = try await replay(user: user, request: request, requestHash: requestHash) { return answer }
             }
-        } catch is SpentBefore {
-            // Read as a write: after the spend that holds the key, which may not have committed
-            // yet (SQLite commits a batch of writes at once), and committed with it or not at all.
-            return try await write { executor, _ in
-                guard let existing = try await Self.stored(executor, user: user.id, key: request.idempotencyKey) else {
-                    throw SQLDatabaseError(.retryable, "spend \(request.idempotencyKey) conflicted but is not there")
+        }
+        throw SQLDatabaseError(.retryable, "spend \(request.idempotencyKey) conflicted but is not there")
+    }
+
+    /// One attempt at a spend: the allowance and the oldest lots, then its key with its answer.
+    /// - Throws: ``SpentBefore`` when an earlier spend holds the key (this one rolls back).
+    private func spendOnce(user: User, request: SpendRequest, requestHash: String) async throws -> SpendResponse {
+        try await write { executor, time in
+            let id = UUID().uuidString.lowercased()
+            let (ledger, allowances, window, fromAllowance, fromBalance, locked) = try await allocate(
+                executor, user: user.id, currency: request.currency, amount: request.amount, time: time)
+            if let window, fromAllowance > 0 {
+                guard
+                    try await allowances.use(
+                        window, user: user.id, currency: request.currency, amount: fromAllowance,
+                        operation: id, reference: request.reference)
+                else {
+                    throw LedgerInconsistency(reason: "allowance of \(user.id)/\(request.currency) changed under the position lock")
                 }
-                guard existing.requestHash == requestHash else {
-                    throw StorageError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another spend")
-                }
-                var first = try SQLStorage.decode(SpendResponse.self, existing.responseJSON)
-                first.replayed = true
-                return first
             }
+            guard try await ledger.spend(user.id, request.currency, amount: fromBalance, operation: id, reference: request.reference) else {
+                // A retry of a spend that took the last units finds none left: its key answers it.
+                if try await Self.stored(executor, user: user.id, key: request.idempotencyKey) != nil { throw SpentBefore() }
+                throw StorageError.insufficient(request.currency, available: locked.available + (window?.free ?? 0))
+            }
+            // The position as locked, less what was spent: nothing else changes it in this transaction.
+            var after = locked
+            after.available -= fromBalance
+            let response = SpendResponse(
+                spendID: id, currency: request.currency, amount: request.amount, fromAllowance: fromAllowance, fromBalance: fromBalance,
+                balance: try await accounts.balance(executor, user: user.id, currency: request.currency, time: time, position: after),
+                replayed: false)
+            // The key is written last, with its answer. If a spend holds it already (committed,
+            // or on PostgreSQL running now: this insert waits for it to end), nothing is
+            // inserted, and this one rolls back and answers what that one did.
+            let claimed = try await executor.execute(
+                """
+                INSERT INTO spends (id, user_id, idempotency_key, request_hash, currency, amount, reference, response_json, created_at)
+                VALUES (\(id), \(user.id), \(request.idempotencyKey), \(requestHash), \(request.currency), \(request.amount), \(request.reference), \
+                \(try SQLStorage.encode(response)), \(time)) ON CONFLICT (user_id, idempotency_key) DO NOTHING
+                """)
+            guard claimed == 1 else { throw SpentBefore() }
+            var data = SQLStorage.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)
+            data.spendID = id
+            data.reference = request.reference
+            try await executor.outbox.emit(.creditsSpent, data)
+            return response
+        }
+    }
+
+    /// The answer kept under a spend's key, as a replay; nil when the key is free.
+    private func replay(user: User, request: SpendRequest, requestHash: String) async throws -> SpendResponse? {
+        // Read as a write: after the spend that holds the key, which may not have committed yet
+        // (SQLite commits a batch of writes at once).
+        try await write { executor, _ in
+            guard let existing = try await Self.stored(executor, user: user.id, key: request.idempotencyKey) else { return nil }
+            guard existing.requestHash == requestHash else {
+                throw StorageError(.idempotencyKeyReused, "idempotency_key \(request.idempotencyKey) was used for another spend")
+            }
+            var first = try SQLStorage.decode(SpendResponse.self, existing.responseJSON)
+            first.replayed = true
+            return first
         }
     }
 
@@ -111,7 +126,7 @@ public struct SpendingStore: TransactionalStore {
         let requestHash = SQLStorage.hash(request.currency, String(request.amount), String(request.ttlSeconds))
         return try await write { executor, time in
             let id = UUID().uuidString.lowercased()
-            // Claimed first, as a spend's key is; the split between allowance and balance is set below.
+            // Claimed first, before anything is read; the split between allowance and balance is set below.
             let claimed = try await executor.execute(
                 """
                 INSERT INTO reservations (id, user_id, idempotency_key, request_hash, currency, amount, from_allowance, from_balance,

@@ -132,6 +132,33 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         return Dictionary(uniqueKeysWithValues: page.deliveries.map { ($0.eventID, $0.status) })
     }
 
+    /// The database queues an event's deliveries as it is inserted; an instance of the build
+    /// before, still running during a rolling upgrade on PostgreSQL (SQLite has one instance),
+    /// inserts them itself in the same statement, and is neither refused nor given a second delivery.
+    @Test(arguments: Backend.available.filter { $0 == .postgres })
+    func anEventInsertedAsTheBuildBeforeDidIsQueuedOnce(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let endpoint = try await harness.storage.webhooks.createEndpoint(
+            url: "https://hooks.example.com/", description: "", eventTypes: [.creditsSpent], secret: .generate())
+        _ = try await harness.database.write { executor in
+            try await executor.execute(
+                """
+                WITH e AS (
+                    INSERT INTO events (id, type, version, user_id, data, created_at) VALUES ('evt_before', 'credits.spent', 1, NULL, '{}', 5)
+                    RETURNING seq)
+                INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at)
+                SELECT w.id, e.seq, 'pending', 5, 5 FROM e, webhook_endpoints w
+                """)
+        }
+        // An event of a type the endpoint does not want is not queued for it.
+        _ = try await harness.database.write { executor in
+            try await executor.execute(
+                "INSERT INTO events (id, type, version, user_id, data, created_at) VALUES ('evt_other', 'credits.granted', 1, NULL, '{}', 6)")
+        }
+        let queued = try await harness.storage.webhooks.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil).deliveries
+        #expect(queued.map(\.eventID) == ["evt_before"])
+    }
+
     @Test(arguments: Backend.available)
     func aSlowAnswerDoesNotHoldUpTheOtherDeliveriesOrTheirRecords(backend: Backend) async throws {
         let harness = try await Harness(backend)

@@ -327,6 +327,6 @@ CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHER
 CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, status, event_seq);
 CREATE TRIGGER console_audit_no_delete BEFORE DELETE ON console_audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE TRIGGER console_audit_no_update BEFORE UPDATE ON console_audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
-CREATE TRIGGER events_deliveries AFTER INSERT ON events BEGIN INSERT INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at) SELECT w.id, NEW.seq, 'pending', NEW.created_at, NEW.created_at FROM webhook_endpoints w WHERE w.disabled = 0 AND (w.all_types = 1 OR EXISTS (SELECT 1 FROM webhook_endpoint_types t WHERE t.endpoint_id = w.id AND t.type = NEW.type)); END;
+CREATE TRIGGER events_deliveries AFTER INSERT ON events BEGIN INSERT OR IGNORE INTO webhook_deliveries (endpoint_id, event_seq, status, next_attempt_at, created_at) SELECT w.id, NEW.seq, 'pending', NEW.created_at, NEW.created_at FROM webhook_endpoints w WHERE w.disabled = 0 AND (w.all_types = 1 OR EXISTS (SELECT 1 FROM webhook_endpoint_types t WHERE t.endpoint_id = w.id AND t.type = NEW.type)); END;
 CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger_entries BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
 CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger_entries BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
