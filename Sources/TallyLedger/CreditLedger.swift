@@ -140,6 +140,7 @@ public struct CreditLedger: Sendable {
     }
 
     /// Moves `amount` from available to held; false (and no change) if not enough is available.
+    /// An amount of zero or less changes nothing.
     public func hold(_ holder: String, _ currency: String, amount: Int64) async throws -> Bool {
         guard amount > 0 else { return true }
         let changed = try await executor.execute(

@@ -18,10 +18,7 @@ extension OnDeviceLedger {
             position = try CreditPosition(row: row)
         }
 
-        /// The balance; all that is available can be spent on the device.
-        var balance: Balance {
-            Balance(currency: currency, available: position.available, held: position.held, debt: position.debt, spendable: position.available)
-        }
+        var balance: Balance { OnDeviceLedger.balance(currency, position) }
     }
 
     /// A lot with what is left of it, and the purchase date of the purchase that granted it.

@@ -73,8 +73,12 @@ extension OnDeviceLedger {
     }
 
     static func balance(_ executor: any SQLExecutor, _ currency: String) async throws -> Balance {
-        let position = try await CreditLedger.position(executor, holder, currency)
-        return Balance(currency: currency, available: position.available, held: position.held, debt: position.debt, spendable: position.available)
+        balance(currency, try await CreditLedger.position(executor, holder, currency))
+    }
+
+    /// A position as the app sees it: all that is available can be spent on the device.
+    static func balance(_ currency: String, _ position: CreditPosition) -> Balance {
+        Balance(currency: currency, available: position.available, held: position.held, debt: position.debt, spendable: position.available)
     }
 
     static func balances(_ executor: any SQLExecutor) async throws -> [Balance] {
@@ -134,6 +138,7 @@ extension OnDeviceLedger {
             WHERE excluded.signed_at >= ledger_renewals.signed_at
             """)
     }
+
     /// Entitlements from the purchases recorded here: non-consumables while not revoked,
     /// non-renewing subscriptions for their catalog duration from the latest purchase,
     /// auto-renewables until their latest expiry, or the end of a billing grace period the
