@@ -20,6 +20,10 @@
 # API probe: before chaos, `scripts/api_probe.sh` runs schemathesis against that `tally serve`
 # (bounded, about two minutes); TALLY_TEST_PROBE=0 skips it.
 #
+# Hangs: every long step runs under `scripts/watch.py`; one that prints nothing for its limit (15
+# minutes; 30 for the release build) is ended with a report of the tests it left running and its
+# threads' backtraces, and fails the run (a test suite runs once more first).
+#
 # Console: then `scripts/console_walk.sh` walks the web console of that `tally serve` in a real
 # headless Chromium (installed with apt when missing, with Selenium from PyPI); screenshots go
 # to .build-test/console/. TALLY_TEST_CONSOLE=0 skips it.
@@ -31,7 +35,8 @@ sudo=""
 
 # Debian packages the tests need, installed when missing.
 packages=(libsqlite3-dev)
-command -v python3 >/dev/null || packages+=(python3)  # scripts/chaos/driver.py
+command -v python3 >/dev/null || packages+=(python3)  # scripts/chaos/driver.py, scripts/watch.py
+command -v gdb >/dev/null || packages+=(gdb)  # scripts/watch.py's backtraces of a hung step
 [ -n "${TALLY_TEST_POSTGRES_URL:-}" ] || packages+=(postgresql)
 missing=()
 for package in "${packages[@]}"; do
@@ -189,11 +194,13 @@ fi
 # Two packages: the client at the root (what apps add) and the server in Server/, each with its
 # own build folder. TALLY_TEST_ONLY=client or server runs one of them.
 # A target that imports a module it does not declare (beyond its dependencies' own) fails the
-# build, so the package manifests stay the true map of who uses what. A warning fails it too, and
-# every public type says whether it is Sendable: `Sendable`, or
+# build, so the package manifests stay the true map of who uses what. A warning fails it too. And
+# every public type is to say whether it is Sendable: `Sendable`, or
 # `@available(*, unavailable) extension T: Sendable {}` where it must not be (swift-certificates'
 # `-warnings-as-errors` and `-require-explicit-sendable`; Swift 6.3's driver takes the latter but
 # does not pass it on, so it is asked for as its diagnostic group, `-Wwarning ExplicitSendable`).
+# That group alone stays a warning, not an error (SwiftPM's generated test runner has two such
+# types of its own): a fresh build lists ours beside them, and there should be none.
 # They apply to the root package's targets and the local packages (the client package from
 # Server/, the examples); SwiftPM drops them for the remote dependencies, which build with their
 # warnings suppressed as always. The release build below keeps its own flags and scratch path.
@@ -203,22 +210,36 @@ checks=(--explicit-target-dependency-import-check error -Xswiftc -warnings-as-er
 # tests use, crashes in memcpy when it walks that many descriptors to close them in the child.
 # At most this many tests run at a time (also faster on 2 cores: 58 s against 66 s).
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-24}"
+# Each long step runs under scripts/watch.py: a step that prints nothing for its limit is taken
+# as hung, and ended with the tests it left running, its processes and their threads' backtraces
+# (gdb), so that a deadlock fails the run in minutes and says where, not at CI's own limit.
+# `watched NAME STALL AGAIN COMMAND...`: AGAIN is how many times a stalled step runs again (the
+# test suites: once; never after a failure).
+watched() {
+  local name="$1" stall="$2" again="$3"
+  shift 3
+  if command -v python3 >/dev/null; then
+    python3 scripts/watch.py --name "$name" --stall "$stall" --again-after-stall "$again" -- "$@"
+  else
+    "$@"
+  fi
+}
 run_start=$SECONDS
 status=0
 only="${TALLY_TEST_ONLY:-}"
 if [ "$only" != server ]; then
-  swift test "${checks[@]}" "$@" || status=$?
+  watched "client package: swift test" 900 1 swift test "${checks[@]}" "$@" || status=$?
   [ $status -eq 0 ] || exit $status
   echo "client package: swift test passed in $((SECONDS - run_start)) s" >&2
   # The Apple-only sources, typechecked against stand-ins of StoreKit, SwiftUI and UIKit, then
   # their availability on each platform's floor (decision 0023: about 140 s of CPU more).
-  scripts/check_apple_sources.sh .build/debug || exit $?
+  watched "scripts/check_apple_sources.sh" 900 0 scripts/check_apple_sources.sh .build/debug || exit $?
   # The public API of TallyKit, TallyUI and TallyKitTesting, pinned by Tests/APITesters.
-  scripts/check_api.sh .build/debug || exit $?
+  watched "scripts/check_api.sh" 900 0 scripts/check_api.sh .build/debug || exit $?
 fi
 if [ "$only" != client ]; then
   server_start=$SECONDS
-  swift test --package-path Server "${checks[@]}" "$@" || status=$?
+  watched "server package: swift test" 900 1 swift test --package-path Server "${checks[@]}" "$@" || status=$?
   [ $status -eq 0 ] || exit $status
   echo "server package: swift test passed in $((SECONDS - server_start)) s" >&2
 fi
@@ -231,12 +252,13 @@ fi
 if [ "${TALLY_TEST_RELEASE:-1}" != 0 ] && [ "$only" != client ]; then
   release_start=$SECONDS
   release_scratch="$(pwd)/Server/.build-release"
-  swift build --package-path Server -c release --product tally --scratch-path "$release_scratch"
+  # The optimizer compiles a module at once and prints nothing meanwhile: a longer limit.
+  watched "release build" 1800 0 swift build --package-path Server -c release --product tally --scratch-path "$release_scratch"
   release_tally="$release_scratch/release/tally"
   echo "release build done in $((SECONDS - release_start)) s; smoke:" >&2
   "$release_tally" --help >/dev/null
-  "$release_tally" bench verify --count 2000 --uncached-count 200 --receipts 200 --no-openssl
-  "$release_tally" bench server --duration 2 --rounds 1 --warm-up 0.2 --users 20 --purchases 400 --connections 4
+  watched "release smoke: bench verify" 600 0 "$release_tally" bench verify --count 2000 --uncached-count 200 --receipts 200 --no-openssl
+  watched "release smoke: bench server" 600 0 "$release_tally" bench server --duration 2 --rounds 1 --warm-up 0.2 --users 20 --purchases 400 --connections 4
   echo "release build and smoke passed in $((SECONDS - release_start)) s" >&2
 fi
 
@@ -259,11 +281,11 @@ done
 case "$scratch" in /*) ;; *) scratch="$(pwd)/$scratch" ;; esac
 
 if [ "$probe" != 0 ]; then
-  scripts/api_probe.sh --tally "$scratch/$configuration/tally" || exit $?
+  watched "scripts/api_probe.sh" 900 0 scripts/api_probe.sh --tally "$scratch/$configuration/tally" || exit $?
 fi
 if [ "$console" != 0 ]; then
   console_start=$SECONDS
-  scripts/console_walk.sh --tally "$scratch/$configuration/tally" || exit $?
+  watched "scripts/console_walk.sh" 900 0 scripts/console_walk.sh --tally "$scratch/$configuration/tally" || exit $?
   echo "console walk passed in $((SECONDS - console_start)) s" >&2
 fi
 if [ "$chaos" = 0 ]; then
@@ -284,6 +306,6 @@ else
 fi
 echo "" >&2
 echo "scripts/chaos.sh ${chaos_arguments[*]}" >&2
-scripts/chaos.sh "${chaos_arguments[@]}" || status=$?
+watched "scripts/chaos.sh" 900 0 scripts/chaos.sh "${chaos_arguments[@]}" || status=$?
 echo "scripts/test.sh finished in $((SECONDS - run_start)) s (status $status)" >&2
 exit $status

@@ -296,7 +296,7 @@ public struct CreditPosition: Equatable, Sendable {
 
 extension CreditPosition: SQLRowDecodable {
     /// The columns of `positions` a position is read from.
-    public enum Columns {
+    public enum Columns: Sendable {
         public static let available = SQLColumn("available")
         public static let held = SQLColumn("held")
         public static let debt = SQLColumn("debt")

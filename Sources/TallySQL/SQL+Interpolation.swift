@@ -13,7 +13,7 @@ extension SQL: ExpressibleByStringInterpolation {
 
     /// The pieces of an ``SQL`` literal: its text, and for each interpolation a bind or a
     /// fragment of the kind its label names.
-    public struct StringInterpolation: StringInterpolationProtocol {
+    public struct StringInterpolation: StringInterpolationProtocol, Sendable {
         var sql = SQL()
 
         /// Starts an empty statement.

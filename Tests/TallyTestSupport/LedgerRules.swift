@@ -14,7 +14,7 @@ public import Testing
 ///     try await rule.check(LedgerRules.Bench(database: database, schema: schema, holder: "device"))
 /// }
 /// ```
-public enum LedgerRules {
+public enum LedgerRules: Sendable {
     /// One rule: a name for the test's arguments and the check.
     public struct Rule: Sendable, CustomTestStringConvertible {
         public let name: String

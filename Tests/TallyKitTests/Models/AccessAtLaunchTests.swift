@@ -63,7 +63,7 @@ import Testing
 
         await gate.open()
         await manager.waitUntilCaughtUp()
-        await ModelObservationTests.eventually { access.destination == .main }
+        await eventually { access.destination == .main }
         #expect(access.destination == .main)
         #expect(await fetched.value == .main)
         #expect(await manager.destination() == .main)
@@ -93,7 +93,7 @@ import Testing
         await gate.open()
         await manager.waitUntilCaughtUp()
         // The model moves on by itself once the launch read the store, though the account did not change.
-        await ModelObservationTests.eventually { access.destination == .onboarding }
+        await eventually { access.destination == .onboarding }
         #expect(access.destination == .onboarding)
         #expect(await manager.destination() == .onboarding)
         #expect(!shown.contains(.paywall) && !shown.contains(.main), "\(shown)")
@@ -118,7 +118,7 @@ import Testing
         #expect(await Self.answersMeanwhile(manager, access).allSatisfy { $0 == .checking })
         await gate.open()
         await manager.waitUntilCaughtUp()
-        await ModelObservationTests.eventually { access.destination == .paywall }
+        await eventually { access.destination == .paywall }
         #expect(access.destination == .paywall)
     }
 }

@@ -36,7 +36,7 @@ import Testing
         #expect(shown == [0], "the first balance shows at once")
 
         _ = try await manager.buy("com.tally.photo.credits.50")
-        while credits.displayed != 50 || credits.isAnimating { await Task.yield() }
+        await eventually("the count up to 50") { credits.displayed == 50 && !credits.isAnimating }
         let counted = Array(shown.dropFirst())
         #expect(counted.count == 12, "\(counted)")
         #expect(counted == counted.sorted() && Set(counted).count == counted.count, "\(counted)")
@@ -45,7 +45,7 @@ import Testing
 
         shown = []
         _ = try await manager.spend("credits", amount: 3, reference: "photo-1", idempotencyKey: "photo-1")
-        while credits.displayed != 47 || credits.isAnimating { await Task.yield() }
+        await eventually("the count down to 47") { credits.displayed == 47 && !credits.isAnimating }
         #expect(shown == [49, 48, 47])
         #expect(credits.balance == 47)
     }

@@ -27,12 +27,6 @@ import Testing
         return changes
     }
 
-    /// Waits until `condition` holds; the model follows the account on its own task.
-    @MainActor
-    static func eventually(_ condition: () -> Bool) async {
-        for _ in 0..<10_000 where !condition() { await Task.yield() }
-    }
-
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @MainActor
     @Test func aPaywallIsRedrawnWhenItsItemsChangeAndNotForWhatItDidNotRead() async throws {
@@ -75,7 +69,7 @@ import Testing
         let badge = Self.track { _ = profile.isPro }
         let destination = Self.track { _ = access.destination }
         _ = try await manager.buy("com.tally.pro.monthly")
-        await Self.eventually { profile.isPro && access.destination == .main }
+        await eventually { profile.isPro && access.destination == .main }
         #expect(profile.isPro)
         #expect(access.destination == .main)
         #expect(badge.count == 1)
@@ -95,7 +89,7 @@ import Testing
 
         let shown = Self.track { _ = credits.displayed }
         _ = try await manager.buy("com.tally.photo.credits.50")
-        await Self.eventually { credits.displayed == 50 && !credits.isAnimating }
+        await eventually { credits.displayed == 50 && !credits.isAnimating }
         #expect(shown.count == 1)
         #expect(credits.displayedText(in: .english) == "50 credits")
         #expect(credits.displayedText(in: .ukrainian) == "50 кредитів")

@@ -539,7 +539,7 @@ import Testing
             _ = try? await manager.consume("report.career", for: "profile-1") {
                 // The refund arrives and is applied while the report is being generated.
                 _ = try await device.appStore.refund(transactionID: receipt.transactionID)
-                while try await ledger.account(storeEntitlements: []).balance("report.career").debt == 0 { await Task.yield() }
+                try await eventually("the refund applied") { try await ledger.account(storeEntitlements: []).balance("report.career").debt > 0 }
                 refunded.set()
                 if !reportSucceeds { throw GenerationFailed() }
                 return "report"

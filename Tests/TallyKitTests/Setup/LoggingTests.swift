@@ -121,7 +121,7 @@ struct LoggingTests {
 
         await device.clock.waitForSleepers(1)
         device.clock.advance(by: .seconds(60))
-        while try await manager.journal.all().first?.state != .finished { await Task.yield() }
+        try await eventually("the retried delivery finished") { try await manager.journal.all().first?.state == .finished }
         let finished = await recorder.first { $0 == .finished(transactionID: transactionID, productID: Kit.report("career")) }
         #expect(finished != nil)
         #expect(try await manager.available("report.career") == 1)

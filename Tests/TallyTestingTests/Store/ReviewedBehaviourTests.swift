@@ -138,7 +138,7 @@ import Testing
             time: .manual(start: StoreFixture.start), transport: gate)
         _ = try await store.purchase("com.tally.echo.3hours")
         let first = Task { try await store.tick() }
-        while gate.held == 0 { await Task.yield() }
+        await eventually("the first delivery held") { gate.held > 0 }
         // The first delivery is held; time can still move and purchases still work.
         _ = try await store.purchase("com.tally.echo.3hours")
         try await store.advance(by: .seconds(3600))

@@ -3,7 +3,7 @@ import Foundation
 import TallyCore
 
 /// The console's session cookie: its name, and what the database keeps of its value.
-public enum ConsoleSessionCookie {
+public enum ConsoleSessionCookie: Sendable {
     public static let name = "tally_console"
 
     /// The SHA-256 of a cookie's value, as `console_sessions.token_hash` keeps it.

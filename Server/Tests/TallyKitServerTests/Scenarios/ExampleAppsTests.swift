@@ -11,15 +11,6 @@ import Testing
 /// The example apps in Examples/ as their customers use them, on the simulated App Store: the
 /// photo app on a Tally server in this process, the reports app on the device.
 @Suite(.timeLimit(.minutes(2))) struct ExampleAppsTests {
-    /// Waits until `condition` holds, for at most 30 seconds: the models follow the account on
-    /// their own tasks, and the credits header counts for 0.6 seconds, in frames on the main
-    /// actor that the whole suite's parallel tests share (10 seconds were once not enough there).
-    @MainActor
-    static func eventually(_ condition: () -> Bool) async {
-        let deadline = Date().addingTimeInterval(30)
-        while !condition(), Date() < deadline { try? await Task.sleep(nanoseconds: 10_000_000) }
-    }
-
     struct GeneratorFailed: Error {}
 
     // MARK: The photo app (SwiftUI, server credits)
@@ -71,7 +62,10 @@ import Testing
         let outcome = await studio.paywall.purchase("com.tally.photo.credits.10")
         guard case .purchased(let receipt)? = outcome else { throw KitTestFailure("expected a purchase, got \(String(describing: outcome))") }
         #expect(receipt.granted == [Amount(currency: "credits", amount: 10)])
-        await eventually { studio.credits.balance == 10 && !studio.credits.isAnimating }
+        // The models follow the account on their own tasks, and the header counts for 0.6 s in
+        // frames on the main actor that the whole suite's parallel tests share: 30 s by default
+        // (10 s were once not enough there).
+        await eventually("the header's count to 10") { studio.credits.balance == 10 && !studio.credits.isAnimating }
         #expect(studio.credits.displayed == 10, "the header counted up to the new balance")
 
         await studio.generate(prompt: "a third one")

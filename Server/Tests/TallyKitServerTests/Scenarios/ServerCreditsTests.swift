@@ -320,7 +320,7 @@ import Testing
                 #expect(device.clock.sleeperCount == 1, "retried before \(expected) s")
                 #expect(transport.requestCount == before)
                 device.clock.advance(by: .seconds(1))
-                while transport.requestCount == before { await Task.yield() }
+                await eventually("the request sent") { transport.requestCount > before }
             }
             transport.heal()
             var updates = paused.accountUpdates().makeAsyncIterator()
@@ -416,7 +416,7 @@ import Testing
                 return
             }
             try await device.store.redeliver(transactionID: paid.transactionID)
-            while try await manager.journal.unfinished().first?.state != .rejected { await Task.yield() }
+            try await eventually("the purchase rejected") { try await manager.journal.unfinished().first?.state == .rejected }
             #expect(try await manager.journal.unfinished().first?.lastError == "transaction_belongs_to_another_user")
             #expect(!(await device.appStore.isFinished(transactionID: paid.transactionID)))
             #expect(try await manager.available("credits") == 2)

@@ -95,7 +95,7 @@ import Testing
             #expect(await access.destination == .onboarding)
             _ = try await manager.buy("com.tally.pro.monthly")
             #expect(await manager.destination(policy: .fromCacheOnly) == .main)
-            while await access.destination != .main { await Task.yield() }
+            await eventually("the main screen") { await access.destination == .main }
             await access.stop()
         }
     }

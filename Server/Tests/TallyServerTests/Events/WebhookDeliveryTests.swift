@@ -6,6 +6,7 @@ import HummingbirdTesting
 import NIOConcurrencyHelpers
 import TallyCore
 import TallySQL
+import TallyTestSupport
 import Testing
 
 @testable import TallyServer
@@ -117,16 +118,6 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         }
     }
 
-    /// Waits (up to 20 s, a bound for a failing run, not a measure) until `condition` holds.
-    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return false
-    }
-
     static func statuses(_ harness: Harness, _ endpointID: String) async throws -> [String: String] {
         let page = try await harness.storage.webhooks.deliveries(endpointID: endpointID, status: nil, limit: 100, cursor: nil)
         return Dictionary(uniqueKeysWithValues: page.deliveries.map { ($0.eventID, $0.status) })
@@ -170,8 +161,9 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         let run = Task { try await Self.drain(dispatcher) }
         // The other four are received and recorded delivered while the first still waits: a
         // worker killed now sends only that one again.
-        let othersRecorded = try await Self.eventually { try await Self.statuses(harness, endpoint.id).values.filter { $0 == "delivered" }.count == 4 }
-        #expect(othersRecorded)
+        try await eventually("the other four recorded delivered") {
+            try await Self.statuses(harness, endpoint.id).values.filter { $0 == "delivered" }.count == 4
+        }
         let slowID = try #require(receiver.requests.first?.headers["webhook-id"])
         let slow = try #require(
             try await harness.storage.webhooks.deliveries(endpointID: endpoint.id, status: "pending", limit: 10, cursor: nil).deliveries.first)
@@ -195,8 +187,9 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         dispatcher.perEndpoint = 2
         let worker = dispatcher
         let run = Task { try await Self.drain(worker) }
-        let fastDone = try await Self.eventually { try await Self.statuses(harness, fast.id).values.filter { $0 == "delivered" }.count == 6 }
-        #expect(fastDone)
+        try await eventually("the fast endpoint's six delivered") {
+            try await Self.statuses(harness, fast.id).values.filter { $0 == "delivered" }.count == 6
+        }
         // Two requests wait at the slow endpoint; its other four deliveries were not taken.
         #expect(receiver.requests.filter { $0.url == "https://slow.example.com/" }.count == 2)
         #expect(try await Self.statuses(harness, slow.id).values.filter { $0 == "delivered" }.isEmpty)
@@ -219,7 +212,7 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         let worker = dispatcher
         let stopping = NIOLockedValueBox(false)
         let run = Task { try await worker.run(pause: {}, stop: { stopping.withLockedValue { $0 } }) }
-        #expect(try await Self.eventually { receiver.requests.count == 2 })
+        await eventually("two requests in flight") { receiver.requests.count == 2 }
         stopping.withLockedValue { $0 = true }
         receiver.open()
         #expect(try await run.value.delivered == 2)
