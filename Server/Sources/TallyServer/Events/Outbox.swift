@@ -16,7 +16,7 @@ struct Outbox {
     func emit(_ type: TallyEventType, _ data: TallyEventData) async throws {
         let id = Self.newID()
         let now = context.now
-        let text = String(decoding: try TallyAPI.encoder().encode(data), as: UTF8.self)
+        let text = ResponseJSON.text(data)
         // Its deliveries, one per endpoint that wants it, are made by the database as it is
         // inserted (the trigger of `0006_event_deliveries`).
         try await context.execute(

@@ -60,7 +60,7 @@ extension PurchaseStore {
             // The first answer to a client is kept, so that replays repeat it.
             var first = response
             first.replayed = false
-            let firstJSON = try SQLStorage.encode(first)
+            let firstJSON = SQLStorage.encode(first)
             try await executor.execute(
                 "UPDATE store_transactions SET response_json = \(firstJSON) WHERE transaction_id = \(transactionID) AND response_json IS NULL")
             return response

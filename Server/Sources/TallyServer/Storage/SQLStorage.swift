@@ -60,6 +60,11 @@ public struct SQLStorage: Sendable {
         String(decoding: try TallyAPI.encoder().encode(value), as: UTF8.self)
     }
 
+    /// The same text, for the answers ``ResponseJSON`` writes.
+    static func encode(_ value: some ResponseJSONWritable) -> String {
+        ResponseJSON.text(value)
+    }
+
     static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         try TallyAPI.decoder().decode(T.self, from: Data(text.utf8))
     }

@@ -75,7 +75,7 @@ public struct SpendingStore: TransactionalStore {
                 """
                 INSERT INTO spends (id, user_id, idempotency_key, request_hash, currency, amount, reference, response_json, created_at)
                 VALUES (\(id), \(user.id), \(request.idempotencyKey), \(requestHash), \(request.currency), \(request.amount), \(request.reference), \
-                \(try SQLStorage.encode(response)), \(time)) ON CONFLICT (user_id, idempotency_key) DO NOTHING
+                \(SQLStorage.encode(response)), \(time)) ON CONFLICT (user_id, idempotency_key) DO NOTHING
                 """)
             guard claimed == 1 else { throw SpentBefore() }
             var data = SQLStorage.creditsEvent(user: user.id, currency: request.currency, amount: request.amount)

@@ -82,6 +82,76 @@ import Testing
         }
     }
 
+    /// The written bytes are the encoder's, and read back to the same value.
+    static func expectEncodersBytes<Value: ResponseJSONWritable & Decodable & Equatable>(_ value: Value) throws {
+        let expected = try TallyAPI.encoder().encode(value)
+        let written = Data(ResponseJSON.encode(value).readableBytesView)
+        #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+        #expect(ResponseJSON.text(value) == String(decoding: expected, as: UTF8.self))
+        let decoder = TallyAPI.decoder()
+        #expect(try decoder.decode(Value.self, from: written) == (try decoder.decode(Value.self, from: expected)))
+    }
+
+    @Test func purchaseAndSpendAnswersAreTheEncodersBytes() throws {
+        var generator = SplitMix(seed: 11)
+        func pick<T>(_ values: [T]) -> T { values[Int(generator.next() % UInt64(values.count))] }
+        let accounts = Self.accounts()
+        for index in 0..<300 {
+            let account = accounts[index % accounts.count]
+            let granted = (0..<pick([0, 1, 2, 3])).map { _ in Amount(currency: pick(Self.strings), amount: pick(Self.integers)) }
+            try Self.expectEncodersBytes(
+                PurchaseResponse(
+                    transactionID: pick(Self.strings), productID: pick(Self.strings), granted: granted,
+                    balances: account.balances, entitlements: account.entitlements, replayed: generator.next() % 2 == 0))
+            let balance =
+                account.balances.first ?? Balance(currency: "credits", available: 0, held: 0, debt: 0, allowance: nil, spendable: 0)
+            try Self.expectEncodersBytes(
+                SpendResponse(
+                    spendID: pick(Self.strings), currency: pick(Self.strings), amount: pick(Self.integers),
+                    fromAllowance: pick(Self.integers), fromBalance: pick(Self.integers), balance: balance,
+                    replayed: generator.next() % 2 == 0))
+        }
+    }
+
+    @Test func eventDataIsTheEncodersBytes() throws {
+        var generator = SplitMix(seed: 13)
+        func pick<T>(_ values: [T]) -> T { values[Int(generator.next() % UInt64(values.count))] }
+        func maybe<T>(_ value: @autoclosure () -> T) -> T? { generator.next() % 3 == 0 ? nil : value() }
+        try Self.expectEncodersBytes(TallyEventData(userID: nil))
+        for _ in 0..<400 {
+            var data = TallyEventData(userID: maybe(pick(Self.strings)))
+            data.appUserID = maybe(pick(Self.strings))
+            data.transactionID = maybe(pick(Self.strings))
+            data.originalTransactionID = maybe(pick(Self.strings))
+            data.productID = maybe(pick(Self.strings))
+            data.productKind = maybe(pick(Self.strings))
+            data.quantity = maybe(pick(Self.integers))
+            data.environment = maybe(pick(Self.strings))
+            data.price = maybe(pick(Self.integers))
+            data.priceCurrency = maybe(pick(Self.strings))
+            data.storefront = maybe(pick(Self.strings))
+            data.amounts = maybe((0..<pick([0, 1, 2])).map { _ in Amount(currency: pick(Self.strings), amount: pick(Self.integers)) })
+            data.clawedBack = maybe(
+                (0..<pick([0, 1, 2])).map { _ in
+                    TallyEventData.ClawedBack(currency: pick(Self.strings), removed: pick(Self.integers), debt: pick(Self.integers))
+                })
+            data.currency = maybe(pick(Self.strings))
+            data.amount = maybe(pick(Self.integers))
+            data.used = maybe(pick(Self.integers))
+            data.spendID = maybe(pick(Self.strings))
+            data.reservationID = maybe(pick(Self.strings))
+            data.reason = maybe(pick(Self.strings))
+            data.reference = maybe(pick(Self.strings))
+            data.source = maybe(pick(Self.strings))
+            data.entitlements = maybe((0..<pick([0, 1, 3])).map { _ in pick(Self.strings) })
+            data.expiresAt = maybe(pick(Self.dates))
+            data.notificationType = maybe(pick(Self.strings))
+            data.subtype = maybe(pick(Self.strings))
+            data.actor = maybe(pick(Self.strings))
+            try Self.expectEncodersBytes(data)
+        }
+    }
+
     @Test(arguments: strings) func stringsEscapeAsTheEncoderDoes(_ string: String) throws {
         var json = ResponseJSON()
         json.string(string)

@@ -1,9 +1,10 @@
 public import Hummingbird
 public import TallyCore
 
-// The API's answers, written by the context's ``TallyResponseEncoder``. `AccountResponse`, the
-// most read, is written without `JSONEncoder` (see `AccountResponse+ResponseJSON.swift`).
+// The API's answers, written by the context's ``TallyResponseEncoder``; the account, a
+// purchase's and a spend's without `JSONEncoder` (`ResponseJSON`).
 
+extension AccountResponse: @retroactive ResponseEncodable {}
 extension CreateUserResponse: @retroactive ResponseEncodable {}
 extension ProductsResponse: @retroactive ResponseEncodable {}
 extension Order: @retroactive ResponseEncodable {}

@@ -1,5 +1,4 @@
-public import Hummingbird
-public import TallyCore
+import TallyCore
 
 // The answer to `GET /v1/me` and its parts, members in the order `.sortedKeys` gives their
 // snake_case keys. `ResponseJSONTests` checks each against `TallyAPI.encoder()`.
@@ -63,16 +62,5 @@ extension SubscriptionInfo: ResponseJSONWritable {
             json.field("status", status.rawValue)
             json.field("will_renew", willRenew)
         }
-    }
-}
-
-extension AccountResponse: @retroactive ResponseGenerator {
-    /// The account as `200 application/json`, written by ``ResponseJSON`` rather than `JSONEncoder`.
-    /// - Parameters:
-    ///   - request: the request it answers.
-    ///   - context: the request's context.
-    /// - Returns: the answer.
-    public func response(from request: Request, context: some RequestContext) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ResponseJSON.encode(self)))
     }
 }

@@ -2,10 +2,11 @@ import Foundation
 import Hummingbird
 import TallyCore
 
-/// A value the handlers can answer without `JSONEncoder`: it writes the very bytes
-/// `TallyAPI.encoder()` would (snake_case keys, sorted; ISO 8601 dates with milliseconds;
-/// nil optionals left out; `/` not escaped). Only the hot answers conform; the rest go
-/// through `Codable`.
+/// A value written without `JSONEncoder`: it writes the very bytes `TallyAPI.encoder()` would
+/// (snake_case keys, sorted; ISO 8601 dates with milliseconds; nil optionals left out; `/` not
+/// escaped). Only what every request of the hot paths writes conforms (the account, a
+/// purchase's and a spend's answers, as sent and as kept for replays, and events' data); the
+/// rest go through `Codable`.
 protocol ResponseJSONWritable: Encodable {
     /// Writes the value as one JSON value.
     func write(to json: inout ResponseJSON)
@@ -28,6 +29,11 @@ struct ResponseJSON {
         var json = ResponseJSON()
         value.write(to: &json)
         return json.buffer
+    }
+
+    /// Encodes a value as text (a column's JSON).
+    static func text(_ value: some ResponseJSONWritable) -> String {
+        String(buffer: encode(value))
     }
 
     // MARK: - Containers
@@ -94,7 +100,25 @@ struct ResponseJSON {
         field(name, value.uuidString)
     }
 
+    mutating func field(_ name: StaticString, _ values: [String]) {
+        key(name)
+        array(values) { json, value in json.string(value) }
+        first = false
+    }
+
     /// Leaves the member out when nil, as synthesized `Codable` does (`encodeIfPresent`).
+    mutating func field(_ name: StaticString, _ value: String?) {
+        if let value { field(name, value) }
+    }
+
+    mutating func field(_ name: StaticString, _ value: Int64?) {
+        if let value { field(name, value) }
+    }
+
+    mutating func field(_ name: StaticString, _ values: [String]?) {
+        if let values { field(name, values) }
+    }
+
     mutating func field(_ name: StaticString, _ value: Date?) {
         if let value { field(name, value) }
     }
@@ -117,6 +141,10 @@ struct ResponseJSON {
         key(name)
         array(elements) { json, element in element.write(to: &json) }
         first = false
+    }
+
+    mutating func field<Element: ResponseJSONWritable>(_ name: StaticString, _ elements: [Element]?) {
+        if let elements { field(name, elements) }
     }
 
     // MARK: - Strings
