@@ -27,13 +27,6 @@ struct Outbox {
         context.noteEvent(type)
     }
 
-    /// `evt_` and 26 characters of a random UUID's bits (base 32, lowercase): unique without coordination.
-    static func newID() -> String {
-        let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)
-        var generator = SystemRandomNumberGenerator()
-        var bytes = [UInt8](repeating: 0, count: 26)
-        for index in bytes.indices { bytes[index] = alphabet[Int(generator.next(upperBound: UInt8(32)))] }
-        return "evt_" + String(decoding: bytes, as: UTF8.self)
-    }
-
+    /// `evt_` and 26 random characters (130 bits, base 32, lowercase): unique without coordination.
+    static func newID() -> String { "evt_" + RandomID.base32(count: 26) }
 }

@@ -204,7 +204,7 @@ extension ConsoleStore {
                 return first
             }
             guard expires > time else { throw StorageError(.invalidRequest, "the grant must end in the future") }
-            let id = UUID().uuidString.lowercased()
+            let id = RandomID.uuid()
             try await purchases.touchEntitlements(executor, user: userID, time: time, actor: actor)
             try await executor.execute(
                 """

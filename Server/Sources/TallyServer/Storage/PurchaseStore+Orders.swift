@@ -11,7 +11,7 @@ extension PurchaseStore {
             throw StorageError(.unknownProduct, "no product \(productID) in the catalog")
         }
         return try await write { executor, time in
-            let id = UUID().uuidString.lowercased()
+            let id = RandomID.uuid()
             let token = user.appAccountToken.uuidString.lowercased()
             let expiresAt = time + catalog.orderTTLSeconds * 1000
             try await executor.execute(

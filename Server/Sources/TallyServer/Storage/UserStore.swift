@@ -20,7 +20,7 @@ public struct UserStore: TransactionalStore {
                 }
                 return (user, false, [])
             }
-            let user = User(id: UUID().uuidString.lowercased(), appUserID: appUserID, appAccountToken: UUID(), createdAt: SQLStorage.date(time))
+            let user = User(id: RandomID.uuid(), appUserID: appUserID, appAccountToken: UUID(), createdAt: SQLStorage.date(time))
             let token = user.appAccountToken.uuidString.lowercased()
             try await executor.execute(
                 "INSERT INTO users (id, app_user_id, app_account_token, created_at) VALUES (\(user.id), \(appUserID), \(token), \(time))")
