@@ -21,8 +21,9 @@
 # (bounded, about two minutes); TALLY_TEST_PROBE=0 skips it.
 #
 # Hangs: every long step runs under `scripts/watch.py`; one that prints nothing for its limit (15
-# minutes; 30 for the release build) is ended with a report of the tests it left running and its
-# threads' backtraces, and fails the run (a test suite runs once more first).
+# minutes; 30 for the release build, 10 for each smoke command) is ended with a report of the
+# tests it left running and its threads' backtraces, and fails the run (a test suite runs once
+# more first).
 #
 # Console: then `scripts/console_walk.sh` walks the web console of that `tally serve` in a real
 # headless Chromium (installed with apt when missing, with Selenium from PyPI); screenshots go

@@ -7,7 +7,7 @@ The command's standard output and error are passed through as they come. When ne
 printed anything for --stall seconds (600 by default), the step is taken as hung: this prints
 the tests that started and have not ended (Swift Testing's and XCTest's lines), the processes
 still running under the step and, where gdb is installed, each one's threads' backtraces, then
-ends the step's processes and exits with 124. A test suite that deadlocks, or a server that stops
+ends the step's processes (SIGTERM, then SIGKILL 10 s later) and exits with 124. A test suite that deadlocks, or a server that stops
 answering, then fails the run in minutes, with what is needed to find the cause, instead of
 holding the machine until CI's own limit ends it without a word.
 
@@ -29,9 +29,9 @@ import time
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 STARTED = re.compile(r"^\S+ Test (?P<name>.+?) started\.$")
-ENDED = re.compile(r"^\S+ Test (?P<name>.+?)(?: with \d+ test cases?)? (?:passed|failed|skipped)")
+ENDED = re.compile(r"^\S+ Test (?P<name>.+?)(?: with \d+ test cases?)? (?:passed after|failed after|skipped)")
 XC_STARTED = re.compile(r"^Test Case '(?P<name>.+)' started")
-XC_ENDED = re.compile(r"^Test Case '(?P<name>.+)' (?:passed|failed|skipped)")
+XC_ENDED = re.compile(r"^Test Case '(?P<name>.+)' (?:passed|failed|skipped) \(")
 
 
 class InFlight:
@@ -86,9 +86,11 @@ def backtraces(pid):
     gdb = shutil.which("gdb")
     if not gdb:
         return "(gdb is not installed: no backtraces)"
+    # Attaching needs ptrace rights over the process: root's, or the user's where the system allows.
+    prefix = ["sudo", "-n"] if os.geteuid() != 0 and shutil.which("sudo") else []
     try:
         result = subprocess.run(
-            [gdb, "-p", str(pid), "-batch", "-nx", "-ex", "set pagination off", "-ex", "thread apply all bt 25"],
+            prefix + [gdb, "-p", str(pid), "-batch", "-nx", "-ex", "set pagination off", "-ex", "thread apply all bt 25"],
             capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
         return "(gdb did not finish within 120 s)"
@@ -128,25 +130,44 @@ def report(name, stall, in_flight, root):
     out.flush()
 
 
-current = None  # the step's process now running, for the signals passed on to it
+current = None  # the step's process now running
+signalled = None  # the signal this script was sent, passed on to the step; no step runs after it
+
+
+def end(signum):
+    """Sends a signal to the step's process and every process under it."""
+    if current is None:
+        return
+    for pid, _ in reversed(descendants(current.pid)):
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
 
 
 def forward(signum, _frame=None):
-    """Passes a signal to the whole step."""
-    if current is None:
-        return
-    try:
-        os.killpg(current.pid, signum)
-    except ProcessLookupError:
-        pass
+    """Passes a signal this script was sent to the step (a terminal's ^C reaches both)."""
+    global signalled
+    signalled = signum
+    end(signum)
+
+
+def stop(grace=10):
+    """Ends the step: SIGTERM first, so that its scripts' traps clean up, then SIGKILL."""
+    end(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while current.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    end(signal.SIGKILL)
+    current.wait()
 
 
 def run(command, name, stall):
     """Runs the step once; its exit status, or None when it stalled and was ended."""
     global current
-    # A session of its own, so that the whole step (swift test and the test process it starts)
-    # can be ended at once.
-    current = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    # In this script's own process group and session: a terminal's ^C and a CI runner's signal
+    # to the group reach the step as they would without this script.
+    current = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     selector = selectors.DefaultSelector()
     targets = {current.stdout: sys.stdout.buffer, current.stderr: sys.stderr.buffer}
     pending = {current.stdout: b"", current.stderr: b""}
@@ -154,8 +175,13 @@ def run(command, name, stall):
         selector.register(stream, selectors.EVENT_READ)
     in_flight = InFlight()
     last = time.monotonic()
-    while selector.get_map():
-        events = selector.select(timeout=5)
+    exited = None  # when the step's process was first seen ended
+    while True:
+        if selector.get_map():
+            events = selector.select(timeout=1)
+        else:
+            events = []
+            time.sleep(1)
         for key, _ in events:
             chunk = os.read(key.fileobj.fileno(), 65536)
             if not chunk:
@@ -166,16 +192,25 @@ def run(command, name, stall):
             target.write(chunk)
             target.flush()
             text = pending[key.fileobj] + chunk
-            *lines, pending[key.fileobj] = text.split(b"\n")
+            *lines, rest = text.split(b"\n")
+            pending[key.fileobj] = rest[-65536:]  # a line without end is kept only so far
             for line in lines:
                 in_flight.read(line.decode(errors="replace").rstrip("\r"))
-        if time.monotonic() - last > stall:
+        if current.poll() is not None:
+            # Ended: what is left in the pipes is read for a few seconds; a process it left
+            # behind holding them is ended, and the step's own status stands.
+            exited = exited or time.monotonic()
+            if not selector.get_map() or time.monotonic() - exited > 5:
+                end(signal.SIGKILL)
+                selector.close()
+                status = current.returncode
+                return 128 - status if status < 0 else status
+        elif time.monotonic() - last > stall:
+            # Silent for the limit, whether or not it still holds its output open.
             report(name, stall, in_flight, current.pid)
-            forward(signal.SIGKILL)
-            current.wait()
+            stop()
+            selector.close()
             return None
-    status = current.wait()
-    return 128 - status if status < 0 else status
 
 
 def main():
@@ -183,7 +218,7 @@ def main():
     parser.add_argument("--name", required=True, help="the step, as the report names it")
     parser.add_argument("--stall", type=int, default=600, help="seconds without output that count as hung")
     parser.add_argument("--again-after-stall", type=int, default=0, metavar="N",
-                        help="run the step again, up to N times, after a stall (not after a failure)")
+                        help="run the step again, up to N times, after a stall (not after a failure, nor after a signal)")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     arguments = parser.parse_args()
     command = arguments.command[1:] if arguments.command[:1] == ["--"] else arguments.command
@@ -193,7 +228,11 @@ def main():
         signal.signal(signum, forward)
 
     for attempt in range(arguments.again_after_stall + 1):
+        if signalled is not None:
+            return 128 + signalled
         status = run(command, arguments.name, arguments.stall)
+        if signalled is not None:
+            return 128 + signalled
         if status is not None:
             return status
         if attempt < arguments.again_after_stall:

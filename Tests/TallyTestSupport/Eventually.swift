@@ -32,6 +32,11 @@ public func eventually(
             Issue.record("\(what()) did not happen within \(limit)", sourceLocation: sourceLocation)
             return false
         }
+        // A test cancelled (its time limit passed) stops waiting, rather than checking with no pause.
+        guard !Task.isCancelled else {
+            Issue.record("\(what()) was still awaited when the test was cancelled", sourceLocation: sourceLocation)
+            return false
+        }
         // Yields first (most waits end within a few), then pauses a millisecond between checks,
         // so that a long wait leaves the cores to the work it waits for.
         checks += 1
