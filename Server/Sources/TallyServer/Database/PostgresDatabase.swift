@@ -104,8 +104,35 @@ public final class PostgresDatabase: SQLDatabase {
         try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", work)
     }
 
+    /// Runs one statement without a transaction around it: one round trip, on the snapshot the
+    /// statement takes for itself.
+    public func readStatement(_ sql: SQL) async throws -> [SQLRow] {
+        try await withExecutor { executor in try await executor.query(sql) }
+    }
+
     /// Runs `work` between `begin` and COMMIT on one pooled connection, or ROLLBACK when it throws.
     private func transaction<T: Sendable>(_ begin: SQL, _ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await withExecutor { executor in
+            try await executor.run(begin)
+            do {
+                let value = try await work(executor)
+                try await executor.run("COMMIT")
+                return value
+            } catch {
+                // After a failed COMMIT the server has already rolled back and this is a no-op.
+                // A connection that cannot roll back is closed, never handed out mid-transaction.
+                do {
+                    try await executor.run("ROLLBACK")
+                } catch {
+                    let _: EventLoopFuture<Void> = executor.connection.close()
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Runs `work` with an executor on one pooled connection.
+    private func withExecutor<T: Sendable>(_ work: (PostgresExecutor) async throws -> T) async throws -> T {
         var leased = false
         do {
             return try await client.withConnection { connection in
@@ -113,21 +140,7 @@ public final class PostgresDatabase: SQLDatabase {
                 let executor = PostgresExecutor(
                     connection: connection, logger: logger,
                     statements: Self.migrating || !configuration.preparedStatements ? nil : statements)
-                try await executor.run(begin)
-                do {
-                    let value = try await work(executor)
-                    try await executor.run("COMMIT")
-                    return value
-                } catch {
-                    // After a failed COMMIT the server has already rolled back and this is a no-op.
-                    // A connection that cannot roll back is closed, never handed out mid-transaction.
-                    do {
-                        try await executor.run("ROLLBACK")
-                    } catch {
-                        let _: EventLoopFuture<Void> = connection.close()
-                    }
-                    throw error
-                }
+                return try await work(executor)
             }
         } catch let error where !leased {
             // The pool could not hand out a connection: the server is unreachable or the pool closed.

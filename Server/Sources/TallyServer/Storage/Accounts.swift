@@ -11,23 +11,102 @@ struct Accounts: Sendable {
 
     /// Balances of every currency of the catalog, entitlements and subscriptions.
     func summary(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> ([Balance], Access) {
-        var balances: [Balance] = []
         let rows = try await executor.fetchAll(
             CurrencyPosition.self, "SELECT \(CurrencyPosition.Columns.currency), \(CreditPosition.selection) FROM positions WHERE user_id = \(user)")
+        var allowances: [String: Balance.AllowanceState] = [:]
+        for currency in catalog.currencies.map(\.code) {
+            allowances[currency] = try await allowanceState(executor, user: user, currency: currency, time: time)
+        }
+        return (balances(rows, allowances: allowances), try await access(executor, user: user, time: time))
+    }
+
+    /// The same as ``summary(_:user:time:)`` in one statement, for the many users without a
+    /// subscription allowance now; nil for one with it, whose window takes a second statement on
+    /// the same snapshot. Read by ``SQLDatabase/readStatement(_:)``: on PostgreSQL one round trip
+    /// and no transaction, against seven (`BEGIN`, five statements, `COMMIT`).
+    func summaryInOneStatement(_ database: any SQLDatabase, user: String, time: Int64) async throws -> ([Balance], Access)? {
+        let rows = try await database.readStatement(Self.accountStatement(user: user, time: time, allowanceProducts: allowanceProductIDs))
+        var positions: [CurrencyPosition] = []
+        var owned: [OwnedRow] = []
+        var subscribed: [SubscriptionRow] = []
+        var granted: [GrantedRow] = []
+        for row in rows {
+            switch try row.text(Self.part) {
+            case "allowance": return nil
+            case "granted": granted.append(try GrantedRow(row: row))
+            case "owned": owned.append(try OwnedRow(row: row))
+            case "position": positions.append(try CurrencyPosition(row: row))
+            case "subscribed": subscribed.append(try SubscriptionRow(row: row))
+            case let part: throw SQLDatabaseError(.other, "the account's statement answered a row of no part it has: \(part)")
+            }
+        }
+        return (balances(positions, allowances: [:]), access(owned: owned, subscribed: subscribed, granted: granted, time: time))
+    }
+
+    /// The products whose subscription gives an allowance, of any currency.
+    private var allowanceProductIDs: [String] { catalog.products.filter { $0.allowance != nil }.map(\.productID) }
+
+    /// Which statement of ``accountStatement(user:time:allowanceProducts:)`` a row comes from.
+    private static let part = SQLColumn("part")
+
+    /// Positions, owned products, subscriptions with their renewal info and granted entitlements
+    /// (the statements of ``summary(_:user:time:)``) as one `UNION ALL`, each row with its `part`
+    /// and every column of the others null; an `allowance` row when the user has a subscription
+    /// that gives one now.
+    static func accountStatement(user: String, time: Int64, allowanceProducts: [String]) -> SQL {
+        // Typed nulls: PostgreSQL gives each column of a UNION one type.
+        let text: SQL = "CAST(NULL AS TEXT)", number: SQL = "CAST(NULL AS BIGINT)"
+        var sql: SQL = """
+            SELECT 'position' AS part, currency, available, held, debt, \(text) AS product_id, \(text) AS original_transaction_id,
+                \(number) AS purchase_date, \(number) AS expires_date, \(number) AS revoked, \(number) AS auto_renew,
+                \(number) AS in_billing_retry, \(number) AS grace_expires, \(number) AS expires_at, \(text) AS entitlement
+            FROM positions WHERE user_id = \(user)
+            UNION ALL
+            SELECT 'owned', \(text), \(number), \(number), \(number), product_id, original_transaction_id, purchase_date,
+                expires_date, revoked, \(number), \(number), \(number), \(number), \(text)
+            FROM store_transactions
+            WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND product_kind IN ('non_consumable', 'non_renewing')
+            UNION ALL
+            SELECT 'subscribed', \(text), \(number), \(number), \(number), t.product_id, t.original_transaction_id,
+                t.purchase_date, t.expires_date, t.revoked, r.auto_renew, r.in_billing_retry, r.grace_expires, \(number), \(text)
+            FROM store_transactions t LEFT JOIN renewal_infos r ON r.original_transaction_id = t.original_transaction_id
+            WHERE t.user_id = \(user) AND t.product_kind = 'auto_renewable'
+            UNION ALL
+            SELECT 'granted', \(text), \(number), \(number), \(number), \(text), \(text), \(number),
+                \(number), \(number), \(number), \(number), \(number), expires_at, entitlement
+            FROM granted_entitlements WHERE user_id = \(user) AND revoked_at IS NULL
+            """
+        if !allowanceProducts.isEmpty {
+            sql += """
+
+                UNION ALL
+                SELECT * FROM (SELECT 'allowance' AS part, \(text) AS currency, \(number) AS available, \(number) AS held,
+                    \(number) AS debt, product_id, original_transaction_id, purchase_date, expires_date, revoked, \(number) AS auto_renew,
+                    \(number) AS in_billing_retry, \(number) AS grace_expires, \(number) AS expires_at, \(text) AS entitlement
+                FROM store_transactions
+                WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND purchase_date <= \(time) AND expires_date > \(time)
+                    AND product_id IN (\(list: allowanceProducts)) LIMIT 1) AS a
+                """
+        }
+        // The subscriptions' rows in the order ``access(owned:subscribed:granted:time:)`` reads them.
+        sql += "\nORDER BY part, original_transaction_id, expires_date"
+        return sql
+    }
+
+    /// Each currency of the catalog's balance, from the positions there are and the allowances.
+    private func balances(_ rows: [CurrencyPosition], allowances: [String: Balance.AllowanceState]) -> [Balance] {
         var positions: [String: CreditPosition] = [:]
         for row in rows {
             positions[row.currency] = row.position
         }
-        for currency in catalog.currencies.map(\.code) {
+        return catalog.currencies.map(\.code).map { currency in
             let position = positions[currency] ?? CreditPosition(available: 0, held: 0, debt: 0)
-            let allowance = try await allowanceState(executor, user: user, currency: currency, time: time)
+            let allowance = allowances[currency]
             let free = allowance.map { $0.granted - $0.used - $0.held } ?? 0
-            balances.append(
-                Balance(
-                    currency: currency, available: position.available, held: position.held, debt: position.debt, allowance: allowance,
-                    spendable: position.available + free))
+            return Balance(
+                currency: currency, available: position.available, held: position.held, debt: position.debt, allowance: allowance,
+                spendable: position.available + free)
         }
-        return (balances, try await access(executor, user: user, time: time))
     }
 
     /// The current allowance window, read-only: a window not made yet shows its full amount.
@@ -90,6 +169,11 @@ struct Accounts: Sendable {
         let granted = try await executor.fetchAll(
             GrantedRow.self,
             "SELECT expires_at, entitlement FROM granted_entitlements WHERE user_id = \(user) AND revoked_at IS NULL")
+        return access(owned: owned, subscribed: subscribed, granted: granted, time: time)
+    }
+
+    /// Entitlements and subscriptions from their rows.
+    private func access(owned: [OwnedRow], subscribed: [SubscriptionRow], granted: [GrantedRow], time: Int64) -> Access {
         var result: [String: Entitlement] = [:]
         func offer(_ entitlement: Entitlement) {
             if let existing = result[entitlement.id] {

@@ -53,6 +53,11 @@ public final class StatementCounter: SQLDatabase {
         try await base.read { executor in try await work(Counting(base: executor, counter: self)) }
     }
 
+    public func readStatement(_ sql: SQL) async throws -> [SQLRow] {
+        note(sql.description)
+        return try await base.readStatement(sql)
+    }
+
     public func migrate(_ migrations: [Migration]) async throws { try await base.migrate(migrations) }
 
     public func close() async { await base.close() }

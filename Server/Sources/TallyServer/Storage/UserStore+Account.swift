@@ -3,9 +3,20 @@ public import TallyCore
 import TallySQL
 
 extension UserStore {
-    /// Balances, entitlements and subscriptions, read in one transaction.
+    /// Balances, entitlements and subscriptions, read on one snapshot: on PostgreSQL in one
+    /// statement for a user without a subscription allowance (one round trip; decision 0035), in
+    /// one transaction otherwise.
     public func account(user: User) async throws -> AccountResponse {
-        try await read { executor, time in
+        let database = transactions.database
+        if database.dialect == .postgres {
+            let time = transactions.millis
+            if let (balances, access) = try await accounts.summaryInOneStatement(database, user: user.id, time: time) {
+                return AccountResponse(
+                    userID: user.id, appAccountToken: user.appAccountToken, balances: balances, entitlements: access.entitlements,
+                    subscriptions: access.subscriptions)
+            }
+        }
+        return try await read { executor, time in
             let (balances, access) = try await accounts.summary(executor, user: user.id, time: time)
             return AccountResponse(
                 userID: user.id, appAccountToken: user.appAccountToken, balances: balances, entitlements: access.entitlements,
