@@ -26,28 +26,39 @@ struct Accounts: Sendable {
     /// and no transaction, against seven (`BEGIN`, five statements, `COMMIT`).
     func summaryInOneStatement(_ database: any SQLDatabase, user: String, time: Int64) async throws -> ([Balance], Access)? {
         let rows = try await database.readStatement(Self.accountStatement(user: user, time: time, allowanceProducts: allowanceProductIDs))
+        guard let parts = try AccountParts(rows) else { return nil }
+        return (balances(parts.positions, allowances: [:]), access(owned: parts.owned, subscribed: parts.subscribed, granted: parts.granted, time: time))
+    }
+
+    /// The rows of ``accountStatement(user:time:allowanceProducts:)`` by part. (Sorted outside
+    /// the async function that reads them: Swift 6.3's optimizer crashed on a typed throw in
+    /// its loop.)
+    private struct AccountParts {
         var positions: [CurrencyPosition] = []
         var owned: [OwnedRow] = []
         var subscribed: [SubscriptionRow] = []
         var granted: [GrantedRow] = []
-        for row in rows {
-            switch try row.text(Self.part) {
-            case "allowance": return nil
-            case "granted": granted.append(try GrantedRow(row: row))
-            case "owned": owned.append(try OwnedRow(row: row))
-            case "position": positions.append(try CurrencyPosition(row: row))
-            case "subscribed": subscribed.append(try SubscriptionRow(row: row))
-            case let part: throw SQLDatabaseError(.other, "the account's statement answered a row of no part it has: \(part)")
+
+        /// Nil when a row says the user has an allowance now.
+        init?(_ rows: [SQLRow]) throws(SQLDatabaseError) {
+            for row in rows {
+                switch try row.text(Accounts.part) {
+                case "allowance": return nil
+                case "granted": granted.append(try GrantedRow(row: row))
+                case "owned": owned.append(try OwnedRow(row: row))
+                case "position": positions.append(try CurrencyPosition(row: row))
+                case "subscribed": subscribed.append(try SubscriptionRow(row: row))
+                case let part: throw SQLDatabaseError(.other, "the account's statement answered a row of no part it has: \(part)")
+                }
             }
         }
-        return (balances(positions, allowances: [:]), access(owned: owned, subscribed: subscribed, granted: granted, time: time))
     }
 
     /// The products whose subscription gives an allowance, of any currency.
     private var allowanceProductIDs: [String] { catalog.products.filter { $0.allowance != nil }.map(\.productID) }
 
     /// Which statement of ``accountStatement(user:time:allowanceProducts:)`` a row comes from.
-    private static let part = SQLColumn("part")
+    fileprivate static let part = SQLColumn("part")
 
     /// Positions, owned products, subscriptions with their renewal info and granted entitlements
     /// (the statements of ``summary(_:user:time:)``) as one `UNION ALL`, each row with its `part`
