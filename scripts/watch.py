@@ -62,6 +62,8 @@ def descendants(root):
     """The processes under root, parents before children, as (pid, command line)."""
     children = {}
     commands = {}
+    if not os.path.isdir("/proc"):  # not Linux: the step's own process only
+        return [(root, "?")]
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -134,15 +136,21 @@ current = None  # the step's process now running
 signalled = None  # the signal this script was sent, passed on to the step; no step runs after it
 
 
-def end(signum):
-    """Sends a signal to the step's process and every process under it."""
-    if current is None:
-        return
-    for pid, _ in reversed(descendants(current.pid)):
+def signal_all(pids, signum):
+    """Sends a signal to each of these processes that is still there."""
+    for pid in pids:
         try:
             os.kill(pid, signum)
         except ProcessLookupError:
             pass
+
+
+def end(signum):
+    """Sends a signal to the step's process and every process under it, while it runs (once it
+    has been reaped, its id may belong to another process)."""
+    if current is None or current.poll() is not None:
+        return
+    signal_all([pid for pid, _ in reversed(descendants(current.pid))], signum)
 
 
 def forward(signum, _frame=None):
@@ -153,11 +161,15 @@ def forward(signum, _frame=None):
 
 
 def stop(grace=10):
-    """Ends the step: SIGTERM first, so that its scripts' traps clean up, then SIGKILL."""
+    """Ends the step: SIGTERM first, so that its scripts' traps clean up, then SIGKILL to the
+    processes of the step as they were when it stalled (its process itself only until reaped)."""
+    children = [pid for pid, _ in reversed(descendants(current.pid)) if pid != current.pid]
+    signal_all(children, signal.SIGTERM)
     end(signal.SIGTERM)
     deadline = time.monotonic() + grace
     while current.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
+    signal_all(children, signal.SIGKILL)
     end(signal.SIGKILL)
     current.wait()
 
@@ -198,11 +210,12 @@ def run(command, name, stall):
                 in_flight.read(line.decode(errors="replace").rstrip("\r"))
         if current.poll() is not None:
             # Ended: what is left in the pipes is read for a few seconds; a process it left
-            # behind holding them is ended, and the step's own status stands.
+            # behind holding them is not waited for, and the step's own status stands.
             exited = exited or time.monotonic()
             if not selector.get_map() or time.monotonic() - exited > 5:
-                end(signal.SIGKILL)
                 selector.close()
+                current.stdout.close()
+                current.stderr.close()
                 status = current.returncode
                 return 128 - status if status < 0 else status
         elif time.monotonic() - last > stall:

@@ -56,9 +56,9 @@ public protocol SQLDatabase: Sendable {
     func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T
     /// Runs `work` on a consistent snapshot, read-only.
     func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T
-    /// Runs one statement that only reads, on the snapshot of its own it always has; where the
-    /// database can, without a transaction around it (on PostgreSQL one round trip instead of
-    /// three). By default, in ``read(_:)``.
+    /// Runs one statement that only reads. A single statement always sees one snapshot, so where
+    /// the database can it runs without a transaction around it (on PostgreSQL one round trip
+    /// instead of three); by default, in ``read(_:)``.
     func readStatement(_ sql: SQL) async throws -> [SQLRow]
     /// Applies the migrations not applied yet, in order, each in its own transaction.
     func migrate(_ migrations: [Migration]) async throws

@@ -49,10 +49,18 @@ struct Allowances {
         /// The statement that reads it, for `user` at `time` among `productIDs`.
         static func query(user: String, productIDs: [String], time: Int64) -> SQL {
             """
-            SELECT \(Columns.originalTransactionID), \(Columns.productID), \(Columns.purchaseDate), \(Columns.expiresDate) FROM store_transactions
+            SELECT \(Columns.originalTransactionID), \(Columns.productID), \(Columns.purchaseDate), \(Columns.expiresDate) \
+            \(rows(user: user, productIDs: productIDs, time: time))
+            ORDER BY purchase_date DESC LIMIT 1
+            """
+        }
+
+        /// Where the sources are: `user`'s subscriptions among `productIDs` that run at `time`.
+        static func rows(user: String, productIDs: [String], time: Int64) -> SQL {
+            """
+            FROM store_transactions
             WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND purchase_date <= \(time) AND expires_date > \(time)
               AND product_id IN (\(list: productIDs))
-            ORDER BY purchase_date DESC LIMIT 1
             """
         }
     }

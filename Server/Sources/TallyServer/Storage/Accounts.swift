@@ -12,7 +12,7 @@ struct Accounts: Sendable {
     /// Balances of every currency of the catalog, entitlements and subscriptions.
     func summary(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> ([Balance], Access) {
         let rows = try await executor.fetchAll(
-            CurrencyPosition.self, "SELECT \(CurrencyPosition.Columns.currency), \(CreditPosition.selection) FROM positions WHERE user_id = \(user)")
+            CurrencyPosition.self, "SELECT \(CurrencyPosition.Columns.currency), \(CreditPosition.selection) \(Self.positionRows(user))")
         var allowances: [String: Balance.AllowanceState] = [:]
         for currency in catalog.currencies.map(\.code) {
             allowances[currency] = try await allowanceState(executor, user: user, currency: currency, time: time)
@@ -71,21 +71,19 @@ struct Accounts: Sendable {
             SELECT 'position' AS part, currency, available, held, debt, \(text) AS product_id, \(text) AS original_transaction_id,
                 \(number) AS purchase_date, \(number) AS expires_date, \(number) AS revoked, \(number) AS auto_renew,
                 \(number) AS in_billing_retry, \(number) AS grace_expires, \(number) AS expires_at, \(text) AS entitlement
-            FROM positions WHERE user_id = \(user)
+            \(positionRows(user))
             UNION ALL
             SELECT 'owned', \(text), \(number), \(number), \(number), product_id, original_transaction_id, purchase_date,
                 expires_date, revoked, \(number), \(number), \(number), \(number), \(text)
-            FROM store_transactions
-            WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND product_kind IN ('non_consumable', 'non_renewing')
+            \(ownedRows(user))
             UNION ALL
             SELECT 'subscribed', \(text), \(number), \(number), \(number), t.product_id, t.original_transaction_id,
                 t.purchase_date, t.expires_date, t.revoked, r.auto_renew, r.in_billing_retry, r.grace_expires, \(number), \(text)
-            FROM store_transactions t LEFT JOIN renewal_infos r ON r.original_transaction_id = t.original_transaction_id
-            WHERE t.user_id = \(user) AND t.product_kind = 'auto_renewable'
+            \(subscribedRows(user))
             UNION ALL
             SELECT 'granted', \(text), \(number), \(number), \(number), \(text), \(text), \(number),
                 \(number), \(number), \(number), \(number), \(number), expires_at, entitlement
-            FROM granted_entitlements WHERE user_id = \(user) AND revoked_at IS NULL
+            \(grantedRows(user))
             """
         if !allowanceProducts.isEmpty {
             sql += """
@@ -94,9 +92,7 @@ struct Accounts: Sendable {
                 SELECT * FROM (SELECT 'allowance' AS part, \(text) AS currency, \(number) AS available, \(number) AS held,
                     \(number) AS debt, product_id, original_transaction_id, purchase_date, expires_date, revoked, \(number) AS auto_renew,
                     \(number) AS in_billing_retry, \(number) AS grace_expires, \(number) AS expires_at, \(text) AS entitlement
-                FROM store_transactions
-                WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND purchase_date <= \(time) AND expires_date > \(time)
-                    AND product_id IN (\(list: allowanceProducts)) LIMIT 1) AS a
+                \(Allowances.SourceRow.rows(user: user, productIDs: allowanceProducts, time: time)) LIMIT 1) AS a
                 """
         }
         // The subscriptions' rows in the order ``access(owned:subscribed:granted:time:)`` reads them.
@@ -111,13 +107,17 @@ struct Accounts: Sendable {
             positions[row.currency] = row.position
         }
         return catalog.currencies.map(\.code).map { currency in
-            let position = positions[currency] ?? CreditPosition(available: 0, held: 0, debt: 0)
-            let allowance = allowances[currency]
-            let free = allowance.map { $0.granted - $0.used - $0.held } ?? 0
-            return Balance(
-                currency: currency, available: position.available, held: position.held, debt: position.debt, allowance: allowance,
-                spendable: position.available + free)
+            Self.balance(currency, positions[currency] ?? CreditPosition(available: 0, held: 0, debt: 0), allowance: allowances[currency])
         }
+    }
+
+    /// A currency's balance from its position and allowance: spendable is what is available and
+    /// what is free of the allowance.
+    private static func balance(_ currency: String, _ position: CreditPosition, allowance: Balance.AllowanceState?) -> Balance {
+        let free = allowance.map { $0.granted - $0.used - $0.held } ?? 0
+        return Balance(
+            currency: currency, available: position.available, held: position.held, debt: position.debt, allowance: allowance,
+            spendable: position.available + free)
     }
 
     /// The current allowance window, read-only: a window not made yet shows its full amount.
@@ -157,29 +157,40 @@ struct Accounts: Sendable {
         try await access(executor, user: user, time: time).subscriptions
     }
 
+    // Where each part of an account comes from, for the statements one by one (``summary(_:user:time:)``)
+    // and all in one (``accountStatement(user:time:allowanceProducts:)``).
+
+    private static func positionRows(_ user: String) -> SQL { "FROM positions WHERE user_id = \(user)" }
+
+    private static func ownedRows(_ user: String) -> SQL {
+        "FROM store_transactions WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND product_kind IN ('non_consumable', 'non_renewing')"
+    }
+
+    private static func subscribedRows(_ user: String) -> SQL {
+        """
+        FROM store_transactions t LEFT JOIN renewal_infos r ON r.original_transaction_id = t.original_transaction_id
+        WHERE t.user_id = \(user) AND t.product_kind = 'auto_renewable'
+        """
+    }
+
+    private static func grantedRows(_ user: String) -> SQL { "FROM granted_entitlements WHERE user_id = \(user) AND revoked_at IS NULL" }
+
     /// Entitlements and subscriptions: what the user owns, their subscriptions' transactions
     /// with their renewal info, and what operators granted.
     func access(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> Access {
         // Three statements: one UNION ALL of them, sorted as one, halved GET /v1/me on SQLite
         // (4,000 against 10,000 requests/s in `tally bench server`).
         let owned = try await executor.fetchAll(
-            OwnedRow.self,
-            """
-            SELECT product_id, original_transaction_id, purchase_date, expires_date, revoked FROM store_transactions
-            WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND product_kind IN ('non_consumable', 'non_renewing')
-            """)
+            OwnedRow.self, "SELECT product_id, original_transaction_id, purchase_date, expires_date, revoked \(Self.ownedRows(user))")
         let subscribed = try await executor.fetchAll(
             SubscriptionRow.self,
             """
             SELECT t.product_id, t.original_transaction_id, t.purchase_date, t.expires_date, t.revoked,
                 r.auto_renew, r.in_billing_retry, r.grace_expires
-            FROM store_transactions t LEFT JOIN renewal_infos r ON r.original_transaction_id = t.original_transaction_id
-            WHERE t.user_id = \(user) AND t.product_kind = 'auto_renewable'
+            \(Self.subscribedRows(user))
             ORDER BY t.original_transaction_id, t.expires_date
             """)
-        let granted = try await executor.fetchAll(
-            GrantedRow.self,
-            "SELECT expires_at, entitlement FROM granted_entitlements WHERE user_id = \(user) AND revoked_at IS NULL")
+        let granted = try await executor.fetchAll(GrantedRow.self, "SELECT expires_at, entitlement \(Self.grantedRows(user))")
         return access(owned: owned, subscribed: subscribed, granted: granted, time: time)
     }
 
@@ -270,11 +281,7 @@ struct Accounts: Sendable {
     func balance(_ executor: any SQLExecutor, user: String, currency: String, time: Int64, position known: CreditPosition? = nil) async throws -> Balance {
         let position: CreditPosition
         if let known { position = known } else { position = try await CreditLedger.position(executor, user, currency) }
-        let allowance = try await allowanceState(executor, user: user, currency: currency, time: time)
-        let free = allowance.map { $0.granted - $0.used - $0.held } ?? 0
-        return Balance(
-            currency: currency, available: position.available, held: position.held, debt: position.debt,
-            allowance: allowance, spendable: position.available + free)
+        return Self.balance(currency, position, allowance: try await allowanceState(executor, user: user, currency: currency, time: time))
     }
 
     /// The ids of the entitlements active for `user` at `time`.
