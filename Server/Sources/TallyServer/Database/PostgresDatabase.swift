@@ -22,7 +22,11 @@ public final class PostgresDatabase: SQLDatabase {
     private let client: PostgresClient
     private let statements = PostgresStatements()
     private let runner: Task<Void, Never>
-    private let logger: Logger
+    /// What each statement is run with: `logger` where it logs at debug level or below, and a
+    /// silent one otherwise. postgres-nio logs a statement's notices at debug and its rows at
+    /// trace, but it sets the connection's id in the logger's metadata for every statement,
+    /// which a handler such as swift-log's `StreamLogHandler` formats again each time.
+    private let statementLogger: Logger
 
     /// Starts the pool without connecting; the first transaction opens the first connection.
     /// Prefer ``connect(_:logger:)``, which also checks that the server can be reached.
@@ -31,7 +35,7 @@ public final class PostgresDatabase: SQLDatabase {
     ///   - logger: where the pool reports background failures; silent by default.
     public init(configuration: Configuration, logger: Logger = PostgresDatabase.silentLogger) {
         self.configuration = configuration
-        self.logger = logger
+        self.statementLogger = logger.logLevel <= .debug ? logger : Self.silentLogger
         let client = PostgresClient(configuration: configuration.clientConfiguration, backgroundLogger: logger)
         self.client = client
         self.runner = Task { await client.run() }
@@ -138,7 +142,7 @@ public final class PostgresDatabase: SQLDatabase {
             return try await client.withConnection { connection in
                 leased = true
                 let executor = PostgresExecutor(
-                    connection: connection, logger: logger,
+                    connection: connection, logger: statementLogger,
                     statements: Self.migrating || !configuration.preparedStatements ? nil : statements)
                 return try await work(executor)
             }
