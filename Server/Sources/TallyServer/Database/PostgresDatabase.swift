@@ -32,7 +32,8 @@ public final class PostgresDatabase: SQLDatabase {
     /// Prefer ``connect(_:logger:)``, which also checks that the server can be reached.
     /// - Parameters:
     ///   - configuration: the server, credentials and pool size.
-    ///   - logger: where the pool reports background failures; silent by default.
+    ///   - logger: where the pool reports background failures, and, when it takes debug messages,
+    ///     what postgres-nio logs of each statement; silent by default.
     public init(configuration: Configuration, logger: Logger = PostgresDatabase.silentLogger) {
         self.configuration = configuration
         self.statementLogger = logger.logLevel <= .debug ? logger : Self.silentLogger
