@@ -16,7 +16,11 @@ import Testing
         let record = RecordingLogHandler.Record()
         var logger = Logger(label: "tally.test.postgres") { _ in RecordingLogHandler(record: record) }
         logger.logLevel = level
-        let database = PostgresDatabase(configuration: try await TestPostgres.makeSchema(), logger: logger)
+        var configuration = try await TestPostgres.makeSchema()
+        // The pool logs to the same handler when it opens a connection: the one the migration
+        // opened stays open for the statements, however slowly a loaded machine runs them.
+        configuration.idleTimeout = .seconds(600)
+        let database = PostgresDatabase(configuration: configuration, logger: logger)
         defer { Task { await database.close() } }
         try await database.migrate([Migration(name: "0001_notes", both: ["CREATE TABLE notes (id BIGINT PRIMARY KEY, text TEXT)"])])
         record.reset()
