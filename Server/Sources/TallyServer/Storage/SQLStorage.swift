@@ -50,7 +50,7 @@ public struct SQLStorage: Sendable {
     ///   - now: the clock.
     public init(database: any SQLDatabase, catalog: TallyCatalog, now: @escaping @Sendable () -> Date) {
         self.catalog = catalog
-        transactions = Transactions(database: database, now: now, accounts: Accounts(catalog: catalog))
+        transactions = Transactions(database: database, now: now, accounts: Accounts(catalog: catalog, dialect: database.dialect))
     }
 
     static func millis(_ date: Date) -> Int64 { EpochMilliseconds.of(date) }

@@ -45,7 +45,9 @@ import Testing
         // A spend that fits in the oldest open lot takes from it in one statement; one that does
         // not tries that, then reads the open lots and takes from each. A spend's key is written
         // last, with its answer, in one statement.
-        #expect(purchase.count == 15, "\(purchase)")
+        // A purchase answers with the account: on PostgreSQL, where each statement is a round
+        // trip, read in one statement (``Accounts/accountStatement(user:time:allowanceProducts:)``).
+        #expect(purchase.count == (backend == .postgres ? 11 : 15), "\(purchase)")
         #expect(spend.count == 8, "\(spend)")
         #expect(spanning.count == 11, "\(spanning)")
         #expect(commit.count == 10, "\(commit)")
