@@ -17,14 +17,18 @@ struct Outbox {
         let id = Self.newID()
         let now = context.now
         let text = ResponseJSON.text(data)
-        // Its deliveries, one per endpoint that wants it, are made by the database as it is
-        // inserted (the trigger of `0006_event_deliveries`).
-        try await context.execute(
-            """
-            INSERT INTO events (id, type, version, user_id, data, created_at)
-            VALUES (\(id), \(type.rawValue), \(Int64(TallyEvent.version)), \(data.userID), \(text), \(now))
-            """)
-        context.noteEvent(type)
+        // Written with the write's last statement (``pendingInsert()``), in the order emitted.
+        context.queueEvent(type, row: "(\(id), \(type.rawValue), \(Int64(TallyEvent.version)), \(data.userID), \(text), \(now))")
+    }
+
+    /// The insert of the events emitted in this unit of work, all in one statement; nil when
+    /// there are none. Their deliveries, one per endpoint that wants each, are made by the
+    /// database as they are inserted (the trigger of `0006_event_deliveries`).
+    func pendingInsert() -> SQL? {
+        let rows = context.queuedEventRows
+        guard var values = rows.first else { return nil }
+        for row in rows.dropFirst() { values += ", " + row }
+        return "INSERT INTO events (id, type, version, user_id, data, created_at) VALUES " + values
     }
 
     /// `evt_` and 26 random characters (130 bits, base 32, lowercase): unique without coordination.

@@ -63,8 +63,35 @@ public enum MetricsRollup: Sendable {
         }
     }
 
-    /// Adds to the rollups what this write changed; called once, at its end.
+    /// Adds to the rollups what this write changed, and inserts the events it emitted; called
+    /// once, at its end.
     static func flush(_ context: WriteContext) async throws {
+        try await write(upserts(pending(context), shard: shard(context.dialect)), with: context.outbox.pendingInsert(), context)
+    }
+
+    /// Runs the rollups' upserts and the events' insert of a write: on PostgreSQL, where each
+    /// statement is a round trip, the insert goes with the first upsert as a `WITH` (which runs
+    /// whether or not the statement reads it); on SQLite, or with no upsert, as a statement of its own.
+    private static func write(_ upserts: [SQL], with events: SQL?, _ context: WriteContext) async throws {
+        var statements = upserts
+        if let events {
+            if context.dialect == .postgres, let first = statements.first {
+                statements[0] = "WITH new_events AS (" + events + ") " + first
+            } else {
+                statements.insert(events, at: 0)
+            }
+        }
+        // `query`, not `execute`: on PostgreSQL a `WITH` is named (prepared) only as a query.
+        for statement in statements { _ = try await context.query(statement) }
+    }
+
+    /// The shard a write's rollup rows go to: on PostgreSQL concurrent writes add to one of
+    /// ``shards`` rows per key, not all to one (whose lock would make every purchase of a day
+    /// wait for the one before to commit); SQLite has one writer anyway.
+    private static func shard(_ dialect: SQLDialect) -> Int64 { dialect == .postgres ? Int64.random(in: 0..<shards) : 0 }
+
+    /// What this write changed in the rollups.
+    private static func pending(_ context: WriteContext) async throws -> MetricContributions {
         let state = context.metrics.withLockedValue { $0 }
         var change = state.ledger
         if !state.before.isEmpty {
@@ -83,19 +110,22 @@ public enum MetricsRollup: Sendable {
         for transaction in state.new where state.before[transaction.originalTransactionID] == nil {
             change.add(MetricContributions.of([transaction]))
         }
-        // On PostgreSQL concurrent writes add to one of 16 rows per key, not all to one (whose
-        // lock would make every purchase of a day wait for the one before to commit); SQLite
-        // has one writer anyway.
-        try await add(change, context, shard: context.dialect == .postgres ? Int64.random(in: 0..<shards) : 0)
+        return change
     }
 
     /// How many rows a key's changes are spread over on PostgreSQL.
     static let shards: Int64 = 16
 
-    /// Adds changes to the rollup rows of one shard, in statements of at most 400 rows, in key
-    /// order (so that two writes lock the rows they share in the same order).
+    /// Adds changes to the rollup rows of one shard.
     static func add(_ contributions: MetricContributions, _ executor: any SQLExecutor, shard: Int64 = 0) async throws {
+        for statement in upserts(contributions, shard: shard) { try await executor.execute(statement) }
+    }
+
+    /// The upserts that add changes to the rollup rows of one shard, of at most 400 rows each,
+    /// in key order (so that two writes lock the rows they share in the same order).
+    static func upserts(_ contributions: MetricContributions, shard: Int64) -> [SQL] {
         let changes = contributions.changes.sorted { ($0.0.figure.rawValue, $0.0.day, $0.0.subject) < ($1.0.figure.rawValue, $1.0.day, $1.0.subject) }
+        var statements: [SQL] = []
         var start = 0
         while start < changes.count {
             let slice = changes[start..<min(changes.count, start + 400)]
@@ -105,7 +135,7 @@ public enum MetricsRollup: Sendable {
                 if !values.isEmpty { values += ", " }
                 values += "(\(key.environment), \(key.figure.rawValue), \(key.day), \(key.subject), \(key.currency), \(key.span), \(shard), \(group), \(value))"
             }
-            try await executor.execute(
+            statements.append(
                 """
                 INSERT INTO metric_days (environment, figure, day, subject, currency, span, shard, subscription_group, value)
                 VALUES \(values)
@@ -114,6 +144,7 @@ public enum MetricsRollup: Sendable {
                 """)
             start += 400
         }
+        return statements
     }
 
     // MARK: - From scratch

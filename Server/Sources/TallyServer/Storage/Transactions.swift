@@ -31,8 +31,9 @@ struct Transactions: Sendable {
                 let (result, context) = try await database.write { [self] executor in
                     let context = WriteContext(executor, now: time, dialect: database.dialect)
                     let value = try await work(context, time)
-                    try await MetricsRollup.flush(context)
                     try await emitEntitlementChanges(context)
+                    // Last: the rollups, with the events emitted (on PostgreSQL in one statement).
+                    try await MetricsRollup.flush(context)
                     let types = context.events
                     if let eventsCommitted, !types.isEmpty { context.afterCommit { eventsCommitted(types) } }
                     return (value, context)

@@ -33,6 +33,7 @@ final class WriteContext: SQLExecutor {
 
     private struct State {
         var events: [TallyEventType] = []
+        var eventRows: [SQL] = []
         var touched: [String: Touched] = [:]
         var order: [String] = []
         var afterCommit: [@Sendable () -> Void] = []
@@ -73,7 +74,15 @@ final class WriteContext: SQLExecutor {
     /// The types of the events written so far, in order.
     var events: [TallyEventType] { state.withLockedValue { $0.events } }
 
-    func noteEvent(_ type: TallyEventType) { state.withLockedValue { $0.events.append(type) } }
+    /// Keeps an event's row for the write's last statement (``Outbox/pendingInsert()``).
+    func queueEvent(_ type: TallyEventType, row: SQL) {
+        state.withLockedValue { state in
+            state.events.append(type)
+            state.eventRows.append(row)
+        }
+    }
+
+    var queuedEventRows: [SQL] { state.withLockedValue { $0.eventRows } }
 
     /// Whether `user`'s access was noted already in this write.
     func hasTouched(_ user: String) -> Bool { state.withLockedValue { $0.touched[user] != nil } }
