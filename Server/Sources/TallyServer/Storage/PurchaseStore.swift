@@ -87,6 +87,42 @@ extension PurchaseStore {
             "SELECT t.*, u.app_user_id FROM store_transactions t LEFT JOIN users u ON u.id = t.user_id WHERE t.transaction_id = \(transactionID)")
     }
 
+    /// A recorded transaction (as ``stored(_:_:)`` reads it) and the user whose app account
+    /// token is `token`, in one statement: the two reads a new transaction starts with.
+    static func stored(_ executor: any SQLExecutor, _ transactionID: String, tokenOwner token: String?) async throws -> Known {
+        try await executor.fetchOne(
+            Known.self,
+            """
+            SELECT t.*, u.app_user_id, o.id AS \(Known.tokenUserID), o.app_user_id AS \(Known.tokenAppUserID) FROM (SELECT 1 AS one) q
+            LEFT JOIN store_transactions t ON t.transaction_id = \(transactionID)
+            LEFT JOIN users u ON u.id = t.user_id
+            LEFT JOIN users o ON o.app_account_token = \(token)
+            """) ?? Known(transaction: nil, tokenOwner: nil)
+    }
+
+    /// What ``stored(_:_:tokenOwner:)`` read.
+    struct Known: SQLRowDecodable {
+        static let tokenUserID = SQLColumn("token_user_id")
+        static let tokenAppUserID = SQLColumn("token_app_user_id")
+
+        /// The transaction, when it was recorded before.
+        var transaction: StoreTransaction?
+        /// The user whose app account token the transaction carries, when there is one.
+        var tokenOwner: Owner?
+
+        init(transaction: StoreTransaction?, tokenOwner: Owner?) {
+            self.transaction = transaction
+            self.tokenOwner = tokenOwner
+        }
+
+        init(row: SQLRow) throws(SQLDatabaseError) {
+            transaction = try row.optionalText(StoreTransaction.Columns.transactionID) == nil ? nil : try StoreTransaction(row: row)
+            let tokenUser = try row.optionalText(Self.tokenUserID)
+            let tokenAppUser = try row.optionalText(Self.tokenAppUserID)
+            tokenOwner = tokenUser.map { Owner(id: $0, appUserID: tokenAppUser) }
+        }
+    }
+
     /// Records a transaction once and grants it once its owner is known.
     ///
     /// Owner: the user whose app account token it carries; else the owner of its original
@@ -94,16 +130,17 @@ extension PurchaseStore {
     /// arrives revoked is recorded and grants nothing.
     func record(_ executor: WriteContext, time: Int64, payload: TransactionPayload, evidence: TransactionEvidence, presenter: User?) async throws -> Recorded {
         let transactionID = payload.transactionID ?? ""
-        if let existing = try await Self.stored(executor, transactionID) {
+        let token = payload.appAccountToken?.lowercased()
+        let known = try await Self.stored(executor, transactionID, tokenOwner: token)
+        if let existing = known.transaction {
             return try await recordAgain(executor, existing, presenter: presenter)
         }
 
         // Who owns it?
         let original = payload.originalTransactionID ?? transactionID
-        let token = payload.appAccountToken?.lowercased()
         var owner: Owner?
         var binding: String?
-        if let token, let found = try await executor.fetchOne(Owner.self, "SELECT id, app_user_id FROM users WHERE app_account_token = \(token)") {
+        if let found = known.tokenOwner {
             owner = found
             binding = "app_account_token"
         } else if let found = try await executor.fetchOne(
