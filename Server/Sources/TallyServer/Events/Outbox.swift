@@ -17,18 +17,21 @@ struct Outbox {
         let id = Self.newID()
         let now = context.now
         let text = ResponseJSON.text(data)
-        // Written with the write's last statement (``pendingInsert()``), in the order emitted.
+        // Written with the write's last statement (``pendingInserts()``), in the order emitted.
         context.queueEvent(type, row: "(\(id), \(type.rawValue), \(Int64(TallyEvent.version)), \(data.userID), \(text), \(now))")
     }
 
-    /// The insert of the events emitted in this unit of work, all in one statement; nil when
-    /// there are none. Their deliveries, one per endpoint that wants each, are made by the
+    /// The inserts of the events emitted in this unit of work, in the order emitted: one
+    /// statement for up to 400 of them (within both databases' limits on bound values); none
+    /// when there are none. Their deliveries, one per endpoint that wants each, are made by the
     /// database as they are inserted (the trigger of `0006_event_deliveries`).
-    func pendingInsert() -> SQL? {
+    func pendingInserts() -> [SQL] {
         let rows = context.queuedEventRows
-        guard var values = rows.first else { return nil }
-        for row in rows.dropFirst() { values += ", " + row }
-        return "INSERT INTO events (id, type, version, user_id, data, created_at) VALUES " + values
+        return stride(from: 0, to: rows.count, by: 400).map { start in
+            var values = rows[start]
+            for row in rows[(start + 1)..<min(rows.count, start + 400)] { values += ", " + row }
+            return "INSERT INTO events (id, type, version, user_id, data, created_at) VALUES " + values
+        }
     }
 
     /// `evt_` and 26 random characters (130 bits, base 32, lowercase): unique without coordination.

@@ -66,20 +66,19 @@ public enum MetricsRollup: Sendable {
     /// Adds to the rollups what this write changed, and inserts the events it emitted; called
     /// once, at its end.
     static func flush(_ context: WriteContext) async throws {
-        try await write(upserts(pending(context), shard: shard(context.dialect)), with: context.outbox.pendingInsert(), context)
+        try await write(upserts(pending(context), shard: shard(context.dialect)), with: context.outbox.pendingInserts(), context)
     }
 
-    /// Runs the rollups' upserts and the events' insert of a write: on PostgreSQL, where each
-    /// statement is a round trip, the insert goes with the first upsert as a `WITH` (which runs
-    /// whether or not the statement reads it); on SQLite, or with no upsert, as a statement of its own.
-    private static func write(_ upserts: [SQL], with events: SQL?, _ context: WriteContext) async throws {
+    /// Runs the rollups' upserts and the events' inserts of a write, the events first, in the
+    /// order emitted: on PostgreSQL, where each statement is a round trip, one insert goes with
+    /// the first upsert as a `WITH` (which runs whether or not the statement reads it); on
+    /// SQLite, with no upsert, or with more than one insert, as statements of their own.
+    private static func write(_ upserts: [SQL], with events: [SQL], _ context: WriteContext) async throws {
         var statements = upserts
-        if let events {
-            if context.dialect == .postgres, let first = statements.first {
-                statements[0] = "WITH new_events AS (" + events + ") " + first
-            } else {
-                statements.insert(events, at: 0)
-            }
+        if context.dialect == .postgres, events.count == 1, let first = statements.first {
+            statements[0] = "WITH new_events AS (" + events[0] + ") " + first
+        } else {
+            statements = events + statements
         }
         // `query`, not `execute`: on PostgreSQL a `WITH` is named (prepared) only as a query.
         for statement in statements { _ = try await context.query(statement) }

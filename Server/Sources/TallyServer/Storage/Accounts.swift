@@ -21,6 +21,12 @@ struct Accounts: Sendable {
         {
             return summary
         }
+        return try await summaryStatementByStatement(executor, user: user, time: time)
+    }
+
+    /// The same as ``summary(_:user:time:)`` in five statements (one per part, and the
+    /// allowance's window): for a user with an allowance now, and on SQLite.
+    func summaryStatementByStatement(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> ([Balance], Access) {
         let rows = try await executor.fetchAll(
             CurrencyPosition.self, "SELECT \(CurrencyPosition.Columns.currency), \(CreditPosition.selection) \(Self.positionRows(user))")
         var allowances: [String: Balance.AllowanceState] = [:]

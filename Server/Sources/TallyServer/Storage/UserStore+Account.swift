@@ -17,7 +17,8 @@ extension UserStore {
             }
         }
         return try await read { executor, time in
-            let (balances, access) = try await accounts.summary(executor, user: user.id, time: time)
+            // On PostgreSQL the one statement was tried: the user has an allowance now.
+            let (balances, access) = try await accounts.summaryStatementByStatement(executor, user: user.id, time: time)
             return AccountResponse(
                 userID: user.id, appAccountToken: user.appAccountToken, balances: balances, entitlements: access.entitlements,
                 subscriptions: access.subscriptions)

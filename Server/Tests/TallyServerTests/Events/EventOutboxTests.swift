@@ -43,6 +43,24 @@ import Testing
         #expect(try TallyAPI.encoder().encode(purchase).count < 20_000)
     }
 
+    /// A write's events are written at its end, in the order emitted, however many there are
+    /// (more than one statement's worth here).
+    @Test(arguments: Backend.available)
+    func manyEventsOfOneWriteAreAllWrittenInTheirOrder(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let user = try await harness.user()
+        let before = try await Self.events(harness, user: user).count
+        try await harness.storage.transactions.write { executor, _ in
+            for index in 0..<450 {
+                var data = TallyEventData(userID: user.id)
+                data.reference = "r\(index)"
+                try await executor.outbox.emit(.creditsAdjusted, data)
+            }
+        }
+        let written = try await Self.events(harness, user: user).dropFirst(before)
+        #expect(written.map(\.data.reference) == (0..<450).map { "r\($0)" })
+    }
+
     @Test(arguments: Backend.available)
     func aChangeThatRollsBackLeavesNoEvent(backend: Backend) async throws {
         let harness = try await Harness(backend)
@@ -52,7 +70,7 @@ import Testing
         await #expect(throws: StorageError.self) {
             _ = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 500, idempotencyKey: "too-much"))
         }
-        // The write fails after its event was written (a constraint the event cannot see): both go.
+        // The write fails after its event was emitted (a constraint the event cannot see): both go.
         await #expect(throws: (any Error).self) {
             try await harness.storage.transactions.write { executor, time in
                 try await executor.outbox.emit(.creditsAdjusted, TallyEventData(userID: user.id))

@@ -19,12 +19,29 @@ import Testing
                 subscriptions: access.subscriptions)
         }
         let transaction = try await store.read { executor, _ in
-            let (balances, access) = try await store.accounts.summary(executor, user: user.id, time: time)
+            let (balances, access) = try await store.accounts.summaryStatementByStatement(executor, user: user.id, time: time)
             return AccountResponse(
                 userID: user.id, appAccountToken: user.appAccountToken, balances: balances, entitlements: access.entitlements,
                 subscriptions: access.subscriptions)
         }
         return (oneStatement, transaction)
+    }
+
+    /// A purchase answers with the account as `GET /v1/me` reads it, on PostgreSQL from the one
+    /// statement or, for a user whose subscription gives an allowance now, statement by statement.
+    @Test(arguments: Backend.available)
+    func aPurchaseAnswersWithTheAccountAsItIs(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let user = try await harness.user()
+        for product in ["com.tally.photo.credits.10", "com.tally.pro.monthly", "com.tally.photo.credits.10"] {
+            let (verified, jws) = try await harness.buy(product, for: user)
+            let answer = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
+            let account = try await harness.storage.users.account(user: user)
+            #expect(answer.balances == account.balances, "\(product)")
+            #expect(answer.entitlements == account.entitlements, "\(product)")
+        }
+        let answer = try await harness.storage.users.account(user: user)
+        #expect(answer.balances.contains { $0.allowance != nil }, "the subscription's allowance is in the balances: \(answer.balances)")
     }
 
     @Test(arguments: Backend.available)
