@@ -27,6 +27,17 @@ import Testing
         #expect((report["round_durable_write_p50_milliseconds"] as? [Double])?.count == 2)
     }
 
+    /// Every endpoint the help names can be measured alone, beside `/healthz`.
+    @Test func signedAnswersCanBeMeasuredAlone() throws {
+        let run = try CommandLine.run([
+            "bench", "server", "--only", "signed-me", "--duration", "0.2", "--rounds", "1", "--warm-up", "0", "--users", "4",
+            "--purchases", "4", "--connections", "1", "--json",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let endpoints = CommandLine.json(run.stdout)["endpoints"] as? [[String: Any]] ?? []
+        #expect(endpoints.compactMap { $0["endpoint"] as? String } == ["GET /healthz", "GET /v1/me signed"], "\(run.stdout)")
+    }
+
     @Test func anUnknownEndpointIsAUsageError() throws {
         let run = try CommandLine.run(["bench", "server", "--only", "refunds"])
         #expect(run.status == 2)

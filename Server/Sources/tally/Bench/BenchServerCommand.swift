@@ -55,8 +55,9 @@ struct BenchServerCommand: AsyncParsableCommand {
         guard duration > 0, duration <= 3_600, warmUp >= 0, warmUp <= 600 else {
             throw ValidationError("--duration must be above 0 and at most 3600, --warm-up 0 to 600")
         }
-        let known = ["purchase", "spend", "me"]
-        for name in only where !known.contains(name) { throw ValidationError("--only takes purchase, spend or me, not \(name)") }
+        for name in only where Self.endpoint(name) == nil {
+            throw ValidationError("--only takes purchase, spend, me or signed-me, not \(name)")
+        }
         guard rounds > 0, users > 0, purchases >= rounds else { throw ValidationError("--rounds, --users must be positive, --purchases at least --rounds") }
     }
 
