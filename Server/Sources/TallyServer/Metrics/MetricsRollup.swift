@@ -7,7 +7,7 @@ public import TallySQL
 ///
 /// A write notes, before it changes them, the transactions of each original transaction it
 /// touches (``note(_:original:)``) and the new rows it records (``noteNew(_:_:)``); the ledger
-/// notes its entries. At the end of the write ``flush(_:)`` reads what the touched transactions
+/// notes its entries. At the end of the write ``upserts(for:)`` reads what the touched transactions
 /// are now, and adds to the rollups the difference between their contributions after and
 /// before (``MetricContributions/of(_:)``), with the ledger's, in one statement. So a rollup is
 /// always the sum of the contributions of what is stored, whatever order things arrive in,
@@ -63,25 +63,10 @@ public enum MetricsRollup: Sendable {
         }
     }
 
-    /// Adds to the rollups what this write changed, and inserts the events it emitted; called
-    /// once, at its end.
-    static func flush(_ context: WriteContext) async throws {
-        try await write(upserts(pending(context), shard: shard(context.dialect)), with: context.outbox.pendingInserts(), context)
-    }
-
-    /// Runs the rollups' upserts and the events' inserts of a write, the events first, in the
-    /// order emitted: on PostgreSQL, where each statement is a round trip, one insert goes with
-    /// the first upsert as a `WITH` (which runs whether or not the statement reads it); on
-    /// SQLite, with no upsert, or with more than one insert, as statements of their own.
-    private static func write(_ upserts: [SQL], with events: [SQL], _ context: WriteContext) async throws {
-        var statements = upserts
-        if context.dialect == .postgres, events.count == 1, let first = statements.first {
-            statements[0] = "WITH new_events AS (" + events[0] + ") " + first
-        } else {
-            statements = events + statements
-        }
-        // `query`, not `execute`: on PostgreSQL a `WITH` is named (prepared) only as a query.
-        for statement in statements { _ = try await context.query(statement) }
+    /// The upserts that add to the rollups what this write changed; read once, at its end, and
+    /// run by ``Transactions`` as the write's last statements.
+    static func upserts(for context: WriteContext) async throws -> [SQL] {
+        upserts(try await pending(context), shard: shard(context.dialect))
     }
 
     /// The shard a write's rollup rows go to: on PostgreSQL concurrent writes add to one of

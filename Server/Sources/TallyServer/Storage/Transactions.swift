@@ -32,8 +32,7 @@ struct Transactions: Sendable {
                     let context = WriteContext(executor, now: time, dialect: database.dialect)
                     let value = try await work(context, time)
                     try await emitEntitlementChanges(context)
-                    // Last: the rollups, with the events emitted (on PostgreSQL in one statement).
-                    try await MetricsRollup.flush(context)
+                    try await writeLast(context)
                     let types = context.events
                     if let eventsCommitted, !types.isEmpty { context.afterCommit { eventsCommitted(types) } }
                     return (value, context)
@@ -50,6 +49,22 @@ struct Transactions: Sendable {
     func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
         let time = millis
         return try await database.read { executor in try await work(executor, time) }
+    }
+
+    /// The write's last statements: the events it emitted, in that order, and the rollups'
+    /// upserts. On PostgreSQL, where each statement is a round trip, one insert of events goes
+    /// with the first upsert as a `WITH` (which runs whether or not the statement reads it); on
+    /// SQLite, with no upsert, or with more than one insert, they are statements of their own.
+    private func writeLast(_ context: WriteContext) async throws {
+        var statements = try await MetricsRollup.upserts(for: context)
+        let events = context.outbox.pendingInserts()
+        if context.dialect == .postgres, events.count == 1, let first = statements.first {
+            statements[0] = "WITH new_events AS (" + events[0] + ") " + first
+        } else {
+            statements = events + statements
+        }
+        // `query`, not `execute`: on PostgreSQL a `WITH` is named (prepared) only as a query.
+        for statement in statements { _ = try await context.query(statement) }
     }
 
     /// At the end of a write: for each user whose access it may have changed, an

@@ -71,7 +71,7 @@ final class WriteContext: SQLExecutor {
         state.withLockedValue { $0.afterCommit.append(work) }
     }
 
-    /// The types of the events written so far, in order.
+    /// The types of the events emitted so far, in order.
     var events: [TallyEventType] { state.withLockedValue { $0.events } }
 
     /// Keeps an event's row for the write's last statement (``Outbox/pendingInserts()``).
