@@ -59,7 +59,8 @@ struct ServerDependencies: Sendable {
         secretKey = configuration.secretKey
         metrics = configuration.metrics
         now = configuration.now
-        healthCheck = { (try? await database.read { executor in try await executor.query("SELECT 1 AS ok").count }) == 1 }
+        // One statement without a transaction: one round trip on PostgreSQL, not three.
+        healthCheck = { (try? await database.readStatement("SELECT 1 AS ok").count) == 1 }
         trustedProxies = configuration.trustedProxies
         responseSigningKey = configuration.responseSigningKey
         let verifier = verifier

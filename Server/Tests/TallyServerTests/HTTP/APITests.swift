@@ -1,8 +1,10 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import NIOConcurrencyHelpers
 import NIOCore
 import TallyCore
+import TallySQL
 import TallyServer
 import TallyTesting
 import Testing
@@ -299,4 +301,75 @@ import Testing
             #expect(echoed.headers[.init("X-Request-Id")!] == "abc-123")
         }
     }
+
+    /// `/healthz` asks the database one statement outside any transaction (one round trip on
+    /// PostgreSQL, not BEGIN, SELECT and COMMIT), and answers 503 `unavailable` when the
+    /// database does not answer.
+    @Test(arguments: Backend.available)
+    func healthAsksOneStatement(_ backend: Backend) async throws {
+        var probe: HealthProbe?
+        let api = try await API(backend) { base in
+            let wrapped = HealthProbe(base)
+            probe = wrapped
+            return wrapped
+        }
+        let database = try #require(probe)
+        try await api.test { client in
+            let before = database.calls
+            let healthy = try await client.get("/healthz", token: nil)
+            #expect(healthy.status == .ok)
+            #expect(database.calls.transactions == before.transactions)
+            #expect(database.calls.statements == before.statements + 1)
+            database.failing = true
+            let down = try await client.get("/healthz", token: nil)
+            #expect(down.status == .serviceUnavailable)
+            #expect(API.errorCode(down) == "unavailable")
+            database.failing = false
+            #expect(try await client.get("/healthz", token: nil).status == .ok)
+        }
+    }
+}
+
+/// A database that counts its transactions and its statements outside one, and can be made
+/// to fail them as a database that does not answer.
+final class HealthProbe: SQLDatabase {
+    private let base: any SQLDatabase
+    private let state = NIOLockedValueBox((calls: (transactions: 0, statements: 0), failing: false))
+
+    init(_ base: any SQLDatabase) { self.base = base }
+
+    var calls: (transactions: Int, statements: Int) { state.withLockedValue { $0.calls } }
+    var failing: Bool {
+        get { state.withLockedValue { $0.failing } }
+        set { state.withLockedValue { $0.failing = newValue } }
+    }
+
+    private func enter(transaction: Bool) throws {
+        let failing = state.withLockedValue { state in
+            if transaction { state.calls.transactions += 1 } else { state.calls.statements += 1 }
+            return state.failing
+        }
+        if failing { throw SQLDatabaseError(.unavailable, "the database does not answer") }
+    }
+
+    var dialect: SQLDialect { base.dialect }
+
+    func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try enter(transaction: true)
+        return try await base.write(work)
+    }
+
+    func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try enter(transaction: true)
+        return try await base.read(work)
+    }
+
+    func readStatement(_ sql: SQL) async throws -> [SQLRow] {
+        try enter(transaction: false)
+        return try await base.readStatement(sql)
+    }
+
+    func migrate(_ migrations: [Migration]) async throws { try await base.migrate(migrations) }
+
+    func close() async { await base.close() }
 }
