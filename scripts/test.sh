@@ -259,7 +259,14 @@ if [ "${TALLY_TEST_RELEASE:-1}" != 0 ] && [ "$only" != client ]; then
   echo "release build done in $((SECONDS - release_start)) s; smoke:" >&2
   "$release_tally" --help >/dev/null
   watched "release smoke: bench verify" 600 0 "$release_tally" bench verify --count 2000 --uncached-count 200 --receipts 200 --no-openssl
-  watched "release smoke: bench server" 600 0 "$release_tally" bench server --duration 2 --rounds 1 --warm-up 0.2 --users 20 --purchases 400 --connections 4
+  # With the self-written backend it is measured against (Flask, SQLite and Apple's Python
+  # library, installed into .build-test/baseline-venv from PyPI on the first run).
+  smoke_output="$(mktemp)"
+  watched "release smoke: bench server" 600 0 "$release_tally" bench server --duration 2 --rounds 1 --warm-up 0.2 --users 20 --purchases 400 --connections 4 --self-written | tee "$smoke_output"
+  for endpoint in "POST /v1/me/purchases" "POST /v1/me/spend" "GET /v1/me "; do
+    grep -q "^  $endpoint.*/s .*Tally ×" "$smoke_output" || { echo "error: bench server --self-written did not compare $endpoint" >&2; exit 1; }
+  done
+  rm -f "$smoke_output"
   echo "release build and smoke passed in $((SECONDS - release_start)) s" >&2
 fi
 

@@ -61,12 +61,14 @@ public enum ServerBenchmark: Sendable {
         public var purchases: Int
         /// The endpoints to measure besides `/healthz`.
         public var endpoints: Set<Endpoint>
+        /// A backend written without Tally, measured after Tally's rounds with the same phases.
+        public var selfWritten: SelfWrittenBackend?
 
         /// The defaults of `tally bench server`.
         public init(
             database: ServerConfiguration.Database, catalog: TallyCatalog, connections: Int = 16, duration: Duration = .seconds(10),
             rounds: Int = 5, warmUp: Duration = .seconds(1), users: Int = 1_000, purchases: Int = 40_000,
-            endpoints: Set<Endpoint> = Set(Endpoint.allCases)
+            endpoints: Set<Endpoint> = Set(Endpoint.allCases), selfWritten: SelfWrittenBackend? = nil
         ) {
             self.database = database
             self.catalog = catalog
@@ -77,6 +79,24 @@ public enum ServerBenchmark: Sendable {
             self.users = users
             self.purchases = purchases
             self.endpoints = endpoints
+            self.selfWritten = selfWritten
+        }
+    }
+
+    /// A purchase backend written without Tally that serves the requests the benchmark sends
+    /// (`POST /v1/users`, purchases, spends, `GET /v1/me`, `GET /healthz`): the baseline of the
+    /// goals against a typical self-written backend. The caller starts and stops it.
+    public struct SelfWrittenBackend: Sendable {
+        /// What it is, for the report.
+        public var name: String
+        /// Starts it on 127.0.0.1, trusting `root` (DER) for the run's signed transactions,
+        /// and returns its port and how to stop it, once it answers `GET /healthz`.
+        public var start: @Sendable (_ root: [UInt8]) async throws -> (port: Int, stop: @Sendable () -> Void)
+
+        /// - Parameters: as the properties.
+        public init(name: String, start: @escaping @Sendable (_ root: [UInt8]) async throws -> (port: Int, stop: @Sendable () -> Void)) {
+            self.name = name
+            self.start = start
         }
     }
 
@@ -129,6 +149,35 @@ public enum ServerBenchmark: Sendable {
         /// On PostgreSQL with pgbench installed: its runs on the same server, before and after
         /// the rounds (filled in by `tally bench server`).
         public var pgbench: [PgbenchFigures] = []
+        /// The self-written backend, measured with the same phases after Tally's rounds.
+        public var selfWritten: SelfWrittenResult?
+    }
+
+    /// What the self-written backend did under the same phases.
+    public struct SelfWrittenResult: Sendable, Codable {
+        /// ``SelfWrittenBackend/name``.
+        public var name: String
+        /// Its endpoints, `/healthz` first (the statements are not counted).
+        public var endpoints: [EndpointResult]
+        /// Its set-up steps and their rates.
+        public var setup: [String]
+
+        /// Tally's rate as a multiple of this backend's, for an endpoint both measured.
+        public func multiple(of tally: EndpointResult) -> Double? {
+            guard let own = endpoints.first(where: { $0.endpoint == tally.endpoint }), own.rate > 0 else { return nil }
+            return tally.rate / own.rate
+        }
+
+        /// The goal for Tally's rate over a typical self-written backend's: ×12 purchases,
+        /// ×10 spends, ×20 reads.
+        public static func goal(_ endpoint: String) -> Double? {
+            switch endpoint {
+            case Endpoint.purchase.rawValue: 12
+            case Endpoint.spend.rawValue: 10
+            case Endpoint.me.rawValue: 20
+            default: nil
+            }
+        }
     }
 
     /// One pgbench run against the benchmark's PostgreSQL server: its select-only and TPC-B-like rates.
@@ -225,6 +274,53 @@ public enum ServerBenchmark: Sendable {
         _ options: Options, client: HTTPLoadClient, counter: StatementCounter, authority: TestCertificateAuthority, issuedAt: Date, catalog: TallyCatalog,
         port: Int, durability: String, progress: @escaping @Sendable (String) -> Void
     ) async throws -> Result {
+        let endpoints = [Endpoint.health] + Endpoint.allCases.filter { $0 != .health && options.endpoints.contains($0) }
+        let tally = try await rounds(
+            options, endpoints: endpoints, client: client, counter: counter, authority: authority, issuedAt: issuedAt, catalog: catalog, port: port,
+            progress: progress)
+        var result = Result(
+            database: options.database.description, durability: durability, connections: options.connections, rounds: tally.rounds,
+            users: options.users, rateLimitPerMinute: rateLimitPerMinute, endpoints: tally.endpoints, setup: tally.setup, p99TargetMilliseconds: 25,
+            durableWriteP50Milliseconds: percentile(tally.durableWrites.sorted(), 0.50),
+            durableWriteP99Milliseconds: percentile(tally.durableWrites.sorted(), 0.99), roundDurableWriteP50Milliseconds: tally.roundDurableWriteP50)
+        if let backend = options.selfWritten {
+            progress("starting the self-written backend: \(backend.name)…")
+            let (otherPort, stop) = try await backend.start(authority.rootDER)
+            defer { stop() }
+            let otherClient = HTTPLoadClient(host: host, port: otherPort)
+            let other: Swift.Result<Rounds, any Error>
+            do {
+                // The same phases; a signed answer is Tally's own, so it has none.
+                other = .success(
+                    try await rounds(
+                        options, endpoints: endpoints.filter { $0 != .signedMe }, client: otherClient, counter: nil, authority: authority,
+                        issuedAt: issuedAt, catalog: catalog, port: otherPort, progress: { progress("self-written: " + $0) }))
+            } catch {
+                other = .failure(error)
+            }
+            try? await otherClient.shutdown()
+            let measured = try other.get()
+            result.selfWritten = SelfWrittenResult(name: backend.name, endpoints: measured.endpoints, setup: measured.setup)
+        }
+        return result
+    }
+
+    /// One server's figures under the phases, and the disk's speed in each round.
+    struct Rounds {
+        var rounds: Int
+        var endpoints: [EndpointResult]
+        var setup: [String]
+        var durableWrites: [UInt64]
+        var roundDurableWriteP50: [Double]
+    }
+
+    /// Creates the users, mints and posts their funding, warms up and runs the rounds against
+    /// the server on `port`; `counter`, when given, counts the statements of each kind of
+    /// request in the warm-up.
+    static func rounds(
+        _ options: Options, endpoints: [Endpoint], client: HTTPLoadClient, counter: StatementCounter?, authority: TestCertificateAuthority,
+        issuedAt: Date, catalog: TallyCatalog, port: Int, progress: @escaping @Sendable (String) -> Void
+    ) async throws -> Rounds {
         let hostHeader = "\(host):\(port)"
         let connections = options.connections
         var setup: [String] = []
@@ -266,7 +362,6 @@ public enum ServerBenchmark: Sendable {
 
         // One nonce for every signed request: its cost is the signature's, whatever the nonce.
         let signingNonce = ResponseSignature.makeNonce()
-        let endpoints = [Endpoint.health] + Endpoint.allCases.filter { $0 != .health && options.endpoints.contains($0) }
         func phases(_ label: String, duration: Duration, purchases: ArraySlice<String>) -> [HTTPLoadClient.Phase] {
             let time = TimeAmount.nanoseconds(Int64(duration.seconds * 1e9))
             return endpoints.map { endpoint in
@@ -301,6 +396,11 @@ public enum ServerBenchmark: Sendable {
         // The warm-up also counts the statements each kind of request runs (the rounds do not count).
         var statementsPerRequest: [Double?] = []
         for phase in phases("warm-up", duration: options.warmUp, purchases: warmUpPool[...]) {
+            guard let counter else {
+                _ = try await client.run(phase, connections: connections)
+                statementsPerRequest.append(nil)
+                continue
+            }
             var completed = 0
             let statements = try await counter.count { completed = try await client.run(phase, connections: connections).completed }
             statementsPerRequest.append(completed > 0 ? Double(statements) / Double(completed) : nil)
@@ -346,11 +446,7 @@ public enum ServerBenchmark: Sendable {
                 ratioToHealth: ratios[ratios.count / 2], roundRates: rows.map(\.rate), targetRate: endpoints[column].targetRate,
                 statementsPerRequest: statementsPerRequest[column])
         }
-        return Result(
-            database: options.database.description, durability: durability, connections: connections, rounds: rounds,
-            users: users.count, rateLimitPerMinute: rateLimitPerMinute, endpoints: results, setup: setup, p99TargetMilliseconds: 25,
-            durableWriteP50Milliseconds: percentile(durableWrites.sorted(), 0.50),
-            durableWriteP99Milliseconds: percentile(durableWrites.sorted(), 0.99), roundDurableWriteP50Milliseconds: roundDurableWriteP50)
+        return Rounds(rounds: rounds, endpoints: results, setup: setup, durableWrites: durableWrites, roundDurableWriteP50: roundDurableWriteP50)
     }
 
     /// Posts `jws[i]` as the user it was minted for: the one at `(first + i) % users.count`, where

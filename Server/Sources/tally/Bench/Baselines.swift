@@ -33,17 +33,29 @@ enum BenchReport {
     }
 }
 
-/// Runs a program and returns its standard output, or nil when it cannot run or fails.
+/// Runs programs for the benchmarks' baselines.
 enum Subprocess {
+    /// Runs a program and returns its status and its output (standard output and error), or nil when it cannot start.
     static func output(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String)? {
+        let pipe = Pipe()
+        guard let process = start(executable, arguments, output: pipe) else { return nil }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Starts a program with its standard output and error to `output` (a `Pipe` or a
+    /// `FileHandle`, as `Process` takes them); nil when it cannot start.
+    static func start(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, output: Any) -> Process? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [executable] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
+        if let environment { process.environment = environment }
+        process.standardOutput = output
+        process.standardError = output
         // A child inherits the spawning thread's signal mask, and the concurrency runtime's
-        // threads block signals; `openssl speed` times itself with SIGALRM and would never stop.
+        // threads block signals: `openssl speed` times itself with SIGALRM and would never
+        // stop, and a server would not stop on SIGTERM.
         #if canImport(Glibc)
         var all = sigset_t()
         var previous = sigset_t()
@@ -52,9 +64,16 @@ enum Subprocess {
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         #endif
         do { try process.run() } catch { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return process
+    }
+
+    /// A script in the repository's `scripts` folder, found from this source file: the
+    /// baselines that run one need a clone of the repository.
+    static func script(_ relativePath: String) -> URL {
+        // This file is Server/Sources/tally/Bench/Baselines.swift.
+        URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts").appendingPathComponent(relativePath)
     }
 }
 
@@ -73,9 +92,7 @@ enum OpenSSLSpeed {
 /// Apple's Python library verifying the same JWS, through scripts/bench_python_verify.py.
 enum PythonBaseline {
     static func verifyRate(folder: URL) -> Result<Double, PythonError> {
-        let script = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("scripts/bench_python_verify.py")
+        let script = Subprocess.script("bench_python_verify.py")
         guard let (status, output) = Subprocess.output("python3", [script.path, folder.path]) else {
             return .failure(PythonError(description: "python3 did not start"))
         }

@@ -47,6 +47,14 @@ struct BenchServerCommand: AsyncParsableCommand {
         help: "Measure only these endpoints besides /healthz: purchase, spend, me, signed-me (for profiling one of them).")
     var only: [String] = []
 
+    @Flag(
+        help: """
+            Also measure a backend written without Tally (scripts/baseline: Flask, SQLite and Apple's app-store-server-library under \
+            gunicorn, installed into .build-test/baseline-venv on first use) with the same phases after Tally's rounds, and give Tally's \
+            rates as multiples of it.
+            """)
+    var selfWritten = false
+
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
 
@@ -86,7 +94,8 @@ struct BenchServerCommand: AsyncParsableCommand {
         let options = ServerBenchmark.Options(
             database: target, catalog: catalog, connections: connections, duration: .milliseconds(Int64(duration * 1_000)),
             rounds: rounds, warmUp: .milliseconds(Int64(warmUp * 1_000)), users: users, purchases: purchases,
-            endpoints: only.isEmpty ? Set(ServerBenchmark.Endpoint.allCases) : Set(only.compactMap(Self.endpoint)))
+            endpoints: only.isEmpty ? Set(ServerBenchmark.Endpoint.allCases) : Set(only.compactMap(Self.endpoint)),
+            selfWritten: selfWritten ? SelfWrittenBaseline.backend(catalog: config) : nil)
         let quiet = json
         // PostgreSQL's own rates on the same server, before and after the rounds.
         var pgbench: [ServerBenchmark.PgbenchFigures] = []
@@ -168,6 +177,22 @@ struct BenchServerCommand: AsyncParsableCommand {
                     String(
                         format: "  %@ %.0f/s = %.2f of pgbench's %@ (goal ≥ %.2f): %@", endpoint.endpoint, endpoint.rate, endpoint.rate / goal.of,
                         goal.name, goal.share, endpoint.rate / goal.of >= goal.share ? "met" : "MISSED"))
+            }
+        }
+        if let other = result.selfWritten {
+            lines.append("self-written backend, the same phases after Tally's rounds: \(other.name)")
+            for endpoint in other.endpoints {
+                var comparison = ""
+                if let tally = result.endpoints.first(where: { $0.endpoint == endpoint.endpoint }), let multiple = other.multiple(of: tally) {
+                    comparison = String(format: "Tally ×%.1f", multiple)
+                    if let goal = ServerBenchmark.SelfWrittenResult.goal(endpoint.endpoint) {
+                        comparison += String(format: " (goal ≥ ×%.0f): %@", goal, multiple >= goal ? "met" : "MISSED")
+                    }
+                }
+                lines.append(
+                    String(
+                        format: "  %@ %10.0f/s  p50 %6.2f ms  p99 %6.2f ms  %@", endpoint.endpoint.padding(toLength: 22, withPad: " ", startingAt: 0),
+                        endpoint.rate, endpoint.p50Milliseconds, endpoint.p99Milliseconds, comparison))
             }
         }
         lines.append("")
