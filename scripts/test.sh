@@ -38,6 +38,8 @@ sudo=""
 packages=(libsqlite3-dev)
 command -v python3 >/dev/null || packages+=(python3)  # scripts/chaos/driver.py, scripts/watch.py
 command -v gdb >/dev/null || packages+=(gdb)  # scripts/watch.py's backtraces of a hung step
+# The virtual environments of the API probe and of the self-written backend (bench server --self-written).
+python3 -c 'import ensurepip' >/dev/null 2>&1 || packages+=(python3-venv)
 [ -n "${TALLY_TEST_POSTGRES_URL:-}" ] || packages+=(postgresql)
 missing=()
 for package in "${packages[@]}"; do
@@ -261,12 +263,12 @@ if [ "${TALLY_TEST_RELEASE:-1}" != 0 ] && [ "$only" != client ]; then
   watched "release smoke: bench verify" 600 0 "$release_tally" bench verify --count 2000 --uncached-count 200 --receipts 200 --no-openssl
   # With the self-written backend it is measured against (Flask, SQLite and Apple's Python
   # library, installed into .build-test/baseline-venv from PyPI on the first run).
-  smoke_output="$(mktemp)"
+  mkdir -p .build-test
+  smoke_output=".build-test/bench-server-smoke.txt"
   watched "release smoke: bench server" 600 0 "$release_tally" bench server --duration 2 --rounds 1 --warm-up 0.2 --users 20 --purchases 400 --connections 4 --self-written | tee "$smoke_output"
   for endpoint in "POST /v1/me/purchases" "POST /v1/me/spend" "GET /v1/me "; do
     grep -q "^  $endpoint.*/s .*Tally ×" "$smoke_output" || { echo "error: bench server --self-written did not compare $endpoint" >&2; exit 1; }
   done
-  rm -f "$smoke_output"
   echo "release build and smoke passed in $((SECONDS - release_start)) s" >&2
 fi
 

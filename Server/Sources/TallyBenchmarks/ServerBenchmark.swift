@@ -61,7 +61,7 @@ public enum ServerBenchmark: Sendable {
         public var purchases: Int
         /// The endpoints to measure besides `/healthz`.
         public var endpoints: Set<Endpoint>
-        /// A backend written without Tally, measured after Tally's rounds with the same phases.
+        /// A backend written without Tally, measured with the same phases, after Tally's in each round.
         public var selfWritten: SelfWrittenBackend?
 
         /// The defaults of `tally bench server`.
@@ -90,13 +90,30 @@ public enum ServerBenchmark: Sendable {
         /// What it is, for the report.
         public var name: String
         /// Starts it on 127.0.0.1, trusting `root` (DER) for the run's signed transactions,
-        /// and returns its port and how to stop it, once it answers `GET /healthz`.
-        public var start: @Sendable (_ root: [UInt8]) async throws -> (port: Int, stop: @Sendable () -> Void)
+        /// once it answers `GET /healthz`.
+        public var start: @Sendable (_ root: [UInt8]) async throws -> Started
 
         /// - Parameters: as the properties.
-        public init(name: String, start: @escaping @Sendable (_ root: [UInt8]) async throws -> (port: Int, stop: @Sendable () -> Void)) {
+        public init(name: String, start: @escaping @Sendable (_ root: [UInt8]) async throws -> Started) {
             self.name = name
             self.start = start
+        }
+
+        /// A running backend.
+        public struct Started: Sendable {
+            /// Where it listens on 127.0.0.1.
+            public var port: Int
+            /// Stops it and removes its files.
+            public var stop: @Sendable () -> Void
+            /// The end of its log, for a failure's message.
+            public var log: @Sendable () -> String
+
+            /// - Parameters: as the properties.
+            public init(port: Int, stop: @escaping @Sendable () -> Void, log: @escaping @Sendable () -> String) {
+                self.port = port
+                self.stop = stop
+                self.log = log
+            }
         }
     }
 
@@ -149,7 +166,7 @@ public enum ServerBenchmark: Sendable {
         /// On PostgreSQL with pgbench installed: its runs on the same server, before and after
         /// the rounds (filled in by `tally bench server`).
         public var pgbench: [PgbenchFigures] = []
-        /// The self-written backend, measured with the same phases after Tally's rounds.
+        /// The self-written backend, measured with the same phases, after Tally's in each round.
         public var selfWritten: SelfWrittenResult?
     }
 
@@ -275,52 +292,52 @@ public enum ServerBenchmark: Sendable {
         port: Int, durability: String, progress: @escaping @Sendable (String) -> Void
     ) async throws -> Result {
         let endpoints = [Endpoint.health] + Endpoint.allCases.filter { $0 != .health && options.endpoints.contains($0) }
-        let tally = try await rounds(
-            options, endpoints: endpoints, client: client, counter: counter, authority: authority, issuedAt: issuedAt, catalog: catalog, port: port,
-            progress: progress)
-        var result = Result(
-            database: options.database.description, durability: durability, connections: options.connections, rounds: tally.rounds,
-            users: options.users, rateLimitPerMinute: rateLimitPerMinute, endpoints: tally.endpoints, setup: tally.setup, p99TargetMilliseconds: 25,
-            durableWriteP50Milliseconds: percentile(tally.durableWrites.sorted(), 0.50),
-            durableWriteP99Milliseconds: percentile(tally.durableWrites.sorted(), 0.99), roundDurableWriteP50Milliseconds: tally.roundDurableWriteP50)
-        if let backend = options.selfWritten {
-            progress("starting the self-written backend: \(backend.name)…")
-            let (otherPort, stop) = try await backend.start(authority.rootDER)
-            defer { stop() }
-            let otherClient = HTTPLoadClient(host: host, port: otherPort)
-            let other: Swift.Result<Rounds, any Error>
-            do {
-                // The same phases; a signed answer is Tally's own, so it has none.
-                other = .success(
-                    try await rounds(
-                        options, endpoints: endpoints.filter { $0 != .signedMe }, client: otherClient, counter: nil, authority: authority,
-                        issuedAt: issuedAt, catalog: catalog, port: otherPort, progress: { progress("self-written: " + $0) }))
-            } catch {
-                other = .failure(error)
-            }
-            try? await otherClient.shutdown()
-            let measured = try other.get()
-            result.selfWritten = SelfWrittenResult(name: backend.name, endpoints: measured.endpoints, setup: measured.setup)
+        let tally = try await prepare(
+            options, endpoints: endpoints, client: client, port: port, counter: counter, authority: authority, issuedAt: issuedAt,
+            catalog: catalog, progress: progress)
+        guard let backend = options.selfWritten else {
+            return try await interleave(options, tally: tally, other: nil, durability: durability)
         }
-        return result
+        progress("starting the self-written backend: \(backend.name)…")
+        let started = try await backend.start(authority.rootDER)
+        defer { started.stop() }
+        let otherClient = HTTPLoadClient(host: host, port: started.port)
+        let result: Swift.Result<Result, any Error>
+        do {
+            // The same phases; a signed answer is Tally's own, so it has none.
+            let other = try await prepare(
+                options, endpoints: endpoints.filter { $0 != .signedMe }, client: otherClient, port: started.port, counter: nil,
+                authority: authority, issuedAt: issuedAt, catalog: catalog, progress: { progress("self-written: " + $0) })
+            result = .success(try await interleave(options, tally: tally, other: (backend.name, other), durability: durability))
+        } catch {
+            let log = started.log()
+            result = .failure(log.isEmpty ? error : Failure(description: "\(error); the self-written backend's log ends: \(log)"))
+        }
+        try? await otherClient.shutdown()
+        return try result.get()
     }
 
-    /// One server's figures under the phases, and the disk's speed in each round.
-    struct Rounds {
-        var rounds: Int
-        var endpoints: [EndpointResult]
+    /// A server made ready for the rounds: its users funded, its transactions minted, its
+    /// endpoints warmed up (and, for Tally's, their statements counted).
+    struct Prepared {
+        var endpoints: [Endpoint]
+        var client: HTTPLoadClient
+        var connections: Int
         var setup: [String]
-        var durableWrites: [UInt64]
-        var roundDurableWriteP50: [Double]
+        var statementsPerRequest: [Double?]
+        /// The signed transactions of the measured purchases, shared out over the rounds.
+        var pool: [String]
+        /// The phases of one round (or the warm-up): `label` keeps idempotency keys distinct.
+        var phases: @Sendable (_ label: String, _ duration: Duration, _ purchases: ArraySlice<String>) -> [HTTPLoadClient.Phase]
+        var progress: @Sendable (String) -> Void
     }
 
-    /// Creates the users, mints and posts their funding, warms up and runs the rounds against
-    /// the server on `port`; `counter`, when given, counts the statements of each kind of
-    /// request in the warm-up.
-    static func rounds(
-        _ options: Options, endpoints: [Endpoint], client: HTTPLoadClient, counter: StatementCounter?, authority: TestCertificateAuthority,
-        issuedAt: Date, catalog: TallyCatalog, port: Int, progress: @escaping @Sendable (String) -> Void
-    ) async throws -> Rounds {
+    /// Creates the users, mints and posts their funding, and warms up the server on `port`;
+    /// `counter`, when given, counts the statements of each kind of request in the warm-up.
+    static func prepare(
+        _ options: Options, endpoints: [Endpoint], client: HTTPLoadClient, port: Int, counter: StatementCounter?,
+        authority: TestCertificateAuthority, issuedAt: Date, catalog: TallyCatalog, progress: @escaping @Sendable (String) -> Void
+    ) async throws -> Prepared {
         let hostHeader = "\(host):\(port)"
         let connections = options.connections
         var setup: [String] = []
@@ -362,7 +379,7 @@ public enum ServerBenchmark: Sendable {
 
         // One nonce for every signed request: its cost is the signature's, whatever the nonce.
         let signingNonce = ResponseSignature.makeNonce()
-        func phases(_ label: String, duration: Duration, purchases: ArraySlice<String>) -> [HTTPLoadClient.Phase] {
+        let phases: @Sendable (String, Duration, ArraySlice<String>) -> [HTTPLoadClient.Phase] = { label, duration, purchases in
             let time = TimeAmount.nanoseconds(Int64(duration.seconds * 1e9))
             return endpoints.map { endpoint in
                 switch endpoint {
@@ -395,7 +412,7 @@ public enum ServerBenchmark: Sendable {
         progress("warming up…")
         // The warm-up also counts the statements each kind of request runs (the rounds do not count).
         var statementsPerRequest: [Double?] = []
-        for phase in phases("warm-up", duration: options.warmUp, purchases: warmUpPool[...]) {
+        for phase in phases("warm-up", options.warmUp, warmUpPool[...]) {
             guard let counter else {
                 _ = try await client.run(phase, connections: connections)
                 statementsPerRequest.append(nil)
@@ -405,11 +422,21 @@ public enum ServerBenchmark: Sendable {
             let statements = try await counter.count { completed = try await client.run(phase, connections: connections).completed }
             statementsPerRequest.append(completed > 0 ? Double(statements) / Double(completed) : nil)
         }
+        return Prepared(
+            endpoints: endpoints, client: client, connections: connections, setup: setup, statementsPerRequest: statementsPerRequest,
+            pool: pool, phases: phases, progress: progress)
+    }
 
+    /// Runs the rounds: in each, the disk's baseline, then Tally's phases, then, when given,
+    /// the self-written backend's, so that both meet the same moments of a noisy machine.
+    static func interleave(
+        _ options: Options, tally: Prepared, other: (name: String, prepared: Prepared)?, durability: String
+    ) async throws -> Result {
+        let targets = [tally] + (other.map { [$0.prepared] } ?? [])
         let rounds = max(1, options.rounds)
         let slice = options.duration / rounds
         let perRound = options.purchases / rounds
-        var measurements: [[HTTPLoadClient.Measurement]] = []
+        var measurements: [[[HTTPLoadClient.Measurement]]] = targets.map { _ in [] }
         // The disk's speed in each round, beside the phases that wait for it.
         let fsyncFile = FileManager.default.temporaryDirectory.appendingPathComponent("tally-bench-fsync-\(UUID().uuidString).bin")
         defer { try? FileManager.default.removeItem(at: fsyncFile) }
@@ -419,34 +446,46 @@ public enum ServerBenchmark: Sendable {
             let writes = try DurableWriteBaseline.measure(durableWriteSamples, file: fsyncFile)
             durableWrites += writes
             roundDurableWriteP50.append(percentile(writes.sorted(), 0.50))
-            let purchases = pool[(round * perRound)..<((round + 1) * perRound)]
-            var row: [HTTPLoadClient.Measurement] = []
-            for phase in phases("round\(round)", duration: slice, purchases: purchases) {
-                row.append(try await client.run(phase, connections: connections))
+            for (index, target) in targets.enumerated() {
+                let purchases = target.pool[(round * perRound)..<((round + 1) * perRound)]
+                var row: [HTTPLoadClient.Measurement] = []
+                for phase in target.phases("round\(round)", slice, purchases) {
+                    row.append(try await target.client.run(phase, connections: target.connections))
+                }
+                measurements[index].append(row)
+                target.progress(
+                    "round \(round + 1)/\(rounds): "
+                        + zip(row, target.endpoints)
+                        .map { String(format: "%@ %.0f/s", $1.rawValue, $0.rate) }.joined(separator: ", ")
+                        + String(format: "; write+fsync p50 %.2f ms", roundDurableWriteP50.last ?? 0))
             }
-            measurements.append(row)
-            progress(
-                "round \(round + 1)/\(rounds): "
-                    + zip(row, endpoints)
-                    .map { String(format: "%@ %.0f/s", $1.rawValue, $0.rate) }.joined(separator: ", ")
-                    + String(format: "; write+fsync p50 %.2f ms", roundDurableWriteP50.last ?? 0))
         }
 
-        let results = endpoints.indices.map { column in
-            let rows = measurements.map { $0[column] }
-            var latencies = rows.flatMap(\.latencies)
-            latencies.sort()
-            let requests = rows.reduce(0) { $0 + $1.completed }
-            let nanoseconds = rows.reduce(0) { $0 + $1.nanoseconds }
-            let ratios = zip(rows, measurements.map { $0[0] }).map { $0.rate / $1.rate }.sorted()
-            return EndpointResult(
-                endpoint: endpoints[column].rawValue, requests: requests, seconds: Double(nanoseconds) / 1e9,
-                rate: Double(requests) / (Double(nanoseconds) / 1e9),
-                p50Milliseconds: percentile(latencies, 0.50), p99Milliseconds: percentile(latencies, 0.99),
-                ratioToHealth: ratios[ratios.count / 2], roundRates: rows.map(\.rate), targetRate: endpoints[column].targetRate,
-                statementsPerRequest: statementsPerRequest[column])
+        func results(_ target: Prepared, _ measured: [[HTTPLoadClient.Measurement]]) -> [EndpointResult] {
+            target.endpoints.indices.map { column in
+                let rows = measured.map { $0[column] }
+                var latencies = rows.flatMap(\.latencies)
+                latencies.sort()
+                let requests = rows.reduce(0) { $0 + $1.completed }
+                let nanoseconds = rows.reduce(0) { $0 + $1.nanoseconds }
+                let ratios = zip(rows, measured.map { $0[0] }).map { $0.rate / $1.rate }.sorted()
+                return EndpointResult(
+                    endpoint: target.endpoints[column].rawValue, requests: requests, seconds: Double(nanoseconds) / 1e9,
+                    rate: Double(requests) / (Double(nanoseconds) / 1e9),
+                    p50Milliseconds: percentile(latencies, 0.50), p99Milliseconds: percentile(latencies, 0.99),
+                    ratioToHealth: ratios[ratios.count / 2], roundRates: rows.map(\.rate), targetRate: target.endpoints[column].targetRate,
+                    statementsPerRequest: target.statementsPerRequest[column])
+            }
         }
-        return Rounds(rounds: rounds, endpoints: results, setup: setup, durableWrites: durableWrites, roundDurableWriteP50: roundDurableWriteP50)
+        var result = Result(
+            database: options.database.description, durability: durability, connections: options.connections, rounds: rounds,
+            users: options.users, rateLimitPerMinute: rateLimitPerMinute, endpoints: results(tally, measurements[0]), setup: tally.setup,
+            p99TargetMilliseconds: 25, durableWriteP50Milliseconds: percentile(durableWrites.sorted(), 0.50),
+            durableWriteP99Milliseconds: percentile(durableWrites.sorted(), 0.99), roundDurableWriteP50Milliseconds: roundDurableWriteP50)
+        if let other {
+            result.selfWritten = SelfWrittenResult(name: other.name, endpoints: results(other.prepared, measurements[1]), setup: other.prepared.setup)
+        }
+        return result
     }
 
     /// Posts `jws[i]` as the user it was minted for: the one at `(first + i) % users.count`, where

@@ -50,8 +50,8 @@ struct BenchServerCommand: AsyncParsableCommand {
     @Flag(
         help: """
             Also measure a backend written without Tally (scripts/baseline: Flask, SQLite and Apple's app-store-server-library under \
-            gunicorn, installed into .build-test/baseline-venv on first use) with the same phases after Tally's rounds, and give Tally's \
-            rates as multiples of it.
+            gunicorn, installed into .build-test/baseline-venv on first use) with the same phases, after Tally's in each round, and \
+            give Tally's rates as multiples of it.
             """)
     var selfWritten = false
 
@@ -180,7 +180,7 @@ struct BenchServerCommand: AsyncParsableCommand {
             }
         }
         if let other = result.selfWritten {
-            lines.append("self-written backend, the same phases after Tally's rounds: \(other.name)")
+            lines.append("self-written backend, the same phases after Tally's in each round: \(other.name)")
             for endpoint in other.endpoints {
                 var comparison = ""
                 if let tally = result.endpoints.first(where: { $0.endpoint == endpoint.endpoint }), let multiple = other.multiple(of: tally) {
@@ -195,12 +195,14 @@ struct BenchServerCommand: AsyncParsableCommand {
                         endpoint.rate, endpoint.p50Milliseconds, endpoint.p99Milliseconds, comparison))
             }
         }
+        func byRound(_ endpoints: [ServerBenchmark.EndpointResult]) -> String {
+            endpoints.map { endpoint in
+                "\(endpoint.endpoint) " + endpoint.roundRates.map { String(format: "%.0f", $0) }.joined(separator: "/")
+            }.joined(separator: "; ")
+        }
         lines.append("")
-        lines.append(
-            "rates by round: "
-                + result.endpoints.map { endpoint in
-                    "\(endpoint.endpoint) " + endpoint.roundRates.map { String(format: "%.0f", $0) }.joined(separator: "/")
-                }.joined(separator: "; "))
+        lines.append("rates by round: " + byRound(result.endpoints))
+        if let other = result.selfWritten { lines.append("self-written backend's rates by round: " + byRound(other.endpoints)) }
         return lines.joined(separator: "\n")
     }
 }

@@ -3,6 +3,8 @@ import TallyBenchmarks
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The purchase backend an app team writes without Tally (scripts/baseline/backend.py: Flask,
@@ -12,7 +14,8 @@ enum SelfWrittenBaseline {
     /// How long the first start may take: it installs the Python packages.
     static let startTimeout: Duration = .seconds(300)
 
-    static func backend(catalog: String, environment: String = "Sandbox") -> ServerBenchmark.SelfWrittenBackend {
+    /// - Parameter catalog: the catalog file: the backend reads its bundle ID and grants.
+    static func backend(catalog: String) -> ServerBenchmark.SelfWrittenBackend {
         let workers = 2 * ProcessInfo.processInfo.activeProcessorCount + 1
         let catalogURL = URL(fileURLWithPath: catalog).standardizedFileURL
         return .init(name: "Flask + SQLite + app-store-server-library, gunicorn \(workers) workers × 4 threads") { root in
@@ -22,71 +25,98 @@ enum SelfWrittenBaseline {
             }
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tally-self-written-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let rootFile = folder.appendingPathComponent("root.der")
-            try Data(root).write(to: rootFile)
-            let port = try freePort()
-            var environment = ProcessInfo.processInfo.environment
-            environment["BASELINE_DATABASE"] = folder.appendingPathComponent("backend.sqlite").path
-            environment["BASELINE_ROOT"] = rootFile.path
-            environment["BASELINE_CATALOG"] = catalogURL.path
-            environment["BASELINE_ENVIRONMENT"] = environment["BASELINE_ENVIRONMENT"] ?? "Sandbox"
             let log = folder.appendingPathComponent("serve.log")
-            guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw BaselineError(description: "cannot write \(log.path)") }
-            let output = try FileHandle(forWritingTo: log)
-            guard let process = Subprocess.start(script.path, [String(port)], environment: environment, output: output) else {
-                throw BaselineError(description: "\(script.path) did not start")
+            let process: Process
+            do {
+                let rootFile = folder.appendingPathComponent("root.der")
+                try Data(root).write(to: rootFile)
+                var environment = ProcessInfo.processInfo.environment
+                environment["BASELINE_DATABASE"] = folder.appendingPathComponent("backend.sqlite").path
+                environment["BASELINE_ROOT"] = rootFile.path
+                environment["BASELINE_CATALOG"] = catalogURL.path
+                // The benchmark mints sandbox transactions.
+                environment["BASELINE_ENVIRONMENT"] = "Sandbox"
+                guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw BaselineError(description: "cannot write \(log.path)") }
+                let output = try FileHandle(forWritingTo: log)
+                defer { try? output.close() }
+                guard let started = Subprocess.start(script.path, [String(workers)], environment: environment, output: output) else {
+                    throw BaselineError(description: "\(script.path) did not start")
+                }
+                process = started
+            } catch {
+                try? FileManager.default.removeItem(at: folder)
+                throw error
+            }
+            let tail: @Sendable () -> String = {
+                (try? String(contentsOf: log, encoding: .utf8)).map { $0.split(separator: "\n").suffix(8).joined(separator: " | ") } ?? ""
             }
             let stop: @Sendable () -> Void = {
+                // The script runs in a process group of its own: stop all of it (pip, gunicorn and its workers).
                 if process.isRunning {
-                    process.terminate()
+                    kill(-process.processIdentifier, SIGTERM)
                     process.waitUntilExit()
                 }
                 try? FileManager.default.removeItem(at: folder)
             }
             do {
+                let port = try await listeningPort(in: log, while: { process.isRunning })
                 try await waitForHealth(port: port, while: { process.isRunning })
+                return .init(port: port, stop: stop, log: tail)
             } catch {
-                let tail = (try? String(contentsOf: log, encoding: .utf8)).map { $0.split(separator: "\n").suffix(5).joined(separator: " | ") } ?? ""
+                let lines = tail()
                 stop()
-                throw BaselineError(description: "\(error)\(tail.isEmpty ? "" : ": " + tail)")
+                throw BaselineError(description: "\(error)\(lines.isEmpty ? "" : "; its log ends: " + lines)")
             }
-            return (port, stop)
         }
     }
 
-    /// Polls `GET /healthz` until it answers 200, the process ends, or ``startTimeout`` passes.
+    /// The port gunicorn bound, from its log line `Listening at: http://127.0.0.1:PORT (PID)`.
+    static func listeningPort(in log: URL, while running: () -> Bool) async throws -> Int {
+        let deadline = ContinuousClock.now + startTimeout
+        while true {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.contains("Listening at: http://127.0.0.1:") }),
+                let port = line.split(separator: "Listening at: http://127.0.0.1:").last?.prefix(while: \.isNumber), let number = Int(port)
+            {
+                return number
+            }
+            guard running() else { throw BaselineError(description: "the backend stopped before listening") }
+            guard ContinuousClock.now < deadline else { throw BaselineError(description: "the backend did not listen in time") }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+    }
+
+    /// Asks `GET /healthz` until it answers 200 (each try given 5 s), the process ends, or
+    /// ``startTimeout`` passes.
     static func waitForHealth(port: Int, while running: () -> Bool) async throws {
         let deadline = ContinuousClock.now + startTimeout
-        let client = HTTPLoadClient(host: "127.0.0.1", port: port)
-        defer { Task { try? await client.shutdown() } }
-        let phase = HTTPLoadClient.Phase(name: "GET /healthz", limit: 1, duration: nil) { _ in
-            HTTPLoadClient.Request(.GET, "/healthz", host: "127.0.0.1:\(port)")
-        }
         while true {
             guard running() else { throw BaselineError(description: "the backend stopped before answering") }
-            if (try? await client.run(phase, connections: 1))?.completed == 1 { return }
+            if try await answersHealth(port: port, within: .seconds(5)) { return }
             guard ContinuousClock.now < deadline else { throw BaselineError(description: "the backend did not answer GET /healthz in time") }
             try await Task.sleep(for: .milliseconds(250))
         }
     }
 
-    /// A port no one listens on now: the kernel's pick for a socket bound to port 0.
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw BaselineError(description: "socket() failed") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-            }
+    /// One `GET /healthz` on a connection of its own, abandoned (its client shut down) after `limit`.
+    static func answersHealth(port: Int, within limit: Duration) async throws -> Bool {
+        let client = HTTPLoadClient(host: "127.0.0.1", port: port)
+        let phase = HTTPLoadClient.Phase(name: "GET /healthz", limit: 1, duration: nil) { _ in
+            HTTPLoadClient.Request(.GET, "/healthz", host: "127.0.0.1:\(port)")
         }
-        guard bound else { throw BaselineError(description: "cannot bind a port on 127.0.0.1") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let answered = await withTaskGroup(of: Bool?.self) { group in
+            group.addTask { (try? await client.run(phase, connections: 1))?.completed == 1 }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            // Closing the client's connections ends a request still waiting for its answer.
+            try? await client.shutdown()
+            group.cancelAll()
+            return first ?? false
+        }
+        return answered
     }
 
     struct BaselineError: Error, CustomStringConvertible { var description: String }

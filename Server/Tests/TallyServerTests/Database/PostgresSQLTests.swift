@@ -56,6 +56,21 @@ import Testing
         #expect(read == notes)
     }
 
+    /// `readStatement` sends its statement alone, not inside the read transaction's block
+    /// (`BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY`): it runs with the session's
+    /// defaults, read committed and writable.
+    @Test func aStatementReadAloneRunsOutsideATransaction() async throws {
+        let database = try await Self.database()
+        defer { Task { await database.close() } }
+        let check: SQL = "SELECT current_setting('transaction_isolation') AS isolation, current_setting('transaction_read_only') AS read_only"
+        let alone = try #require(try await database.readStatement(check).first)
+        #expect(try alone.text(SQLColumn("isolation")) == "read committed")
+        #expect(try alone.text(SQLColumn("read_only")) == "off")
+        let inBlock = try #require(try await database.read { executor in try await executor.query(check).first })
+        #expect(try inBlock.text(SQLColumn("isolation")) == "repeatable read")
+        #expect(try inBlock.text(SQLColumn("read_only")) == "on")
+    }
+
     /// A `?` in a string literal, a comment, a dollar-quoted body, and jsonb's `?` operator,
     /// which the earlier form (`?` numbered by scanning the text) would have taken for a
     /// placeholder.
