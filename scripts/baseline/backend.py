@@ -147,11 +147,15 @@ def refused(failure):
 
 
 def authenticate():
+    """The caller's user row, from its bearer token; refused with 401 without a known one."""
     header = request.headers.get("Authorization", "")
-    if not header.startswith("Bearer "):
-        return None
-    digest = hashlib.sha256(header[len("Bearer ") :].encode()).hexdigest()
-    return get_db().execute("SELECT id, app_account_token FROM users WHERE token_hash = ?", (digest,)).fetchone()
+    user = None
+    if header.startswith("Bearer "):
+        digest = hashlib.sha256(header[len("Bearer ") :].encode()).hexdigest()
+        user = get_db().execute("SELECT id, app_account_token FROM users WHERE token_hash = ?", (digest,)).fetchone()
+    if user is None:
+        raise Refused(401, "unauthorized", "a bearer token is required")
+    return user
 
 
 def balances(db, user_id):
@@ -180,8 +184,6 @@ def create_user():
 @app.post("/v1/me/purchases")
 def purchase():
     user = authenticate()
-    if user is None:
-        return error(401, "unauthorized", "a bearer token is required")
     body = request.get_json(silent=True)
     signed = body.get("signed_transaction") if isinstance(body, dict) else None
     if not isinstance(signed, str):
@@ -219,8 +221,6 @@ def purchase():
 @app.post("/v1/me/spend")
 def spend():
     user = authenticate()
-    if user is None:
-        return error(401, "unauthorized", "a bearer token is required")
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
         return error(400, "invalid_request", "a JSON object is required")
@@ -261,8 +261,6 @@ def spend():
 @app.get("/v1/me")
 def me():
     user = authenticate()
-    if user is None:
-        return error(401, "unauthorized", "a bearer token is required")
     return jsonify(balances=balances(get_db(), user["id"]))
 
 
