@@ -175,7 +175,7 @@ extension PurchaseStore {
         var counted = MetricsTransaction(transaction, payload: payload)
         counted.revokedAt = revokedAt
         MetricsRollup.noteNew(executor, counted)
-        let grantsJSON = try grants.map(SQLStorage.encode)
+        let grantsJSON = grants.map { SQLStorage.encode($0) }
         try await executor.execute(
             """
             INSERT INTO store_transactions (transaction_id, original_transaction_id, user_id, binding, product_id, product_kind,
@@ -217,7 +217,7 @@ extension PurchaseStore {
         }
         let product = catalog.product(transaction.productID)
         let grants = transaction.revoked ? nil : product.map { Self.grants(of: $0, quantity: transaction.quantity) }
-        let grantsJSON = try grants.map(SQLStorage.encode)
+        let grantsJSON = grants.map { SQLStorage.encode($0) }
         let bound = try await executor.execute(
             """
             UPDATE store_transactions SET user_id = \(presenter.id), binding = 'first_presenter', granted = \(!transaction.revoked),
@@ -261,7 +261,7 @@ extension PurchaseStore {
         }
         let product = catalog.product(transaction.productID)
         let grants = product.map { Self.grants(of: $0, quantity: transaction.quantity) }
-        let grantsJSON = try grants.map(SQLStorage.encode)
+        let grantsJSON = grants.map { SQLStorage.encode($0) }
         let claimed = try await executor.execute(
             "UPDATE store_transactions SET granted = 1, grants_json = \(grantsJSON) WHERE transaction_id = \(transaction.transactionID) AND granted = 0")
         guard claimed == 1, let product, let grants else { return nil }

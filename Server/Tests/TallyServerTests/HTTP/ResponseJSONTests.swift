@@ -99,6 +99,8 @@ import Testing
         for index in 0..<300 {
             let account = accounts[index % accounts.count]
             let granted = (0..<pick([0, 1, 2, 3])).map { _ in Amount(currency: pick(Self.strings), amount: pick(Self.integers)) }
+            // What a transaction grants, as kept with it.
+            try Self.expectEncodersBytes(granted)
             try Self.expectEncodersBytes(
                 PurchaseResponse(
                     transactionID: pick(Self.strings), productID: pick(Self.strings), granted: granted,

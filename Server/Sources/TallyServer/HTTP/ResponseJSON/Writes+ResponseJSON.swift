@@ -14,6 +14,13 @@ extension Amount: ResponseJSONWritable {
     }
 }
 
+/// What a transaction grants, kept with it (`grants_json`).
+extension Array: ResponseJSONWritable where Element: ResponseJSONWritable {
+    func write(to json: inout ResponseJSON) {
+        json.array(self) { json, element in element.write(to: &json) }
+    }
+}
+
 extension PurchaseResponse: ResponseJSONWritable {
     func write(to json: inout ResponseJSON) {
         json.object { json in
