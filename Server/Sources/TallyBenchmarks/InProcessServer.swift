@@ -34,7 +34,7 @@ enum InProcessServer {
     static func open(_ database: ServerConfiguration.Database, logger: Logger) async throws -> (database: any SQLDatabase, durability: String) {
         let opened: any SQLDatabase
         switch database {
-        case .sqlite(let path): opened = try SQLiteDatabase.server(path: path)
+        case .sqlite(let path): opened = try SQLiteDatabase(path: path)
         case .postgres(let url): opened = try await PostgresDatabase.connect(url: url, logger: logger)
         case .opened(let database): opened = database
         }

@@ -19,8 +19,6 @@ import CSQLite
 public final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
-    /// What the WAL hook calls, kept as long as the connection.
-    private var checkpointer: WALCheckpointer?
 
     /// Opens (or creates) the database at `path`; `":memory:"` for an in-memory one.
     /// - Parameters:
@@ -135,24 +133,6 @@ public final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
             rows.append(SQLRow(values: values))
         }
         return rows
-    }
-
-    /// Hands the log's checkpoints to `checkpointer` after each commit, in place of SQLite's own
-    /// automatic checkpoint on this connection (a WAL hook replaces it).
-    func checkpoint(with checkpointer: WALCheckpointer) {
-        self.checkpointer = checkpointer
-        sqlite3_wal_hook(
-            handle,
-            { context, database, _, pages in
-                guard let context else { return SQLITE_OK }
-                return Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(walPages: Int(pages), writer: database)
-            }, Unmanaged.passUnretained(checkpointer).toOpaque())
-    }
-
-    /// Copies what it can of the log back into the database file: a PASSIVE checkpoint, which
-    /// waits for no reader or writer. Busy, or nothing to copy, is no failure.
-    func checkpoint() {
-        _ = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
     }
 
     /// How many rows the last statement changed.

@@ -6,10 +6,8 @@ import Foundation
 /// while one commits are committed together (group commit): each runs in its own savepoint,
 /// so one that fails rolls back alone, and all of them share one `fsync`. The writer runs on a
 /// thread of its own (`WriterExecutor`), so that its batches and their `fsync` neither wait
-/// behind request handlers for the cooperative pool nor block it. A server's database copies
-/// the log back into the database file mostly beside the writer, on a connection and a thread
-/// of their own (`checkpointPages`). Reads use a small pool of read-only connections, which WAL
-/// lets run beside the writer.
+/// behind request handlers for the cooperative pool nor block it. Reads use a small pool of
+/// read-only connections, which WAL lets run beside the writer.
 ///
 /// The server's default database and the device's (TallyKit's `LocalDatabase`) are both one
 /// of these.
@@ -38,21 +36,14 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
     private var readersMade = 0
     /// The most transactions committed together.
     public let maximumBatch: Int
-    /// Copies the log back beside the writer; nil when not asked for, or when its connection
-    /// could not be opened (the writer then checkpoints itself, as SQLite does by default).
-    let checkpointer: WALCheckpointer?
 
     /// Opens (or creates) the database.
     /// - Parameters:
     ///   - path: the file; `:memory:` is refused because readers could not see it.
     ///   - readers: how many read-only connections to keep.
     ///   - maximumBatch: the most transactions one commit may carry.
-    ///   - checkpointPages: how much the log grows, in pages, before it is copied back into the
-    ///     database file beside the writer; the log then grows to four times as much before it
-    ///     starts over. Nil keeps SQLite's own checkpoint, on the writer every 1,000 pages: right
-    ///     for a database written now and then, as a device's.
     /// - Throws: ``SQLDatabaseError`` when it cannot be opened.
-    public init(path: String, readers: Int = 4, maximumBatch: Int = 256, checkpointPages: Int? = nil) throws(SQLDatabaseError) {
+    public init(path: String, readers: Int = 4, maximumBatch: Int = 256) throws(SQLDatabaseError) {
         guard path != ":memory:", !path.hasPrefix("file::memory:"), !path.isEmpty else {
             throw SQLDatabaseError(.other, "an in-memory SQLite database cannot be shared by the writer and the readers: give a file")
         }
@@ -73,8 +64,6 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
         } catch {
             throw SQLDatabaseError(.unavailable, "cannot open \(path): \(Self.convert(error).message)")
         }
-        checkpointer = checkpointPages.flatMap { pages in try? WALCheckpointer(path: path, intervalPages: pages) }
-        if let checkpointer { writer.checkpoint(with: checkpointer) }
     }
 
     /// Nothing to do: each connection closes itself when it is released.
@@ -116,10 +105,7 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
                 if batch.isEmpty { draining = false }
                 return batch
             }
-            if batch.isEmpty {
-                checkpointer?.writerIdle()
-                return
-            }
+            if batch.isEmpty { return }
             await run(batch)
         }
     }

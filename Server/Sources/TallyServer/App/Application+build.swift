@@ -30,7 +30,7 @@ public func buildApplication(
     let database: any SQLDatabase
     switch configuration.database {
     case .sqlite(let path):
-        database = try SQLiteDatabase.server(path: path)
+        database = try SQLiteDatabase(path: path)
         services.append(DatabaseService(database: database))
     case .postgres(let url):
         database = try await PostgresDatabase.connect(url: url, logger: logger)

@@ -40,7 +40,7 @@ struct OperatorCommand: AsyncParsableCommand {
             }
             let opened: any SQLDatabase =
                 database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
-                ? try await PostgresDatabase.connect(url: database) : try SQLiteDatabase.server(path: database)
+                ? try await PostgresDatabase.connect(url: database) : try SQLiteDatabase(path: database)
             do {
                 try await opened.migrate(Migrations.all)
                 let result = try await work(SQLStorage(database: opened, catalog: catalog, now: { Date() }))

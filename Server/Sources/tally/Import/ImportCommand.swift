@@ -73,7 +73,7 @@ struct ImportCommand: AsyncParsableCommand {
 
         let opened: any SQLDatabase =
             database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
-            ? try await PostgresDatabase.connect(url: database) : try SQLiteDatabase.server(path: database)
+            ? try await PostgresDatabase.connect(url: database) : try SQLiteDatabase(path: database)
         let report: AppleImport.Report
         do {
             try await opened.migrate(Migrations.all)
