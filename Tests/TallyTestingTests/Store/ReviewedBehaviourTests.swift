@@ -108,19 +108,31 @@ import Testing
 }
 
 @Suite struct StoreConcurrencyTests {
-    /// A transport that holds each post until released: a slow webhook.
+    /// A transport that holds each post until opened: a slow webhook, then a quick one.
     final class Gate: NotificationTransport, @unchecked Sendable {
         private let lock = NSLock()
         private var waiting: [CheckedContinuation<Void, Never>] = []
-        private(set) var posts = 0
+        private var isOpen = false
+        private var postCount = 0
+        var posts: Int { lock.withLock { postCount } }
         func post(_ body: Data, to url: URL) async throws -> Int {
-            lock.withLock { posts += 1 }
-            await withCheckedContinuation { continuation in lock.withLock { waiting.append(continuation) } }
+            lock.withLock { postCount += 1 }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let passes = lock.withLock { () -> Bool in
+                    if isOpen { return true }
+                    waiting.append(continuation)
+                    return false
+                }
+                if passes { continuation.resume() }
+            }
             return 200
         }
         var held: Int { lock.withLock { waiting.count } }
-        func releaseAll() {
+        /// Lets the held posts go, and every later one through: a delivery that starts after
+        /// the held ones were let go is not left waiting for ever.
+        func open() {
             let all = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+                isOpen = true
                 defer { waiting.removeAll() }
                 return waiting
             }
@@ -143,10 +155,7 @@ import Testing
         _ = try await store.purchase("com.tally.echo.3hours")
         try await store.advance(by: .seconds(3600))
         #expect(await store.now == StoreFixture.start.addingTimeInterval(3600))
-        while gate.held > 0 {
-            gate.releaseAll()
-            await Task.yield()
-        }
+        gate.open()
         try await first.value
         #expect(gate.posts == 2)
     }
