@@ -44,7 +44,7 @@ public struct SpendingStore: TransactionalStore {
     /// - Throws: ``SpentBefore`` when an earlier spend holds the key (this one rolls back).
     private func spendOnce(user: User, request: SpendRequest, requestHash: String) async throws -> SpendResponse {
         try await write { executor, time in
-            let id = RandomID.uuid()
+            let id = RandomID.uuidV7(millis: time)
             let (ledger, allowances, window, fromAllowance, fromBalance, locked) = try await allocate(
                 executor, user: user.id, currency: request.currency, amount: request.amount, time: time)
             if let window, fromAllowance > 0 {
@@ -125,7 +125,7 @@ public struct SpendingStore: TransactionalStore {
         }
         let requestHash = SQLStorage.hash(request.currency, String(request.amount), String(request.ttlSeconds))
         return try await write { executor, time in
-            let id = RandomID.uuid()
+            let id = RandomID.uuidV7(millis: time)
             // Claimed first, before anything is read; the split between allowance and balance is set below.
             let claimed = try await executor.execute(
                 """

@@ -38,7 +38,7 @@ struct WebhookStore: TransactionalStore {
     func createEndpoint(url: String, description: String, eventTypes: [TallyEventType], secret: WebhookSecret) async throws -> WebhookEndpoint {
         try Self.checkEndpoint(url: url, description: description)
         try Self.checkTypes(eventTypes)
-        let id = "we_" + String(Outbox.newID().dropFirst(4))
+        let id = "we_" + RandomID.base32(count: 26)
         let types = Array(Set(eventTypes)).sorted { $0.rawValue < $1.rawValue }
         return try await write { executor, time in
             try await executor.execute(
