@@ -78,7 +78,8 @@ extension SQL: ExpressibleByStringInterpolation {
         /// either: test for an empty list before writing `NOT IN`.
         /// - Parameter values: the values.
         public mutating func appendInterpolation<Values: Sequence>(list values: Values) where Values.Element: SQLValueConvertible {
-            appendList(values.map(\.sqlValue))
+            // A closure, not `\.sqlValue`: a key path of a generic type is built anew at each call.
+            appendList(values.map { $0.sqlValue })
         }
 
         /// Binds each code by its raw string, separated by commas, for `IN (\(list: statuses))`
