@@ -46,28 +46,22 @@ struct Allowances {
             expiresDate = try row.int(Columns.expiresDate)
         }
 
-        /// The statement that reads it, for `user` at `time` among `products`.
-        static func query(user: String, products: [TallyCatalog.Product], time: Int64) -> SQL {
+        /// The statement that reads it, for `user` at `time` among `productIDs`.
+        static func query(user: String, productIDs: [String], time: Int64) -> SQL {
             """
             SELECT \(Columns.originalTransactionID), \(Columns.productID), \(Columns.purchaseDate), \(Columns.expiresDate) \
-            \(rows(user: user, products: products, time: time))
+            \(rows(user: user, productIDs: productIDs, time: time))
             ORDER BY purchase_date DESC LIMIT 1
             """
         }
 
-        /// Where the sources are: `user`'s subscriptions among `products` that run at `time`.
-        ///
-        /// Their kinds narrow the search as the products do: the index of a user's transactions
-        /// is by user, kind and product (`0007_user_indexes`). A transaction is
-        /// recorded with its catalog product's kind (Apple's type when the catalog did not list
-        /// the product then, the same kind for a subscription).
-        static func rows(user: String, products: [TallyCatalog.Product], time: Int64) -> SQL {
-            let kinds = Set(products.map(\.kind.rawValue)).sorted()
-            return """
-                FROM store_transactions
-                WHERE user_id = \(user) AND product_kind IN (\(list: kinds)) AND product_id IN (\(list: products.map(\.productID)))
-                  AND granted = 1 AND revoked = 0 AND purchase_date <= \(time) AND expires_date > \(time)
-                """
+        /// Where the sources are: `user`'s subscriptions among `productIDs` that run at `time`.
+        static func rows(user: String, productIDs: [String], time: Int64) -> SQL {
+            """
+            FROM store_transactions
+            WHERE user_id = \(user) AND granted = 1 AND revoked = 0 AND purchase_date <= \(time) AND expires_date > \(time)
+              AND product_id IN (\(list: productIDs))
+            """
         }
     }
 
@@ -97,7 +91,7 @@ struct Allowances {
     func current(_ user: String, _ currency: String) async throws -> Window? {
         let products = catalog.products.filter { $0.allowance?.currency == currency }
         guard !products.isEmpty else { return nil }
-        let source = try await executor.fetchOne(SourceRow.self, SourceRow.query(user: user, products: products, time: now))
+        let source = try await executor.fetchOne(SourceRow.self, SourceRow.query(user: user, productIDs: products.map(\.productID), time: now))
         guard let source, let product = catalog.product(source.productID), let allowance = product.allowance else {
             return nil
         }

@@ -17,7 +17,7 @@ struct Accounts: Sendable {
         // on SQLite, where a statement is a call, the five are cheaper than the sorted union.
         if dialect == .postgres,
             let summary = try summary(
-                try await executor.query(Self.accountStatement(user: user, time: time, allowanceProducts: allowanceProducts)), time: time)
+                try await executor.query(Self.accountStatement(user: user, time: time, allowanceProducts: allowanceProductIDs)), time: time)
         {
             return summary
         }
@@ -41,7 +41,7 @@ struct Accounts: Sendable {
     /// the same snapshot. Read by ``SQLDatabase/readStatement(_:)``: on PostgreSQL one round trip
     /// and no transaction, against seven (`BEGIN`, five statements, `COMMIT`).
     func summaryInOneStatement(_ database: any SQLDatabase, user: String, time: Int64) async throws -> ([Balance], Access)? {
-        try summary(try await database.readStatement(Self.accountStatement(user: user, time: time, allowanceProducts: allowanceProducts)), time: time)
+        try summary(try await database.readStatement(Self.accountStatement(user: user, time: time, allowanceProducts: allowanceProductIDs)), time: time)
     }
 
     /// The summary from the rows of ``accountStatement(user:time:allowanceProducts:)``; nil for
@@ -76,7 +76,7 @@ struct Accounts: Sendable {
     }
 
     /// The products whose subscription gives an allowance, of any currency.
-    private var allowanceProducts: [TallyCatalog.Product] { catalog.products.filter { $0.allowance != nil } }
+    private var allowanceProductIDs: [String] { catalog.products.filter { $0.allowance != nil }.map(\.productID) }
 
     /// Which statement of ``accountStatement(user:time:allowanceProducts:)`` a row comes from.
     fileprivate static let part = SQLColumn("part")
@@ -85,7 +85,7 @@ struct Accounts: Sendable {
     /// (the statements of ``summary(_:user:time:)``) as one `UNION ALL`, each row with its `part`
     /// and every column of the others null; an `allowance` row when the user has a subscription
     /// that gives one now.
-    static func accountStatement(user: String, time: Int64, allowanceProducts: [TallyCatalog.Product]) -> SQL {
+    static func accountStatement(user: String, time: Int64, allowanceProducts: [String]) -> SQL {
         // Typed nulls: PostgreSQL gives each column of a UNION one type.
         let text: SQL = "CAST(NULL AS TEXT)", number: SQL = "CAST(NULL AS BIGINT)"
         var sql: SQL = """
@@ -113,7 +113,7 @@ struct Accounts: Sendable {
                 SELECT * FROM (SELECT 'allowance' AS part, \(text) AS currency, \(number) AS available, \(number) AS held,
                     \(number) AS debt, product_id, original_transaction_id, purchase_date, expires_date, revoked, \(number) AS auto_renew,
                     \(number) AS in_billing_retry, \(number) AS grace_expires, \(number) AS expires_at, \(text) AS entitlement
-                \(Allowances.SourceRow.rows(user: user, products: allowanceProducts, time: time)) LIMIT 1) AS a
+                \(Allowances.SourceRow.rows(user: user, productIDs: allowanceProducts, time: time)) LIMIT 1) AS a
                 """
         }
         // The subscriptions' rows in the order ``access(owned:subscribed:granted:time:)`` reads them.
@@ -147,7 +147,7 @@ struct Accounts: Sendable {
         guard !products.isEmpty else { return nil }
         guard
             let source = try await executor.fetchOne(
-                Allowances.SourceRow.self, Allowances.SourceRow.query(user: user, products: products, time: time)),
+                Allowances.SourceRow.self, Allowances.SourceRow.query(user: user, productIDs: products.map(\.productID), time: time)),
             let allowance = catalog.product(source.productID)?.allowance
         else { return nil }
         let (start, end) = Allowances.window(containing: time, anchor: source.purchaseDate, limit: source.expiresDate, per: allowance.per)

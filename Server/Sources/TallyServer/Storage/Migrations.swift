@@ -6,11 +6,11 @@ public import TallySQL
 /// changes come as new migrations at the end. Before the first release the migrations added
 /// during development are folded back into `0001_core` (tables created with their final
 /// columns), and their names are recorded with it (``TallySQL/Migration/folds``) so that a
-/// database a development build migrated opens as before; `0005_metrics`,
-/// `0006_event_deliveries` and `0007_user_indexes` came after the last fold and are applied to such databases. `Server/Tests/TallyServerTests/Storage/Schema/` holds the schema it makes, reviewed.
+/// database a development build migrated opens as before; `0005_metrics` and
+/// `0006_event_deliveries` came after the last fold and are applied to such databases. `Server/Tests/TallyServerTests/Storage/Schema/` holds the schema it makes, reviewed.
 public enum Migrations: Sendable {
     /// Every migration, in order.
-    public static let all: [Migration] = [core, metrics, eventDeliveries, userIndexes]
+    public static let all: [Migration] = [core, metrics, eventDeliveries]
 
     /// Tables of users, positions, lots, the ledger, store transactions, orders, spends,
     /// reservations, allowances and notifications; what the server learns from Apple; the web
@@ -63,26 +63,6 @@ public enum Migrations: Sendable {
             """,
             "CREATE TRIGGER events_deliveries AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION events_deliveries()",
         ])
-
-    /// Fewer indexes keyed by the user. Users are random across such a key, so each one is a
-    /// page of its own that every write of money writes (docs/benchmarks.md): a purchase wrote
-    /// five of them, a spend two of the ledger's.
-    /// - One index of a user's transactions instead of three (`store_transactions_user` by
-    ///   time, `_user_kind` and `_user_product`): `(user_id, product_kind, product_id)` finds a
-    ///   user's kept products and subscriptions by kind, their allowance sources by kind and
-    ///   product, and every row of the user by its first column.
-    /// - The ledger by user only as `ledger_user (user_id, id)`, the order the API pages a
-    ///   user's ledger in; `ledger_user_time` was the console's, whose list of one user's
-    ///   entries now sorts them by time.
-    static let userIndexes = Migration(name: "0007_user_indexes", sqlite: userIndexesStatements, postgres: userIndexesStatements)
-
-    private static let userIndexesStatements = [
-        "DROP INDEX store_transactions_user",
-        "DROP INDEX store_transactions_user_kind",
-        "DROP INDEX store_transactions_user_product",
-        "CREATE INDEX store_transactions_user ON store_transactions (user_id, product_kind, product_id)",
-        "DROP INDEX ledger_user_time",
-    ]
 
     /// The enabled endpoints that want the event `NEW` (every type, or its own).
     private static let wantingEndpoints = """
@@ -386,7 +366,7 @@ public enum Migrations: Sendable {
         "CREATE INDEX ledger_time ON ledger_entries (created_at, id)",
         "CREATE INDEX ledger_kind_time ON ledger_entries (kind, created_at, id)",
         "CREATE INDEX ledger_currency_time ON ledger_entries (currency, kind, created_at, id)",
-        "CREATE INDEX ledger_user_time ON ledger_entries (user_id, created_at, id)",  // dropped by 0007_user_indexes
+        "CREATE INDEX ledger_user_time ON ledger_entries (user_id, created_at, id)",
         "CREATE INDEX notifications_original ON notifications (original_transaction_id)",
         "CREATE INDEX notifications_outcome ON notifications (outcome, received_at)",
     ]
@@ -503,7 +483,7 @@ public enum Migrations: Sendable {
     ].joined(separator: ",\n    ")  // the indentation of the columns in the statements
 
     /// `GET /v1/me` reads a user's kept products and subscriptions: indexes that skip the
-    /// user's consumables, however many were bought (one index since `0007_user_indexes`).
+    /// user's consumables, however many were bought.
     private static let accountIndexes = [
         "CREATE INDEX store_transactions_user_kind ON store_transactions (user_id, product_kind)",
         "CREATE INDEX store_transactions_user_product ON store_transactions (user_id, product_id)",

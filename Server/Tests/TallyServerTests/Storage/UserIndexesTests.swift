@@ -5,10 +5,10 @@ import Testing
 
 @testable import TallyServer
 
-/// The statements that read one user's rows use the indexes by user that `0007_user_indexes`
-/// leaves: `GET /v1/me` and a spend's allowance search the user's transactions by kind and
-/// product too (never reading the user's consumables, however many were bought), and a user's
-/// ledger is read by the user.
+/// The statements that read one user's rows search the indexes by user: `GET /v1/me` and a
+/// spend's allowance search the user's transactions by kind or product too (never reading the
+/// user's consumables, however many were bought), and the lists of one user's transactions and
+/// ledger, with another filter or not, read the user's rows rather than every row of the filter.
 @Suite struct UserIndexesTests {
     /// SQLite's plan of each statement that reads a user's transactions, as `EXPLAIN QUERY PLAN`
     /// details it.
@@ -19,37 +19,44 @@ import Testing
         }
     }
 
-    @Test func theAccountsStatementAndTheAllowanceSearchTheUsersTransactionsByKindAndProduct() async throws {
+    @Test func theAccountsStatementAndTheAllowanceSearchTheUsersTransactionsByKindOrProduct() async throws {
         let database = try await Backend.sqlite.makeDatabase()
-        let catalog = Harness.catalog
-        let allowanceProducts = catalog.products.filter { $0.allowance != nil }
-        try #require(!allowanceProducts.isEmpty, "the example catalog sells a subscription with an allowance")
+        let products = Harness.catalog.products.filter { $0.allowance != nil }.map(\.productID)
+        try #require(!products.isEmpty, "the example catalog sells a subscription with an allowance")
 
-        let allowance = try await Self.plan(database, Allowances.SourceRow.query(user: "u", products: allowanceProducts, time: 1))
-        let byKindAndProduct = "SEARCH store_transactions USING INDEX store_transactions_user (user_id=? AND product_kind=? AND product_id=?)"
-        #expect(allowance.contains { $0.hasPrefix(byKindAndProduct) }, "\(allowance)")
+        let allowance = try await Self.plan(database, Allowances.SourceRow.query(user: "u", productIDs: products, time: 1))
+        let byProduct = "SEARCH store_transactions USING INDEX store_transactions_user_product (user_id=? AND product_id=?)"
+        #expect(allowance.contains { $0.hasPrefix(byProduct) }, "\(allowance)")
 
-        let account = try await Self.plan(database, Accounts.accountStatement(user: "u", time: 1, allowanceProducts: allowanceProducts))
+        let account = try await Self.plan(database, Accounts.accountStatement(user: "u", time: 1, allowanceProducts: products))
         let searches = account.filter { $0.contains("store_transactions") }
-        // Kept products, subscriptions, the allowance: each by the user and its kinds.
+        // Kept products and subscriptions by the user and their kinds, the allowance by the user and its products.
         #expect(searches.count == 3, "\(account)")
-        #expect(searches.allSatisfy { $0.contains("USING INDEX store_transactions_user (user_id=? AND product_kind=?") }, "\(account)")
+        #expect(searches.filter { $0.contains("USING INDEX store_transactions_user_kind (user_id=? AND product_kind=?)") }.count == 2, "\(account)")
+        #expect(searches.filter { $0.contains(byProduct.dropFirst("SEARCH store_transactions ".count)) }.count == 1, "\(account)")
     }
 
-    /// One user's ledger is found by `ledger_user`, newest first by id as the API pages it
-    /// without a sort, and by time for the console with one: never by walking the whole
-    /// ledger in time order for the user's few entries.
-    @Test func aUsersLedgerIsFoundByTheUser() async throws {
+    /// The lists of one user's rows, as the API, the admin API and the console filter them.
+    @Test(arguments: [
+        ("SELECT * FROM ledger_entries WHERE user_id = 'u' AND id < 9 ORDER BY id DESC LIMIT 21", "ledger_user (user_id=? AND id<?)"),
+        ("SELECT * FROM ledger_entries WHERE user_id = 'u' AND kind = 'spend' ORDER BY id DESC LIMIT 21", "ledger_user (user_id=?)"),
+        (
+            "SELECT * FROM ledger_entries WHERE 1 = 1 AND kind = 'spend' AND user_id = 'u' ORDER BY created_at DESC, id DESC LIMIT 51",
+            "ledger_user_time (user_id=?)"
+        ),
+        (
+            "SELECT * FROM ledger_entries WHERE 1 = 1 AND currency = 'credits' AND user_id = 'u' AND created_at >= 1 ORDER BY created_at DESC, id DESC LIMIT 51",
+            "ledger_user_time (user_id=? AND created_at>?)"
+        ),
+        (
+            "SELECT * FROM store_transactions WHERE 1 = 1 AND product_kind = 'consumable' AND user_id = 'u' ORDER BY received_at DESC LIMIT 51",
+            "store_transactions_user"
+        ),
+    ])
+    func aListOfOneUsersRowsSearchesTheUsersIndex(statement: String, index: String) async throws {
         let database = try await Backend.sqlite.makeDatabase()
-        let api = try await Self.plan(
-            database, "SELECT * FROM ledger_entries WHERE user_id = \("u") AND id < \(Int64(9)) ORDER BY id DESC LIMIT \(Int64(21))")
-        #expect(api.count == 1 && api[0].hasPrefix("SEARCH ledger_entries USING INDEX ledger_user (user_id=? AND id<?)"), "\(api)")
-        let console = try await Self.plan(
-            database,
-            """
-            SELECT * FROM ledger_entries WHERE 1 = 1 AND user_id = \("u") AND created_at >= \(Int64(1)) AND created_at < \(Int64(2))
-            ORDER BY created_at DESC, id DESC LIMIT \(Int64(51))
-            """)
-        #expect(console.first?.hasPrefix("SEARCH ledger_entries USING INDEX ledger_user (user_id=?)") == true, "\(console)")
+        let plan = try await Self.plan(database, SQL(raw: statement))
+        let table = statement.contains("ledger_entries") ? "ledger_entries" : "store_transactions"
+        #expect(plan.first?.hasPrefix("SEARCH \(table) USING INDEX \(index)") == true, "\(plan)")
     }
 }

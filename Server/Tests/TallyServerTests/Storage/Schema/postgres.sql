@@ -383,6 +383,7 @@ CREATE UNIQUE INDEX ledger_entries_pkey ON ledger_entries USING btree (id);
 CREATE INDEX ledger_kind_time ON ledger_entries USING btree (kind, created_at, id);
 CREATE INDEX ledger_time ON ledger_entries USING btree (created_at, id);
 CREATE INDEX ledger_user ON ledger_entries USING btree (user_id, id);
+CREATE INDEX ledger_user_time ON ledger_entries USING btree (user_id, created_at, id);
 CREATE INDEX lots_fifo ON lots USING btree (user_id, currency, id) WHERE (remaining > 0);
 CREATE UNIQUE INDEX lots_pkey ON lots USING btree (id);
 CREATE INDEX lots_transaction ON lots USING btree (transaction_id);
@@ -411,7 +412,9 @@ CREATE INDEX store_transactions_received ON store_transactions USING btree (rece
 CREATE INDEX store_transactions_renewing ON store_transactions USING btree (expires_date) WHERE (product_kind = 'auto_renewable'::text);
 CREATE INDEX store_transactions_revocations ON store_transactions USING btree (revocation_event_at) WHERE (revoked = 1);
 CREATE INDEX store_transactions_token ON store_transactions USING btree (app_account_token);
-CREATE INDEX store_transactions_user ON store_transactions USING btree (user_id, product_kind, product_id);
+CREATE INDEX store_transactions_user ON store_transactions USING btree (user_id, received_at);
+CREATE INDEX store_transactions_user_kind ON store_transactions USING btree (user_id, product_kind);
+CREATE INDEX store_transactions_user_product ON store_transactions USING btree (user_id, product_id);
 CREATE UNIQUE INDEX user_tokens_pkey ON user_tokens USING btree (token_hash);
 CREATE UNIQUE INDEX users_app_account_token_key ON users USING btree (app_account_token);
 CREATE UNIQUE INDEX users_app_user_id_key ON users USING btree (app_user_id);

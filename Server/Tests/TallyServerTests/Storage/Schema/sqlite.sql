@@ -303,6 +303,7 @@ CREATE INDEX ledger_currency_time ON ledger_entries (currency, kind, created_at,
 CREATE INDEX ledger_kind_time ON ledger_entries (kind, created_at, id);
 CREATE INDEX ledger_time ON ledger_entries (created_at, id);
 CREATE INDEX ledger_user ON ledger_entries (user_id, id);
+CREATE INDEX ledger_user_time ON ledger_entries (user_id, created_at, id);
 CREATE INDEX lots_fifo ON lots (user_id, currency, id) WHERE remaining > 0;
 CREATE INDEX lots_transaction ON lots (transaction_id);
 CREATE INDEX notifications_original ON notifications (original_transaction_id);
@@ -317,7 +318,9 @@ CREATE INDEX store_transactions_received ON store_transactions (received_at);
 CREATE INDEX store_transactions_renewing ON store_transactions (expires_date) WHERE product_kind = 'auto_renewable';
 CREATE INDEX store_transactions_revocations ON store_transactions (revocation_event_at) WHERE revoked = 1;
 CREATE INDEX store_transactions_token ON store_transactions (app_account_token);
-CREATE INDEX store_transactions_user ON store_transactions (user_id, product_kind, product_id);
+CREATE INDEX store_transactions_user ON store_transactions (user_id, received_at);
+CREATE INDEX store_transactions_user_kind ON store_transactions (user_id, product_kind);
+CREATE INDEX store_transactions_user_product ON store_transactions (user_id, product_id);
 CREATE INDEX webhook_attempts_delivery ON webhook_attempts (endpoint_id, event_seq, id);
 CREATE INDEX webhook_deliveries_claim ON webhook_deliveries (claim) WHERE claim IS NOT NULL;
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
