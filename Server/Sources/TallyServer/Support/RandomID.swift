@@ -48,10 +48,12 @@ enum RandomID {
         }
     }
 
+    /// Crockford's base 32 alphabet in lower case, a character for each 5 bits.
+    private static let base32Digits: [UInt8] = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)
+
     /// `count` random characters of Crockford's base 32 alphabet in lower case (5 bits each),
     /// from one call per 12 characters.
     static func base32(count: Int) -> String {
-        let alphabet: [UInt8] = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)
         var generator = SystemRandomNumberGenerator()
         return String(unsafeUninitializedCapacity: count) { buffer in
             var bits: UInt64 = 0
@@ -61,7 +63,7 @@ enum RandomID {
                     bits = generator.next()
                     left = 64
                 }
-                buffer[index] = alphabet[Int(bits & 31)]
+                buffer[index] = base32Digits[Int(bits & 31)]
                 bits >>= 5
                 left -= 5
             }
@@ -73,10 +75,9 @@ enum RandomID {
     /// most significant first, so that ids sort by time), then 16 random ones (80 bits).
     /// - Parameter millis: epoch milliseconds; below zero counts as zero.
     static func timeOrdered(millis: Int64) -> String {
-        let alphabet: [UInt8] = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)
         let time = UInt64(max(0, millis))
         return String(unsafeUninitializedCapacity: 10) { buffer in
-            for index in 0..<10 { buffer[index] = alphabet[Int((time >> UInt64(45 - 5 * index)) & 31)] }
+            for index in 0..<10 { buffer[index] = base32Digits[Int((time >> UInt64(45 - 5 * index)) & 31)] }
             return 10
         } + base32(count: 16)
     }

@@ -10,8 +10,7 @@ import Testing
 /// user's consumables, however many were bought), and the lists of one user's transactions and
 /// ledger, with another filter or not, read the user's rows rather than every row of the filter.
 @Suite struct UserIndexesTests {
-    /// SQLite's plan of each statement that reads a user's transactions, as `EXPLAIN QUERY PLAN`
-    /// details it.
+    /// SQLite's plan of a statement, as `EXPLAIN QUERY PLAN` details it.
     private static func plan(_ database: any SQLDatabase, _ statement: SQL) async throws -> [String] {
         let rendered = statement.rendered(for: .sqlite)
         return try await database.read { executor in
@@ -36,7 +35,8 @@ import Testing
         #expect(searches.filter { $0.contains(byProduct.dropFirst("SEARCH store_transactions ".count)) }.count == 1, "\(account)")
     }
 
-    /// The lists of one user's rows, as the API, the admin API and the console filter them.
+    /// Lists of one user's rows, written as the API's ledger and the console's ledger and
+    /// transactions build them (with literals for their binds).
     @Test(arguments: [
         ("SELECT * FROM ledger_entries WHERE user_id = 'u' AND id < 9 ORDER BY id DESC LIMIT 21", "ledger_user (user_id=? AND id<?)"),
         ("SELECT * FROM ledger_entries WHERE user_id = 'u' AND kind = 'spend' ORDER BY id DESC LIMIT 21", "ledger_user (user_id=?)"),
