@@ -100,55 +100,15 @@ extension AdminStore {
     /// Store transactions, newest first, filtered as the query says.
     public func adminTransactions(_ query: AdminTransactionQuery) async throws -> AdminTransactionPage {
         try await read { executor, _ in
-            var sql: SQL = "SELECT * FROM store_transactions WHERE 1 = 1"
-            func match(_ column: SQLColumn, _ value: String?) {
-                guard let value else { return }
-                sql += " AND \(column) = \(value)"
-            }
-            match(StoreTransaction.Columns.productKind, query.type)
-            match(StoreTransaction.Columns.environment, query.environment)
-            match(StoreTransaction.Columns.productID, query.productID)
-            match(StoreTransaction.Columns.userID, query.userID)
-            switch query.status {
-            case "granted"?: sql += " AND granted = 1 AND revoked = 0"
-            case "revoked"?: sql += " AND revoked = 1"
-            case "refunded"?: sql += " AND revoked = 1 AND revocation_reason IS NOT NULL"
-            case "unbound"?: sql += " AND user_id IS NULL"
-            case nil: break
-            case let other?: throw StorageError(.invalidRequest, "status must be granted, revoked, refunded or unbound, not \(other)")
-            }
-            // By the time received, the list's own order, so that a range is one index's range.
-            if let from = query.from {
-                sql += " AND received_at >= \(SQLStorage.millis(from))"
-            }
-            if let to = query.to {
-                sql += " AND received_at < \(SQLStorage.millis(to))"
-            }
-            match(StoreTransaction.Columns.currency, query.currency)
-            match(StoreTransaction.Columns.subscriptionGroup, query.subscriptionGroup)
-            // By the day bought or refunded, as the metrics count them.
-            if let from = query.purchasedFrom { sql += " AND purchase_date >= \(SQLStorage.millis(from))" }
-            if let to = query.purchasedTo { sql += " AND purchase_date < \(SQLStorage.millis(to))" }
-            if let from = query.revokedFrom { sql += " AND revocation_event_at >= \(SQLStorage.millis(from))" }
-            if let to = query.revokedTo { sql += " AND revocation_event_at < \(SQLStorage.millis(to))" }
-            if query.revokedFrom != nil || query.revokedTo != nil { sql += " AND revoked = 1" }
+            // The order's transaction is looked up first, so that every branch of the text
+            // search's OR is an equality on an index (PostgreSQL then combines the indexes).
+            var ordered: String?
             if let text = query.text {
-                // The order's transaction is looked up first, so that every branch of the OR is an
-                // equality on an index (PostgreSQL then combines the indexes instead of scanning).
                 typealias Order = PurchaseStore.OrderRow.Columns
-                let ordered = try await executor.query("SELECT \(Order.transactionID) FROM orders WHERE id = \(text)").first?
+                ordered = try await executor.query("SELECT \(Order.transactionID) FROM orders WHERE id = \(text)").first?
                     .optionalText(Order.transactionID)
-                sql += " AND (transaction_id = \(text) OR original_transaction_id = \(text) OR user_id = \(text) OR app_account_token = \(text.lowercased())"
-                if let ordered {
-                    sql += " OR transaction_id = \(ordered)"
-                }
-                sql += ")"
             }
-            if let cursor = query.cursor {
-                // `<=` first: a range of the time index, which the OR alone does not give the planner.
-                sql += " AND received_at <= \(cursor.receivedAt) AND (received_at < \(cursor.receivedAt) OR transaction_id < \(cursor.id))"
-            }
-            sql += " ORDER BY received_at DESC, transaction_id DESC LIMIT \(query.limit + 1)"
+            let sql = try Self.transactionsStatement(query, orderedTransactionID: ordered)
             let rows = try await executor.fetchAll(AdminTransactionRow.self, sql)
             let transactions = rows.prefix(query.limit).map(\.transaction)
             let next =
@@ -156,6 +116,61 @@ extension AdminStore {
                 ? transactions.last.map { AdminCursor(receivedAt: SQLStorage.millis($0.receivedAt), id: $0.transactionID).text } : nil
             return AdminTransactionPage(transactions: transactions, nextCursor: next)
         }
+    }
+
+    /// The statement of an admin list of transactions; `orderedTransactionID` is the
+    /// transaction of the order whose id the text search names, if there is one.
+    static func transactionsStatement(_ query: AdminTransactionQuery, orderedTransactionID: String?) throws -> SQL {
+        var sql: SQL = "SELECT * FROM store_transactions WHERE 1 = 1"
+        func match(_ column: SQLColumn, _ value: String?) {
+            guard let value else { return }
+            sql += " AND \(column) = \(value)"
+        }
+        match(StoreTransaction.Columns.productKind, query.type)
+        match(StoreTransaction.Columns.environment, query.environment)
+        if let productID = query.productID {
+            // One user's rows are fewer than one product's, but SQLite prefers the product's
+            // index for the list's order: `|| ''` keeps it on the user's index.
+            let column = StoreTransaction.Columns.productID
+            sql += query.userID == nil ? " AND \(column) = \(productID)" : " AND \(column) || '' = \(productID)"
+        }
+        match(StoreTransaction.Columns.userID, query.userID)
+        switch query.status {
+        case "granted"?: sql += " AND granted = 1 AND revoked = 0"
+        case "revoked"?: sql += " AND revoked = 1"
+        case "refunded"?: sql += " AND revoked = 1 AND revocation_reason IS NOT NULL"
+        case "unbound"?: sql += " AND user_id IS NULL"
+        case nil: break
+        case let other?: throw StorageError(.invalidRequest, "status must be granted, revoked, refunded or unbound, not \(other)")
+        }
+        // By the time received, the list's own order, so that a range is one index's range.
+        if let from = query.from {
+            sql += " AND received_at >= \(SQLStorage.millis(from))"
+        }
+        if let to = query.to {
+            sql += " AND received_at < \(SQLStorage.millis(to))"
+        }
+        match(StoreTransaction.Columns.currency, query.currency)
+        match(StoreTransaction.Columns.subscriptionGroup, query.subscriptionGroup)
+        // By the day bought or refunded, as the metrics count them.
+        if let from = query.purchasedFrom { sql += " AND purchase_date >= \(SQLStorage.millis(from))" }
+        if let to = query.purchasedTo { sql += " AND purchase_date < \(SQLStorage.millis(to))" }
+        if let from = query.revokedFrom { sql += " AND revocation_event_at >= \(SQLStorage.millis(from))" }
+        if let to = query.revokedTo { sql += " AND revocation_event_at < \(SQLStorage.millis(to))" }
+        if query.revokedFrom != nil || query.revokedTo != nil { sql += " AND revoked = 1" }
+        if let text = query.text {
+            sql += " AND (transaction_id = \(text) OR original_transaction_id = \(text) OR user_id = \(text) OR app_account_token = \(text.lowercased())"
+            if let ordered = orderedTransactionID {
+                sql += " OR transaction_id = \(ordered)"
+            }
+            sql += ")"
+        }
+        if let cursor = query.cursor {
+            // `<=` first: a range of the time index, which the OR alone does not give the planner.
+            sql += " AND received_at <= \(cursor.receivedAt) AND (received_at < \(cursor.receivedAt) OR transaction_id < \(cursor.id))"
+        }
+        sql += " ORDER BY received_at DESC, transaction_id DESC LIMIT \(query.limit + 1)"
+        return sql
     }
 
     /// Notifications received, newest first.

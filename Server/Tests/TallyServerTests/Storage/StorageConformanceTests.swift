@@ -75,6 +75,30 @@ import Testing
     }
 
     @Test(arguments: Backend.available)
+    func theAdminListOfOneUsersTransactionsOfOneProductHasThoseAndOnlyThose(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let (user, other) = (try await harness.user(), try await harness.user())
+        var expected = Set<String>()
+        for (buyer, product) in [(user, "com.tally.photo.credits.10"), (user, "com.tally.photo.credits.50"), (other, "com.tally.photo.credits.10")] {
+            for _ in 0..<3 {
+                let (verified, jws) = try await harness.buy(product, for: buyer)
+                _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: buyer, orderID: nil)
+                if buyer.id == user.id, product.hasSuffix(".10") { expected.insert(try #require(verified.payload.transactionID)) }
+            }
+        }
+        var seen: [String] = []
+        var cursor: AdminCursor?
+        repeat {
+            let query = AdminTransactionQuery(userID: user.id, productID: "com.tally.photo.credits.10", limit: 2, cursor: cursor)
+            let page = try await harness.storage.admin.adminTransactions(query)
+            seen += page.transactions.map(\.transactionID)
+            cursor = try page.nextCursor.map { try #require(AdminCursor(text: $0)) }
+        } while cursor != nil
+        #expect(seen.count == 3)
+        #expect(Set(seen) == expected)
+    }
+
+    @Test(arguments: Backend.available)
     func twentyConcurrentDeliveriesOfOneTransactionGrantOnce(backend: Backend) async throws {
         let harness = try await Harness(backend)
         let user = try await harness.user()

@@ -59,4 +59,23 @@ import Testing
         let table = statement.contains("ledger_entries") ? "ledger_entries" : "store_transactions"
         #expect(plan.first?.hasPrefix("SEARCH \(table) USING INDEX \(index)") == true, "\(plan)")
     }
+
+    /// The admin's and the console's list of transactions, as `AdminStore` builds it: with a
+    /// user named, the user's rows in the list's order, whatever product, kind, range or page;
+    /// with a product alone, the product's rows in that order.
+    @Test(arguments: [
+        (AdminTransactionQuery(userID: "u", productID: "p"), "store_transactions_user (user_id=?)"),
+        (AdminTransactionQuery(type: "consumable", userID: "u", productID: "p"), "store_transactions_user (user_id=?)"),
+        (AdminTransactionQuery(userID: "u", from: Date(timeIntervalSince1970: 5), productID: "p"), "store_transactions_user (user_id=? AND received_at>?)"),
+        (
+            AdminTransactionQuery(userID: "u", productID: "p", cursor: AdminCursor(receivedAt: 5_000, id: "t")),
+            "store_transactions_user (user_id=? AND received_at<?)"
+        ),
+        (AdminTransactionQuery(productID: "p"), "store_transactions_product (product_id=?)"),
+    ])
+    func theAdminListOfTransactionsSearchesTheNamedUsersRows(query: AdminTransactionQuery, index: String) async throws {
+        let database = try await Backend.sqlite.makeDatabase()
+        let plan = try await Self.plan(database, try AdminStore.transactionsStatement(query, orderedTransactionID: nil))
+        #expect(plan.first?.hasPrefix("SEARCH store_transactions USING INDEX \(index)") == true, "\(plan)")
+    }
 }
