@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Logging
+import TallyServer
 
 /// `tally`: verify App Store signed data, run the simulated App Store and the purchase
 /// server, and measure them.
@@ -15,6 +17,7 @@ struct TallyCommand: AsyncParsableCommand {
 
     /// Runs the command line; usage errors exit with status 2, as documented.
     static func main() async {
+        LoggingSystem.bootstrap(TallyLogHandler.standardError)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
