@@ -71,8 +71,11 @@ public enum MetricsRollup: Sendable {
 
     /// The shard a write's rollup rows go to: on PostgreSQL concurrent writes add to one of
     /// ``shards`` rows per key, not all to one (whose lock would make every purchase of a day
-    /// wait for the one before to commit); SQLite has one writer anyway.
-    private static func shard(_ dialect: SQLDialect) -> Int64 { dialect == .postgres ? Int64.random(in: 0..<shards) : 0 }
+    /// wait for the one before to commit); SQLite has one writer anyway. The shard is the
+    /// connection's (its server process id's): writes on the pool's connections, opened one
+    /// after the other, meet on a row only when two of their ids share a remainder, where a
+    /// shard drawn at random for each write made concurrent writes meet at every turn.
+    static func shard(_ dialect: SQLDialect) -> SQL { dialect == .postgres ? "pg_backend_pid() % \(shards)" : "0" }
 
     /// What this write changed in the rollups.
     private static func pending(_ context: WriteContext) async throws -> MetricContributions {
@@ -102,12 +105,12 @@ public enum MetricsRollup: Sendable {
 
     /// Adds changes to the rollup rows of one shard.
     static func add(_ contributions: MetricContributions, _ executor: any SQLExecutor, shard: Int64 = 0) async throws {
-        for statement in upserts(contributions, shard: shard) { try await executor.execute(statement) }
+        for statement in upserts(contributions, shard: "\(shard)") { try await executor.execute(statement) }
     }
 
     /// The upserts that add changes to the rollup rows of one shard, of at most 400 rows each,
     /// in key order (so that two writes lock the rows they share in the same order).
-    static func upserts(_ contributions: MetricContributions, shard: Int64) -> [SQL] {
+    static func upserts(_ contributions: MetricContributions, shard: SQL) -> [SQL] {
         let changes = contributions.changes.sorted { ($0.0.figure.rawValue, $0.0.day, $0.0.subject) < ($1.0.figure.rawValue, $1.0.day, $1.0.subject) }
         var statements: [SQL] = []
         var start = 0
