@@ -72,9 +72,9 @@ public enum MetricsRollup: Sendable {
     /// The shard a write's rollup rows go to: on PostgreSQL concurrent writes add to one of
     /// ``shards`` rows per key, not all to one (whose lock would make every purchase of a day
     /// wait for the one before to commit); SQLite has one writer anyway. The shard is the
-    /// connection's (its server process id's): writes on the pool's connections, opened one
-    /// after the other, meet on a row only when two of their ids share a remainder, where a
-    /// shard drawn at random for each write made concurrent writes meet at every turn.
+    /// connection's (its server process id's remainder): two connections meet on a row only
+    /// when their remainders are equal (with a pool of 20, at least four pairs are), where a
+    /// shard drawn at random for each write made concurrent writes meet at nearly every turn.
     static func shard(_ dialect: SQLDialect) -> SQL { dialect == .postgres ? "pg_backend_pid() % \(shards)" : "0" }
 
     /// What this write changed in the rollups.

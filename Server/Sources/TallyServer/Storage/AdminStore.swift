@@ -108,7 +108,7 @@ extension AdminStore {
                 ordered = try await executor.query("SELECT \(Order.transactionID) FROM orders WHERE id = \(text)").first?
                     .optionalText(Order.transactionID)
             }
-            let sql = try Self.transactionsStatement(query, orderedTransactionID: ordered)
+            let sql = try Self.transactionsStatement(query, orderedTransactionID: ordered, dialect: transactions.database.dialect)
             let rows = try await executor.fetchAll(AdminTransactionRow.self, sql)
             let transactions = rows.prefix(query.limit).map(\.transaction)
             let next =
@@ -120,7 +120,7 @@ extension AdminStore {
 
     /// The statement of an admin list of transactions; `orderedTransactionID` is the
     /// transaction of the order whose id the text search names, if there is one.
-    static func transactionsStatement(_ query: AdminTransactionQuery, orderedTransactionID: String?) throws -> SQL {
+    static func transactionsStatement(_ query: AdminTransactionQuery, orderedTransactionID: String?, dialect: SQLDialect) throws -> SQL {
         var sql: SQL = "SELECT * FROM store_transactions WHERE 1 = 1"
         func match(_ column: SQLColumn, _ value: String?) {
             guard let value else { return }
@@ -130,9 +130,10 @@ extension AdminStore {
         match(StoreTransaction.Columns.environment, query.environment)
         if let productID = query.productID {
             // One user's rows are fewer than one product's, but SQLite prefers the product's
-            // index for the list's order: `|| ''` keeps it on the user's index.
+            // index for the list's order: `|| ''` keeps it on the user's index. PostgreSQL
+            // weighs its statistics and keeps the index of both.
             let column = StoreTransaction.Columns.productID
-            sql += query.userID == nil ? " AND \(column) = \(productID)" : " AND \(column) || '' = \(productID)"
+            sql += query.userID != nil && dialect == .sqlite ? " AND \(column) || '' = \(productID)" : " AND \(column) = \(productID)"
         }
         match(StoreTransaction.Columns.userID, query.userID)
         switch query.status {

@@ -12,14 +12,12 @@ import Testing
         let database = try await backend.makeDatabase()
         for day in Int64(20_000)..<20_003 {
             // A key of its own for each write: the rows of that key are the ones it added to.
-            var added = MetricContributions()
-            added.add(MetricKey(environment: "", figure: .ledgerEntries, day: day, subject: "purchase", currency: "credits"), 1)
-            let change = added
             let (pid, shards) = try await database.write { executor in
                 let pid = backend == .postgres ? try await executor.query("SELECT pg_backend_pid() AS pid").first?.int(SQLColumn("pid")) : nil
-                for statement in MetricsRollup.upserts(change, shard: MetricsRollup.shard(database.dialect)) {
-                    try await executor.execute(statement)
-                }
+                // As a write's end runs them (`Transactions.writeLast`): its context's upserts.
+                let context = WriteContext(executor, now: day * 86_400_000, dialect: database.dialect)
+                MetricsRollup.noteLedger(context, kind: .purchase, bucket: .balance, currency: "credits", amount: 1)
+                for statement in try await MetricsRollup.upserts(for: context) { _ = try await executor.query(statement) }
                 let shards = try await executor.query("SELECT shard FROM metric_days WHERE figure = 'ledger_entries' AND day = \(day)").map {
                     try $0.int(SQLColumn("shard"))
                 }

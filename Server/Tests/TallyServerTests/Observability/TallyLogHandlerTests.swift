@@ -55,6 +55,26 @@ import Testing
             ])
     }
 
+    /// With a metadata provider (which wins over the logger's metadata, and loses to the line's
+    /// own) and a line with an error attached, the lines are still the stream handler's.
+    @Test func withAProviderAndAnErrorTheLinesAreTheStreamHandlersLines() {
+        struct Refused: Error {}
+        let provider = Logger.MetadataProvider { ["client": "provided", "trace": "t1"] }
+        let (ours, theirs) = (Lines(), Lines())
+        let counted = Counted()
+        let tally = Self.logger(
+            TallyLogHandler(stream: StreamLogHandler(label: "tally", stream: ours, metadataProvider: nil), metadataProvider: provider), counted)
+        let stream = Self.logger(StreamLogHandler(label: "tally", stream: theirs, metadataProvider: provider), counted)
+        for logger in [tally, stream] {
+            logger.info("started")
+            logger.error("request failed", error: Refused(), metadata: ["trace": "own"])
+        }
+        func withoutTime(_ text: String) -> [Substring] { text.split(separator: "\n").map { $0.drop { $0 != " " } } }
+        #expect(withoutTime(ours.written) == withoutTime(theirs.written))
+        #expect(withoutTime(ours.written).first == " info tally: client=provided hb.request.id=counted request_id=r1 trace=t1 [TallyServerTests] started")
+        #expect(withoutTime(ours.written).last?.contains("error.type=") == true)
+    }
+
     @Test func settingMetadataFormatsNothingUntilALineIsWritten() {
         let counted = Counted()
         let logger = Self.logger(TallyLogHandler(stream: StreamLogHandler(label: "tally", stream: Lines(), metadataProvider: nil)), counted)

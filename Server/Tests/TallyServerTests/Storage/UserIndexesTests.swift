@@ -75,7 +75,7 @@ import Testing
     ])
     func theAdminListOfTransactionsSearchesTheNamedUsersRows(query: AdminTransactionQuery, index: String) async throws {
         let database = try await Backend.sqlite.makeDatabase()
-        let plan = try await Self.plan(database, try AdminStore.transactionsStatement(query, orderedTransactionID: nil))
+        let plan = try await Self.plan(database, try AdminStore.transactionsStatement(query, orderedTransactionID: nil, dialect: .sqlite))
         #expect(plan.first?.hasPrefix("SEARCH store_transactions USING INDEX \(index)") == true, "\(plan)")
     }
 }
