@@ -10,6 +10,15 @@ struct Accounts: Sendable {
     let catalog: TallyCatalog
     /// Where a statement is a round trip (PostgreSQL), a summary is read in one where it can be.
     let dialect: SQLDialect
+    /// The products whose subscription gives an allowance, of any currency: found once, not at
+    /// every account read.
+    private let allowanceProductIDs: [String]
+
+    init(catalog: TallyCatalog, dialect: SQLDialect) {
+        self.catalog = catalog
+        self.dialect = dialect
+        allowanceProductIDs = catalog.products.filter { $0.allowance != nil }.map(\.productID)
+    }
 
     /// Balances of every currency of the catalog, entitlements and subscriptions.
     func summary(_ executor: any SQLExecutor, user: String, time: Int64) async throws -> ([Balance], Access) {
@@ -74,9 +83,6 @@ struct Accounts: Sendable {
             }
         }
     }
-
-    /// The products whose subscription gives an allowance, of any currency.
-    private var allowanceProductIDs: [String] { catalog.products.filter { $0.allowance != nil }.map(\.productID) }
 
     /// Which statement of ``accountStatement(user:time:allowanceProducts:)`` a row comes from.
     fileprivate static let part = SQLColumn("part")
