@@ -54,6 +54,15 @@ public protocol SQLDatabase: Sendable {
     var dialect: SQLDialect { get }
     /// Runs `work` in one transaction; it commits when `work` returns and rolls back when it throws.
     func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T
+    /// Runs `work` in one transaction, as ``write(_:)`` does, and then the ``CommitTail`` it
+    /// returns, in the same transaction: where writes commit together (``SQLiteDatabase``'s
+    /// group commit) once for all of them, their tails merged; by default at the end of `work`.
+    /// - Parameters:
+    ///   - tail: the type of the tail.
+    ///   - work: the write; returns its value and its tail, if any.
+    func write<T: Sendable, Tail: CommitTail>(
+        tail: Tail.Type, _ work: @escaping @Sendable (any SQLExecutor) async throws -> (T, Tail?)
+    ) async throws -> T
     /// Runs `work` on a consistent snapshot, read-only.
     func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T
     /// Runs one statement that only reads. A single statement always sees one snapshot, so where
@@ -67,8 +76,34 @@ public protocol SQLDatabase: Sendable {
 }
 
 extension SQLDatabase {
+    /// Runs the tail at the end of `work`, in its transaction.
+    public func write<T: Sendable, Tail: CommitTail>(
+        tail: Tail.Type, _ work: @escaping @Sendable (any SQLExecutor) async throws -> (T, Tail?)
+    ) async throws -> T {
+        try await write { executor in
+            let (value, tail) = try await work(executor)
+            try await tail?.run(executor)
+            return value
+        }
+    }
+
     /// Runs the statement in ``read(_:)``.
     public func readStatement(_ sql: SQL) async throws -> [SQLRow] {
         try await read { executor in try await executor.query(sql) }
     }
+}
+
+/// What a write leaves for the end of its transaction, to be merged with what the other writes
+/// committed with it leave: counters that many writes add to, rows that can go in one insert.
+///
+/// Where writes commit together (``SQLiteDatabase``'s one writer commits the transactions
+/// queued behind it in one batch), the tails of one type run once per commit: the first
+/// write's tail takes in the later ones with ``merge(_:)`` (in commit order, and only of writes
+/// that did not roll back), then runs before the COMMIT. If it throws, the batch rolls back and
+/// each of its writes gets the error. Elsewhere a write runs its tail at its end.
+public protocol CommitTail: Sendable {
+    /// Takes in the tail of a write committed after this one, in the same commit.
+    mutating func merge(_ later: Self)
+    /// Runs the tail's statements in the commit's transaction.
+    func run(_ executor: any SQLExecutor) async throws
 }

@@ -4,7 +4,9 @@ import Foundation
 ///
 /// Writes go through one connection, one transaction at a time; transactions that queue up
 /// while one commits are committed together (group commit): each runs in its own savepoint,
-/// so one that fails rolls back alone, and all of them share one `fsync`. The writer runs on a
+/// so one that fails rolls back alone, and all of them share one `fsync`. What they leave for
+/// the end of their transaction (a ``CommitTail``: counters they all add to) runs once for the
+/// batch, merged, before its COMMIT. The writer runs on a
 /// thread of its own (`WriterExecutor`), so that its batches and their `fsync` neither wait
 /// behind request handlers for the cooperative pool nor block it. Reads use a small pool of
 /// read-only connections, which WAL lets run beside the writer.
@@ -73,6 +75,21 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
 
     /// Runs `work` on the one writer connection, in its own savepoint of a group commit: it commits with the batch when it returns, and rolls back alone when it throws.
     public func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await enqueue { executor in (try await work(executor), nil) }
+    }
+
+    /// Runs `work` as ``write(_:)`` does; its tail runs once for the batch it commits in,
+    /// merged with the tails of the same type of the batch's other writes, before the COMMIT.
+    public func write<T: Sendable, Tail: CommitTail>(
+        tail: Tail.Type, _ work: @escaping @Sendable (any SQLExecutor) async throws -> (T, Tail?)
+    ) async throws -> T {
+        try await enqueue { executor in
+            let (value, tail) = try await work(executor)
+            return (value, tail)
+        }
+    }
+
+    private func enqueue<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> (T, (any CommitTail)?)) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let job = TypedJob(work: work, continuation: continuation)
             let start = locked { () -> Bool in
@@ -118,12 +135,21 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
             return
         }
         var succeeded: [any WriteJob] = []
+        // The tails of the writes that did not roll back, one per type, in the order first met.
+        var tails: [any CommitTail] = []
         for job in batch {
             do {
                 try writer.query("SAVEPOINT job")
                 if await job.run(writer) {
                     try writer.query("RELEASE job")
                     succeeded.append(job)
+                    if let tail = job.tail {
+                        if let index = tails.firstIndex(where: { tail.isSameType(as: $0) }) {
+                            tails[index] = tail.merged(after: tails[index])
+                        } else {
+                            tails.append(tail)
+                        }
+                    }
                 } else {
                     try writer.execute(script: "ROLLBACK TO job; RELEASE job")
                     job.finish(committed: false, error: nil)
@@ -135,6 +161,7 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
         // On the writer's own thread: the fsync of COMMIT blocks nothing else.
         var commitError: SQLDatabaseError?
         do {
+            for tail in tails { try await tail.run(writer) }
             try writer.query("COMMIT")
         } catch {
             try? writer.execute(script: "ROLLBACK")
@@ -217,27 +244,43 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
     }
 }
 
+extension CommitTail {
+    fileprivate func isSameType(as other: any CommitTail) -> Bool { other is Self }
+
+    /// `earlier` (of this type) with this tail merged into it.
+    fileprivate func merged(after earlier: any CommitTail) -> any CommitTail {
+        guard var merged = earlier as? Self else { return self }
+        merged.merge(self)
+        return merged
+    }
+}
+
 /// A queued write transaction, typed on the outside, erased inside the queue.
 private protocol WriteJob: AnyObject, Sendable {
     /// Runs the work; false when it threw (its error is kept for ``finish(committed:error:)``).
     func run(_ executor: any SQLExecutor) async -> Bool
+    /// What the work left for the end of the batch, once it ran.
+    var tail: (any CommitTail)? { get }
     /// Resumes the caller once the batch committed (or failed).
     func finish(committed: Bool, error: SQLDatabaseError?)
 }
 
 private final class TypedJob<T: Sendable>: WriteJob, @unchecked Sendable {
-    let work: @Sendable (any SQLExecutor) async throws -> T
+    let work: @Sendable (any SQLExecutor) async throws -> (T, (any CommitTail)?)
     let continuation: CheckedContinuation<T, any Error>
     var result: Result<T, any Error>?
+    var tail: (any CommitTail)?
 
-    init(work: @escaping @Sendable (any SQLExecutor) async throws -> T, continuation: CheckedContinuation<T, any Error>) {
+    init(work: @escaping @Sendable (any SQLExecutor) async throws -> (T, (any CommitTail)?), continuation: CheckedContinuation<T, any Error>) {
         self.work = work
         self.continuation = continuation
     }
 
     func run(_ executor: any SQLExecutor) async -> Bool {
         do {
-            result = .success(try await work(executor))
+            let (value, tail) = try await work(executor)
+            result = .success(value)
+            self.tail = tail
             return true
         } catch {
             result = .failure(error)

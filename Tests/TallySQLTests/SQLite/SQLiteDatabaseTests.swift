@@ -55,6 +55,105 @@ import Testing
         #expect(try await Self.ids(database) == expected)
     }
 
+    /// A tail that adds to one total and notes each of its runs.
+    struct Total: CommitTail {
+        var amount: Int64
+
+        mutating func merge(_ later: Total) { amount += later.amount }
+
+        func run(_ executor: any SQLExecutor) async throws {
+            try await executor.execute(
+                "INSERT INTO totals (id, amount) VALUES (1, \(amount)) ON CONFLICT (id) DO UPDATE SET amount = totals.amount + excluded.amount")
+            try await executor.execute("INSERT INTO tail_runs (amount) VALUES (\(amount))")
+        }
+    }
+
+    static func totals(_ folder: TemporaryFolder) async throws -> SQLiteDatabase {
+        let database = try await Self.database(folder)
+        try await database.migrate([
+            Migration(
+                name: "0002_totals",
+                both: [
+                    "CREATE TABLE totals (id BIGINT PRIMARY KEY, amount BIGINT NOT NULL)",
+                    "CREATE TABLE tail_runs (run INTEGER PRIMARY KEY AUTOINCREMENT, amount BIGINT NOT NULL)",
+                ])
+        ])
+        return database
+    }
+
+    @Test func theTailsOfTheWritesCommittedTogetherRunOnceMergedAndOnlyForThoseThatCommitted() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let database = try await Self.totals(folder)
+        // The first write holds the writer until the others have queued behind it.
+        let (release, released) = AsyncStream.makeStream(of: Void.self)
+        let first = Task {
+            try await database.write(tail: Total.self) { executor in
+                try await executor.execute("INSERT INTO items (id, amount) VALUES (1000, 1)", [])
+                for await _ in release { break }
+                return ((), Total(amount: 1))
+            }
+        }
+        let outcomes = await withTaskGroup(of: (Int64, Bool).self) { group in
+            for id in Int64(1)...60 {
+                group.addTask {
+                    do {
+                        try await database.write(tail: Total.self) { executor in
+                            try await executor.execute("INSERT INTO items (id, amount) VALUES (?, ?)", [.int(id), .int(id)])
+                            if id % 5 == 0 { throw Refused() }
+                            // A write without a tail commits with the others.
+                            return ((), id % 3 == 0 ? nil : Total(amount: id))
+                        }
+                        return (id, true)
+                    } catch {
+                        return (id, false)
+                    }
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+            released.yield()
+            var outcomes: [Int64: Bool] = [:]
+            for await (id, committed) in group { outcomes[id] = committed }
+            return outcomes
+        }
+        try await first.value
+        let committed = (Int64(1)...60).filter { $0 % 5 != 0 }
+        #expect(Set(outcomes.filter(\.value).keys) == Set(committed))
+        let expected = 1 + committed.filter { $0 % 3 != 0 }.reduce(0, +)
+        let (total, runs) = try await database.read { executor in
+            let total = try await executor.query("SELECT amount FROM totals WHERE id = 1", []).first?.int(SQLColumn("amount"))
+            let runs = try await executor.query("SELECT amount FROM tail_runs ORDER BY run", []).map { try $0.int(SQLColumn("amount")) }
+            return (total, runs)
+        }
+        // The refused writes added nothing; each batch ran its merged tail once.
+        #expect(total == expected)
+        #expect(runs.reduce(0, +) == expected)
+        let withTails = 1 + committed.filter { $0 % 3 != 0 }.count
+        #expect(runs.count < withTails, "\(runs)")
+    }
+
+    @Test func aTailThatFailsRollsBackItsBatch() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let database = try await Self.totals(folder)
+        struct Failing: CommitTail {
+            mutating func merge(_ later: Failing) {}
+            func run(_ executor: any SQLExecutor) async throws {
+                try await executor.execute("INSERT INTO items (id, amount) VALUES (99, 0)", [])
+            }
+        }
+        await #expect(throws: SQLDatabaseError.self) {
+            try await database.write(tail: Failing.self) { executor in
+                try await executor.execute("INSERT INTO items (id, amount) VALUES (1, 1)", [])
+                return ((), Failing())
+            }
+        }
+        #expect(try await Self.ids(database).isEmpty)
+        // The writer goes on.
+        _ = try await database.write { executor in try await executor.execute("INSERT INTO items (id, amount) VALUES (2, 2)", []) }
+        #expect(try await Self.ids(database) == [2])
+    }
+
     @Test func aReadSeesOneSnapshotWhileAWriteCommitsBesideIt() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -17,17 +17,16 @@ struct Outbox {
         let now = context.now
         let id = Self.newID(at: now)
         let text = ResponseJSON.text(data)
-        // Written with the write's last statement (``pendingInserts()``), in the order emitted.
+        // Written at the write's end (``WriteTail``), in the order emitted.
         context.queueEvent(type, row: "(\(id), \(type.rawValue), \(Int64(TallyEvent.version)), \(data.userID), \(text), \(now))")
     }
 
-    /// The inserts of the events emitted in this unit of work, in the order emitted: one
-    /// statement for up to 400 of them (within both databases' limits on bound values); none
-    /// when there are none. Their deliveries, one per endpoint that wants each, are made by the
-    /// database as they are inserted (the trigger of `0006_event_deliveries`).
-    func pendingInserts() -> [SQL] {
-        let rows = context.queuedEventRows
-        return stride(from: 0, to: rows.count, by: 400).map { start in
+    /// The inserts of events queued as rows (``emit(_:_:)``'s), in that order: one statement for
+    /// up to 400 of them (within both databases' limits on bound values); none when there are
+    /// none. Their deliveries, one per endpoint that wants each, are made by the database as they
+    /// are inserted (the trigger of `0006_event_deliveries`).
+    static func inserts(_ rows: [SQL]) -> [SQL] {
+        stride(from: 0, to: rows.count, by: 400).map { start in
             var values = rows[start]
             for row in rows[(start + 1)..<min(rows.count, start + 400)] { values += ", " + row }
             return "INSERT INTO events (id, type, version, user_id, data, created_at) VALUES " + values

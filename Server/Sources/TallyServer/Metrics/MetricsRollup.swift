@@ -7,9 +7,10 @@ public import TallySQL
 ///
 /// A write notes, before it changes them, the transactions of each original transaction it
 /// touches (``note(_:original:)``) and the new rows it records (``noteNew(_:_:)``); the ledger
-/// notes its entries. At the end of the write ``upserts(for:)`` reads what the touched transactions
-/// are now, and adds to the rollups the difference between their contributions after and
-/// before (``MetricContributions/of(_:)``), with the ledger's, in one statement. So a rollup is
+/// notes its entries. At the end of the write ``pending(_:)`` reads what the touched transactions
+/// are now, and its ``WriteTail`` adds to the rollups the difference between their contributions
+/// after and before (``MetricContributions/of(_:)``), with the ledger's, in one statement (on
+/// SQLite one for all the writes of a group commit). So a rollup is
 /// always the sum of the contributions of what is stored, whatever order things arrive in,
 /// and ``rebuild(_:)`` and ``differences(_:)`` compute the same sums from scratch.
 public enum MetricsRollup: Sendable {
@@ -63,12 +64,6 @@ public enum MetricsRollup: Sendable {
         }
     }
 
-    /// The upserts that add to the rollups what this write changed; read once, at its end, and
-    /// run by ``Transactions`` as the write's last statements.
-    static func upserts(for context: WriteContext) async throws -> [SQL] {
-        upserts(try await pending(context), shard: shard(context.dialect))
-    }
-
     /// The shard a write's rollup rows go to: on PostgreSQL concurrent writes add to one of
     /// ``shards`` rows per key, not all to one (whose lock would make every purchase of a day
     /// wait for the one before to commit); SQLite has one writer anyway. The shard is the
@@ -77,8 +72,9 @@ public enum MetricsRollup: Sendable {
     /// shard drawn at random for each write made concurrent writes meet at nearly every turn.
     static func shard(_ dialect: SQLDialect) -> SQL { dialect == .postgres ? "pg_backend_pid() % \(shards)" : "0" }
 
-    /// What this write changed in the rollups.
-    private static func pending(_ context: WriteContext) async throws -> MetricContributions {
+    /// What this write changed in the rollups; read once, at its end (the after state of the
+    /// subscriptions it touched), and added by its ``WriteTail``.
+    static func pending(_ context: WriteContext) async throws -> MetricContributions {
         let state = context.metrics.withLockedValue { $0 }
         var change = state.ledger
         if !state.before.isEmpty {

@@ -49,6 +49,17 @@ public final class StatementCounter: SQLDatabase {
         try await base.write { executor in try await work(Counting(base: executor, counter: self)) }
     }
 
+    /// Forwards the tail too, so that the base still merges the tails of writes committed
+    /// together, and counts its statements where they run.
+    public func write<T: Sendable, Tail: CommitTail>(
+        tail: Tail.Type, _ work: @escaping @Sendable (any SQLExecutor) async throws -> (T, Tail?)
+    ) async throws -> T {
+        try await base.write(tail: Counted<Tail>.self) { executor in
+            let (value, tail) = try await work(Counting(base: executor, counter: self))
+            return (value, tail.map { Counted(tail: $0, counter: self) })
+        }
+    }
+
     public func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await base.read { executor in try await work(Counting(base: executor, counter: self)) }
     }
@@ -61,6 +72,16 @@ public final class StatementCounter: SQLDatabase {
     public func migrate(_ migrations: [Migration]) async throws { try await base.migrate(migrations) }
 
     public func close() async { await base.close() }
+
+    /// A write's tail that counts the statements it runs.
+    private struct Counted<Tail: CommitTail>: CommitTail {
+        var tail: Tail
+        let counter: StatementCounter
+
+        mutating func merge(_ later: Counted) { tail.merge(later.tail) }
+
+        func run(_ executor: any SQLExecutor) async throws { try await tail.run(Counting(base: executor, counter: counter)) }
+    }
 
     private struct Counting: SQLExecutor {
         let base: any SQLExecutor

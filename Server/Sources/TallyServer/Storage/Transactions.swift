@@ -6,7 +6,8 @@ import TallySQL
 ///
 /// Each attempt of a write gets its own ``WriteContext``. Before the commit the write says, for
 /// each user whose access the work noted, what changed (an `entitlement.granted` for what
-/// became active, an `entitlement.removed` for what no longer is); after the commit it runs
+/// became active, an `entitlement.removed` for what no longer is), and ends with its
+/// ``WriteTail`` (its events and its rollups' changes); after the commit it runs
 /// what the work queued (``WriteContext/afterCommit(_:)``), the events counter among it. A
 /// write that lost a UNIQUE race or hit a serialization failure or deadlock is run again, up
 /// to three times, and finds the winner's row (see docs/decisions/0006-ledger-and-idempotency.md).
@@ -28,14 +29,15 @@ struct Transactions: Sendable {
         while true {
             let time = millis
             do {
-                let (result, context) = try await database.write { [self] executor in
+                let (result, context) = try await database.write(tail: WriteTail.self) { [self] executor in
                     let context = WriteContext(executor, now: time, dialect: database.dialect)
                     let value = try await work(context, time)
                     try await emitEntitlementChanges(context)
-                    try await writeLast(context)
+                    let tail = WriteTail(
+                        dialect: context.dialect, eventRows: context.queuedEventRows, rollups: try await MetricsRollup.pending(context))
                     let types = context.events
                     if let eventsCommitted, !types.isEmpty { context.afterCommit { eventsCommitted(types) } }
-                    return (value, context)
+                    return ((value, context), tail)
                 }
                 context.committed()
                 return result
@@ -49,22 +51,6 @@ struct Transactions: Sendable {
     func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
         let time = millis
         return try await database.read { executor in try await work(executor, time) }
-    }
-
-    /// The write's last statements: the events it emitted, in that order, and the rollups'
-    /// upserts. On PostgreSQL, where each statement is a round trip, one insert of events goes
-    /// with the first upsert as a `WITH` (which runs whether or not the statement reads it); on
-    /// SQLite, with no upsert, or with more than one insert, they are statements of their own.
-    private func writeLast(_ context: WriteContext) async throws {
-        var statements = try await MetricsRollup.upserts(for: context)
-        let events = context.outbox.pendingInserts()
-        if context.dialect == .postgres, events.count == 1, let first = statements.first {
-            statements[0] = "WITH new_events AS (" + events[0] + ") " + first
-        } else {
-            statements = events + statements
-        }
-        // `query`, not `execute`: on PostgreSQL a `WITH` is named (prepared) only as a query.
-        for statement in statements { _ = try await context.query(statement) }
     }
 
     /// At the end of a write: for each user whose access it may have changed, an
@@ -111,5 +97,35 @@ extension TransactionalStore {
     /// Runs `work` on a consistent snapshot (``Transactions/read(_:)``).
     func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
         try await transactions.read(work)
+    }
+}
+
+/// The end of a write: the events it emitted, in that order, and what it changed in the
+/// rollups. On SQLite the writes of one group commit end together: their events in one insert,
+/// each rollup row they share added to once (``CommitTail``). On PostgreSQL, where each
+/// statement is a round trip, one insert of events goes with the first upsert as a `WITH`
+/// (which runs whether or not the statement reads it); with no upsert, or with more than one
+/// insert, they are statements of their own.
+struct WriteTail: CommitTail {
+    let dialect: SQLDialect
+    /// The events' rows, as ``Outbox`` queued them.
+    var eventRows: [SQL]
+    var rollups: MetricContributions
+
+    mutating func merge(_ later: WriteTail) {
+        eventRows += later.eventRows
+        rollups.add(later.rollups)
+    }
+
+    func run(_ executor: any SQLExecutor) async throws {
+        var statements = MetricsRollup.upserts(rollups, shard: MetricsRollup.shard(dialect))
+        let events = Outbox.inserts(eventRows)
+        if dialect == .postgres, events.count == 1, let first = statements.first {
+            statements[0] = "WITH new_events AS (" + events[0] + ") " + first
+        } else {
+            statements = events + statements
+        }
+        // `query`, not `execute`: on PostgreSQL a `WITH` is named (prepared) only as a query.
+        for statement in statements { _ = try await executor.query(statement) }
     }
 }

@@ -74,7 +74,7 @@ final class WriteContext: SQLExecutor {
     /// The types of the events emitted so far, in order.
     var events: [TallyEventType] { state.withLockedValue { $0.events } }
 
-    /// Keeps an event's row for the write's last statement (``Outbox/pendingInserts()``).
+    /// Keeps an event's row for the write's end (``WriteTail``).
     func queueEvent(_ type: TallyEventType, row: SQL) {
         state.withLockedValue { state in
             state.events.append(type)

@@ -14,10 +14,10 @@ import Testing
             // A key of its own for each write: the rows of that key are the ones it added to.
             let (pid, shards) = try await database.write { executor in
                 let pid = backend == .postgres ? try await executor.query("SELECT pg_backend_pid() AS pid").first?.int(SQLColumn("pid")) : nil
-                // As a write's end runs them (`Transactions.writeLast`): its context's upserts.
+                // As a write ends (`Transactions.write`): its context's tail, run on its connection.
                 let context = WriteContext(executor, now: day * 86_400_000, dialect: database.dialect)
                 MetricsRollup.noteLedger(context, kind: .purchase, bucket: .balance, currency: "credits", amount: 1)
-                for statement in try await MetricsRollup.upserts(for: context) { _ = try await executor.query(statement) }
+                try await WriteTail(dialect: database.dialect, eventRows: [], rollups: try await MetricsRollup.pending(context)).run(executor)
                 let shards = try await executor.query("SELECT shard FROM metric_days WHERE figure = 'ledger_entries' AND day = \(day)").map {
                     try $0.int(SQLColumn("shard"))
                 }
