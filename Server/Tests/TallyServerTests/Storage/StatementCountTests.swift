@@ -39,7 +39,8 @@ import Testing
             #expect(outcome == .applied)
         }
 
-        // Each write ends with one statement for the metrics' rollups; a refund also reads its
+        // Each write ends with one statement for the metrics' rollups (on SQLite one for all the
+        // writes of a group commit: these run one at a time); a refund also reads its
         // purchase's transactions before and after (docs/metrics.md, "How the figures are kept").
         // A write's events are inserted in one statement at its end (the database makes their
         // deliveries, a trigger): on PostgreSQL, where each statement is a round trip, in the
