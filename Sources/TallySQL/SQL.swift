@@ -166,3 +166,33 @@ extension Sequence where Element == SQL {
         return joined
     }
 }
+
+extension SQL {
+    /// Splits `count` rows among multi-row statements of at most `largest` rows each, in order.
+    ///
+    /// With `powersOfTwoAbove`, a run of more rows than that has a power of two for its size,
+    /// from the largest that fits down, and the last few rows go in one run (13 rows above 8:
+    /// 8, 5), so that however many rows come a statement has one of a few texts: a connection
+    /// keeps each text it prepared (``SQLiteConnection``), and rows gathered from many writes
+    /// would otherwise give it a new text for each count.
+    /// - Parameters:
+    ///   - count: how many rows.
+    ///   - largest: the most rows in one statement.
+    ///   - powersOfTwoAbove: the most rows a run may have without being a power of two.
+    /// - Returns: the runs' ranges of row indices, covering `0..<count`.
+    public static func rowRuns(_ count: Int, largest: Int, powersOfTwoAbove: Int? = nil) -> [Range<Int>] {
+        let limit = max(1, largest)
+        var runs: [Range<Int>] = []
+        var start = 0
+        while start < count {
+            var size = min(limit, count - start)
+            if let small = powersOfTwoAbove, size > small {
+                // The largest power of two that is at most `size`.
+                size = 1 << (Int.bitWidth - 1 - size.leadingZeroBitCount)
+            }
+            runs.append(start..<(start + size))
+            start += size
+        }
+        return runs
+    }
+}

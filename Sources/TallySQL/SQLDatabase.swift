@@ -99,8 +99,11 @@ extension SQLDatabase {
 /// Where writes commit together (``SQLiteDatabase``'s one writer commits the transactions
 /// queued behind it in one batch), the tails of one type run once per commit: the first
 /// write's tail takes in the later ones with ``merge(_:)`` (in commit order, and only of writes
-/// that did not roll back), then runs before the COMMIT. If it throws, the batch rolls back and
-/// each of its writes gets the error. Elsewhere a write runs its tail at its end.
+/// that did not roll back), then runs before the COMMIT; tails of different types run in the
+/// order their types were first met. A write made with ``SQLDatabase/write(_:)``, without a
+/// tail, sees the writes before it whole: the tails gathered so far run before it. If a tail
+/// throws, the batch rolls back and each of its writes gets the error. Elsewhere a write runs
+/// its tail at its end, so a tail must not be read by the rest of its own write.
 public protocol CommitTail: Sendable {
     /// Takes in the tail of a write committed after this one, in the same commit.
     mutating func merge(_ later: Self)

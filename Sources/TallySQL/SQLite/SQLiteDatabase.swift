@@ -74,8 +74,9 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
     // MARK: - Writing
 
     /// Runs `work` on the one writer connection, in its own savepoint of a group commit: it commits with the batch when it returns, and rolls back alone when it throws.
+    /// It sees the earlier writes of its batch whole: their tails (``CommitTail``) run before it.
     public func write<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
-        try await enqueue { executor in (try await work(executor), nil) }
+        try await enqueue(takesTail: false) { executor in (try await work(executor), nil) }
     }
 
     /// Runs `work` as ``write(_:)`` does; its tail runs once for the batch it commits in,
@@ -83,15 +84,17 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
     public func write<T: Sendable, Tail: CommitTail>(
         tail: Tail.Type, _ work: @escaping @Sendable (any SQLExecutor) async throws -> (T, Tail?)
     ) async throws -> T {
-        try await enqueue { executor in
+        try await enqueue(takesTail: true) { executor in
             let (value, tail) = try await work(executor)
             return (value, tail)
         }
     }
 
-    private func enqueue<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> (T, (any CommitTail)?)) async throws -> T {
+    private func enqueue<T: Sendable>(
+        takesTail: Bool, _ work: @escaping @Sendable (any SQLExecutor) async throws -> (T, (any CommitTail)?)
+    ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            let job = TypedJob(work: work, continuation: continuation)
+            let job = TypedJob(work: work, takesTail: takesTail, continuation: continuation)
             let start = locked { () -> Bool in
                 pending.append(job)
                 if draining { return false }
@@ -137,37 +140,56 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
         var succeeded: [any WriteJob] = []
         // The tails of the writes that did not roll back, one per type, in the order first met.
         var tails: [any CommitTail] = []
+        // Set when a tail failed: the batch then commits nothing.
+        var failure: SQLDatabaseError?
         for job in batch {
+            // A write without a tail sees the earlier writes of its batch whole: their tails run first.
+            if failure == nil, !job.takesTail, !tails.isEmpty {
+                do {
+                    for tail in tails { try await tail.run(writer) }
+                    tails.removeAll()
+                } catch {
+                    failure = SQLiteDatabase.convert(error)
+                }
+            }
+            if let failure {
+                job.finish(committed: false, error: failure)
+                continue
+            }
             do {
                 try writer.query("SAVEPOINT job")
                 if await job.run(writer) {
                     try writer.query("RELEASE job")
                     succeeded.append(job)
-                    if let tail = job.tail {
-                        if let index = tails.firstIndex(where: { tail.isSameType(as: $0) }) {
-                            tails[index] = tail.merged(after: tails[index])
-                        } else {
-                            tails.append(tail)
-                        }
-                    }
+                    if let tail = job.tail { Self.add(tail, to: &tails) }
                 } else {
                     try writer.execute(script: "ROLLBACK TO job; RELEASE job")
                     job.finish(committed: false, error: nil)
                 }
             } catch {
+                // A savepoint that could not be released takes its changes with it.
+                try? writer.execute(script: "ROLLBACK TO job; RELEASE job")
                 job.finish(committed: false, error: SQLiteDatabase.convert(error))
             }
         }
         // On the writer's own thread: the fsync of COMMIT blocks nothing else.
-        var commitError: SQLDatabaseError?
-        do {
-            for tail in tails { try await tail.run(writer) }
-            try writer.query("COMMIT")
-        } catch {
-            try? writer.execute(script: "ROLLBACK")
-            commitError = SQLiteDatabase.convert(error)
+        var commitError = failure
+        if commitError == nil {
+            do {
+                for tail in tails { try await tail.run(writer) }
+                try writer.query("COMMIT")
+            } catch {
+                commitError = SQLiteDatabase.convert(error)
+            }
         }
+        if commitError != nil { try? writer.execute(script: "ROLLBACK") }
         for job in succeeded { job.finish(committed: commitError == nil, error: commitError) }
+    }
+
+    /// Merges `tail` into the tail of its type in `tails`, or appends it.
+    private static func add(_ tail: any CommitTail, to tails: inout [any CommitTail]) {
+        for index in tails.indices where tail.merge(into: &tails[index]) { return }
+        tails.append(tail)
     }
 
     // MARK: - Reading
@@ -245,14 +267,21 @@ public final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
 }
 
 extension CommitTail {
-    fileprivate func isSameType(as other: any CommitTail) -> Bool { other is Self }
-
-    /// `earlier` (of this type) with this tail merged into it.
-    fileprivate func merged(after earlier: any CommitTail) -> any CommitTail {
-        guard var merged = earlier as? Self else { return self }
+    /// Merges this tail into `earlier` when it is of this type; false when it is not.
+    fileprivate func merge(into earlier: inout any CommitTail) -> Bool {
+        guard var merged = earlier as? Self else { return false }
+        // Let go of the stored copy first, so that merging does not copy what it holds.
+        earlier = NoTail()
         merged.merge(self)
-        return merged
+        earlier = merged
+        return true
     }
+}
+
+/// Holds a tail's place while it is merged.
+private struct NoTail: CommitTail {
+    mutating func merge(_ later: NoTail) {}
+    func run(_ executor: any SQLExecutor) async throws {}
 }
 
 /// A queued write transaction, typed on the outside, erased inside the queue.
@@ -261,6 +290,8 @@ private protocol WriteJob: AnyObject, Sendable {
     func run(_ executor: any SQLExecutor) async -> Bool
     /// What the work left for the end of the batch, once it ran.
     var tail: (any CommitTail)? { get }
+    /// Whether the write may leave a tail; one that may not runs after the tails before it.
+    var takesTail: Bool { get }
     /// Resumes the caller once the batch committed (or failed).
     func finish(committed: Bool, error: SQLDatabaseError?)
 }
@@ -270,9 +301,14 @@ private final class TypedJob<T: Sendable>: WriteJob, @unchecked Sendable {
     let continuation: CheckedContinuation<T, any Error>
     var result: Result<T, any Error>?
     var tail: (any CommitTail)?
+    let takesTail: Bool
 
-    init(work: @escaping @Sendable (any SQLExecutor) async throws -> (T, (any CommitTail)?), continuation: CheckedContinuation<T, any Error>) {
+    init(
+        work: @escaping @Sendable (any SQLExecutor) async throws -> (T, (any CommitTail)?), takesTail: Bool,
+        continuation: CheckedContinuation<T, any Error>
+    ) {
         self.work = work
+        self.takesTail = takesTail
         self.continuation = continuation
     }
 

@@ -21,14 +21,16 @@ struct Outbox {
         context.queueEvent(type, row: "(\(id), \(type.rawValue), \(Int64(TallyEvent.version)), \(data.userID), \(text), \(now))")
     }
 
-    /// The inserts of events queued as rows (``emit(_:_:)``'s), in that order: one statement for
-    /// up to 400 of them (within both databases' limits on bound values); none when there are
-    /// none. Their deliveries, one per endpoint that wants each, are made by the database as they
-    /// are inserted (the trigger of `0006_event_deliveries`).
-    static func inserts(_ rows: [SQL]) -> [SQL] {
-        stride(from: 0, to: rows.count, by: 400).map { start in
-            var values = rows[start]
-            for row in rows[(start + 1)..<min(rows.count, start + 400)] { values += ", " + row }
+    /// The inserts of events queued as rows (``emit(_:_:)``'s), in that order; none when there
+    /// are none. Their deliveries, one per endpoint that wants each, are made by the database as
+    /// they are inserted (the trigger of `0006_event_deliveries`).
+    /// - Parameters:
+    ///   - rows: the events' rows.
+    ///   - runs: how the rows are split among statements (``WriteTail/runs(_:dialect:)``).
+    static func inserts(_ rows: [SQL], runs: [Range<Int>]) -> [SQL] {
+        runs.map { run in
+            var values = rows[run.lowerBound]
+            for row in rows[(run.lowerBound + 1)..<run.upperBound] { values += ", " + row }
             return "INSERT INTO events (id, type, version, user_id, data, created_at) VALUES " + values
         }
     }

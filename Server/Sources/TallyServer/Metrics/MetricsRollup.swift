@@ -101,33 +101,32 @@ public enum MetricsRollup: Sendable {
 
     /// Adds changes to the rollup rows of one shard.
     static func add(_ contributions: MetricContributions, _ executor: any SQLExecutor, shard: Int64 = 0) async throws {
-        for statement in upserts(contributions, shard: "\(shard)") { try await executor.execute(statement) }
+        let statements = upserts(contributions, shard: "\(shard)") { SQL.rowRuns($0, largest: 400) }
+        for statement in statements { try await executor.execute(statement) }
     }
 
-    /// The upserts that add changes to the rollup rows of one shard, of at most 400 rows each,
-    /// in key order (so that two writes lock the rows they share in the same order).
-    static func upserts(_ contributions: MetricContributions, shard: SQL) -> [SQL] {
+    /// The upserts that add changes to the rollup rows of one shard, in key order (so that two
+    /// writes lock the rows they share in the same order).
+    /// - Parameters:
+    ///   - contributions: the changes.
+    ///   - shard: the shard's expression.
+    ///   - runs: how the rows are split among statements, given their count.
+    static func upserts(_ contributions: MetricContributions, shard: SQL, runs: (Int) -> [Range<Int>]) -> [SQL] {
         let changes = contributions.changes.sorted { ($0.0.figure.rawValue, $0.0.day, $0.0.subject) < ($1.0.figure.rawValue, $1.0.day, $1.0.subject) }
-        var statements: [SQL] = []
-        var start = 0
-        while start < changes.count {
-            let slice = changes[start..<min(changes.count, start + 400)]
+        return runs(changes.count).map { run in
             var values = SQL()
-            for (key, value) in slice {
+            for (key, value) in changes[run] {
                 let group = contributions.groups[key.subject] ?? ""
                 if !values.isEmpty { values += ", " }
                 values += "(\(key.environment), \(key.figure.rawValue), \(key.day), \(key.subject), \(key.currency), \(key.span), \(shard), \(group), \(value))"
             }
-            statements.append(
-                """
+            return """
                 INSERT INTO metric_days (environment, figure, day, subject, currency, span, shard, subscription_group, value)
                 VALUES \(values)
                 ON CONFLICT (environment, figure, day, subject, currency, span, shard)
                 DO UPDATE SET value = metric_days.value + excluded.value, subscription_group = excluded.subscription_group
-                """)
-            start += 400
+                """
         }
-        return statements
     }
 
     // MARK: - From scratch

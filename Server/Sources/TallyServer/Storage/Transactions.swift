@@ -25,20 +25,40 @@ struct Transactions: Sendable {
 
     /// Runs `work` as one unit of work, at one instant (epoch milliseconds, also the context's `now`).
     func write<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
+        try await attempts(tailed: true, work)
+    }
+
+    /// Runs `work` as ``write(_:)`` does, after everything the writes before it wrote: on SQLite,
+    /// where the writes of a group commit add their events and rollups at its end
+    /// (``WriteTail``), those run first. For the writes that decide what the events written
+    /// before them become: which webhook endpoints an event is delivered to is decided as it is
+    /// inserted.
+    func writeSeeingEarlierWrites<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
+        try await attempts(tailed: false, work)
+    }
+
+    private func attempts<T: Sendable>(tailed: Bool, _ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
         var attempt = 0
         while true {
             let time = millis
+            let body: @Sendable (any SQLExecutor) async throws -> ((T, WriteContext), WriteTail) = { [self] executor in
+                let context = WriteContext(executor, now: time, dialect: database.dialect)
+                let value = try await work(context, time)
+                try await emitEntitlementChanges(context)
+                let tail = WriteTail(dialect: context.dialect, eventRows: context.queuedEventRows, rollups: try await MetricsRollup.pending(context))
+                let types = context.events
+                if let eventsCommitted, !types.isEmpty { context.afterCommit { eventsCommitted(types) } }
+                return ((value, context), tail)
+            }
             do {
-                let (result, context) = try await database.write(tail: WriteTail.self) { [self] executor in
-                    let context = WriteContext(executor, now: time, dialect: database.dialect)
-                    let value = try await work(context, time)
-                    try await emitEntitlementChanges(context)
-                    let tail = WriteTail(
-                        dialect: context.dialect, eventRows: context.queuedEventRows, rollups: try await MetricsRollup.pending(context))
-                    let types = context.events
-                    if let eventsCommitted, !types.isEmpty { context.afterCommit { eventsCommitted(types) } }
-                    return ((value, context), tail)
-                }
+                let (result, context) =
+                    tailed
+                    ? try await database.write(tail: WriteTail.self) { executor in try await body(executor) }
+                    : try await database.write { executor in
+                        let (value, tail) = try await body(executor)
+                        try await tail.run(executor)
+                        return value
+                    }
                 context.committed()
                 return result
             } catch let error as SQLDatabaseError where (error.kind == .uniqueViolation || error.kind == .retryable) && attempt < 3 {
@@ -94,6 +114,12 @@ extension TransactionalStore {
         try await transactions.write(work)
     }
 
+    /// Runs `work` as one unit of work after everything the writes before it wrote
+    /// (``Transactions/writeSeeingEarlierWrites(_:)``).
+    func writeSeeingEarlierWrites<T: Sendable>(_ work: @escaping @Sendable (WriteContext, Int64) async throws -> T) async throws -> T {
+        try await transactions.writeSeeingEarlierWrites(work)
+    }
+
     /// Runs `work` on a consistent snapshot (``Transactions/read(_:)``).
     func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor, Int64) async throws -> T) async throws -> T {
         try await transactions.read(work)
@@ -118,8 +144,8 @@ struct WriteTail: CommitTail {
     }
 
     func run(_ executor: any SQLExecutor) async throws {
-        var statements = MetricsRollup.upserts(rollups, shard: MetricsRollup.shard(dialect))
-        let events = Outbox.inserts(eventRows)
+        var statements = MetricsRollup.upserts(rollups, shard: MetricsRollup.shard(dialect)) { Self.runs($0, dialect: dialect) }
+        let events = Outbox.inserts(eventRows, runs: Self.runs(eventRows.count, dialect: dialect))
         if dialect == .postgres, events.count == 1, let first = statements.first {
             statements[0] = "WITH new_events AS (" + events[0] + ") " + first
         } else {
@@ -127,5 +153,14 @@ struct WriteTail: CommitTail {
         }
         // `query`, not `execute`: on PostgreSQL a `WITH` is named (prepared) only as a query.
         for statement in statements { _ = try await executor.query(statement) }
+    }
+
+    /// How a tail's rows are split among statements: on SQLite, where a tail holds the rows of
+    /// the writes of a group commit, up to 256 and in runs of powers of two above 8 (so the
+    /// writer prepares a few texts, not one per count, and one write's few rows are still one
+    /// statement); on PostgreSQL, where it holds one write's, up to 400 (within both databases'
+    /// limits on bound values).
+    static func runs(_ count: Int, dialect: SQLDialect) -> [Range<Int>] {
+        dialect == .sqlite ? SQL.rowRuns(count, largest: 256, powersOfTwoAbove: 8) : SQL.rowRuns(count, largest: 400)
     }
 }

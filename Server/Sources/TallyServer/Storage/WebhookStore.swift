@@ -4,7 +4,9 @@ import TallySQL
 
 /// Webhook endpoints, the outbox's deliveries and their attempts, and the events: what the admin
 /// API, the delivery worker and the event log keep in the database, through the unit of work
-/// the other stores share (``Transactions``).
+/// the other stores share (``Transactions``). Its writes see everything the writes before them
+/// wrote (``Transactions/writeSeeingEarlierWrites(_:)``): an event written before an endpoint
+/// changes is delivered as the endpoint was.
 struct WebhookStore: TransactionalStore {
     let transactions: Transactions
 
@@ -40,7 +42,7 @@ struct WebhookStore: TransactionalStore {
         try Self.checkTypes(eventTypes)
         let id = "we_" + RandomID.base32(count: 26)
         let types = Array(Set(eventTypes)).sorted { $0.rawValue < $1.rawValue }
-        return try await write { executor, time in
+        return try await writeSeeingEarlierWrites { executor, time in
             try await executor.execute(
                 """
                 INSERT INTO webhook_endpoints (id, url, description, all_types, secret, created_at, updated_at)
@@ -87,7 +89,7 @@ struct WebhookStore: TransactionalStore {
             try Self.checkEndpoint(url: change.url ?? "https://unchanged.invalid", description: change.description ?? "")
         }
         try Self.checkTypes(change.eventTypes ?? [])
-        return try await write { executor, time in
+        return try await writeSeeingEarlierWrites { executor, time in
             _ = try await Self.endpoint(executor, id: id)
             if let url = change.url {
                 try await executor.execute("UPDATE webhook_endpoints SET url = \(url), updated_at = \(time) WHERE id = \(id)")
@@ -117,7 +119,7 @@ struct WebhookStore: TransactionalStore {
     /// Signs with `secret` from now on, and with the current one too until `overlap` has passed;
     /// refused while an earlier rotation's previous secret still signs.
     func rotateSecret(id: String, secret: WebhookSecret, overlap: TimeInterval) async throws -> WebhookEndpoint {
-        try await write { executor, time in
+        try await writeSeeingEarlierWrites { executor, time in
             let current = try await Self.endpoint(executor, id: id)
             // A second rotation now would stop the first secret at once, under receivers that
             // may not have moved yet (or a retried request would): one at a time.
@@ -151,7 +153,7 @@ struct WebhookStore: TransactionalStore {
     }
 
     func deleteEndpoint(id: String) async throws {
-        try await write { executor, _ in
+        try await writeSeeingEarlierWrites { executor, _ in
             _ = try await Self.endpoint(executor, id: id)
             // In order, without relying on foreign-key cascades (off by default in SQLite).
             try await executor.execute("DELETE FROM webhook_attempts WHERE endpoint_id = \(id)")
@@ -205,7 +207,7 @@ struct WebhookStore: TransactionalStore {
     /// Makes the event due at once for the endpoint again (or for the first time), whatever its
     /// state; refused while the endpoint is disabled or a worker is sending the event.
     func replay(endpointID: String, eventID: String) async throws -> WebhookDelivery {
-        try await write { executor, time in
+        try await writeSeeingEarlierWrites { executor, time in
             guard !(try await Self.endpoint(executor, id: endpointID)).disabled else {
                 throw StorageError(.conflict, "endpoint \(endpointID) is disabled: enable it first")
             }
@@ -260,7 +262,7 @@ struct WebhookStore: TransactionalStore {
             ).isEmpty == false
         }
         guard due else { return [] }
-        return try await write { executor, time in
+        return try await writeSeeingEarlierWrites { executor, time in
             // Queued for an endpoint while it was being disabled: paused like the rest of its deliveries.
             try await executor.execute(
                 """
@@ -328,7 +330,7 @@ struct WebhookStore: TransactionalStore {
     /// `retryAfter` (nil: no more tries), and `disable` stops the endpoint (a 410).
     func recordAttempts(_ attempts: [RecordedAttempt]) async throws {
         guard !attempts.isEmpty else { return }
-        try await write { executor, time in
+        try await writeSeeingEarlierWrites { executor, time in
             // A few statements for the whole batch, not a few per delivery: every attempt in one
             // insert, then the deliveries moved on in groups that end the same way.
             let rows = attempts.map { attempt -> SQL in

@@ -53,9 +53,10 @@ import Testing
         let events = try await harness.storage.webhooks.events(after: nil, type: nil, userID: nil, limit: 1000).events
         #expect(events.filter { $0.type == .purchaseGranted }.count == purchases.count)
         #expect(events.filter { $0.type == .creditsSpent }.count == users.count - 1)
-        // Each event once, in the order of its sequence.
+        // Each event once: a purchase's for its transaction.
         #expect(Set(events.map(\.id)).count == events.count)
-        #expect(events.map(\.sequence) == events.map(\.sequence).sorted())
+        let granted = events.filter { $0.type == .purchaseGranted }.compactMap(\.data.transactionID)
+        #expect(granted.sorted() == purchases.compactMap(\.1.payload.transactionID).sorted())
         for user in users {
             let own = events.filter { $0.data.userID == user.id }.map(\.type)
             #expect(own.first == .creditsGranted, "\(own)")
