@@ -89,6 +89,8 @@ import Testing
                     // The order the writes ran in, and the order their tails listed them in.
                     "CREATE TABLE ran (seq INTEGER PRIMARY KEY AUTOINCREMENT, item BIGINT NOT NULL)",
                     "CREATE TABLE tail_writes (seq INTEGER PRIMARY KEY AUTOINCREMENT, item BIGINT NOT NULL)",
+                    // What a write without a tail saw of the total.
+                    "CREATE TABLE seen (item BIGINT PRIMARY KEY, total BIGINT NOT NULL)",
                 ])
         ])
         return database
@@ -103,18 +105,16 @@ import Testing
     static func heldBatch(
         _ database: SQLiteDatabase, _ writes: [Int64], _ write: @escaping @Sendable (Int64) async throws -> Void
     ) async throws -> [Int64: Bool] {
-        let (started, start) = AsyncStream.makeStream(of: Void.self)
-        let (release, released) = AsyncStream.makeStream(of: Void.self)
+        let gate = Gate()
         let first = Task {
             try await database.write(tail: Total.self) { executor in
                 try await executor.execute("INSERT INTO ran (item) VALUES (0)", [])
-                start.yield()
-                for await _ in release { break }
+                await gate.wait()
                 return ((), Total(0, amount: 1))
             }
         }
         // The first write runs alone in its batch: the others queue behind it for the next.
-        for await _ in started { break }
+        await gate.arrived()
         let outcomes = await withTaskGroup(of: (Int64, Bool).self) { group in
             for id in writes {
                 group.addTask {
@@ -127,7 +127,7 @@ import Testing
                 }
             }
             try? await Task.sleep(for: .milliseconds(200))
-            released.yield()
+            await gate.open()
             var outcomes: [Int64: Bool] = [:]
             for await (id, committed) in group { outcomes[id] = committed }
             return outcomes
@@ -167,15 +167,13 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let database = try await Self.totals(folder)
-        let seen = NSLock()
-        nonisolated(unsafe) var totals: [Int64: Int64] = [:]
         let outcomes = try await Self.heldBatch(database, Array(1...30)) { id in
             if id % 10 == 0 {
-                let total = try await database.write { executor in
+                // It keeps the total it saw, in its own transaction.
+                try await database.write { executor in
                     try await executor.execute("INSERT INTO ran (item) VALUES (\(id))")
-                    return try await executor.query("SELECT amount FROM totals WHERE id = 1").first?.int(SQLColumn("amount")) ?? 0
+                    try await executor.execute("INSERT INTO seen (item, total) SELECT \(id), COALESCE((SELECT amount FROM totals WHERE id = 1), 0)")
                 }
-                seen.withLock { totals[id] = total }
             } else {
                 try await database.write(tail: Total.self) { executor in
                     try await executor.execute("INSERT INTO ran (item) VALUES (\(id))")
@@ -186,7 +184,11 @@ import Testing
         #expect(outcomes.values.allSatisfy { $0 })
         // Each write without a tail saw the amounts of every tailed write that ran before it.
         let ran = try await Self.column(database, "SELECT item FROM ran ORDER BY seq", "item")
-        for (id, total) in seen.withLock({ totals }) {
+        let seen = try await database.read { executor in
+            try await executor.query("SELECT item, total FROM seen").map { (try $0.int(SQLColumn("item")), try $0.int(SQLColumn("total"))) }
+        }
+        #expect(seen.count == 3)
+        for (id, total) in seen {
             let before = ran.prefix { $0 != id }
             #expect(total == before.map { $0 == 0 ? 1 : ($0 % 10 == 0 ? 0 : $0) }.reduce(0, +), "\(id) in \(ran)")
         }
