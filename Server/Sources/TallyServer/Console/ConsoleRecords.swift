@@ -108,7 +108,7 @@ public struct ConsoleLedgerQuery: Sendable, Hashable {
     public var before: Position?
 
     /// A place in the ledger's list: newest first by time, then by id among entries of the
-    /// same millisecond.
+    /// same millisecond; in one user's list, by id alone (the order the entries were written).
     public struct Position: Sendable, Hashable {
         public var createdAt: Int64
         public var id: Int64

@@ -84,12 +84,13 @@ extension AdminStore {
 
     /// A user's account and recent ledger, for the admin.
     public func adminUser(id: String) async throws -> AdminUser {
-        try await read { executor, time in
+        let dialect = transactions.database.dialect
+        return try await read { executor, time in
             guard let user = try await executor.fetchOne(UserRow.self, "SELECT * FROM users WHERE id = \(id)")?.user else {
                 throw StorageError(.notFound, "no user \(id)")
             }
             let (balances, access) = try await accounts.summary(executor, user: id, time: time)
-            let ledger = try await executor.fetchAll(LedgerEntryRow.self, "SELECT * FROM ledger_entries WHERE user_id = \(id) ORDER BY id DESC LIMIT 20")
+            let ledger = try await executor.fetchAll(LedgerEntryRow.self, LedgerEntryRow.newestOf(id, "", limit: 20, dialect: dialect))
             return AdminUser(
                 userID: id, appUserID: user.appUserID, appAccountToken: user.appAccountToken, createdAt: user.createdAt,
                 balances: balances, entitlements: access.entitlements, subscriptions: access.subscriptions,

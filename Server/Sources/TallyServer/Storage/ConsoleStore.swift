@@ -383,36 +383,50 @@ extension ConsoleStore {
 
     // MARK: - Lists
 
-    /// Ledger entries, newest first.
+    /// Ledger entries, newest first: by time, or one user's by id.
     public func ledgerEntries(_ query: ConsoleLedgerQuery) async throws -> ConsoleLedgerPage {
-        try await read { executor, _ in
-            var sql: SQL = "SELECT * FROM ledger_entries WHERE 1 = 1"
-            typealias Columns = LedgerEntryRow.Columns
-            for (column, value) in [(Columns.currency, query.currency), (Columns.kind, query.kind), (Columns.userID, query.userID)] {
-                guard let value else { continue }
-                sql += " AND \(column) = \(value)"
-            }
-            if let from = query.from {
-                sql += " AND created_at >= \(SQLStorage.millis(from))"
-            }
-            if let to = query.to {
-                sql += " AND created_at < \(SQLStorage.millis(to))"
-            }
-            if let before = query.before {
-                // `<=` first: a range of the time index, which the OR alone does not give the planner.
-                sql += " AND created_at <= \(before.createdAt) AND (created_at < \(before.createdAt) OR id < \(before.id))"
-            }
-            sql += " ORDER BY created_at DESC, id DESC LIMIT \(query.limit + 1)"
-            let rows = try await executor.fetchAll(LedgerEntryRow.self, sql)
+        let dialect = transactions.database.dialect
+        return try await read { executor, _ in
+            let rows = try await executor.fetchAll(LedgerEntryRow.self, Self.ledgerStatement(query, dialect: dialect))
             let page = rows.prefix(query.limit).map { ConsoleLedgerPage.Row(userID: $0.userID, entry: $0.entry) }
             let last = rows.prefix(query.limit).last.map { ConsoleLedgerQuery.Position(createdAt: $0.createdAt, id: $0.entry.id) }
             return ConsoleLedgerPage(rows: page, next: rows.count > query.limit ? last : nil)
         }
     }
 
+    /// The statement of a page of the console's ledger, one entry more than the page holds.
+    static func ledgerStatement(_ query: ConsoleLedgerQuery, dialect: SQLDialect) -> SQL {
+        var filters: SQL = ""
+        typealias Columns = LedgerEntryRow.Columns
+        for (column, value) in [(Columns.currency, query.currency), (Columns.kind, query.kind)] {
+            guard let value else { continue }
+            filters += " AND \(column) = \(value)"
+        }
+        if let from = query.from {
+            filters += " AND created_at >= \(SQLStorage.millis(from))"
+        }
+        if let to = query.to {
+            filters += " AND created_at < \(SQLStorage.millis(to))"
+        }
+        if let userID = query.userID {
+            // One user's entries go by id, as the API lists them: the list reads that user's
+            // rows alone whatever else is filtered, and the ledger keeps one index by user.
+            if let before = query.before {
+                filters += " AND id < \(before.id)"
+            }
+            return LedgerEntryRow.newestOf(userID, filters, limit: query.limit + 1, dialect: dialect)
+        }
+        if let before = query.before {
+            // `<=` first: a range of the time index, which the OR alone does not give the planner.
+            filters += " AND created_at <= \(before.createdAt) AND (created_at < \(before.createdAt) OR id < \(before.id))"
+        }
+        return "SELECT * FROM ledger_entries WHERE 1 = 1\(filters) ORDER BY created_at DESC, id DESC LIMIT \(query.limit + 1)"
+    }
+
     /// What happened to a user, newest first, at most `limit` events.
     public func timeline(userID: String, limit: Int) async throws -> [ConsoleEvent] {
-        try await read { executor, _ in
+        let dialect = transactions.database.dialect
+        return try await read { executor, _ in
             var events: [ConsoleEvent] = []
             for row in try await executor.fetchAll(
                 AdminTransactionRow.self, "SELECT * FROM store_transactions WHERE user_id = \(userID) ORDER BY received_at DESC LIMIT \(limit)")
@@ -446,7 +460,7 @@ extension ConsoleStore {
                         transactionID: notification.transactionID, detail: notification.outcome + (notification.detail.map { ": \($0)" } ?? "")))
             }
             for row in try await executor.fetchAll(
-                LedgerEntryRow.self, "SELECT * FROM ledger_entries WHERE user_id = \(userID) ORDER BY id DESC LIMIT \(limit)")
+                LedgerEntryRow.self, LedgerEntryRow.newestOf(userID, "", limit: limit, dialect: dialect))
             {
                 let entry = row.entry
                 events.append(

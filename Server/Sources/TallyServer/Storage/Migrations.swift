@@ -6,11 +6,13 @@ public import TallySQL
 /// changes come as new migrations at the end. Before the first release the migrations added
 /// during development are folded back into `0001_core` (tables created with their final
 /// columns), and their names are recorded with it (``TallySQL/Migration/folds``) so that a
-/// database a development build migrated opens as before; `0005_metrics` and
-/// `0006_event_deliveries` came after the last fold and are applied to such databases. `Server/Tests/TallyServerTests/Storage/Schema/` holds the schema it makes, reviewed.
+/// database a development build migrated opens as before; `0005_metrics`,
+/// `0006_event_deliveries` and `0007_ledger_by_user_once` came after the last fold and are
+/// applied to such databases. `Server/Tests/TallyServerTests/Storage/Schema/` holds the schema
+/// it makes, reviewed.
 public enum Migrations: Sendable {
     /// Every migration, in order.
-    public static let all: [Migration] = [core, metrics, eventDeliveries]
+    public static let all: [Migration] = [core, metrics, eventDeliveries, ledgerByUserOnce]
 
     /// Tables of users, positions, lots, the ledger, store transactions, orders, spends,
     /// reservations, allowances and notifications; what the server learns from Apple; the web
@@ -63,6 +65,12 @@ public enum Migrations: Sendable {
             """,
             "CREATE TRIGGER events_deliveries AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION events_deliveries()",
         ])
+
+    /// The ledger keeps one index by user, `ledger_user` (user, id): the console lists one
+    /// user's entries in its order, as the API does, and every ledger entry written then
+    /// changes one page of an index keyed by its user instead of two (decision 0041).
+    static let ledgerByUserOnce = Migration(
+        name: "0007_ledger_by_user_once", sqlite: ["DROP INDEX ledger_user_time"], postgres: ["DROP INDEX ledger_user_time"])
 
     /// The enabled endpoints that want the event `NEW` (every type, or its own).
     private static let wantingEndpoints = """

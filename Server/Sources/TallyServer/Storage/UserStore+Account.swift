@@ -27,19 +27,19 @@ extension UserStore {
 
     /// A page of the user's ledger, newest first.
     public func ledger(user: User, currency: String?, kind: String?, limit: Int, cursor: Int64?) async throws -> LedgerPage {
-        try await read { executor, _ in
-            var sql: SQL = "SELECT * FROM ledger_entries WHERE user_id = \(user.id)"
+        let dialect = transactions.database.dialect
+        return try await read { executor, _ in
+            var filters: SQL = ""
             if let currency {
-                sql += " AND currency = \(currency)"
+                filters += " AND currency = \(currency)"
             }
             if let kind {
-                sql += " AND kind = \(LedgerEntryKind(rawValue: kind))"
+                filters += " AND kind = \(LedgerEntryKind(rawValue: kind))"
             }
             if let cursor {
-                sql += " AND id < \(cursor)"
+                filters += " AND id < \(cursor)"
             }
-            sql += " ORDER BY id DESC LIMIT \(limit + 1)"
-            let rows = try await executor.fetchAll(LedgerEntryRow.self, sql)
+            let rows = try await executor.fetchAll(LedgerEntryRow.self, LedgerEntryRow.newestOf(user.id, filters, limit: limit + 1, dialect: dialect))
             let entries = rows.prefix(limit).map(\.entry)
             return LedgerPage(entries: entries, nextCursor: rows.count > limit ? entries.last.map { String($0.id) } : nil)
         }
@@ -48,6 +48,17 @@ extension UserStore {
 
 /// A row of `ledger_entries`, as the API lists it.
 struct LedgerEntryRow: SQLRowDecodable {
+    /// The statement of `user`'s entries that pass `filters` (conditions, each after ` AND `),
+    /// newest first by id, at most `limit`: the order of `ledger_user` (user, id), which it
+    /// reads alone. On PostgreSQL the user is compared as an array of one: compared with `=`,
+    /// the planner takes the user for a constant, sees the primary key in the list's order too,
+    /// and for a user whose entries are old walks everyone's backwards (0.3 s at a million
+    /// entries, against 0.05 ms; decision 0041).
+    static func newestOf(_ user: String, _ filters: SQL, limit: Int, dialect: SQLDialect) -> SQL {
+        let oneUser: SQL = dialect == .postgres ? "user_id = ANY(ARRAY[\(user)])" : "user_id = \(user)"
+        return "SELECT * FROM ledger_entries WHERE \(oneUser)\(filters) ORDER BY user_id DESC, id DESC LIMIT \(limit)"
+    }
+
     enum Columns {
         static let id = SQLColumn("id")
         static let userID = SQLColumn("user_id")

@@ -572,6 +572,15 @@ import Testing
                 uri = Self.link("next", in: html)
             }
             #expect(entries.count == 25 && Set(entries).count == 25)
+            // One user's purchases: 12, newest first by id, in pages of 5.
+            var mine: [Int64] = []
+            uri = "/console/ledger?user=\(users[0].id)&kind=purchase&limit=5"
+            while let next = uri {
+                let html = Self.text(try await browser.get(next))
+                mine += Self.cells("entry-id", in: html).compactMap { Int64($0) }
+                uri = Self.link("next", in: html)
+            }
+            #expect(mine.count == 12 && mine == mine.sorted(by: >), "\(mine)")
             #expect(Self.text(try await browser.get("/console/ledger.csv?kind=signup&csrf=\(csrf)")).split(separator: "\r\n").count == 3)
         }
         let exports = try await api.harness.storage.console.auditLog(limit: 50, before: nil).entries.filter { $0.action == "export" }

@@ -35,29 +35,86 @@ import Testing
         #expect(searches.filter { $0.contains(byProduct.dropFirst("SEARCH store_transactions ".count)) }.count == 1, "\(account)")
     }
 
-    /// Lists of one user's rows, written as the API's ledger and the console's ledger and
-    /// transactions build them (with literals for their binds).
-    @Test(arguments: [
-        ("SELECT * FROM ledger_entries WHERE user_id = 'u' AND id < 9 ORDER BY id DESC LIMIT 21", "ledger_user (user_id=? AND id<?)"),
-        ("SELECT * FROM ledger_entries WHERE user_id = 'u' AND kind = 'spend' ORDER BY id DESC LIMIT 21", "ledger_user (user_id=?)"),
-        (
-            "SELECT * FROM ledger_entries WHERE 1 = 1 AND kind = 'spend' AND user_id = 'u' ORDER BY created_at DESC, id DESC LIMIT 51",
-            "ledger_user_time (user_id=?)"
-        ),
-        (
-            "SELECT * FROM ledger_entries WHERE 1 = 1 AND currency = 'credits' AND user_id = 'u' AND created_at >= 1 ORDER BY created_at DESC, id DESC LIMIT 51",
-            "ledger_user_time (user_id=? AND created_at>?)"
-        ),
-        (
-            "SELECT * FROM store_transactions WHERE 1 = 1 AND product_kind = 'consumable' AND user_id = 'u' ORDER BY received_at DESC LIMIT 51",
-            "store_transactions_user"
-        ),
-    ])
-    func aListOfOneUsersRowsSearchesTheUsersIndex(statement: String, index: String) async throws {
+    /// A list of one user's transactions of one kind, as the console writes it (with literals for
+    /// its binds), reads the user's transactions in the list's order.
+    @Test func aListOfOneUsersTransactionsOfAKindSearchesTheUsersIndex() async throws {
         let database = try await Backend.sqlite.makeDatabase()
-        let plan = try await Self.plan(database, SQL(raw: statement))
-        let table = statement.contains("ledger_entries") ? "ledger_entries" : "store_transactions"
-        #expect(plan.first?.hasPrefix("SEARCH \(table) USING INDEX \(index)") == true, "\(plan)")
+        let statement: SQL =
+            "SELECT * FROM store_transactions WHERE 1 = 1 AND product_kind = 'consumable' AND user_id = 'u' ORDER BY received_at DESC LIMIT 51"
+        let plan = try await Self.plan(database, statement)
+        #expect(plan.first?.hasPrefix("SEARCH store_transactions USING INDEX store_transactions_user") == true, "\(plan)")
+    }
+
+    /// The API's ledger, the admin's user and the console's timeline read one user's entries
+    /// newest first in the order of `ledger_user`, with a kind, a currency or a page.
+    @Test(arguments: [
+        ("", "ledger_user (user_id=?)"), (" AND kind = 'spend' AND currency = 'credits'", "ledger_user (user_id=?)"),
+        (" AND id < 9", "ledger_user (user_id=? AND id<?)"),
+    ])
+    func oneUsersLedgerSearchesTheUsersIndexInItsOrder(filters: String, index: String) async throws {
+        let database = try await Backend.sqlite.makeDatabase()
+        let plan = try await Self.plan(database, LedgerEntryRow.newestOf("u", SQL(raw: filters), limit: 21, dialect: .sqlite))
+        #expect(plan.first?.hasPrefix("SEARCH ledger_entries USING INDEX \(index)") == true, "\(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+    }
+
+    /// On PostgreSQL, whose planner weighs its statistics: a user whose 2,000 entries are older
+    /// than everyone else's 20,000 gets them from `ledger_user`, not from a walk back through
+    /// everyone's by the primary key (which `user_id = $1 ORDER BY id DESC` gets here).
+    @Test(.enabled(if: Backend.available.contains(.postgres)))
+    func onPostgreSQLOneUsersOldEntriesAreReadFromTheUsersIndex() async throws {
+        let database = try await Backend.postgres.makeDatabase()
+        _ = try await database.write { executor in
+            for statement in [
+                "INSERT INTO users (id, app_account_token, created_at) SELECT 'u' || g, 'token-' || g, 0 FROM generate_series(0, 1000) g",
+                "INSERT INTO ledger_entries (user_id, currency, bucket, kind, amount, created_at) SELECT 'u1000', 'credits', 'balance', 'purchase', 1, g FROM generate_series(1, 2000) g",
+                """
+                INSERT INTO ledger_entries (user_id, currency, bucket, kind, amount, created_at)
+                SELECT 'u' || (g % 1000), 'credits', 'balance', 'purchase', 1, 100000 + g FROM generate_series(1, 20000) g
+                """,
+                "ANALYZE ledger_entries",
+            ] {
+                _ = try await executor.execute(statement, [])
+            }
+        }
+        func plan(_ statement: SQL) async throws -> String {
+            try await database.read { executor in
+                try await executor.query("EXPLAIN " + statement).map { try $0.text(SQLColumn("QUERY PLAN")) }
+            }.joined(separator: "\n")
+        }
+        let plain = try await plan("SELECT * FROM ledger_entries WHERE user_id = \("u1000") ORDER BY id DESC LIMIT 21")
+        #expect(plain.contains("ledger_entries_pkey"), "the statistics show the walk this guards against: \(plain)")
+        for statement in [
+            LedgerEntryRow.newestOf("u1000", "", limit: 21, dialect: .postgres),
+            ConsoleStore.ledgerStatement(
+                ConsoleLedgerQuery(kind: "purchase", userID: "u1000", before: .init(createdAt: 5_000, id: 21_000)), dialect: .postgres),
+        ] {
+            let plan = try await plan(statement)
+            #expect(plan.contains("Index Scan Backward using ledger_user on ledger_entries") && !plan.contains("Sort"), "\(plan)")
+        }
+    }
+
+    /// The console's ledger, as `ConsoleStore` builds it: with a user named, that user's entries
+    /// by id (`ledger_user`, the ledger's one index by user) whatever else is filtered or paged;
+    /// without one, a range of a time index.
+    @Test(arguments: [
+        (ConsoleLedgerQuery(userID: "u"), "ledger_user (user_id=?)"),
+        (ConsoleLedgerQuery(kind: "spend", userID: "u"), "ledger_user (user_id=?)"),
+        (ConsoleLedgerQuery(currency: "credits", kind: "purchase", userID: "u"), "ledger_user (user_id=?)"),
+        (
+            ConsoleLedgerQuery(currency: "credits", userID: "u", from: Date(timeIntervalSince1970: 5), to: Date(timeIntervalSince1970: 9)),
+            "ledger_user (user_id=?)"
+        ),
+        (ConsoleLedgerQuery(kind: "spend", userID: "u", before: .init(createdAt: 5_000, id: 9)), "ledger_user (user_id=? AND id<?)"),
+        (ConsoleLedgerQuery(kind: "spend"), "ledger_kind_time (kind=?)"),
+        (ConsoleLedgerQuery(currency: "credits", kind: "spend"), "ledger_currency_time (currency=? AND kind=?)"),
+        (ConsoleLedgerQuery(from: Date(timeIntervalSince1970: 5)), "ledger_time (created_at>?)"),
+    ])
+    func theConsolesLedgerOfOneUserSearchesTheUsersIndexInItsOrder(query: ConsoleLedgerQuery, index: String) async throws {
+        let database = try await Backend.sqlite.makeDatabase()
+        let plan = try await Self.plan(database, ConsoleStore.ledgerStatement(query, dialect: .sqlite))
+        #expect(plan.first?.hasPrefix("SEARCH ledger_entries USING INDEX \(index)") == true, "\(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "the index gives the list's order: \(plan)")
     }
 
     /// The admin's and the console's list of transactions, as `AdminStore` builds it: with a

@@ -383,7 +383,6 @@ CREATE UNIQUE INDEX ledger_entries_pkey ON ledger_entries USING btree (id);
 CREATE INDEX ledger_kind_time ON ledger_entries USING btree (kind, created_at, id);
 CREATE INDEX ledger_time ON ledger_entries USING btree (created_at, id);
 CREATE INDEX ledger_user ON ledger_entries USING btree (user_id, id);
-CREATE INDEX ledger_user_time ON ledger_entries USING btree (user_id, created_at, id);
 CREATE INDEX lots_fifo ON lots USING btree (user_id, currency, id) WHERE (remaining > 0);
 CREATE UNIQUE INDEX lots_pkey ON lots USING btree (id);
 CREATE INDEX lots_transaction ON lots USING btree (transaction_id);

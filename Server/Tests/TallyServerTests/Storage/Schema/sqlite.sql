@@ -303,7 +303,6 @@ CREATE INDEX ledger_currency_time ON ledger_entries (currency, kind, created_at,
 CREATE INDEX ledger_kind_time ON ledger_entries (kind, created_at, id);
 CREATE INDEX ledger_time ON ledger_entries (created_at, id);
 CREATE INDEX ledger_user ON ledger_entries (user_id, id);
-CREATE INDEX ledger_user_time ON ledger_entries (user_id, created_at, id);
 CREATE INDEX lots_fifo ON lots (user_id, currency, id) WHERE remaining > 0;
 CREATE INDEX lots_transaction ON lots (transaction_id);
 CREATE INDEX notifications_original ON notifications (original_transaction_id);
