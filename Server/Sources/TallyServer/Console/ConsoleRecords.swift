@@ -108,7 +108,8 @@ public struct ConsoleLedgerQuery: Sendable, Hashable {
     public var before: Position?
 
     /// A place in the ledger's list: newest first by time, then by id among entries of the
-    /// same millisecond; in one user's list, by id alone (the order the entries were written).
+    /// same millisecond; in one user's list, by id alone (the order the entries were written),
+    /// and the time it carries is not compared.
     public struct Position: Sendable, Hashable {
         public var createdAt: Int64
         public var id: Int64

@@ -90,7 +90,7 @@ extension AdminStore {
                 throw StorageError(.notFound, "no user \(id)")
             }
             let (balances, access) = try await accounts.summary(executor, user: id, time: time)
-            let ledger = try await executor.fetchAll(LedgerEntryRow.self, LedgerEntryRow.newestOf(id, "", limit: 20, dialect: dialect))
+            let ledger = try await executor.fetchAll(LedgerEntryRow.self, LedgerEntryRow.newestOf(id, limit: 20, dialect: dialect))
             return AdminUser(
                 userID: id, appUserID: user.appUserID, appAccountToken: user.appAccountToken, createdAt: user.createdAt,
                 balances: balances, entitlements: access.entitlements, subscriptions: access.subscriptions,

@@ -396,31 +396,35 @@ extension ConsoleStore {
 
     /// The statement of a page of the console's ledger, one entry more than the page holds.
     static func ledgerStatement(_ query: ConsoleLedgerQuery, dialect: SQLDialect) -> SQL {
-        var filters: SQL = ""
+        var conditions: [SQL] = []
         typealias Columns = LedgerEntryRow.Columns
         for (column, value) in [(Columns.currency, query.currency), (Columns.kind, query.kind)] {
             guard let value else { continue }
-            filters += " AND \(column) = \(value)"
+            conditions.append("\(column) = \(value)")
         }
         if let from = query.from {
-            filters += " AND created_at >= \(SQLStorage.millis(from))"
+            conditions.append("created_at >= \(SQLStorage.millis(from))")
         }
         if let to = query.to {
-            filters += " AND created_at < \(SQLStorage.millis(to))"
+            conditions.append("created_at < \(SQLStorage.millis(to))")
         }
         if let userID = query.userID {
             // One user's entries go by id, as the API lists them: the list reads that user's
             // rows alone whatever else is filtered, and the ledger keeps one index by user.
             if let before = query.before {
-                filters += " AND id < \(before.id)"
+                conditions.append("id < \(before.id)")
             }
-            return LedgerEntryRow.newestOf(userID, filters, limit: query.limit + 1, dialect: dialect)
+            return LedgerEntryRow.newestOf(userID, where: conditions, limit: query.limit + 1, dialect: dialect)
         }
         if let before = query.before {
             // `<=` first: a range of the time index, which the OR alone does not give the planner.
-            filters += " AND created_at <= \(before.createdAt) AND (created_at < \(before.createdAt) OR id < \(before.id))"
+            conditions.append("created_at <= \(before.createdAt) AND (created_at < \(before.createdAt) OR id < \(before.id))")
         }
-        return "SELECT * FROM ledger_entries WHERE 1 = 1\(filters) ORDER BY created_at DESC, id DESC LIMIT \(query.limit + 1)"
+        var sql: SQL = "SELECT * FROM ledger_entries WHERE 1 = 1"
+        for condition in conditions {
+            sql += " AND " + condition
+        }
+        return sql + " ORDER BY created_at DESC, id DESC LIMIT \(query.limit + 1)"
     }
 
     /// What happened to a user, newest first, at most `limit` events.
@@ -460,7 +464,7 @@ extension ConsoleStore {
                         transactionID: notification.transactionID, detail: notification.outcome + (notification.detail.map { ": \($0)" } ?? "")))
             }
             for row in try await executor.fetchAll(
-                LedgerEntryRow.self, LedgerEntryRow.newestOf(userID, "", limit: limit, dialect: dialect))
+                LedgerEntryRow.self, LedgerEntryRow.newestOf(userID, limit: limit, dialect: dialect))
             {
                 let entry = row.entry
                 events.append(

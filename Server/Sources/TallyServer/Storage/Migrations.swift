@@ -70,7 +70,10 @@ public enum Migrations: Sendable {
     /// user's entries in its order, as the API does, and every ledger entry written then
     /// changes one page of an index keyed by its user instead of two (decision 0041).
     static let ledgerByUserOnce = Migration(
-        name: "0007_ledger_by_user_once", sqlite: ["DROP INDEX ledger_user_time"], postgres: ["DROP INDEX ledger_user_time"])
+        name: "0007_ledger_by_user_once", sqlite: [dropLedgerUserTime], postgres: [dropLedgerUserTime])
+
+    /// `IF EXISTS`: a development build's `0007_user_indexes` dropped it already.
+    private static let dropLedgerUserTime = "DROP INDEX IF EXISTS ledger_user_time"
 
     /// The enabled endpoints that want the event `NEW` (every type, or its own).
     private static let wantingEndpoints = """
@@ -374,7 +377,7 @@ public enum Migrations: Sendable {
         "CREATE INDEX ledger_time ON ledger_entries (created_at, id)",
         "CREATE INDEX ledger_kind_time ON ledger_entries (kind, created_at, id)",
         "CREATE INDEX ledger_currency_time ON ledger_entries (currency, kind, created_at, id)",
-        "CREATE INDEX ledger_user_time ON ledger_entries (user_id, created_at, id)",
+        "CREATE INDEX ledger_user_time ON ledger_entries (user_id, created_at, id)",  // dropped by 0007_ledger_by_user_once
         "CREATE INDEX notifications_original ON notifications (original_transaction_id)",
         "CREATE INDEX notifications_outcome ON notifications (outcome, received_at)",
     ]

@@ -580,7 +580,7 @@ import Testing
                 mine += Self.cells("entry-id", in: html).compactMap { Int64($0) }
                 uri = Self.link("next", in: html)
             }
-            #expect(mine.count == 12 && mine == mine.sorted(by: >), "\(mine)")
+            #expect(mine.count == 12 && Set(mine).count == 12 && mine == mine.sorted(by: >), "\(mine)")
             #expect(Self.text(try await browser.get("/console/ledger.csv?kind=signup&csrf=\(csrf)")).split(separator: "\r\n").count == 3)
         }
         let exports = try await api.harness.storage.console.auditLog(limit: 50, before: nil).entries.filter { $0.action == "export" }

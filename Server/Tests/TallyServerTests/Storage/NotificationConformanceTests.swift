@@ -280,6 +280,34 @@ import Testing
         #expect(onlySignup.entries.count == 1)
     }
 
+    /// One user's ledger goes newest first by id, the order it was written, in the API and in
+    /// the console alike, even where the entries' times say otherwise (a clock stepped back),
+    /// and the console's pages of it lose and repeat nothing.
+    @Test(arguments: Backend.available)
+    func oneUsersLedgerGoesInTheOrderItWasWrittenWhateverItsTimes(backend: Backend) async throws {
+        let harness = try await Harness(backend)
+        let user = try await harness.user()
+        _ = try await harness.database.write { executor in
+            for step in Int64(0)..<5 {
+                _ = try await executor.execute(
+                    """
+                    INSERT INTO ledger_entries (user_id, currency, bucket, kind, amount, created_at)
+                    VALUES (\(user.id), 'credits', 'balance', 'adjustment', 1, \(1_000 - step))
+                    """)
+            }
+        }
+        var listed: [Int64] = []
+        var before: ConsoleLedgerQuery.Position?
+        repeat {
+            let page = try await harness.storage.console.ledgerEntries(ConsoleLedgerQuery(kind: "adjustment", userID: user.id, limit: 2, before: before))
+            listed += page.rows.map(\.entry.id)
+            before = page.next
+        } while before != nil
+        let written = try await harness.storage.users.ledger(user: user, currency: nil, kind: "adjustment", limit: 10, cursor: nil).entries.map(\.id)
+        #expect(written.count == 5 && Set(written).count == 5 && written == written.sorted(by: >), "\(written)")
+        #expect(listed == written)
+    }
+
     @Test(arguments: Backend.available)
     func adminAdjustmentsAreIdempotentAndANegativeOneCanLeaveDebt(backend: Backend) async throws {
         let harness = try await Harness(backend)

@@ -46,14 +46,15 @@ import Testing
     }
 
     /// The API's ledger, the admin's user and the console's timeline read one user's entries
-    /// newest first in the order of `ledger_user`, with a kind, a currency or a page.
+    /// newest first in the order of `ledger_user`, with a kind, a currency or a page. (SQLite
+    /// needs no `user_id DESC` in the order: the test on PostgreSQL below is what holds it.)
     @Test(arguments: [
-        ("", "ledger_user (user_id=?)"), (" AND kind = 'spend' AND currency = 'credits'", "ledger_user (user_id=?)"),
-        (" AND id < 9", "ledger_user (user_id=? AND id<?)"),
+        ([], "ledger_user (user_id=?)"), (["kind = 'spend'", "currency = 'credits'"], "ledger_user (user_id=?)"),
+        (["id < 9"], "ledger_user (user_id=? AND id<?)"),
     ])
-    func oneUsersLedgerSearchesTheUsersIndexInItsOrder(filters: String, index: String) async throws {
+    func oneUsersLedgerSearchesTheUsersIndexInItsOrder(conditions: [String], index: String) async throws {
         let database = try await Backend.sqlite.makeDatabase()
-        let plan = try await Self.plan(database, LedgerEntryRow.newestOf("u", SQL(raw: filters), limit: 21, dialect: .sqlite))
+        let plan = try await Self.plan(database, LedgerEntryRow.newestOf("u", where: conditions.map { SQL(raw: $0) }, limit: 21, dialect: .sqlite))
         #expect(plan.first?.hasPrefix("SEARCH ledger_entries USING INDEX \(index)") == true, "\(plan)")
         #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
     }
@@ -82,15 +83,35 @@ import Testing
                 try await executor.query("EXPLAIN " + statement).map { try $0.text(SQLColumn("QUERY PLAN")) }
             }.joined(separator: "\n")
         }
+        // The plan of a prepared statement that no longer looks at its values, as the server's
+        // named statements may come to use after a few runs.
+        func genericPlan(_ statement: SQL) async throws -> String {
+            let rendered = statement.rendered(for: .postgres)
+            let values = rendered.binds.map { value in
+                switch value {
+                case .text(let text): "'" + text + "'"
+                case .int(let number): String(number)
+                default: "NULL"
+                }
+            }
+            return try await database.write { executor in
+                _ = try await executor.execute("SET LOCAL plan_cache_mode = force_generic_plan", [])
+                _ = try await executor.execute("PREPARE listed AS " + rendered.text, [])
+                let lines = try await executor.query("EXPLAIN EXECUTE listed(" + values.joined(separator: ", ") + ")", [])
+                _ = try await executor.execute("DEALLOCATE listed", [])
+                return try lines.map { try $0.text(SQLColumn("QUERY PLAN")) }.joined(separator: "\n")
+            }
+        }
         let plain = try await plan("SELECT * FROM ledger_entries WHERE user_id = \("u1000") ORDER BY id DESC LIMIT 21")
-        #expect(plain.contains("ledger_entries_pkey"), "the statistics show the walk this guards against: \(plain)")
+        try #require(plain.contains("ledger_entries_pkey"), "the statistics no longer lead the plain statement into the walk: \(plain)")
         for statement in [
-            LedgerEntryRow.newestOf("u1000", "", limit: 21, dialect: .postgres),
+            LedgerEntryRow.newestOf("u1000", limit: 21, dialect: .postgres),
             ConsoleStore.ledgerStatement(
                 ConsoleLedgerQuery(kind: "purchase", userID: "u1000", before: .init(createdAt: 5_000, id: 21_000)), dialect: .postgres),
         ] {
-            let plan = try await plan(statement)
-            #expect(plan.contains("Index Scan Backward using ledger_user on ledger_entries") && !plan.contains("Sort"), "\(plan)")
+            for plan in [try await plan(statement), try await genericPlan(statement)] {
+                #expect(plan.contains("Index Scan Backward using ledger_user on ledger_entries") && !plan.contains("Sort"), "\(plan)")
+            }
         }
     }
 
