@@ -420,11 +420,8 @@ extension ConsoleStore {
             // `<=` first: a range of the time index, which the OR alone does not give the planner.
             conditions.append("created_at <= \(before.createdAt) AND (created_at < \(before.createdAt) OR id < \(before.id))")
         }
-        var sql: SQL = "SELECT * FROM ledger_entries WHERE 1 = 1"
-        for condition in conditions {
-            sql += " AND " + condition
-        }
-        return sql + " ORDER BY created_at DESC, id DESC LIMIT \(query.limit + 1)"
+        let filter = (["1 = 1"] + conditions).joined(separator: " AND ")
+        return "SELECT * FROM ledger_entries WHERE \(filter) ORDER BY created_at DESC, id DESC LIMIT \(query.limit + 1)"
     }
 
     /// What happened to a user, newest first, at most `limit` events.

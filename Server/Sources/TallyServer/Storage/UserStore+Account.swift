@@ -56,11 +56,8 @@ struct LedgerEntryRow: SQLRowDecodable {
     /// whose entries are old walks everyone's backwards (decision 0041).
     static func newestOf(_ user: String, where conditions: [SQL] = [], limit: Int, dialect: SQLDialect) -> SQL {
         let oneUser: SQL = dialect == .postgres ? "user_id = ANY(ARRAY[\(user)])" : "user_id = \(user)"
-        var sql: SQL = "SELECT * FROM ledger_entries WHERE " + oneUser
-        for condition in conditions {
-            sql += " AND " + condition
-        }
-        return sql + " ORDER BY user_id DESC, id DESC LIMIT \(limit)"
+        let filter = ([oneUser] + conditions).joined(separator: " AND ")
+        return "SELECT * FROM ledger_entries WHERE \(filter) ORDER BY user_id DESC, id DESC LIMIT \(limit)"
     }
 
     enum Columns {
