@@ -98,7 +98,7 @@ final class EventLog: Sendable {
         var written = 0
         while true {
             let after = state.withLockedValue { $0.cursor }
-            let page = try await storage.events(after: after, type: nil, userID: nil, limit: 500)
+            let page = try await storage.events(for: .eventLog, after: after, type: nil, userID: nil, limit: 500)
             // Every gap of the page starts its wait now, not when the ones before it are passed.
             let seenAt = now()
             var gapStart = after + 1

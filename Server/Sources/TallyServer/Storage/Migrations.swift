@@ -7,12 +7,12 @@ public import TallySQL
 /// during development are folded back into `0001_core` (tables created with their final
 /// columns), and their names are recorded with it (``TallySQL/Migration/folds``) so that a
 /// database a development build migrated opens as before; `0005_metrics`,
-/// `0006_event_deliveries` and `0007_ledger_by_user_once` came after the last fold and are
-/// applied to such databases. `Server/Tests/TallyServerTests/Storage/Schema/` holds the schema
+/// `0006_event_deliveries`, `0007_ledger_by_user_once` and `0008_event_readers` came after the
+/// last fold and are applied to such databases. `Server/Tests/TallyServerTests/Storage/Schema/` holds the schema
 /// it makes, reviewed.
 public enum Migrations: Sendable {
     /// Every migration, in order.
-    public static let all: [Migration] = [core, metrics, eventDeliveries, ledgerByUserOnce]
+    public static let all: [Migration] = [core, metrics, eventDeliveries, ledgerByUserOnce, eventReaders]
 
     /// Tables of users, positions, lots, the ledger, store transactions, orders, spends,
     /// reservations, allowances and notifications; what the server learns from Apple; the web
@@ -74,6 +74,17 @@ public enum Migrations: Sendable {
 
     /// `IF EXISTS`: a development build's `0007_user_indexes` dropped it already.
     private static let dropLedgerUserTime = "DROP INDEX IF EXISTS ledger_user_time"
+
+    /// Events are written only while something reads them (decision 0042): a webhook endpoint,
+    /// or a reader named in `event_readers` from the first time it asked (``EventReader``). A
+    /// database that has events already goes on keeping them: its stream counts as read by the
+    /// API since its first event.
+    static let eventReaders = Migration(name: "0008_event_readers", sqlite: eventReadersStatements, postgres: eventReadersStatements)
+
+    private static let eventReadersStatements = [
+        "CREATE TABLE event_readers (name TEXT PRIMARY KEY, since BIGINT NOT NULL)",
+        "INSERT INTO event_readers (name, since) SELECT 'api', created_at FROM events ORDER BY seq LIMIT 1",
+    ]
 
     /// The enabled endpoints that want the event `NEW` (every type, or its own).
     private static let wantingEndpoints = """

@@ -232,8 +232,12 @@ struct WebhookStore: TransactionalStore {
         }
     }
 
-    func events(after: Int64?, type: TallyEventType?, userID: String?, limit: Int) async throws -> TallyEventPage {
-        try await read { executor, _ in
+    /// The events after `after`, oldest first, as `reader` reads them. The first time a reader
+    /// asks, the database starts keeping events for it (``keepEvents(for:)``): events written
+    /// while nothing read them were never written.
+    func events(for reader: EventReader, after: Int64?, type: TallyEventType?, userID: String?, limit: Int) async throws -> TallyEventPage {
+        let (page, kept) = try await read { executor, _ in
+            let kept = try await executor.query("SELECT 1 AS kept FROM event_readers WHERE name = \(reader)").isEmpty == false
             var sql: SQL = "SELECT * FROM events WHERE seq > \(after ?? 0)"
             if let type {
                 sql += " AND type = \(type)"
@@ -244,7 +248,18 @@ struct WebhookStore: TransactionalStore {
             sql += " ORDER BY seq LIMIT \(limit + 1)"
             let rows = try await executor.fetchAll(EventRow.self, sql)
             let events = try rows.prefix(limit).map { try $0.event() }
-            return TallyEventPage(events: events, nextCursor: rows.count > limit ? events.last?.sequence : nil)
+            return (TallyEventPage(events: events, nextCursor: rows.count > limit ? events.last?.sequence : nil), kept)
+        }
+        if !kept { try await keepEvents(for: reader) }
+        return page
+    }
+
+    /// Makes the database keep events for `reader` from now on; nothing when it does already.
+    /// It sees the writes before it (``Transactions/writeSeeingEarlierWrites(_:)``): their events
+    /// were written, or not, as things stood before it.
+    func keepEvents(for reader: EventReader) async throws {
+        _ = try await writeSeeingEarlierWrites { executor, time in
+            try await executor.execute("INSERT INTO event_readers (name, since) VALUES (\(reader), \(time)) ON CONFLICT (name) DO NOTHING")
         }
     }
 

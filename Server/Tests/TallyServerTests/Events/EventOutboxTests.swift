@@ -10,7 +10,7 @@ import Testing
 /// Every change to money or access writes its event in the same transaction, and only then.
 @Suite struct EventOutboxTests {
     static func events(_ harness: Harness, user: User? = nil) async throws -> [TallyEvent] {
-        try await harness.storage.webhooks.events(after: nil, type: nil, userID: user?.id, limit: 1000).events
+        try await harness.storage.webhooks.events(for: .api, after: nil, type: nil, userID: user?.id, limit: 1000).events
     }
 
     static func types(_ harness: Harness, user: User? = nil) async throws -> [TallyEventType] {

@@ -259,7 +259,7 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         #expect(Self.verifies(request, secret: try #require(endpoint.secret)))
         #expect(!Self.verifies(request, secret: WebhookSecret.generate().text))
         // The bytes posted are the event as GET /v1/admin/events lists it.
-        let listed = try #require(try await harness.storage.webhooks.events(after: nil, type: nil, userID: nil, limit: 1).events.first)
+        let listed = try #require(try await harness.storage.webhooks.events(for: .api, after: nil, type: nil, userID: nil, limit: 1).events.first)
         #expect(request.body == Array(try TallyAPI.encoder().encode(listed)))
         let page = try await harness.storage.webhooks.deliveries(endpointID: endpoint.id, status: nil, limit: 10, cursor: nil)
         #expect(page.deliveries.map(\.status) == ["delivered"])
@@ -447,7 +447,7 @@ final class GatedReceiver: WebhookTransport, @unchecked Sendable {
         }
         #expect(left == 0)
         // The events stay: they are the record of what changed.
-        #expect(try await harness.storage.webhooks.events(after: nil, type: nil, userID: nil, limit: 10).events.count == 1)
+        #expect(try await harness.storage.webhooks.events(for: .api, after: nil, type: nil, userID: nil, limit: 10).events.count == 1)
     }
 
     @Test(arguments: Backend.available)

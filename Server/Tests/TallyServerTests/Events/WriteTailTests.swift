@@ -50,7 +50,7 @@ import Testing
         }
         #expect(bought.filter { if case .success = $0 { true } else { false } }.count == purchases.count, "\(failures(bought))")
 
-        let events = try await harness.storage.webhooks.events(after: nil, type: nil, userID: nil, limit: 1000).events
+        let events = try await harness.storage.webhooks.events(for: .api, after: nil, type: nil, userID: nil, limit: 1000).events
         #expect(events.filter { $0.type == .purchaseGranted }.count == purchases.count)
         #expect(events.filter { $0.type == .creditsSpent }.count == users.count - 1)
         // Each event once: a purchase's for its transaction.

@@ -4,11 +4,11 @@ import TallyServer
 import Testing
 
 /// The server's schema is `0001_core`, with the migrations of development folded into it, and
-/// the migrations added since (`0005_metrics`, `0006_event_deliveries`, `0007_ledger_by_user_once`): a database they made
+/// the migrations added since (`0005_metrics`, `0006_event_deliveries`, `0007_ledger_by_user_once`, `0008_event_readers`): a database they made
 /// opens, one they made only part of is refused.
 @Suite struct MigrationsTests {
     static let folded = ["0001_core", "0002_apple", "0003_console", "0004_events"]
-    static let since = ["0005_metrics", "0006_event_deliveries", "0007_ledger_by_user_once"]
+    static let since = ["0005_metrics", "0006_event_deliveries", "0007_ledger_by_user_once", "0008_event_readers"]
     static let recorded = folded + since
 
     static func applied(_ database: any SQLDatabase) async throws -> [String] {

@@ -119,7 +119,7 @@ import Testing
     }
 
     static func entitlementEvents(_ harness: Harness, _ user: User) async throws -> [TallyEvent] {
-        try await harness.storage.webhooks.events(after: nil, type: nil, userID: user.id, limit: 1000).events.filter {
+        try await harness.storage.webhooks.events(for: .api, after: nil, type: nil, userID: user.id, limit: 1000).events.filter {
             $0.type == .entitlementGranted || $0.type == .entitlementRemoved
         }
     }

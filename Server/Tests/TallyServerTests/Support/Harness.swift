@@ -1,11 +1,12 @@
 import Foundation
 import TallyCore
 import TallySQL
-import TallyServer
 import TallyTestSupport
 import TallyTesting
 import TallyVerify
 import Testing
+
+@testable import TallyServer
 
 /// The storage backends the conformance suite runs on: SQLite always, PostgreSQL when
 /// `TALLY_TEST_POSTGRES_URL` names a server (the test script starts one).
@@ -47,12 +48,14 @@ final class Harness: @unchecked Sendable {
     let storage: SQLStorage
     let backend: Backend
 
-    convenience init(_ backend: Backend) async throws {
-        try await self.init(backend, database: try await backend.makeDatabase())
+    /// - Parameter readsEvents: whether the API's stream asks for events first, so that every
+    ///   event is written (decision 0042); false for the tests of what is written when nothing reads them.
+    convenience init(_ backend: Backend, readsEvents: Bool = true) async throws {
+        try await self.init(backend, database: try await backend.makeDatabase(), readsEvents: readsEvents)
     }
 
     /// A harness on a database made elsewhere (already migrated).
-    init(_ backend: Backend, database: any SQLDatabase) async throws {
+    init(_ backend: Backend, database: any SQLDatabase, readsEvents: Bool = true) async throws {
         self.backend = backend
         var configuration = SimulatedAppStore.Configuration(catalog: Self.storeCatalog, bundleID: "com.tally.example", appAppleID: 6_450_000_001)
         configuration.firstTransactionNumber = 2_000_000_500_000_000 + Int64.random(in: 0..<1_000_000) * 100
@@ -65,6 +68,7 @@ final class Harness: @unchecked Sendable {
         self.database = database
         let clock = self.clock
         storage = SQLStorage(database: database, catalog: Self.catalog, now: { clock.now })
+        if readsEvents { try await storage.webhooks.keepEvents(for: .api) }
     }
 
     /// Moves the store and the server's clock forward together.

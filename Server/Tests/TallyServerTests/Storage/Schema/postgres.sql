@@ -82,6 +82,11 @@ CREATE TABLE consumption_requests (
     detail text,
     CONSTRAINT consumption_requests_pkey PRIMARY KEY (notification_uuid)
 );
+CREATE TABLE event_readers (
+    name text NOT NULL,
+    since bigint NOT NULL,
+    CONSTRAINT event_readers_pkey PRIMARY KEY (name)
+);
 CREATE TABLE events (
     seq bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
     id text NOT NULL,
@@ -371,6 +376,7 @@ CREATE INDEX console_sessions_expiry ON console_sessions USING btree (expires_at
 CREATE UNIQUE INDEX console_sessions_pkey ON console_sessions USING btree (token_hash);
 CREATE INDEX consumption_requests_due ON consumption_requests USING btree (created_at) WHERE (sent_status IS NULL);
 CREATE UNIQUE INDEX consumption_requests_pkey ON consumption_requests USING btree (notification_uuid);
+CREATE UNIQUE INDEX event_readers_pkey ON event_readers USING btree (name);
 CREATE UNIQUE INDEX events_id_key ON events USING btree (id);
 CREATE UNIQUE INDEX events_pkey ON events USING btree (seq);
 CREATE INDEX events_type_seq ON events USING btree (type, seq);

@@ -68,6 +68,10 @@ CREATE TABLE consumption_requests (
     answered_at BIGINT,
     detail TEXT
 );
+CREATE TABLE event_readers (
+    name TEXT PRIMARY KEY,
+    since BIGINT NOT NULL
+);
 CREATE TABLE events (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE,

@@ -120,6 +120,6 @@ struct WebhookController {
         if let user, user.isEmpty || user.unicodeScalars.count > 128 || user.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             throw TallyAPIError(.invalidRequest, "user_id must be 1 to 128 characters, none of them a control character")
         }
-        return try await storage.events(after: after, type: type, userID: user, limit: try query.pageSize(maximum: 1000))
+        return try await storage.events(for: .api, after: after, type: type, userID: user, limit: try query.pageSize(maximum: 1000))
     }
 }

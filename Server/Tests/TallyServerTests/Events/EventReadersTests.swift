@@ -1,0 +1,127 @@
+import Foundation
+import TallyCore
+import TallySQL
+import TallyTestSupport
+import TallyTesting
+import Testing
+
+@testable import TallyServer
+
+/// Events are written only while something reads them (decision 0042): a webhook endpoint, the
+/// API's stream from its first request, the event log from its server's start. Until then a
+/// change writes no event row, and what it changes is the same.
+@Suite struct EventReadersTests {
+    static func rows(_ database: any SQLDatabase, _ table: String) async throws -> Int64 {
+        try await database.read { executor in
+            try await executor.query("SELECT COUNT(*) AS n FROM \(identifier: table)")[0].int(SQLColumn("n"))
+        }
+    }
+
+    static func readers(_ database: any SQLDatabase) async throws -> [String] {
+        try await database.read { executor in
+            try await executor.query("SELECT name FROM event_readers ORDER BY name").map { try $0.text(SQLColumn("name")) }
+        }
+    }
+
+    static func buy(_ harness: Harness, _ user: User, _ product: String = "com.tally.photo.credits.10") async throws -> String {
+        let (verified, jws) = try await harness.buy(product, for: user)
+        _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        return try #require(verified.payload.transactionID)
+    }
+
+    @Test(arguments: Backend.available)
+    func nothingReadsTheEventsSoNoneIsWritten(backend: Backend) async throws {
+        let harness = try await Harness(backend, readsEvents: false)
+        let user = try await harness.user()
+        _ = try await Self.buy(harness, user)
+        let spend = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 3, idempotencyKey: "s1"))
+        #expect(try await Self.rows(harness.database, "events") == 0)
+        #expect(try await Self.readers(harness.database).isEmpty)
+        // The changes themselves are all there: sign-up's credits, the purchase's, the spend.
+        #expect(spend.balance.available == 2 + 10 - 3)
+        #expect(try await Self.rows(harness.database, "ledger_entries") == 3)
+    }
+
+    /// The API's stream keeps events from its first request on; what was written before then
+    /// has no event, as an endpoint created later gets later events only.
+    @Test(arguments: Backend.available)
+    func theFirstRequestOfTheStreamKeepsEventsFromThenOn(backend: Backend) async throws {
+        let harness = try await Harness(backend, readsEvents: false)
+        let user = try await harness.user()
+        let before = try await Self.buy(harness, user)
+        let first = try await harness.storage.webhooks.events(for: .api, after: nil, type: nil, userID: nil, limit: 100)
+        #expect(first.events.isEmpty)
+        #expect(try await Self.readers(harness.database) == ["api"])
+        let after = try await Self.buy(harness, user, "com.tally.photo.credits.50")
+        let events = try await harness.storage.webhooks.events(for: .api, after: nil, type: nil, userID: nil, limit: 100).events
+        #expect(events.map(\.type) == [.purchaseGranted])
+        #expect(events.last?.data.transactionID == after && after != before)
+        // Asking again changes nothing.
+        try await harness.storage.webhooks.keepEvents(for: .api)
+        #expect(try await Self.readers(harness.database) == ["api"])
+    }
+
+    /// An endpoint, enabled or not, keeps events (and is queued the ones it wants); once the
+    /// last endpoint is gone and nothing else reads them, events stop again.
+    @Test(arguments: Backend.available)
+    func webhookEndpointsKeepEventsWhileThereAreAny(backend: Backend) async throws {
+        let harness = try await Harness(backend, readsEvents: false)
+        // Signed up before any endpoint: its grant has no event.
+        let user = try await harness.user()
+        let endpoint = try await harness.storage.webhooks.createEndpoint(
+            url: "https://hooks.example.com/", description: "", eventTypes: [], secret: .generate())
+        _ = try await Self.buy(harness, user)
+        #expect(try await Self.rows(harness.database, "events") == 1)
+        #expect(try await Self.rows(harness.database, "webhook_deliveries") == 1)
+        _ = try await harness.storage.webhooks.updateEndpoint(id: endpoint.id, change: WebhookEndpointChange(disabled: true))
+        _ = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 1, idempotencyKey: "s1"))
+        #expect(try await Self.rows(harness.database, "events") == 2)
+        try await harness.storage.webhooks.deleteEndpoint(id: endpoint.id)
+        _ = try await harness.storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 1, idempotencyKey: "s2"))
+        #expect(try await Self.rows(harness.database, "events") == 2)
+        #expect(try await Self.readers(harness.database).isEmpty)
+    }
+
+    /// A server started with an event log keeps events from its start, before the log's first
+    /// look at them.
+    @Test func aServerWithAnEventLogKeepsEventsFromItsStart() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("tally.sqlite")
+        var configuration = ServerConfiguration(database: .sqlite(path: path), catalog: Harness.catalog)
+        configuration.reservationSweepInterval = nil
+        configuration.logger.logLevel = .warning
+        configuration.eventLogPath = folder.path("events.jsonl")
+        try await buildApplication(configuration: configuration).test(.router) { client in
+            // Sign-up grants credits: its event is written.
+            _ = try await client.newUser()
+        }
+        let reopened = try SQLiteDatabase(path: path)
+        #expect(try await Self.readers(reopened) == ["event_log"])
+        #expect(try await Self.rows(reopened, "events") == 1)
+    }
+
+    /// A database that kept events before readers were recorded goes on keeping them: its
+    /// stream counts as read by the API since its first event. One without events starts
+    /// with no reader.
+    @Test(arguments: Backend.available)
+    func aDatabaseWithEventsFromBeforeKeepsThem(backend: Backend) async throws {
+        for hadEvents in [true, false] {
+            let database = try await backend.makeDatabase()
+            _ = try await database.write { executor in
+                try await executor.execute("DROP TABLE event_readers")
+                try await executor.execute("DELETE FROM schema_migrations WHERE name = '0008_event_readers'")
+                if hadEvents {
+                    try await executor.execute(
+                        "INSERT INTO events (id, type, version, user_id, data, created_at) VALUES ('evt_old', 'credits.granted', 1, NULL, '{}', 1234)")
+                }
+            }
+            try await database.migrate(Migrations.all)
+            let since = try await database.read { executor in
+                try await executor.query("SELECT name, since FROM event_readers").map { "\(try $0.text(SQLColumn("name"))) \(try $0.int(SQLColumn("since")))" }
+            }
+            #expect(since == (hadEvents ? ["api 1234"] : []))
+            await database.close()
+        }
+    }
+}
