@@ -90,7 +90,12 @@ public func buildApplication(
     if let path = configuration.eventLogPath {
         let log = try EventLog(path: path, storage: dependencies.webhooks, gapWait: database.dialect == .postgres ? 60 : 0, now: configuration.now)
         // From the start: events are written only while something reads them.
-        try await dependencies.webhooks.keepEvents(for: .eventLog)
+        do {
+            try await dependencies.webhooks.keepEvents(for: .eventLog)
+        } catch {
+            if !services.isEmpty { await database.close() }
+            throw error
+        }
         services.append(
             PeriodicService("event log", clock: ContinuousClock(), interval: .seconds(1), logger: logger) {
                 _ = try await log.catchUp()

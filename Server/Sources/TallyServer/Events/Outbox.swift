@@ -7,8 +7,8 @@ import TallySQL
 /// webhook endpoint that wants its type (one delivery row per endpoint, by primary key).
 ///
 /// Events are written only while something reads them (decision 0042): a webhook endpoint
-/// exists, or an ``EventReader`` has asked for them. Otherwise the insert writes no row, and a
-/// change costs what it would without events.
+/// exists, or an ``EventReader`` has asked for them. Otherwise the insert writes no row: no
+/// index page and no delivery either.
 ///
 /// It is had from a write's ``WriteContext`` only, which counts the events once the write has
 /// committed (the `/metrics` counter per type).
@@ -26,8 +26,8 @@ struct Outbox {
     }
 
     /// The inserts of events queued as rows (``emit(_:_:)``'s), in that order; none when there
-    /// are none. Each inserts its rows only while the events are read (``read``), decided by
-    /// the statement itself, so on the transaction's own view of the endpoints and readers.
+    /// are none. Each inserts its rows only while something reads the events (``readersExist``),
+    /// decided by the statement itself, on the transaction's own view of the endpoints and readers.
     /// Their deliveries, one per endpoint that wants each, are made by the database as they are
     /// inserted (the trigger of `0006_event_deliveries`).
     /// - Parameters:
@@ -38,27 +38,17 @@ struct Outbox {
             var values = rows[run.lowerBound]
             for row in rows[(run.lowerBound + 1)..<run.upperBound] { values += ", " + row }
             return "INSERT INTO events (id, type, version, user_id, data, created_at) SELECT * FROM (VALUES " + values + ") AS new_event WHERE "
-                + read
+                + readersExist
         }
     }
 
     /// Whether anything reads the events: a webhook endpoint, enabled or not (events can be
     /// replayed to one), or a reader that asked.
-    static let read: SQL = "EXISTS (SELECT 1 FROM webhook_endpoints) OR EXISTS (SELECT 1 FROM event_readers)"
+    static let readersExist: SQL = "EXISTS (SELECT 1 FROM webhook_endpoints) OR EXISTS (SELECT 1 FROM event_readers)"
 
     /// `evt_` and 26 characters of base 32 (lowercase): the time in milliseconds, then 80 random
     /// bits, so unique without coordination. Ids that grow with time land at the end of the
     /// unique index, where a write's ids share a page: random ones dirtied a page of it each.
     /// - Parameter millis: the write's time, epoch milliseconds.
     static func newID(at millis: Int64) -> String { "evt_" + RandomID.timeOrdered(millis: millis) }
-}
-
-/// What reads the events besides webhook endpoints. The database keeps events from the first
-/// time each asked for them (`event_readers`), for every instance that writes: an instance
-/// cannot know what another one's readers are.
-enum EventReader: String, Sendable, CaseIterable {
-    /// `GET /v1/admin/events`, the stream to pull.
-    case api
-    /// The JSON-lines file of `tally serve --events-jsonl`.
-    case eventLog = "event_log"
 }

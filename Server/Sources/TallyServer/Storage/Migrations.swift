@@ -393,8 +393,8 @@ public enum Migrations: Sendable {
         "CREATE INDEX notifications_outcome ON notifications (outcome, received_at)",
     ]
 
-    /// Events out: every change to money or access as an event, written in the same
-    /// transaction as the change (an outbox, ordered by `seq`); the webhook endpoints with
+    /// Events out: every change to money or access as an event (while something reads them,
+    /// since `0008_event_readers`), written in the same transaction as the change (an outbox, ordered by `seq`); the webhook endpoints with
     /// their event filters and secrets (the previous secret signs too until
     /// `previous_secret_until`); one delivery per endpoint and event (the primary key makes it
     /// once), claimed by one worker at a time; and every attempt made. Endpoint ids are not

@@ -254,6 +254,17 @@ struct WebhookStore: TransactionalStore {
         return page
     }
 
+    /// Stops keeping events for `reader`: once neither a reader nor a webhook endpoint is left,
+    /// changes write no event. A server still running with the event log, or a later request of
+    /// the API's stream, records its reader again.
+    /// - Throws: ``StorageError`` `not_found` when `reader` is not recorded.
+    func forgetEvents(for reader: EventReader) async throws {
+        let removed = try await writeSeeingEarlierWrites { executor, _ in
+            try await executor.execute("DELETE FROM event_readers WHERE name = \(reader)")
+        }
+        guard removed > 0 else { throw StorageError(.notFound, "\(reader.rawValue) is not recorded as a reader of the events") }
+    }
+
     /// Makes the database keep events for `reader` from now on; nothing when it does already.
     /// It sees the writes before it (``Transactions/writeSeeingEarlierWrites(_:)``): their events
     /// were written, or not, as things stood before it.

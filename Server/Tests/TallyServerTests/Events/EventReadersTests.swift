@@ -1,4 +1,6 @@
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import TallyCore
 import TallySQL
 import TallyTestSupport
@@ -99,6 +101,65 @@ import Testing
         let reopened = try SQLiteDatabase(path: path)
         #expect(try await Self.readers(reopened) == ["event_log"])
         #expect(try await Self.rows(reopened, "events") == 1)
+        await reopened.close()
+    }
+
+    /// What the admin API's first `GET /v1/admin/events` does: it records the API, and later
+    /// changes have their events in the stream.
+    @Test func theAPIsFirstRequestRecordsTheAPIAsAReader() async throws {
+        let api = try await API(readsEvents: false)
+        try await api.test { client in
+            _ = try await client.newUser()
+            let first = try await client.execute(uri: "/v1/admin/events", method: .get, headers: API.bearer(API.secret))
+            #expect(first.status == .ok)
+            #expect(try API.decode(TallyEventPage.self, first).events.isEmpty)
+            let later = try await client.newUser()
+            let page = try API.decode(TallyEventPage.self, try await client.execute(uri: "/v1/admin/events", method: .get, headers: API.bearer(API.secret)))
+            #expect(page.events.map(\.data.userID) == [later.userID])
+        }
+        #expect(try await Self.readers(api.harness.database) == ["api"])
+    }
+
+    /// A reader forgotten through the admin API stops the events, once no endpoint is left
+    /// either; an unknown reader, or one not recorded, is refused with its code.
+    @Test func aReaderForgottenStopsTheEvents() async throws {
+        let api = try await API(readsEvents: false)
+        try await api.test { client in
+            let admin = API.bearer(API.secret)
+            _ = try await client.execute(uri: "/v1/admin/events", method: .get, headers: admin)
+            let forgotten = try await client.execute(uri: "/v1/admin/events/readers/api", method: .delete, headers: admin)
+            #expect(forgotten.status == .noContent)
+            _ = try await client.newUser()
+            #expect(try await Self.rows(api.harness.database, "events") == 0)
+            let again = try await client.execute(uri: "/v1/admin/events/readers/api", method: .delete, headers: admin)
+            #expect(again.status == .notFound && API.errorCode(again) == "not_found")
+            let unknown = try await client.execute(uri: "/v1/admin/events/readers/nobody", method: .delete, headers: admin)
+            #expect(unknown.status == .badRequest && API.errorCode(unknown) == "invalid_request")
+        }
+        #expect(try await Self.readers(api.harness.database).isEmpty)
+    }
+
+    /// With no reader, a write of many events (more than one statement's worth on PostgreSQL),
+    /// all without a user, writes none; once a reader asks, the same write writes them all.
+    @Test(arguments: Backend.available)
+    func aWriteOfManyEventsWithoutAUserFollowsTheReaders(backend: Backend) async throws {
+        let harness = try await Harness(backend, readsEvents: false)
+        @Sendable func write() async throws {
+            try await harness.storage.transactions.write { executor, _ in
+                for index in 0..<450 {
+                    var data = TallyEventData(userID: nil)
+                    data.reference = "r\(index)"
+                    try await executor.outbox.emit(.creditsAdjusted, data)
+                }
+            }
+        }
+        try await write()
+        #expect(try await Self.rows(harness.database, "events") == 0)
+        try await harness.storage.webhooks.keepEvents(for: .api)
+        try await write()
+        let events = try await harness.storage.webhooks.events(for: .api, after: nil, type: nil, userID: nil, limit: 1000).events
+        #expect(events.map(\.data.reference) == (0..<450).map { "r\($0)" })
+        #expect(events.allSatisfy { $0.data.userID == nil })
     }
 
     /// A database that kept events before readers were recorded goes on keeping them: its

@@ -107,6 +107,7 @@ struct RouteCase: Sendable, CustomTestStringConvertible {
             .get, "/v1/admin/webhooks/{id}/deliveries/{event}/attempts", "/v1/admin/webhooks/we_none/deliveries/evt_none/attempts", status: 404),
         .admin(.post, "/v1/admin/webhooks/{id}/deliveries/{event}/replay", "/v1/admin/webhooks/we_none/deliveries/evt_none/replay", status: 404),
         .admin(.get, "/v1/admin/events", status: 200),
+        .admin(.delete, "/v1/admin/events/readers/{name}", "/v1/admin/events/readers/event_log", status: 404),
         .console(.get, "/console/assets/console.css", status: 200),
         .console(.get, "/console/login", status: 200),
         .console(.post, "/console/login", status: 403),

@@ -152,6 +152,7 @@ extension OpenAPITests {
             "replayWebhook": OperationCall(
                 method: .post, path: "/v1/admin/webhooks/{id}/deliveries/{event}/replay", auth: .secretKey, pathValues: ["id": endpoint, "event": "evt_none"]),
             "events": OperationCall(method: .get, path: "/v1/admin/events", auth: .secretKey),
+            "forgetEventReader": OperationCall(method: .delete, path: "/v1/admin/events/readers/{name}", auth: .secretKey, pathValues: ["name": "event_log"]),
         ]
     }
 

@@ -22,11 +22,12 @@ struct API: Sendable {
     ///   - catalog: what the server sells.
     ///   - trustedProxies: the proxies whose forwarding headers name the client.
     ///   - database: what the server runs on, made from the harness's database.
+    ///   - readsEvents: whether the harness records the API as a reader of the events first.
     init(
         _ backend: Backend = .sqlite, catalog: TallyCatalog = Harness.catalog, trustedProxies: TrustedProxies = .none,
-        database wrap: (any SQLDatabase) -> any SQLDatabase = { $0 }
+        database wrap: (any SQLDatabase) -> any SQLDatabase = { $0 }, readsEvents: Bool = true
     ) async throws {
-        harness = try await Harness(backend)
+        harness = try await Harness(backend, readsEvents: readsEvents)
         database = wrap(harness.database)
         var configuration = Self.configuration(harness: harness, catalog: catalog, database: database)
         configuration.trustedProxies = trustedProxies

@@ -4,7 +4,8 @@ import TallyCore
 
 /// The webhook endpoints and the event stream, for the app's team with the secret key:
 /// `/v1/admin/webhooks…` (create, list, read, change, rotate the secret, delete; deliveries,
-/// their attempts, replay) and `/v1/admin/events` (every event, oldest first).
+/// their attempts, replay) and `/v1/admin/events` (every event, oldest first; a reader of them
+/// forgotten with `DELETE /v1/admin/events/readers/{name}`).
 struct WebhookController {
     let storage: WebhookStore
     /// How long the previous secret keeps signing after a rotation.
@@ -42,6 +43,7 @@ struct WebhookController {
             .get("webhooks/:id/deliveries/:event/attempts", use: attempts)
             .post("webhooks/:id/deliveries/:event/replay", use: replay)
             .get("events", use: events)
+            .delete("events/readers/:name", use: forgetReader)
     }
 
     static func secret(_ text: String?) throws -> WebhookSecret {
@@ -102,6 +104,13 @@ struct WebhookController {
         let delivery = try await storage.replay(
             endpointID: context.parameters.identifier("id"), eventID: context.parameters.identifier("event"))
         return EditedResponse(status: .accepted, response: delivery)
+    }
+
+    func forgetReader(_ request: Request, context: AdminRequestContext) async throws -> HTTPResponse.Status {
+        let name = try context.parameters.identifier("name")
+        guard let reader = EventReader(rawValue: name) else { throw TallyAPIError(.invalidRequest, "name must be api or event_log") }
+        try await storage.forgetEvents(for: reader)
+        return .noContent
     }
 
     func events(_ request: Request, context: AdminRequestContext) async throws -> TallyEventPage {
