@@ -14,9 +14,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.path("tally.sqlite")
-        var configuration = ServerConfiguration(database: .sqlite(path: path), catalog: Harness.catalog)
-        configuration.reservationSweepInterval = nil
-        configuration.logger.logLevel = .warning
+        let configuration = API.configuration(sqlitePath: path)
         try await buildApplication(configuration: configuration).test(.router) { client in
             let user = try await client.newUser()
             let me = try await client.get("/v1/me", token: user.userToken)

@@ -90,9 +90,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.path("tally.sqlite")
-        var configuration = ServerConfiguration(database: .sqlite(path: path), catalog: Harness.catalog)
-        configuration.reservationSweepInterval = nil
-        configuration.logger.logLevel = .warning
+        var configuration = API.configuration(sqlitePath: path)
         configuration.eventLogPath = folder.path("events.jsonl")
         try await buildApplication(configuration: configuration).test(.router) { client in
             // Sign-up grants credits: its event is written.

@@ -50,6 +50,15 @@ struct API: Sendable {
         return configuration
     }
 
+    /// The configuration of a server that opens an SQLite file of its own, as `tally serve`
+    /// does: no sweeper, warnings and worse logged.
+    static func configuration(sqlitePath path: String) -> ServerConfiguration {
+        var configuration = ServerConfiguration(database: .sqlite(path: path), catalog: Harness.catalog)
+        configuration.reservationSweepInterval = nil
+        configuration.logger.logLevel = .warning
+        return configuration
+    }
+
     /// The routes, as `buildApplication` builds them.
     var router: Router<TallyRequestContext> { buildRouter(ServerDependencies(configuration, database: database)) }
 
