@@ -8,8 +8,8 @@ public import TallySQL
 /// columns), and their names are recorded with it (``TallySQL/Migration/folds``) so that a
 /// database a development build migrated opens as before; `0005_metrics`,
 /// `0006_event_deliveries`, `0007_ledger_by_user_once` and `0008_event_readers` came after the
-/// last fold and are applied to such databases. `Server/Tests/TallyServerTests/Storage/Schema/` holds the schema
-/// it makes, reviewed.
+/// last fold and are applied to such databases. `Server/Tests/TallyServerTests/Storage/Schema/`
+/// holds the schema it makes, reviewed.
 public enum Migrations: Sendable {
     /// Every migration, in order.
     public static let all: [Migration] = [core, metrics, eventDeliveries, ledgerByUserOnce, eventReaders]
@@ -394,12 +394,12 @@ public enum Migrations: Sendable {
     ]
 
     /// Events out: every change to money or access as an event (while something reads them,
-    /// since `0008_event_readers`), written in the same transaction as the change (an outbox, ordered by `seq`); the webhook endpoints with
-    /// their event filters and secrets (the previous secret signs too until
-    /// `previous_secret_until`); one delivery per endpoint and event (the primary key makes it
-    /// once), claimed by one worker at a time; and every attempt made. Endpoint ids are not
-    /// foreign keys: a money write that queues a delivery never waits on, or fails with, an
-    /// endpoint being deleted (the delete removes its rows itself).
+    /// since `0008_event_readers`), written in the same transaction as the change (an outbox,
+    /// ordered by `seq`); the webhook endpoints with their event filters and secrets (the
+    /// previous secret signs too until `previous_secret_until`); one delivery per endpoint and
+    /// event (the primary key makes it once), claimed by one worker at a time; and every attempt
+    /// made. Endpoint ids are not foreign keys: a money write that queues a delivery never waits
+    /// on, or fails with, an endpoint being deleted (the delete removes its rows itself).
     private static func eventTables(autoIncrement: String) -> [String] {
         [
             """
