@@ -84,6 +84,41 @@ import Testing
         #expect(try await Self.readers(harness.database).isEmpty)
     }
 
+    /// Writes running while a reader is recorded: every write started after the record returned
+    /// has its event, and on SQLite, where writes commit in order, the writes with an event are
+    /// the last ones (an event is never missing between two that have theirs).
+    @Test(arguments: Backend.available)
+    func writesAroundTheFirstRequestAreCutOnceInOrder(backend: Backend) async throws {
+        let harness = try await Harness(backend, readsEvents: false)
+        var users: [User] = []
+        for _ in 0..<12 { users.append(try await harness.user()) }
+        let storage = harness.storage
+        @Sendable func spend(_ user: User) async throws {
+            _ = try await storage.spending.spend(user: user, request: SpendRequest(currency: "credits", amount: 1, idempotencyKey: "s-\(user.id)"))
+        }
+        let early = Array(users[..<6])
+        let late = Array(users[6...])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for user in early { group.addTask { try await spend(user) } }
+            try await storage.webhooks.keepEvents(for: .api)
+            for user in late { group.addTask { try await spend(user) } }
+            try await group.waitForAll()
+        }
+        let events = try await storage.webhooks.events(for: .api, after: nil, type: .creditsSpent, userID: nil, limit: 100).events
+        let withEvent = Set(events.compactMap(\.data.userID))
+        #expect(withEvent.isSuperset(of: late.map(\.id)))
+        #expect(events.count == Set(events.map(\.id)).count)
+        guard backend == .sqlite else { return }
+        // The spends in the order they committed: their ledger entries' ids.
+        let order = try await harness.database.read { executor in
+            try await executor.query("SELECT user_id FROM ledger_entries WHERE kind = \(LedgerEntryKind.spend) ORDER BY id").map {
+                try $0.text(SQLColumn("user_id"))
+            }
+        }
+        let flags = order.map { withEvent.contains($0) }
+        #expect(flags == flags.sorted { !$0 && $1 }, "\(flags)")
+    }
+
     /// A server started with an event log keeps events from its start, before the log's first
     /// look at them.
     @Test func aServerWithAnEventLogKeepsEventsFromItsStart() async throws {
