@@ -420,8 +420,8 @@ extension ConsoleStore {
             // `<=` first: a range of the time index, which the OR alone does not give the planner.
             conditions.append("created_at <= \(before.createdAt) AND (created_at < \(before.createdAt) OR id < \(before.id))")
         }
-        let filter = (["1 = 1"] + conditions).joined(separator: " AND ")
-        return "SELECT * FROM ledger_entries WHERE \(filter) ORDER BY created_at DESC, id DESC LIMIT \(query.limit + 1)"
+        let filter: SQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return "SELECT * FROM ledger_entries" + filter + " ORDER BY created_at DESC, id DESC LIMIT \(query.limit + 1)"
     }
 
     /// What happened to a user, newest first, at most `limit` events.
