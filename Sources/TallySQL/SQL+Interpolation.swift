@@ -14,7 +14,7 @@ extension SQL: ExpressibleByStringInterpolation {
     /// The pieces of an ``SQL`` literal: its text, and for each interpolation a bind or a
     /// fragment of the kind its label names.
     public struct StringInterpolation: StringInterpolationProtocol, Sendable {
-        var sql = SQL()
+        @usableFromInline var sql = SQL()
 
         /// Starts an empty statement.
         /// - Parameters:
@@ -32,24 +32,28 @@ extension SQL: ExpressibleByStringInterpolation {
 
         /// Binds a value: `\(amount)`, `\(reference)` (nil binds NULL).
         /// - Parameter value: an integer, a text, a flag, an ``SQLValue`` or an optional of one.
+        @inlinable
         public mutating func appendInterpolation(_ value: some SQLValueConvertible) {
             sql.append(value: value.sqlValue)
         }
 
         /// Binds a value, or NULL when it is nil.
         /// - Parameter value: an optional integer, text, flag or ``SQLValue``.
+        @inlinable
         public mutating func appendInterpolation<Value: SQLValueConvertible>(_ value: Value?) {
             sql.append(value: value?.sqlValue ?? .null)
         }
 
         /// Binds a code of a closed set by its raw string: `\(LedgerBucket.balance)`.
         /// - Parameter code: a value whose raw value is its stable string.
+        @inlinable
         public mutating func appendInterpolation<Code: RawRepresentable>(_ code: Code) where Code.RawValue == String {
             sql.append(value: .text(code.rawValue))
         }
 
         /// Binds a code by its raw string, or NULL when it is nil.
         /// - Parameter code: a value whose raw value is its stable string, or nil.
+        @inlinable
         public mutating func appendInterpolation<Code: RawRepresentable>(_ code: Code?) where Code.RawValue == String {
             sql.append(value: code.map { .text($0.rawValue) } ?? .null)
         }
@@ -77,6 +81,7 @@ extension SQL: ExpressibleByStringInterpolation {
         /// `NULL`, which no value is `IN` — and, with SQL's NULL logic, no value is `NOT IN`
         /// either: test for an empty list before writing `NOT IN`.
         /// - Parameter values: the values.
+        @inlinable
         public mutating func appendInterpolation<Values: Sequence>(list values: Values) where Values.Element: SQLValueConvertible {
             // A closure, not `\.sqlValue`: a key path of a generic type is built anew at each call.
             appendList(values.map { $0.sqlValue })
@@ -85,6 +90,7 @@ extension SQL: ExpressibleByStringInterpolation {
         /// Binds each code by its raw string, separated by commas, for `IN (\(list: statuses))`
         /// (empty: `NULL`, as for values).
         /// - Parameter codes: the codes.
+        @inlinable
         public mutating func appendInterpolation<Codes: Sequence>(list codes: Codes)
         where Codes.Element: RawRepresentable, Codes.Element.RawValue == String {
             appendList(codes.map { .text($0.rawValue) })
@@ -97,7 +103,8 @@ extension SQL: ExpressibleByStringInterpolation {
             sql.append(text: text)
         }
 
-        private mutating func appendList(_ values: [SQLValue]) {
+        @usableFromInline
+        mutating func appendList(_ values: [SQLValue]) {
             guard !values.isEmpty else { return sql.append(text: "NULL") }
             for (index, value) in values.enumerated() {
                 if index > 0 { sql.append(text: ", ") }

@@ -50,17 +50,20 @@ public struct SQL: Sendable, Hashable {
         }
     }
 
-    mutating func append(text: String) {
+    @usableFromInline mutating func append(text: String) {
         guard !text.isEmpty else { return }
         // Adjacent text joins, so that fragments built either way compare equal.
-        if case .text(let last)? = pieces.last {
-            pieces[pieces.count - 1] = .text(last + text)
+        if case .text(var last)? = pieces.last {
+            // Taken out and put back, so that the text grows in place rather than as a new copy.
+            pieces.removeLast()
+            last += text
+            pieces.append(.text(last))
         } else {
             pieces.append(.text(text))
         }
     }
 
-    mutating func append(value: SQLValue) {
+    @usableFromInline mutating func append(value: SQLValue) {
         pieces.append(.value(value))
     }
 

@@ -21,24 +21,24 @@ public struct SQLColumn: Sendable, Hashable, CustomStringConvertible {
     /// The name a row is read by: lower case, as ``SQLRow`` keys its values.
     public let key: String
 
+    /// The name as a statement writes it: as it is when it is a plain lower-case identifier
+    /// (letters, digits, `_`), so that a misspelt name is an error on both databases, else
+    /// quoted (``quoted(_:)``). Decided once: a column is written into every statement that
+    /// names it.
+    public let sql: String
+
     /// A column.
     /// - Parameter name: its name, as the schema or the statement's alias writes it.
     public init(_ name: String) {
         self.name = name
         self.key = name.lowercased()
-    }
-
-    /// The name as a statement writes it: as it is when it is a plain lower-case identifier
-    /// (letters, digits, `_`), so that a misspelt name is an error on both databases, else
-    /// quoted (``quoted(_:)``).
-    public var sql: String {
         let plain =
             !name.isEmpty && name.utf8.first.map { !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } == true
             && name.utf8.allSatisfy { byte in
                 (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                     || byte == UInt8(ascii: "_")
             }
-        return plain ? name : Self.quoted(name)
+        self.sql = plain ? name : Self.quoted(name)
     }
 
     /// The name.

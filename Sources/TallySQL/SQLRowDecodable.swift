@@ -33,6 +33,7 @@ extension SQLRow {
     /// - Returns: the record.
     /// - Throws: ``SQLDatabaseError`` from the record's initializer, its message prefixed with
     ///   the record's type name.
+    @inlinable
     public func decode<Record: SQLRowDecodable>(_ type: Record.Type = Record.self) throws(SQLDatabaseError) -> Record {
         do {
             return try Record(row: self)
@@ -49,6 +50,7 @@ extension SQLExecutor {
     ///   - sql: the statement.
     /// - Returns: the records, in the rows' order.
     /// - Throws: ``SQLDatabaseError`` from the database or from decoding (naming the record and column).
+    @inlinable
     public func fetchAll<Record: SQLRowDecodable>(_ type: Record.Type, _ sql: SQL) async throws(SQLDatabaseError) -> [Record] {
         var records: [Record] = []
         for row in try await query(sql) {
@@ -63,6 +65,7 @@ extension SQLExecutor {
     ///   - sql: the statement (add `LIMIT 1` when more rows may match).
     /// - Returns: the first row's record, or nil when there is no row.
     /// - Throws: ``SQLDatabaseError`` from the database or from decoding (naming the record and column).
+    @inlinable
     public func fetchOne<Record: SQLRowDecodable>(_ type: Record.Type, _ sql: SQL) async throws(SQLDatabaseError) -> Record? {
         guard let row = try await query(sql).first else { return nil }
         return try row.decode(Record.self)

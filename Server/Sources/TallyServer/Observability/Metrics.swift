@@ -17,9 +17,11 @@ public final class Metrics: Sendable {
     /// Latency buckets in seconds.
     static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 
+    /// A series: its name and labels as given. The labels are rendered only for `/metrics`, not
+    /// at each update, which every request makes three of.
     struct Key: Hashable {
         let name: String
-        let labels: [String]  // "name=\"value\"", sorted
+        let labels: [String: String]
     }
 
     struct Histogram {
@@ -50,13 +52,13 @@ public final class Metrics: Sendable {
 
     /// Adds `value` to a counter.
     public func increment(_ name: String, _ labels: [String: String] = [:], by value: Int64 = 1) {
-        let key = Key(name: name, labels: Self.render(labels))
+        let key = Key(name: name, labels: labels)
         state.withLockedValue { $0.counters[key, default: 0] += value }
     }
 
     /// Records one observation of a histogram, in seconds.
     public func observe(_ name: String, _ labels: [String: String] = [:], seconds: Double) {
-        let key = Key(name: name, labels: Self.render(labels))
+        let key = Key(name: name, labels: labels)
         state.withLockedValue {
             // In place: a copy out of the dictionary would copy the bucket counts on every observation.
             $0.histograms[key, default: Histogram()].record(seconds)
@@ -65,7 +67,7 @@ public final class Metrics: Sendable {
 
     /// A counter's current value.
     public func value(_ name: String, _ labels: [String: String] = [:]) -> Int64 {
-        let key = Key(name: name, labels: Self.render(labels))
+        let key = Key(name: name, labels: labels)
         return state.withLockedValue { $0.counters[key] ?? 0 }
     }
 
@@ -80,15 +82,16 @@ public final class Metrics: Sendable {
                 lines.append("# TYPE \(name) \(type)")
             }
             for (key, value) in counters where key.name == name {
-                lines.append("\(name)\(Self.braces(key.labels)) \(value)")
+                lines.append("\(name)\(Self.braces(Self.render(key.labels))) \(value)")
             }
             for (key, histogram) in histograms where key.name == name {
+                let labels = Self.render(key.labels)
                 for (index, bound) in Self.buckets.enumerated() {
-                    lines.append("\(name)_bucket\(Self.braces(key.labels + ["le=\"\(bound)\""])) \(histogram.counts[index])")
+                    lines.append("\(name)_bucket\(Self.braces(labels + ["le=\"\(bound)\""])) \(histogram.counts[index])")
                 }
-                lines.append("\(name)_bucket\(Self.braces(key.labels + ["le=\"+Inf\""])) \(histogram.count)")
-                lines.append("\(name)_sum\(Self.braces(key.labels)) \(histogram.sum)")
-                lines.append("\(name)_count\(Self.braces(key.labels)) \(histogram.count)")
+                lines.append("\(name)_bucket\(Self.braces(labels + ["le=\"+Inf\""])) \(histogram.count)")
+                lines.append("\(name)_sum\(Self.braces(labels)) \(histogram.sum)")
+                lines.append("\(name)_count\(Self.braces(labels)) \(histogram.count)")
             }
         }
         return lines.joined(separator: "\n") + "\n"

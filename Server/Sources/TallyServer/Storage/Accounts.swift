@@ -13,11 +13,18 @@ struct Accounts: Sendable {
     /// The products whose subscription gives an allowance, of any currency: found once, not at
     /// every account read.
     private let allowanceProductIDs: [String]
+    /// The same by the currency their allowance is in: every balance read asks for its currency's.
+    private let allowanceProductIDsByCurrency: [String: [String]]
 
     init(catalog: TallyCatalog, dialect: SQLDialect) {
         self.catalog = catalog
         self.dialect = dialect
         allowanceProductIDs = catalog.products.filter { $0.allowance != nil }.map(\.productID)
+        var byCurrency: [String: [String]] = [:]
+        for product in catalog.products {
+            if let allowance = product.allowance { byCurrency[allowance.currency, default: []].append(product.productID) }
+        }
+        allowanceProductIDsByCurrency = byCurrency
     }
 
     /// Balances of every currency of the catalog, entitlements and subscriptions.
@@ -149,11 +156,10 @@ struct Accounts: Sendable {
 
     /// The current allowance window, read-only: a window not made yet shows its full amount.
     func allowanceState(_ executor: any SQLExecutor, user: String, currency: String, time: Int64) async throws -> Balance.AllowanceState? {
-        let products = catalog.products.filter { $0.allowance?.currency == currency }
-        guard !products.isEmpty else { return nil }
+        guard let productIDs = allowanceProductIDsByCurrency[currency] else { return nil }
         guard
             let source = try await executor.fetchOne(
-                Allowances.SourceRow.self, Allowances.SourceRow.query(user: user, productIDs: products.map(\.productID), time: time)),
+                Allowances.SourceRow.self, Allowances.SourceRow.query(user: user, productIDs: productIDs, time: time)),
             let allowance = catalog.product(source.productID)?.allowance
         else { return nil }
         let (start, end) = Allowances.window(containing: time, anchor: source.purchaseDate, limit: source.expiresDate, per: allowance.per)

@@ -12,17 +12,23 @@ protocol ResponseJSONWritable: Encodable {
     func write(to json: inout ResponseJSON)
 }
 
-/// Appends JSON to a `ByteBuffer`, byte for byte as Foundation's `JSONEncoder` with
-/// `.sortedKeys` and `.withoutEscapingSlashes` writes it. The caller writes keys in sorted
-/// order; the writer adds the commas.
+/// Appends JSON to bytes, byte for byte as Foundation's `JSONEncoder` with `.sortedKeys` and
+/// `.withoutEscapingSlashes` writes it. The caller writes keys in sorted order; the writer adds
+/// the commas.
 struct ResponseJSON {
-    private(set) var buffer: ByteBuffer
+    /// The bytes written, in an array rather than a `ByteBuffer`: a byte appended to an array is
+    /// a store, to a buffer a call with its capacity and uniqueness checks (2% of the process at
+    /// `GET /v1/me`, docs/benchmarks.md); the array is copied into a buffer once, at the end.
+    private var bytes: [UInt8] = []
     /// Whether the next key or element is the first of its object or array.
     private var first = true
 
-    init(capacity: Int = 512) {
-        buffer = ByteBufferAllocator().buffer(capacity: capacity)
+    init(capacity: Int = 1_024) {
+        bytes.reserveCapacity(capacity)
     }
+
+    /// What was written, as a buffer.
+    var buffer: ByteBuffer { ByteBuffer(bytes: bytes) }
 
     /// Encodes a value into a buffer.
     static func encode(_ value: some ResponseJSONWritable) -> ByteBuffer {
@@ -33,42 +39,48 @@ struct ResponseJSON {
 
     /// Encodes a value as text (a column's JSON).
     static func text(_ value: some ResponseJSONWritable) -> String {
-        String(buffer: encode(value))
+        var json = ResponseJSON()
+        value.write(to: &json)
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
+    private mutating func write(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     // MARK: - Containers
 
     mutating func object(_ body: (inout ResponseJSON) -> Void) {
-        buffer.writeInteger(UInt8(ascii: "{"))
+        bytes.append(UInt8(ascii: "{"))
         first = true
         body(&self)
-        buffer.writeInteger(UInt8(ascii: "}"))
+        bytes.append(UInt8(ascii: "}"))
         first = false
     }
 
     mutating func array<Element>(_ elements: [Element], _ body: (inout ResponseJSON, Element) -> Void) {
-        buffer.writeInteger(UInt8(ascii: "["))
+        bytes.append(UInt8(ascii: "["))
         first = true
         for element in elements {
             separate()
             body(&self, element)
             first = false
         }
-        buffer.writeInteger(UInt8(ascii: "]"))
+        bytes.append(UInt8(ascii: "]"))
         first = false
     }
 
     private mutating func separate() {
-        if !first { buffer.writeInteger(UInt8(ascii: ",")) }
+        if !first { bytes.append(UInt8(ascii: ",")) }
     }
 
     /// Writes `"key":` after a comma when needed. Keys are plain ASCII and never need escaping.
     private mutating func key(_ key: StaticString) {
         separate()
-        buffer.writeInteger(UInt8(ascii: "\""))
-        buffer.writeStaticString(key)
-        buffer.writeInteger(UInt8(ascii: "\""))
-        buffer.writeInteger(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: "\""))
+        write(key)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         first = true
     }
 
@@ -82,13 +94,13 @@ struct ResponseJSON {
 
     mutating func field(_ name: StaticString, _ value: Int64) {
         key(name)
-        buffer.writeString(String(value))
+        bytes.append(contentsOf: String(value).utf8)
         first = false
     }
 
     mutating func field(_ name: StaticString, _ value: Bool) {
         key(name)
-        buffer.writeStaticString(value ? "true" : "false")
+        write(value ? "true" : "false")
         first = false
     }
 
@@ -152,37 +164,37 @@ struct ResponseJSON {
     /// Writes a JSON string: `"` and `\` escaped, `\b \f \n \r \t` by name, the other
     /// control characters as `\u00XX` (lowercase hex), everything else (`/`, non-ASCII) as is.
     mutating func string(_ value: String) {
-        buffer.writeInteger(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: "\""))
         var value = value
-        value.withUTF8 { bytes in
+        value.withUTF8 { utf8 in
             var start = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
+            for index in utf8.indices {
+                let byte = utf8[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if start < index { buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<index])) }
+                if start < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index])) }
                 escape(byte)
                 start = index + 1
             }
-            if start < bytes.count { buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...])) }
+            if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
         }
-        buffer.writeInteger(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: "\""))
     }
 
     private mutating func escape(_ byte: UInt8) {
-        buffer.writeInteger(UInt8(ascii: "\\"))
+        bytes.append(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer.writeInteger(byte)
-        case 0x08: buffer.writeInteger(UInt8(ascii: "b"))
-        case 0x0C: buffer.writeInteger(UInt8(ascii: "f"))
-        case 0x0A: buffer.writeInteger(UInt8(ascii: "n"))
-        case 0x0D: buffer.writeInteger(UInt8(ascii: "r"))
-        case 0x09: buffer.writeInteger(UInt8(ascii: "t"))
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
         default:
             let hex: StaticString = "0123456789abcdef"
-            buffer.writeStaticString("u00")
+            write("u00")
             hex.withUTF8Buffer { digits in
-                buffer.writeInteger(digits[Int(byte >> 4)])
-                buffer.writeInteger(digits[Int(byte & 0x0F)])
+                bytes.append(digits[Int(byte >> 4)])
+                bytes.append(digits[Int(byte & 0x0F)])
             }
         }
     }
