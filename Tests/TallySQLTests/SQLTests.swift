@@ -96,4 +96,14 @@ import Testing
         #expect(built == written)
         #expect(written.description == "SELECT 1 FROM t WHERE a = ?")
     }
+
+    @Test func aFragmentIsUnchangedByTheStatementsBuiltOnIt() {
+        let base: SQL = "SELECT 1"
+        var grown = base
+        grown += " FROM t WHERE a = \(2)"
+        let joined = base + " FROM u"
+        #expect(base.description == "SELECT 1")
+        #expect(grown.description == "SELECT 1 FROM t WHERE a = ?")
+        #expect(joined.description == "SELECT 1 FROM u")
+    }
 }

@@ -103,14 +103,22 @@ public final class Metrics: Sendable {
         return rendered
     }
 
-    /// A label value with `\` and `"` escaped; values without them (nearly all) are returned as they are.
+    /// A label value with `\`, `"` and line feeds escaped, as the text format requires; values
+    /// without them (nearly all) are returned as they are.
     private static func escape(_ value: String) -> String {
-        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) else { return value }
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") }) else {
+            return value
+        }
         var escaped = ""
         escaped.reserveCapacity(value.utf8.count + 4)
         for character in value.unicodeScalars {
-            if character == "\\" || character == "\"" { escaped.unicodeScalars.append("\\") }
-            escaped.unicodeScalars.append(character)
+            switch character {
+            case "\\", "\"":
+                escaped.unicodeScalars.append("\\")
+                escaped.unicodeScalars.append(character)
+            case "\n": escaped += "\\n"
+            default: escaped.unicodeScalars.append(character)
+            }
         }
         return escaped
     }
