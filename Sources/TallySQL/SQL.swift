@@ -50,7 +50,7 @@ public struct SQL: Sendable, Hashable {
         }
     }
 
-    @usableFromInline mutating func append(text: String) {
+    mutating func append(text: String) {
         guard !text.isEmpty else { return }
         // Adjacent text joins, so that fragments built either way compare equal.
         if case .text(var last)? = pieces.last {

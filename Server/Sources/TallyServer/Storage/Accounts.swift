@@ -19,11 +19,14 @@ struct Accounts: Sendable {
     init(catalog: TallyCatalog, dialect: SQLDialect) {
         self.catalog = catalog
         self.dialect = dialect
-        allowanceProductIDs = catalog.products.filter { $0.allowance != nil }.map(\.productID)
+        var all: [String] = []
         var byCurrency: [String: [String]] = [:]
         for product in catalog.products {
-            if let allowance = product.allowance { byCurrency[allowance.currency, default: []].append(product.productID) }
+            guard let allowance = product.allowance else { continue }
+            all.append(product.productID)
+            byCurrency[allowance.currency, default: []].append(product.productID)
         }
+        allowanceProductIDs = all
         allowanceProductIDsByCurrency = byCurrency
     }
 
