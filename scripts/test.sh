@@ -143,17 +143,22 @@ start_postgres() {
     postgres_note "initdb failed: $(tail -n 3 "$run/initdb.log" 2>/dev/null)"; stop_postgres; return 1
   fi
 
+  # A Unix-domain socket beside TCP, for the tests of connecting through one, where its path
+  # fits the system's limit (107 bytes with the file's name) and has no space for pg_ctl -o.
+  local sock="$run/sock"
+  case "$sock" in *" "*) sock="" ;; esac
+  if [ -n "$sock" ] && [ ${#sock} -le 80 ] && as_postgres mkdir -p "$sock"; then :; else sock=""; fi
   local port="${TALLY_TEST_POSTGRES_PORT:-55432}" tries=0 log
   while :; do
     until port_is_free "$port"; do
       port=$((port + 1)); tries=$((tries + 1))
       [ $tries -lt 100 ] || { postgres_note "no free port from ${TALLY_TEST_POSTGRES_PORT:-55432}"; stop_postgres; return 1; }
     done
-    # TCP on loopback only, no Unix socket (so no socket folder is needed); durability is off,
-    # this server is thrown away after the run.
+    # TCP on loopback and the socket in the run's folder; durability is off, this server is
+    # thrown away after the run.
     log="$run/server-$port.log"
     if as_postgres "$pg_bin/pg_ctl" -D "$pg_data" -l "$log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories= -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+        -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$sock -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
         start >/dev/null 2>&1; then
       break
     fi
@@ -166,6 +171,9 @@ start_postgres() {
     postgres_note "the server did not start: $(tail -n 3 "$log" 2>/dev/null)"; stop_postgres; return 1
   done
   export TALLY_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
+  if [ -n "$sock" ]; then
+    export TALLY_TEST_POSTGRES_SOCKET_URL="postgres://postgres@/postgres?host=$sock&port=$port"
+  fi
   echo "PostgreSQL $(basename "$(dirname "$pg_bin")") runs for the tests at $TALLY_TEST_POSTGRES_URL" >&2
 }
 

@@ -19,9 +19,11 @@ extension PostgresDatabase {
             case verifyFull = "verify-full"
         }
 
-        /// The server's host name or address.
+        /// The server's host name or address, or, as libpq reads a host that begins with `/`, the
+        /// directory of its Unix-domain socket (`/var/run/postgresql`): a server on the same
+        /// machine answers there without TCP.
         public var host: String
-        /// The server's port.
+        /// The server's port; on a Unix-domain socket, the number in the socket's file name.
         public var port: Int
         /// The user to log in as.
         public var username: String
@@ -29,7 +31,8 @@ extension PostgresDatabase {
         public var password: String?
         /// The database; the server takes the user's name when nil.
         public var database: String?
-        /// Encryption; `disable` by default on a loopback host, `prefer` elsewhere.
+        /// Encryption; `disable` by default on a loopback host or a Unix-domain socket (which is
+        /// never encrypted), `prefer` elsewhere.
         public var tls: TLSMode
         /// The connections' `search_path` (`?search_path=` in the URL), e.g. a schema of its own.
         public var searchPath: String?
@@ -49,7 +52,7 @@ extension PostgresDatabase {
 
         /// Creates a configuration.
         /// - Parameters:
-        ///   - host: the server's host name or address.
+        ///   - host: the server's host name or address, or the directory of its Unix-domain socket.
         ///   - port: the server's port.
         ///   - username: the user to log in as.
         ///   - password: the password, if any.
@@ -61,11 +64,20 @@ extension PostgresDatabase {
             self.username = username
             self.password = password
             self.database = database
-            self.tls = tls ?? (Self.isLoopback(host) ? .disable : .prefer)
+            self.tls = tls ?? (Self.isLoopback(host) || host.hasPrefix("/") ? .disable : .prefer)
+        }
+
+        /// The Unix-domain socket's path (`<directory>/.s.PGSQL.<port>`, as the server names it)
+        /// when ``host`` is a directory; nil for TCP.
+        public var socketPath: String? {
+            host.hasPrefix("/") ? "\(host)/.s.PGSQL.\(port)" : nil
         }
 
         /// Parses `postgres://user[:password]@host[:port]/database[?sslmode=…&search_path=…&application_name=…&connect_timeout=…&prepared_statements=on|off]`
         /// (or `postgresql://`). Percent-escapes in the user, password and database are decoded.
+        /// As in libpq, `?host=` and `?port=` name the host and port instead, and a host that
+        /// begins with `/` is the directory of a Unix-domain socket:
+        /// `postgres://tally@/tally?host=/var/run/postgresql`.
         /// - Parameter url: the URL.
         /// - Throws: ``SQLDatabaseError`` (`.other`) naming what is wrong; the message never repeats the password.
         public init(url: String) throws(SQLDatabaseError) {
@@ -76,8 +88,10 @@ extension PostgresDatabase {
             guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
                 throw invalid("the scheme must be postgres or postgresql")
             }
-            guard var host = components.host, !host.isEmpty else { throw invalid("no host") }
+            let hostParameter = components.queryItems?.last { $0.name == "host" }?.value
+            guard var host = hostParameter ?? components.host, !host.isEmpty else { throw invalid("no host") }
             if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            if host.hasPrefix("/"), host.count > 1, host.hasSuffix("/") { host.removeLast() }
             guard let username = components.user, !username.isEmpty else { throw invalid("no user") }
             let port = components.port ?? 5432
             guard (1...65_535).contains(port) else { throw invalid("port \(port) is out of range") }
@@ -105,6 +119,11 @@ extension PostgresDatabase {
                         throw invalid("connect_timeout \(value) is not 1 to 3600 seconds")
                     }
                     connectTimeout = .seconds(seconds)
+                case "host":
+                    break
+                case "port":
+                    guard let number = Int(value), (1...65_535).contains(number) else { throw invalid("port \(value) is out of range") }
+                    self.port = number
                 case "prepared_statements":
                     switch value {
                     case "on": preparedStatements = true
@@ -115,10 +134,20 @@ extension PostgresDatabase {
                     throw invalid("unknown parameter \(item.name)")
                 }
             }
+            if socketPath != nil, tls != .disable, tls != .prefer {
+                throw invalid("sslmode \(tls.rawValue) needs TCP: a Unix-domain socket is not encrypted")
+            }
+            // The server's limit on a socket's path (sun_path), with its terminating zero.
+            if let socketPath, socketPath.utf8.count > 107 {
+                throw invalid("the socket's path \(socketPath) is longer than 107 bytes")
+            }
         }
 
         /// The URL without the password, for messages.
         public var redactedURL: String {
+            if socketPath != nil {
+                return "postgres://\(username)@:\(port)/\(database ?? "")?host=\(host)"
+            }
             let address = host.contains(":") ? "[\(host)]" : host
             return "postgres://\(username)@\(address):\(port)/\(database ?? "")"
         }
@@ -151,8 +180,12 @@ extension PostgresDatabase {
                 case .prefer: .prefer(tlsConfiguration)
                 case .require, .verifyCA, .verifyFull: .require(tlsConfiguration)
                 }
-            var configuration = PostgresClient.Configuration(
-                host: host, port: port, username: username, password: password, database: database, tls: tls)
+            var configuration =
+                if let socketPath {
+                    PostgresClient.Configuration(unixSocketPath: socketPath, username: username, password: password, database: database)
+                } else {
+                    PostgresClient.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
+                }
             configuration.options.additionalStartupParameters = startupParameters
             configuration.options.maximumConnections = max(1, maximumConnections)
             configuration.options.connectionIdleTimeout = idleTimeout
@@ -167,8 +200,12 @@ extension PostgresDatabase {
                 case .prefer: .prefer(try NIOSSLContext(configuration: tlsConfiguration))
                 case .require, .verifyCA, .verifyFull: .require(try NIOSSLContext(configuration: tlsConfiguration))
                 }
-            var configuration = PostgresConnection.Configuration(
-                host: host, port: port, username: username, password: password, database: database, tls: tls)
+            var configuration =
+                if let socketPath {
+                    PostgresConnection.Configuration(unixSocketPath: socketPath, username: username, password: password, database: database)
+                } else {
+                    PostgresConnection.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
+                }
             configuration.options.additionalStartupParameters = startupParameters
             let (seconds, attoseconds) = connectTimeout.components
             configuration.options.connectTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)

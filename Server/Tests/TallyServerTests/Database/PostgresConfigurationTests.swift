@@ -55,6 +55,12 @@ import Testing
             ("postgres://u@db.internal/d?sslmode=verify-full&search_path=tenant_1&application_name=tally&connect_timeout=3", options),
             ("postgres://u@db.internal/d?prepared_statements=off", unprepared),
             ("postgres://u@db.internal/d?prepared_statements=on", Parsed("db.internal", 5432, "u", nil, "d", .prefer)),
+            // A host that begins with `/` is the directory of a Unix-domain socket: never encrypted.
+            ("postgres://tally@/tally?host=/var/run/postgresql", Parsed("/var/run/postgresql", 5432, "tally", nil, "tally", .disable)),
+            ("postgres://u:p@/d?host=/tmp/pg/&port=5433", Parsed("/tmp/pg", 5433, "u", "p", "d", .disable)),
+            ("postgres://u@/d?host=/run/pg&sslmode=prefer", Parsed("/run/pg", 5432, "u", nil, "d", .prefer)),
+            // `?host=` and `?port=` name the host and port instead of the URL's.
+            ("postgres://u@db.internal:6000/d?host=db2.internal&port=6001", Parsed("db2.internal", 6001, "u", nil, "d", .prefer)),
         ]
     }()
 
@@ -66,6 +72,10 @@ import Testing
     static let invalid: [(String, String)] = [
         ("mysql://u@db.internal/d", "scheme"),
         ("postgres:///d", "no host"),
+        ("postgres://u@/d?host=", "no host"),
+        ("postgres://u@db.internal/d?port=70000", "port 70000"),
+        ("postgres://u:secret@/d?host=/run/pg&sslmode=require", "sslmode require needs TCP"),
+        ("postgres://u@/d?host=/\(String(repeating: "p", count: 100))", "longer than 107 bytes"),
         ("postgres://db.internal/d", "no user"),
         ("postgres://u@db.internal:0/d", "port 0"),
         ("postgres://u@db.internal/d/more", "path"),
@@ -90,6 +100,7 @@ import Testing
         ("postgres://tally:secret@db.internal:6543/app", "postgres://tally@db.internal:6543/app"),
         ("postgres://u:p@[::1]/d", "postgres://u@[::1]:5432/d"),
         ("postgres://u@localhost", "postgres://u@localhost:5432/"),
+        ("postgres://u:p@/d?host=/run/pg", "postgres://u@:5432/d?host=/run/pg"),
     ])
     func theRedactedUrlLeavesThePasswordOut(url: String, redacted: String) throws {
         #expect(try TallyServer.PostgresDatabase.Configuration(url: url).redactedURL == redacted)
@@ -102,6 +113,19 @@ import Testing
     func certificatesAreCheckedAsTheModeSays(mode: TallyServer.PostgresDatabase.Configuration.TLSMode, verification: CertificateVerification) {
         let configuration = TallyServer.PostgresDatabase.Configuration(host: "db.internal", username: "u", tls: mode)
         #expect(configuration.tlsConfiguration.certificateVerification == verification)
+    }
+
+    /// A socket's directory connects to the file the server makes in it; a host name over TCP.
+    @Test func aSocketsDirectoryIsConnectedToThroughItsFile() throws {
+        let local = try TallyServer.PostgresDatabase.Configuration(url: "postgres://u@/d?host=/run/pg&port=5433")
+        #expect(local.socketPath == "/run/pg/.s.PGSQL.5433")
+        #expect(local.clientConfiguration.unixSocketPath == "/run/pg/.s.PGSQL.5433")
+        #expect(local.clientConfiguration.host == nil)
+        #expect(try local.connectionConfiguration().unixSocketPath == "/run/pg/.s.PGSQL.5433")
+        let remote = try TallyServer.PostgresDatabase.Configuration(url: "postgres://u@db.internal:5433/d")
+        #expect(remote.socketPath == nil)
+        #expect(remote.clientConfiguration.unixSocketPath == nil)
+        #expect(remote.clientConfiguration.host == "db.internal")
     }
 
     @Test func startupParametersCarryTheSchemaAndTheName() throws {

@@ -89,4 +89,52 @@ import Testing
         #expect(try #require(lapsed1).subscriptions.map(\.productID) == ["com.tally.pro.monthly"])
         #expect(try #require(lapsed1).subscriptions.first?.status != .active)
     }
+
+    /// A catalog whose subscriptions give allowances in two currencies: each user's allowance
+    /// shows in its own currency and no other, is spent before what they bought, and a lapsed
+    /// one reads the same in one statement.
+    @Test(arguments: Backend.available)
+    func allowancesInTwoCurrenciesEachShowInTheirOwn(backend: Backend) async throws {
+        var catalog = Harness.catalog
+        let yearly = try #require(catalog.products.firstIndex { $0.productID == "com.tally.pro.yearly" })
+        catalog.products[yearly].allowance?.currency = "credits"
+        catalog.products[yearly].allowance?.amount = 20
+        let harness = try await Harness(backend, catalog: catalog)
+        let monthly = try await harness.user()
+        let annual = try await harness.user()
+        let annualsAccount = try await harness.anotherCustomer()
+        for (product, user, customer) in [("com.tally.pro.monthly", monthly, harness.store), ("com.tally.pro.yearly", annual, annualsAccount)] {
+            let (verified, jws) = try await harness.buy(product, for: user, from: customer)
+            _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
+        }
+        func allowance(_ user: User, _ currency: String) async throws -> Balance.AllowanceState? {
+            try await harness.balance(user, currency).allowance
+        }
+        #expect(try await allowance(monthly, "seconds")?.granted == 3600)
+        #expect(try await allowance(monthly, "credits") == nil)
+        #expect(try await allowance(annual, "credits")?.granted == 20)
+        #expect(try await allowance(annual, "seconds") == nil)
+
+        // The sign-up grant's 2 credits stay: the allowance is spent first.
+        let spent = try await harness.storage.spending.spend(
+            user: annual, request: SpendRequest(currency: "credits", amount: 5, idempotencyKey: "a1", reference: nil))
+        #expect(spent.balance.allowance?.used == 5)
+        #expect(spent.balance.available == 2)
+        #expect(spent.balance.spendable == 17)
+        // A user without the credits allowance spends what they have, and no more.
+        await #expect(throws: StorageError.self) {
+            _ = try await harness.storage.spending.spend(
+                user: monthly, request: SpendRequest(currency: "credits", amount: 3, idempotencyKey: "m1", reference: nil))
+        }
+        for user in [monthly, annual] {
+            #expect(try await Self.bothReads(harness, user).oneStatement == nil, "an allowance now is read in a transaction")
+        }
+        try await harness.advance(by: .seconds(86_400 * 400))
+        for user in [monthly, annual] {
+            let (oneStatement, transaction) = try await Self.bothReads(harness, user)
+            #expect(oneStatement == transaction)
+            #expect(transaction.balances.allSatisfy { $0.allowance == nil }, "\(transaction.balances)")
+        }
+        try await harness.checkInvariants()
+    }
 }

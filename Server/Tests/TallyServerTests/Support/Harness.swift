@@ -50,16 +50,15 @@ final class Harness: @unchecked Sendable {
 
     /// - Parameter readsEvents: whether the API's stream asks for events first, so that every
     ///   event is written (decision 0042); false for the tests of what is written when nothing reads them.
-    convenience init(_ backend: Backend, readsEvents: Bool = true) async throws {
-        try await self.init(backend, database: try await backend.makeDatabase(), readsEvents: readsEvents)
+    /// - Parameter catalog: what the server sells; the store sells `Examples/Tally.storekit` whatever it is.
+    convenience init(_ backend: Backend, readsEvents: Bool = true, catalog: TallyCatalog = Harness.catalog) async throws {
+        try await self.init(backend, database: try await backend.makeDatabase(), readsEvents: readsEvents, catalog: catalog)
     }
 
     /// A harness on a database made elsewhere (already migrated).
-    init(_ backend: Backend, database: any SQLDatabase, readsEvents: Bool = true) async throws {
+    init(_ backend: Backend, database: any SQLDatabase, readsEvents: Bool = true, catalog: TallyCatalog = Harness.catalog) async throws {
         self.backend = backend
-        var configuration = SimulatedAppStore.Configuration(catalog: Self.storeCatalog, bundleID: "com.tally.example", appAppleID: 6_450_000_001)
-        configuration.firstTransactionNumber = 2_000_000_500_000_000 + Int64.random(in: 0..<1_000_000) * 100
-        store = try SimulatedAppStore(configuration: configuration, authority: Self.authority, time: .manual(start: Self.start))
+        store = try SimulatedAppStore(configuration: Self.storeConfiguration(), authority: Self.authority, time: .manual(start: Self.start))
         verifier = SignedDataVerifier(
             .init(
                 bundleID: .equals("com.tally.example"), appAppleID: .equals(6_450_000_001), environments: [.sandbox, .production],
@@ -67,8 +66,21 @@ final class Harness: @unchecked Sendable {
             now: { Harness.start })
         self.database = database
         let clock = self.clock
-        storage = SQLStorage(database: database, catalog: Self.catalog, now: { clock.now })
+        storage = SQLStorage(database: database, catalog: catalog, now: { clock.now })
         if readsEvents { try await storage.webhooks.keepEvents(for: .api) }
+    }
+
+    /// The App Store's settings; each store made from them numbers its transactions apart.
+    static func storeConfiguration() -> SimulatedAppStore.Configuration {
+        var configuration = SimulatedAppStore.Configuration(catalog: Self.storeCatalog, bundleID: "com.tally.example", appAppleID: 6_450_000_001)
+        configuration.firstTransactionNumber = 2_000_000_500_000_000 + Int64.random(in: 0..<1_000_000) * 100
+        return configuration
+    }
+
+    /// Another Apple account buying from the same App Store, at the store's time now: the
+    /// harness's store is one account, whose subscriptions of one group are one subscription.
+    func anotherCustomer() async throws -> SimulatedAppStore {
+        try SimulatedAppStore(configuration: Self.storeConfiguration(), authority: Self.authority, time: .manual(start: await store.now))
     }
 
     /// Moves the store and the server's clock forward together.
@@ -81,10 +93,14 @@ final class Harness: @unchecked Sendable {
         try await storage.users.createUser(appUserID: appUserID, tokenHash: UUID().uuidString).0
     }
 
+    /// A verified transaction and its JWS.
+    typealias Bought = (Verified<TransactionPayload>, String)
+
     /// Buys from the simulated store and verifies, as a device would before posting.
-    func buy(_ product: String, for user: User?, quantity: Int = 1) async throws -> (Verified<TransactionPayload>, String) {
+    /// - Parameter customer: the Apple account that buys; the harness's store by default.
+    func buy(_ product: String, for user: User?, quantity: Int = 1, from customer: SimulatedAppStore? = nil) async throws -> Bought {
         let options = SimulatedAppStore.PurchaseOptions(appAccountToken: user?.appAccountToken, quantity: quantity, outcome: .success)
-        guard case .success(let transaction) = try await store.purchase(product, options: options) else {
+        guard case .success(let transaction) = try await (customer ?? store).purchase(product, options: options) else {
             throw TestFailure("purchase did not succeed")
         }
         return (try await verifier.verifyTransaction(transaction.jws).get(), transaction.jws)
