@@ -10,7 +10,9 @@
 # PostgreSQL: unless TALLY_TEST_POSTGRES_URL is already set, a throwaway server is started
 # from .build-test/postgres on 127.0.0.1 (port TALLY_TEST_POSTGRES_PORT, default 55432, or the
 # next free one) and stopped on exit; the storage conformance tests then run on it as well as
-# on SQLite. When it cannot be installed or started, the tests run on SQLite only.
+# on SQLite. It also listens on a Unix-domain socket in its folder
+# (TALLY_TEST_POSTGRES_SOCKET_URL, for the test of connecting through one). When it cannot be
+# installed or started, the tests run on SQLite only.
 #
 # Chaos: once `swift test` passes, `scripts/chaos.sh --quick` kills and restarts the `tally`
 # that `swift test` built (in its scratch path) under load, on SQLite and, when the throwaway
@@ -143,11 +145,19 @@ start_postgres() {
     postgres_note "initdb failed: $(tail -n 3 "$run/initdb.log" 2>/dev/null)"; stop_postgres; return 1
   fi
 
-  # A Unix-domain socket beside TCP, for the tests of connecting through one, where its path
-  # fits the system's limit (107 bytes with the file's name) and has no space for pg_ctl -o.
+  # A Unix-domain socket beside TCP, for the test of connecting through one: in the run's
+  # folder when its path is short (the kernel takes 103 bytes with the file's name) and plain
+  # (it goes through pg_ctl -o's shell and into a URL unescaped).
   local sock="$run/sock"
-  case "$sock" in *" "*) sock="" ;; esac
-  if [ -n "$sock" ] && [ ${#sock} -le 80 ] && as_postgres mkdir -p "$sock"; then :; else sock=""; fi
+  case "$sock" in
+    *[!A-Za-z0-9/._-]*) sock="" ;;
+  esac
+  if [ -n "$sock" ] && [ ${#sock} -le 80 ] && as_postgres mkdir -p "$sock"; then
+    :
+  else
+    echo "PostgreSQL: no Unix-domain socket ($run/sock is not short and plain); the test through one is skipped" >&2
+    sock=""
+  fi
   local port="${TALLY_TEST_POSTGRES_PORT:-55432}" tries=0 log
   while :; do
     until port_is_free "$port"; do
@@ -171,15 +181,18 @@ start_postgres() {
     postgres_note "the server did not start: $(tail -n 3 "$log" 2>/dev/null)"; stop_postgres; return 1
   done
   export TALLY_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
+  echo "PostgreSQL $(basename "$(dirname "$pg_bin")") runs for the tests at $TALLY_TEST_POSTGRES_URL" >&2
   if [ -n "$sock" ]; then
     export TALLY_TEST_POSTGRES_SOCKET_URL="postgres://postgres@/postgres?host=$sock&port=$port"
+    echo "and through its socket at $TALLY_TEST_POSTGRES_SOCKET_URL" >&2
   fi
-  echo "PostgreSQL $(basename "$(dirname "$pg_bin")") runs for the tests at $TALLY_TEST_POSTGRES_URL" >&2
 }
 
 if [ -n "${TALLY_TEST_POSTGRES_URL:-}" ]; then
   echo "Using the PostgreSQL server at TALLY_TEST_POSTGRES_URL for the tests." >&2
 else
+  # A socket URL from outside would name another server than the one started here.
+  unset TALLY_TEST_POSTGRES_SOCKET_URL
   trap stop_postgres EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM

@@ -31,8 +31,9 @@ extension PostgresDatabase {
         public var password: String?
         /// The database; the server takes the user's name when nil.
         public var database: String?
-        /// Encryption; `disable` by default on a loopback host or a Unix-domain socket (which is
-        /// never encrypted), `prefer` elsewhere.
+        /// Encryption over TCP; `disable` by default on a loopback host, `prefer` elsewhere. A
+        /// Unix-domain socket is never encrypted, whatever this says (libpq ignores `sslmode`
+        /// there; ``init(url:)`` refuses one that requires TLS, so that a URL never promises it).
         public var tls: TLSMode
         /// The connections' `search_path` (`?search_path=` in the URL), e.g. a schema of its own.
         public var searchPath: String?
@@ -57,7 +58,8 @@ extension PostgresDatabase {
         ///   - username: the user to log in as.
         ///   - password: the password, if any.
         ///   - database: the database; the user's name when nil.
-        ///   - tls: encryption; by default `disable` on a loopback host and `prefer` elsewhere.
+        ///   - tls: encryption over TCP; by default `disable` on a loopback host or a socket's
+        ///     directory and `prefer` elsewhere.
         public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String? = nil, tls: TLSMode? = nil) {
             self.host = host
             self.port = port
@@ -77,12 +79,16 @@ extension PostgresDatabase {
         /// (or `postgresql://`). Percent-escapes in the user, password and database are decoded.
         /// As in libpq, `?host=` and `?port=` name the host and port instead, and a host that
         /// begins with `/` is the directory of a Unix-domain socket:
-        /// `postgres://tally@/tally?host=/var/run/postgresql`.
+        /// `postgres://tally@/tally?host=/var/run/postgresql`. Unlike libpq, which ignores
+        /// `sslmode` on a socket, an `sslmode` that requires TLS is refused there; one host only.
         /// - Parameter url: the URL.
         /// - Throws: ``SQLDatabaseError`` (`.other`) naming what is wrong; the message never repeats the password.
         public init(url: String) throws(SQLDatabaseError) {
             func invalid(_ reason: String) -> SQLDatabaseError {
-                SQLDatabaseError(.other, "invalid PostgreSQL URL (\(reason)); expected postgres://user[:password]@host[:port]/database")
+                SQLDatabaseError(
+                    .other,
+                    "invalid PostgreSQL URL (\(reason)); expected postgres://user[:password]@host[:port]/database or, through a socket, postgres://user@/database?host=/directory"
+                )
             }
             guard let components = URLComponents(string: url) else { throw invalid("not a URL") }
             guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
@@ -122,7 +128,10 @@ extension PostgresDatabase {
                 case "host":
                     break
                 case "port":
-                    guard let number = Int(value), (1...65_535).contains(number) else { throw invalid("port \(value) is out of range") }
+                    // Empty: the URL's port or the default, as libpq reads it.
+                    guard !value.isEmpty else { break }
+                    guard let number = Int(value) else { throw invalid("port \(value) is not a number") }
+                    guard (1...65_535).contains(number) else { throw invalid("port \(value) is out of range") }
                     self.port = number
                 case "prepared_statements":
                     switch value {
@@ -137,20 +146,25 @@ extension PostgresDatabase {
             if socketPath != nil, tls != .disable, tls != .prefer {
                 throw invalid("sslmode \(tls.rawValue) needs TCP: a Unix-domain socket is not encrypted")
             }
-            // The server's limit on a socket's path (sun_path), with its terminating zero.
-            if let socketPath, socketPath.utf8.count > 107 {
-                throw invalid("the socket's path \(socketPath) is longer than 107 bytes")
+            // The kernel's limit on a socket's path (sun_path, with its terminating zero): 108 bytes
+            // on Linux, 104 on macOS; the smaller holds on both.
+            if let socketPath, socketPath.utf8.count > 103 {
+                throw invalid("the socket's path \(socketPath) is longer than 103 bytes")
             }
         }
 
         /// The URL without the password, for messages.
         public var redactedURL: String {
             if socketPath != nil {
-                return "postgres://\(username)@:\(port)/\(database ?? "")?host=\(host)"
+                let directory = host.addingPercentEncoding(withAllowedCharacters: Self.queryValueCharacters) ?? host
+                return "postgres://\(username)@/\(database ?? "")?host=\(directory)&port=\(port)"
             }
             let address = host.contains(":") ? "[\(host)]" : host
             return "postgres://\(username)@\(address):\(port)/\(database ?? "")"
         }
+
+        /// What a query value keeps unescaped: what a query may hold, less its separators.
+        private static let queryValueCharacters = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+#"))
 
         static func isLoopback(_ host: String) -> Bool {
             host == "localhost" || host.hasPrefix("127.") || host == "::1"
@@ -174,18 +188,19 @@ extension PostgresDatabase {
         }
 
         var clientConfiguration: PostgresClient.Configuration {
-            let tls: PostgresClient.Configuration.TLS =
-                switch self.tls {
-                case .disable: .disable
-                case .prefer: .prefer(tlsConfiguration)
-                case .require, .verifyCA, .verifyFull: .require(tlsConfiguration)
-                }
-            var configuration =
-                if let socketPath {
-                    PostgresClient.Configuration(unixSocketPath: socketPath, username: username, password: password, database: database)
-                } else {
-                    PostgresClient.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
-                }
+            var configuration: PostgresClient.Configuration
+            if let socketPath {
+                // Never encrypted (see `tls`).
+                configuration = .init(unixSocketPath: socketPath, username: username, password: password, database: database)
+            } else {
+                let tls: PostgresClient.Configuration.TLS =
+                    switch self.tls {
+                    case .disable: .disable
+                    case .prefer: .prefer(tlsConfiguration)
+                    case .require, .verifyCA, .verifyFull: .require(tlsConfiguration)
+                    }
+                configuration = .init(host: host, port: port, username: username, password: password, database: database, tls: tls)
+            }
             configuration.options.additionalStartupParameters = startupParameters
             configuration.options.maximumConnections = max(1, maximumConnections)
             configuration.options.connectionIdleTimeout = idleTimeout
@@ -194,18 +209,18 @@ extension PostgresDatabase {
         }
 
         func connectionConfiguration() throws -> PostgresConnection.Configuration {
-            let tls: PostgresConnection.Configuration.TLS =
-                switch self.tls {
-                case .disable: .disable
-                case .prefer: .prefer(try NIOSSLContext(configuration: tlsConfiguration))
-                case .require, .verifyCA, .verifyFull: .require(try NIOSSLContext(configuration: tlsConfiguration))
-                }
-            var configuration =
-                if let socketPath {
-                    PostgresConnection.Configuration(unixSocketPath: socketPath, username: username, password: password, database: database)
-                } else {
-                    PostgresConnection.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
-                }
+            var configuration: PostgresConnection.Configuration
+            if let socketPath {
+                configuration = .init(unixSocketPath: socketPath, username: username, password: password, database: database)
+            } else {
+                let tls: PostgresConnection.Configuration.TLS =
+                    switch self.tls {
+                    case .disable: .disable
+                    case .prefer: .prefer(try NIOSSLContext(configuration: tlsConfiguration))
+                    case .require, .verifyCA, .verifyFull: .require(try NIOSSLContext(configuration: tlsConfiguration))
+                    }
+                configuration = .init(host: host, port: port, username: username, password: password, database: database, tls: tls)
+            }
             configuration.options.additionalStartupParameters = startupParameters
             let (seconds, attoseconds) = connectTimeout.components
             configuration.options.connectTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)

@@ -59,6 +59,8 @@ import Testing
             ("postgres://tally@/tally?host=/var/run/postgresql", Parsed("/var/run/postgresql", 5432, "tally", nil, "tally", .disable)),
             ("postgres://u:p@/d?host=/tmp/pg/&port=5433", Parsed("/tmp/pg", 5433, "u", "p", "d", .disable)),
             ("postgres://u@/d?host=/run/pg&sslmode=prefer", Parsed("/run/pg", 5432, "u", nil, "d", .prefer)),
+            ("postgres://u@%2Frun%2Fpg:5433/d", Parsed("/run/pg", 5433, "u", nil, "d", .disable)),
+            ("postgres://u@/d?host=/run/pg&port=", Parsed("/run/pg", 5432, "u", nil, "d", .disable)),
             // `?host=` and `?port=` name the host and port instead of the URL's.
             ("postgres://u@db.internal:6000/d?host=db2.internal&port=6001", Parsed("db2.internal", 6001, "u", nil, "d", .prefer)),
         ]
@@ -73,9 +75,12 @@ import Testing
         ("mysql://u@db.internal/d", "scheme"),
         ("postgres:///d", "no host"),
         ("postgres://u@/d?host=", "no host"),
-        ("postgres://u@db.internal/d?port=70000", "port 70000"),
+        ("postgres://u@db.internal/d?port=70000", "port 70000 is out of range"),
+        ("postgres://u@db.internal/d?port=five", "port five is not a number"),
         ("postgres://u:secret@/d?host=/run/pg&sslmode=require", "sslmode require needs TCP"),
-        ("postgres://u@/d?host=/\(String(repeating: "p", count: 100))", "longer than 107 bytes"),
+        ("postgres://u:secret@/d?host=/run/pg&sslmode=verify-full", "sslmode verify-full needs TCP"),
+        // A directory of 89 bytes fits (103 with the socket's file name: below); one of 90 does not.
+        ("postgres://u@/d?host=/\(String(repeating: "p", count: 89))", "longer than 103 bytes"),
         ("postgres://db.internal/d", "no user"),
         ("postgres://u@db.internal:0/d", "port 0"),
         ("postgres://u@db.internal/d/more", "path"),
@@ -100,7 +105,8 @@ import Testing
         ("postgres://tally:secret@db.internal:6543/app", "postgres://tally@db.internal:6543/app"),
         ("postgres://u:p@[::1]/d", "postgres://u@[::1]:5432/d"),
         ("postgres://u@localhost", "postgres://u@localhost:5432/"),
-        ("postgres://u:p@/d?host=/run/pg", "postgres://u@:5432/d?host=/run/pg"),
+        ("postgres://u:p@/d?host=/run/pg", "postgres://u@/d?host=/run/pg&port=5432"),
+        ("postgres://u:p@/d?host=/run/my%26pg", "postgres://u@/d?host=/run/my%26pg&port=5432"),
     ])
     func theRedactedUrlLeavesThePasswordOut(url: String, redacted: String) throws {
         #expect(try TallyServer.PostgresDatabase.Configuration(url: url).redactedURL == redacted)
@@ -126,6 +132,9 @@ import Testing
         #expect(remote.socketPath == nil)
         #expect(remote.clientConfiguration.unixSocketPath == nil)
         #expect(remote.clientConfiguration.host == "db.internal")
+        // The longest path the kernel takes everywhere: 103 bytes.
+        let longest = try TallyServer.PostgresDatabase.Configuration(url: "postgres://u@/d?host=/\(String(repeating: "p", count: 88))")
+        #expect(longest.socketPath?.utf8.count == 103)
     }
 
     @Test func startupParametersCarryTheSchemaAndTheName() throws {

@@ -1,4 +1,3 @@
-import Foundation
 import TallySQL
 import Testing
 
@@ -97,32 +96,5 @@ import Testing
             }
         }
         #expect(error?.kind == .other)
-    }
-
-    static let socketURL = ProcessInfo.processInfo.environment["TALLY_TEST_POSTGRES_SOCKET_URL"]
-
-    /// A server on this machine is reached through its Unix-domain socket (`?host=/directory`),
-    /// not over TCP (the session has no server address), and runs Tally's schema and a purchase there.
-    @Test(.enabled(if: socketURL != nil, "TALLY_TEST_POSTGRES_SOCKET_URL is not set (scripts/test.sh sets it for its server's socket)"))
-    func aServerOnThisMachineAnswersOnItsUnixSocket() async throws {
-        let socket = try PostgresDatabase.Configuration(url: try #require(Self.socketURL))
-        #expect(socket.socketPath != nil)
-        var configuration = try await TestPostgres.makeSchema()
-        let tcp = PostgresDatabase(configuration: configuration)
-        defer { Task { await tcp.close() } }
-        (configuration.host, configuration.port, configuration.tls) = (socket.host, socket.port, socket.tls)
-        let database = PostgresDatabase(configuration: configuration)
-        defer { Task { await database.close() } }
-        try await database.migrate(Migrations.all)
-        let local: SQL = "SELECT inet_server_addr() IS NULL AS local"
-        #expect(try await database.readStatement(local).first?.bool(SQLColumn("local")) == true)
-        #expect(try await tcp.readStatement(local).first?.bool(SQLColumn("local")) == false)
-
-        let harness = try await Harness(.postgres, database: database)
-        let user = try await harness.user()
-        let (verified, jws) = try await harness.buy("com.tally.photo.credits.10", for: user)
-        let answer = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)
-        #expect(answer.balances.first { $0.currency == "credits" }?.available == 12, "the sign-up grant's 2 and the pack's 10")
-        try await harness.checkInvariants()
     }
 }

@@ -122,10 +122,13 @@ import Testing
         #expect(spent.balance.available == 2)
         #expect(spent.balance.spendable == 17)
         // A user without the credits allowance spends what they have, and no more.
-        await #expect(throws: StorageError.self) {
+        let refused = await #expect(throws: StorageError.self) {
             _ = try await harness.storage.spending.spend(
                 user: monthly, request: SpendRequest(currency: "credits", amount: 3, idempotencyKey: "m1", reference: nil))
         }
+        #expect(refused?.code == .insufficientCredits)
+        #expect(refused?.available == 2)
+        #expect(try await harness.balance(monthly, "credits").available == 2)
         for user in [monthly, annual] {
             #expect(try await Self.bothReads(harness, user).oneStatement == nil, "an allowance now is read in a transaction")
         }

@@ -58,7 +58,9 @@ final class Harness: @unchecked Sendable {
     /// A harness on a database made elsewhere (already migrated).
     init(_ backend: Backend, database: any SQLDatabase, readsEvents: Bool = true, catalog: TallyCatalog = Harness.catalog) async throws {
         self.backend = backend
-        store = try SimulatedAppStore(configuration: Self.storeConfiguration(), authority: Self.authority, time: .manual(start: Self.start))
+        store = try SimulatedAppStore(
+            configuration: Self.storeConfiguration(firstTransactionNumber: firstTransactionNumber), authority: Self.authority,
+            time: .manual(start: Self.start))
         verifier = SignedDataVerifier(
             .init(
                 bundleID: .equals("com.tally.example"), appAppleID: .equals(6_450_000_001), environments: [.sandbox, .production],
@@ -70,17 +72,25 @@ final class Harness: @unchecked Sendable {
         if readsEvents { try await storage.webhooks.keepEvents(for: .api) }
     }
 
-    /// The App Store's settings; each store made from them numbers its transactions apart.
-    static func storeConfiguration() -> SimulatedAppStore.Configuration {
+    /// The App Store's settings, numbering transactions from `first`.
+    static func storeConfiguration(firstTransactionNumber first: Int64) -> SimulatedAppStore.Configuration {
         var configuration = SimulatedAppStore.Configuration(catalog: Self.storeCatalog, bundleID: "com.tally.example", appAppleID: 6_450_000_001)
-        configuration.firstTransactionNumber = 2_000_000_500_000_000 + Int64.random(in: 0..<1_000_000) * 100
+        configuration.firstTransactionNumber = first
         return configuration
     }
 
+    /// Where the harness's store numbers its transactions from (random, so that tests on one
+    /// server's database never meet).
+    let firstTransactionNumber = 2_000_000_500_000_000 + Int64.random(in: 0..<1_000_000) * 100
+
     /// Another Apple account buying from the same App Store, at the store's time now: the
     /// harness's store is one account, whose subscriptions of one group are one subscription.
-    func anotherCustomer() async throws -> SimulatedAppStore {
-        try SimulatedAppStore(configuration: Self.storeConfiguration(), authority: Self.authority, time: .manual(start: await store.now))
+    /// Customer `number` numbers its transactions `number` × 50,000 after the harness's store; its
+    /// clock stays where it starts (``advance(by:)`` moves the harness's store only).
+    func anotherCustomer(number: Int64 = 1) async throws -> SimulatedAppStore {
+        try SimulatedAppStore(
+            configuration: Self.storeConfiguration(firstTransactionNumber: firstTransactionNumber + number * 50_000),
+            authority: Self.authority, time: .manual(start: await store.now))
     }
 
     /// Moves the store and the server's clock forward together.
