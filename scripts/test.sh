@@ -155,7 +155,7 @@ start_postgres() {
   if [ -n "$sock" ] && [ ${#sock} -le 80 ] && as_postgres mkdir -p "$sock"; then
     :
   else
-    echo "PostgreSQL: no Unix-domain socket ($run/sock is not short and plain); the test through one is skipped" >&2
+    echo "PostgreSQL: no Unix-domain socket ($run/sock is long, holds other characters than A-Z a-z 0-9 / . _ -, or could not be made); the test through one is skipped" >&2
     sock=""
   fi
   local port="${TALLY_TEST_POSTGRES_PORT:-55432}" tries=0 log

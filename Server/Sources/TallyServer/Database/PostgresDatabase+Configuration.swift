@@ -96,6 +96,8 @@ extension PostgresDatabase {
             }
             let hostParameter = components.queryItems?.last { $0.name == "host" }?.value
             guard var host = hostParameter ?? components.host, !host.isEmpty else { throw invalid("no host") }
+            // libpq reads a list of hosts to try in turn; one host is read here, not a list as one name.
+            guard !host.contains(",") else { throw invalid("one host only, not the list \(host)") }
             if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
             if host.hasPrefix("/"), host.count > 1, host.hasSuffix("/") { host.removeLast() }
             guard let username = components.user, !username.isEmpty else { throw invalid("no user") }

@@ -61,6 +61,7 @@ import Testing
             ("postgres://u@/d?host=/run/pg&sslmode=prefer", Parsed("/run/pg", 5432, "u", nil, "d", .prefer)),
             ("postgres://u@%2Frun%2Fpg:5433/d", Parsed("/run/pg", 5433, "u", nil, "d", .disable)),
             ("postgres://u@/d?host=/run/pg&port=", Parsed("/run/pg", 5432, "u", nil, "d", .disable)),
+            ("postgres://u@%2Frun%2Fpg:5433/d?port=", Parsed("/run/pg", 5433, "u", nil, "d", .disable)),
             // `?host=` and `?port=` name the host and port instead of the URL's.
             ("postgres://u@db.internal:6000/d?host=db2.internal&port=6001", Parsed("db2.internal", 6001, "u", nil, "d", .prefer)),
         ]
@@ -75,11 +76,13 @@ import Testing
         ("mysql://u@db.internal/d", "scheme"),
         ("postgres:///d", "no host"),
         ("postgres://u@/d?host=", "no host"),
+        ("postgres://u@/d?host=/a,/b", "one host only"),
+        ("postgres://u@db1,db2/d", "one host only"),
         ("postgres://u@db.internal/d?port=70000", "port 70000 is out of range"),
         ("postgres://u@db.internal/d?port=five", "port five is not a number"),
         ("postgres://u:secret@/d?host=/run/pg&sslmode=require", "sslmode require needs TCP"),
         ("postgres://u:secret@/d?host=/run/pg&sslmode=verify-full", "sslmode verify-full needs TCP"),
-        // A directory of 89 bytes fits (103 with the socket's file name: below); one of 90 does not.
+        // At port 5432 a directory of 89 bytes fits (103 with the socket's file name: below); one of 90 does not.
         ("postgres://u@/d?host=/\(String(repeating: "p", count: 89))", "longer than 103 bytes"),
         ("postgres://db.internal/d", "no user"),
         ("postgres://u@db.internal:0/d", "port 0"),
@@ -107,6 +110,8 @@ import Testing
         ("postgres://u@localhost", "postgres://u@localhost:5432/"),
         ("postgres://u:p@/d?host=/run/pg", "postgres://u@/d?host=/run/pg&port=5432"),
         ("postgres://u:p@/d?host=/run/my%26pg", "postgres://u@/d?host=/run/my%26pg&port=5432"),
+        // A directory whose name holds `%26` itself prints escaped, and reads back as itself.
+        ("postgres://u@/d?host=/run/my%2526pg", "postgres://u@/d?host=/run/my%2526pg&port=5432"),
     ])
     func theRedactedUrlLeavesThePasswordOut(url: String, redacted: String) throws {
         #expect(try TallyServer.PostgresDatabase.Configuration(url: url).redactedURL == redacted)

@@ -102,7 +102,7 @@ import Testing
         let harness = try await Harness(backend, catalog: catalog)
         let monthly = try await harness.user()
         let annual = try await harness.user()
-        let annualsAccount = try await harness.anotherCustomer()
+        let annualsAccount = try await harness.anotherCustomer(number: 1)
         for (product, user, customer) in [("com.tally.pro.monthly", monthly, harness.store), ("com.tally.pro.yearly", annual, annualsAccount)] {
             let (verified, jws) = try await harness.buy(product, for: user, from: customer)
             _ = try await harness.storage.purchases.deliver(verified, jws: jws, presenter: user, orderID: nil)

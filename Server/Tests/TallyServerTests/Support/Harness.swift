@@ -87,7 +87,7 @@ final class Harness: @unchecked Sendable {
     /// harness's store is one account, whose subscriptions of one group are one subscription.
     /// Customer `number` numbers its transactions `number` × 50,000 after the harness's store; its
     /// clock stays where it starts (``advance(by:)`` moves the harness's store only).
-    func anotherCustomer(number: Int64 = 1) async throws -> SimulatedAppStore {
+    func anotherCustomer(number: Int64) async throws -> SimulatedAppStore {
         try SimulatedAppStore(
             configuration: Self.storeConfiguration(firstTransactionNumber: firstTransactionNumber + number * 50_000),
             authority: Self.authority, time: .manual(start: await store.now))
