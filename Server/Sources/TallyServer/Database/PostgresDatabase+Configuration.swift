@@ -32,8 +32,8 @@ extension PostgresDatabase {
         /// The database; the server takes the user's name when nil.
         public var database: String?
         /// Encryption over TCP; `disable` by default on a loopback host, `prefer` elsewhere. A
-        /// Unix-domain socket is never encrypted, whatever this says (libpq ignores `sslmode`
-        /// there; ``init(url:)`` refuses one that requires TLS, so that a URL never promises it).
+        /// Unix-domain socket is never encrypted (libpq ignores `sslmode` there; ``checkSocket()``
+        /// refuses one that requires TLS, so that a configuration never promises it).
         public var tls: TLSMode
         /// The connections' `search_path` (`?search_path=` in the URL), e.g. a schema of its own.
         public var searchPath: String?
@@ -145,13 +145,27 @@ extension PostgresDatabase {
                     throw invalid("unknown parameter \(item.name)")
                 }
             }
-            if socketPath != nil, tls != .disable, tls != .prefer {
-                throw invalid("sslmode \(tls.rawValue) needs TCP: a Unix-domain socket is not encrypted")
+            do {
+                try checkSocket()
+            } catch {
+                throw invalid(error.message)
+            }
+        }
+
+        /// Refuses what a Unix-domain socket cannot give: an `sslmode` that requires TLS, or a
+        /// path longer than the kernel takes. Nothing to refuse over TCP. ``init(url:)`` and
+        /// ``PostgresDatabase/connect(_:logger:)`` check it, so a configuration built field by
+        /// field is held to the same rule as a URL.
+        /// - Throws: ``SQLDatabaseError`` (`.other`) naming what is wrong.
+        public func checkSocket() throws(SQLDatabaseError) {
+            guard let socketPath else { return }
+            if tls != .disable, tls != .prefer {
+                throw SQLDatabaseError(.other, "sslmode \(tls.rawValue) needs TCP: a Unix-domain socket is not encrypted")
             }
             // The kernel's limit on a socket's path (sun_path, with its terminating zero): 108 bytes
             // on Linux, 104 on macOS; the smaller holds on both.
-            if let socketPath, socketPath.utf8.count > 103 {
-                throw invalid("the socket's path \(socketPath) is longer than 103 bytes")
+            if socketPath.utf8.count > 103 {
+                throw SQLDatabaseError(.other, "the socket's path \(socketPath) is longer than 103 bytes")
             }
         }
 

@@ -70,10 +70,13 @@ public final class PostgresDatabase: SQLDatabase {
     ///   - configuration: the server, credentials and pool size.
     ///   - logger: where the pool reports background failures.
     /// - Returns: the database, ready for transactions.
-    /// - Throws: ``SQLDatabaseError`` (`.unavailable`) when the server cannot be reached or refuses the credentials.
+    /// - Throws: ``SQLDatabaseError``: `.other` for what a socket cannot give
+    ///   (``Configuration/checkSocket()``), `.unavailable` when the server cannot be reached or
+    ///   refuses the credentials.
     public static func connect(
         _ configuration: Configuration, logger: Logger = PostgresDatabase.silentLogger
     ) async throws(SQLDatabaseError) -> PostgresDatabase {
+        try configuration.checkSocket()
         do {
             let connection = try await PostgresConnection.connect(
                 configuration: try configuration.connectionConfiguration(), id: 0, logger: logger)

@@ -142,6 +142,20 @@ import Testing
         #expect(longest.socketPath?.utf8.count == 103)
     }
 
+    /// A configuration built field by field is held to the URL's rule: no TLS on a socket, no
+    /// path longer than the kernel takes; refused before any connection is tried.
+    @Test func connectingRefusesWhatASocketCannotGive() async {
+        let encrypted = TallyServer.PostgresDatabase.Configuration(host: "/run/pg", username: "u", tls: .verifyFull)
+        let long = TallyServer.PostgresDatabase.Configuration(host: "/" + String(repeating: "p", count: 89), username: "u")
+        for (configuration, reason) in [(encrypted, "sslmode verify-full needs TCP"), (long, "longer than 103 bytes")] {
+            let error = await #expect(throws: SQLDatabaseError.self) { _ = try await TallyServer.PostgresDatabase.connect(configuration) }
+            #expect(error?.kind == .other)
+            #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
+        }
+        #expect(throws: Never.self) { try TallyServer.PostgresDatabase.Configuration(host: "/run/pg", username: "u").checkSocket() }
+        #expect(throws: Never.self) { try TallyServer.PostgresDatabase.Configuration(host: "db.internal", username: "u", tls: .verifyFull).checkSocket() }
+    }
+
     @Test func startupParametersCarryTheSchemaAndTheName() throws {
         let configuration = try TallyServer.PostgresDatabase.Configuration(url: "postgres://u@db.internal/d?search_path=s1&application_name=api")
         #expect(configuration.startupParameters.map { "\($0.0)=\($0.1)" } == ["search_path=s1", "application_name=api"])
