@@ -53,6 +53,7 @@ extension PurchaseStore {
                 first.replayed = true
                 return first
             }
+            if let answer = recorded.answer { return answer }
             let (balances, access) = try await accounts.summary(executor, user: presenter.id, time: time)
             let response = PurchaseResponse(
                 transactionID: transactionID, productID: productID, granted: recorded.granted,
@@ -78,6 +79,8 @@ extension PurchaseStore {
         var new: Bool
         /// The answer the first delivery to a client gave, kept for replays.
         var response: String?
+        /// The answer to this delivery, when it was written with the row.
+        var answer: PurchaseResponse?
     }
 
     /// A recorded transaction with its owner's app user id, as events tell it; nil when unknown.
@@ -176,24 +179,35 @@ extension PurchaseStore {
         counted.revokedAt = revokedAt
         MetricsRollup.noteNew(executor, counted)
         let grantsJSON = grants.map { SQLStorage.encode($0) }
+        // A client's purchase that gives no access is answered before its row is written, so
+        // that the row is written once, with the answer replays repeat: the account the answer
+        // reads does not depend on the row. One that gives access is answered once the row counts.
+        var answer: PurchaseResponse?
+        if presenter != nil, let owner, let product, let grants, !affectsAccess(transaction) {
+            try await credit(executor, transaction, product: product, grants: grants)
+            let (balances, access) = try await accounts.summary(executor, user: owner.id, time: time)
+            answer = PurchaseResponse(
+                transactionID: transactionID, productID: transaction.productID, granted: grants, balances: balances,
+                entitlements: access.entitlements, replayed: false)
+        }
         try await executor.execute(
             """
             INSERT INTO store_transactions (transaction_id, original_transaction_id, user_id, binding, product_id, product_kind,
                 environment, app_account_token, quantity, purchase_date, expires_date, signed_date, revoked, revocation_event_at,
                 revocation_reason, evidence_kind, evidence, received_at, price, currency, storefront, granted, grants_json, ownership,
-                subscription_group)
+                subscription_group, response_json)
             VALUES (\(transactionID), \(original), \(owner?.id), \(binding), \(transaction.productID), \(kind),
                 \(transaction.environment), \(token), \(transaction.quantity), \(payload.purchaseDate.map(SQLStorage.millis)),
                 \(transaction.expiresAt), \(payload.signedDate.map(SQLStorage.millis)), \(transaction.revoked), \(revokedAt),
                 \(payload.revocationReason.map { Int64($0.rawValue) }), \(evidence.kind), \(evidence.text), \(time),
                 \(transaction.price), \(transaction.currency), \(transaction.storefront), \(grants != nil), \(grantsJSON),
-                \(payload.inAppOwnershipType?.rawValue), \(payload.subscriptionGroupIdentifier))
+                \(payload.inAppOwnershipType?.rawValue), \(payload.subscriptionGroupIdentifier), \(answer.map { SQLStorage.encode($0) }))
             """)
         guard let owner, let product, let grants else {
             return Recorded(granted: [], firstDelivery: presenter != nil, userID: owner?.id, new: true)
         }
-        try await credit(executor, transaction, product: product, grants: grants)
-        return Recorded(granted: grants, firstDelivery: presenter != nil, userID: owner.id, new: true)
+        if answer == nil { try await credit(executor, transaction, product: product, grants: grants) }
+        return Recorded(granted: grants, firstDelivery: presenter != nil, userID: owner.id, new: true, answer: answer)
     }
 
     /// A transaction recorded before: a replay, or a presenter claiming what a notification
