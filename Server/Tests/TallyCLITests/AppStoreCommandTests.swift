@@ -12,15 +12,15 @@ import FoundationNetworking
 
     init() throws { folder = try TemporaryFolder().url }
 
-    @Test func purchasePrintsATransactionThatVerifiesWithTheFoldersRoot() throws {
+    @Test func purchasePrintsATransactionThatVerifiesWithTheFoldersRoot() async throws {
         let caDir = folder.appendingPathComponent("ca").path
-        let purchase = try CommandLine.run([
+        let purchase = try await CommandLine.run([
             "appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50",
             "--account-token", "5c0b6f2e-8d5e-4c55-9a38-2f1c0d9e7b41", "--quantity", "2",
         ])
         #expect(purchase.status == 0, "\(purchase.stderr)")
         let jws = purchase.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let verify = try CommandLine.run(
+        let verify = try await CommandLine.run(
             [
                 "verify", "--kind", "transaction", "--root", caDir + "/root.cer", "--environment", "Sandbox",
                 "--bundle-id", "com.tally.example",
@@ -30,12 +30,12 @@ import FoundationNetworking
         #expect(payload?["quantity"] as? Int == 2)
         #expect(payload?["productId"] as? String == "com.tally.photo.credits.50")
         // A second run makes a different transaction.
-        let second = try CommandLine.run(["appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50"])
+        let second = try await CommandLine.run(["appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50"])
         #expect(second.stdout != purchase.stdout)
     }
 
-    @Test func purchaseOfAnUnknownProductFails() throws {
-        let run = try CommandLine.run(["appstore", "purchase", "--ca-dir", folder.appendingPathComponent("ca2").path, "--product", "nope"])
+    @Test func purchaseOfAnUnknownProductFails() async throws {
+        let run = try await CommandLine.run(["appstore", "purchase", "--ca-dir", folder.appendingPathComponent("ca2").path, "--product", "nope"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("product_unavailable"))
     }
@@ -51,7 +51,7 @@ import FoundationNetworking
         let (data, _) = try await URLSession.shared.data(for: request)
         let answer = (try JSONSerialization.jsonObject(with: data)) as? [String: Any]
         let jws = try #require(answer?["signed_transaction"] as? String)
-        let verify = try CommandLine.run(["verify", "--kind", "transaction", "--root", caDir + "/root.cer", "--environment", "Sandbox"], stdin: jws)
+        let verify = try await CommandLine.run(["verify", "--kind", "transaction", "--root", caDir + "/root.cer", "--environment", "Sandbox"], stdin: jws)
         #expect(verify.status == 0, "\(verify.stdout)")
         #expect(FileManager.default.fileExists(atPath: caDir + "/store-state.json"))
     }

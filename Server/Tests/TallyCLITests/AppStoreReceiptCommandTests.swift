@@ -27,21 +27,21 @@ import FoundationNetworking
         let transactionID = try #require(answer?["transaction_id"] as? String)
         #expect(FileManager.default.fileExists(atPath: caDir + "/receipt-root.cer"))
 
-        let printed = try CommandLine.run(["appstore", "receipt", "--ca-dir", caDir, "--device-id", Self.device])
+        let printed = try await CommandLine.run(["appstore", "receipt", "--ca-dir", caDir, "--device-id", Self.device])
         #expect(printed.status == 0, "\(printed.stderr)")
         let receipt = printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(receipt == answer?["receipt"] as? String)
 
         let verify = ["verify", "--kind", "receipt", "--root", caDir + "/receipt-root.cer", "--environment", "Sandbox", "--bundle-id", "com.tally.example"]
-        let valid = try CommandLine.run(verify + ["--device-id", Self.device], stdin: receipt)
+        let valid = try await CommandLine.run(verify + ["--device-id", Self.device], stdin: receipt)
         #expect(valid.status == 0, "\(valid.stdout)")
         let inApp = (CommandLine.json(valid.stdout)["payload"] as? [String: Any])?["in_app"] as? [[String: Any]]
         #expect(inApp?.compactMap { $0["transaction_id"] as? String } == [transactionID])
-        let otherDevice = try CommandLine.run(verify + ["--device-id", "0F8FAD5B-D9CB-469F-A165-70867728950E"], stdin: receipt)
+        let otherDevice = try await CommandLine.run(verify + ["--device-id", "0F8FAD5B-D9CB-469F-A165-70867728950E"], stdin: receipt)
         #expect(otherDevice.status != 0)
         #expect(CommandLine.json(otherDevice.stdout)["code"] as? String == "device_hash_mismatch")
         // The JWS root does not vouch for receipts.
-        let wrongRoot = try CommandLine.run(["verify", "--kind", "receipt", "--root", caDir + "/root.cer", "--environment", "Sandbox"], stdin: receipt)
+        let wrongRoot = try await CommandLine.run(["verify", "--kind", "receipt", "--root", caDir + "/root.cer", "--environment", "Sandbox"], stdin: receipt)
         #expect(CommandLine.json(wrongRoot.stdout)["code"] as? String == "untrusted_chain")
     }
 
@@ -76,16 +76,16 @@ import FoundationNetworking
         #expect(credits?["available"] as? Int == 52, "\(me)")
     }
 
-    @Test func aDeviceWithoutPurchasesGetsAnEmptyReceiptAndABadIdentifierIsRefused() throws {
+    @Test func aDeviceWithoutPurchasesGetsAnEmptyReceiptAndABadIdentifierIsRefused() async throws {
         let caDir = folder.appendingPathComponent("empty").path
-        let printed = try CommandLine.run(["appstore", "receipt", "--ca-dir", caDir, "--device-id", Self.device, "--refresh"])
+        let printed = try await CommandLine.run(["appstore", "receipt", "--ca-dir", caDir, "--device-id", Self.device, "--refresh"])
         #expect(printed.status == 0, "\(printed.stderr)")
-        let verify = try CommandLine.run(
+        let verify = try await CommandLine.run(
             ["verify", "--kind", "receipt", "--root", caDir + "/receipt-root.cer", "--environment", "Sandbox", "--device-id", Self.device],
             stdin: printed.stdout)
         #expect(verify.status == 0, "\(verify.stdout)")
         #expect(((CommandLine.json(verify.stdout)["payload"] as? [String: Any])?["in_app"] as? [Any])?.isEmpty == true)
-        let refused = try CommandLine.run(["appstore", "receipt", "--ca-dir", caDir, "--device-id", "not-a-device"])
+        let refused = try await CommandLine.run(["appstore", "receipt", "--ca-dir", caDir, "--device-id", "not-a-device"])
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("--device-id"))
     }

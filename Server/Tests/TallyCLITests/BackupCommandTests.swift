@@ -32,11 +32,9 @@ import FoundationNetworking
         return path("tally.json")
     }
 
-    /// Runs the command on a thread of its own, so the load's tasks keep the cooperative pool.
+    /// Runs the command (on a thread of its own, so the load's tasks keep the cooperative pool).
     static func run(_ arguments: [String]) async throws -> (CommandLine.Run, [String: Any]) {
-        let run = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try CommandLine.run(arguments) }) }
-        }
+        let run = try await CommandLine.run(arguments)
         return (run, CommandLine.json(run.stdout))
     }
 
@@ -234,15 +232,15 @@ import FoundationNetworking
     @Test func refusalsSayWhyAndChangeNothing() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         // PostgreSQL has its own tools.
-        let postgres = try CommandLine.run(["backup", "--database", "postgres://tally@127.0.0.1/tally", "--to", path("b.sqlite")])
+        let postgres = try await CommandLine.run(["backup", "--database", "postgres://tally@127.0.0.1/tally", "--to", path("b.sqlite")])
         #expect(postgres.status == 2)
         #expect(postgres.stderr.contains("pg_dump"), "\(postgres.stderr)")
-        let postgresRestore = try CommandLine.run(["restore", "--database", "postgresql://tally@127.0.0.1/tally", "--from", path("b.sqlite")])
+        let postgresRestore = try await CommandLine.run(["restore", "--database", "postgresql://tally@127.0.0.1/tally", "--from", path("b.sqlite")])
         #expect(postgresRestore.status == 2)
         #expect(postgresRestore.stderr.contains("pg_restore"), "\(postgresRestore.stderr)")
 
         // No database to copy.
-        let missing = try CommandLine.run(["backup", "--database", path("none.sqlite"), "--to", path("b.sqlite")])
+        let missing = try await CommandLine.run(["backup", "--database", path("none.sqlite"), "--to", path("b.sqlite")])
         #expect(missing.status == 1)
         #expect(CommandLine.json(missing.stdout)["code"] as? String == "cannot_open")
 
@@ -250,9 +248,9 @@ import FoundationNetworking
         let (server, _) = try ServeCommandTests.serve(["serve", "--database", path("live.sqlite")])
         server.terminate()
         server.waitUntilExit()
-        let first = try CommandLine.run(["backup", "--database", path("live.sqlite"), "--to", path("b.sqlite")])
+        let first = try await CommandLine.run(["backup", "--database", path("live.sqlite"), "--to", path("b.sqlite")])
         #expect(first.status == 0, "\(first.stdout)")
-        let existing = try CommandLine.run(["backup", "--database", path("live.sqlite"), "--to", path("b.sqlite")])
+        let existing = try await CommandLine.run(["backup", "--database", path("live.sqlite"), "--to", path("b.sqlite")])
         #expect(existing.status == 1)
         #expect(CommandLine.json(existing.stdout)["code"] as? String == "destination_exists")
 
@@ -260,12 +258,12 @@ import FoundationNetworking
         try SQLiteConnection(path: path("live.sqlite")).execute(
             script: "INSERT INTO users (id, app_account_token, created_at) VALUES ('u1', 'token', 0);"
                 + "INSERT INTO ledger_entries (user_id, currency, bucket, kind, amount, created_at) VALUES ('u1', 'credits', 'balance', 'adjustment', 5, 0);")
-        let check = try CommandLine.run(["check", "--database", path("live.sqlite")])
+        let check = try await CommandLine.run(["check", "--database", path("live.sqlite")])
         #expect(check.status == 1)
         let verdict = CommandLine.json(check.stdout)
         #expect(verdict["code"] as? String == "ledger_mismatch")
         #expect(((verdict["audit"] as? [String: Any])?["mismatches"] as? [[String: Any]])?.first?["user_id"] as? String == "u1")
-        let refused = try CommandLine.run(["backup", "--database", path("live.sqlite"), "--to", path("b2.sqlite")])
+        let refused = try await CommandLine.run(["backup", "--database", path("live.sqlite"), "--to", path("b2.sqlite")])
         #expect(refused.status == 1)
         #expect(CommandLine.json(refused.stdout)["code"] as? String == "ledger_mismatch")
         #expect(!FileManager.default.fileExists(atPath: path("b2.sqlite")))

@@ -5,8 +5,8 @@ import Testing
 /// the server mode against its own in-process server, and the report has every figure. No
 /// figure is checked against a speed: speed is measured by the benchmark, never by tests.
 @Suite(.serialized) struct BenchClientCommandTests {
-    @Test func aShortRunReportsBothModesWithEveryPurchaseCredited() throws {
-        let run = try CommandLine.run([
+    @Test func aShortRunReportsBothModesWithEveryPurchaseCredited() async throws {
+        let run = try await CommandLine.run([
             "bench", "client", "--purchases", "6", "--warm-up", "1", "--rounds", "2", "--baseline-samples", "2", "--json",
         ])
         #expect(run.status == 0, "\(run.stderr)")
@@ -42,8 +42,8 @@ import Testing
         #expect(modes.last?["final_balance"] as? Int == 2 + 7 * 10, "two free credits on sign-up, then 7 purchases of 10")
     }
 
-    @Test func anUnknownModeIsAUsageError() throws {
-        let run = try CommandLine.run(["bench", "client", "--mode", "cloud"])
+    @Test func anUnknownModeIsAUsageError() async throws {
+        let run = try await CommandLine.run(["bench", "client", "--mode", "cloud"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("--mode"))
     }

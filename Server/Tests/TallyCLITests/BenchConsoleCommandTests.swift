@@ -7,12 +7,12 @@ import Testing
 @Suite(.serialized) struct BenchConsoleCommandTests {
     static let tiny = ["--entries", "300", "--transactions", "30", "--subscriptions", "300", "--users", "20", "--requests", "1", "--rounds", "1"]
 
-    @Test func aShortRunFillsSubscriptionsWhoseRollupsMatchAndTimesEveryPage() throws {
+    @Test func aShortRunFillsSubscriptionsWhoseRollupsMatchAndTimesEveryPage() async throws {
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("bench-console-\(UUID().uuidString).sqlite").path
         defer {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
         }
-        let run = try CommandLine.run(["bench", "console"] + Self.tiny + ["--database", database, "--json"])
+        let run = try await CommandLine.run(["bench", "console"] + Self.tiny + ["--database", database, "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         let report = CommandLine.json(run.stdout)
         #expect(report["subscriptions"] as? Int == 300)
@@ -28,13 +28,13 @@ import Testing
         #expect(cases.allSatisfy { $0["requests"] as? Int == 1 }, "\(cases)")
 
         // The rollups the benchmark rebuilt are the ones `tally check` recomputes from its rows.
-        let check = CommandLine.json(try CommandLine.run(["check", "--database", database]).stdout)
+        let check = CommandLine.json(try await CommandLine.run(["check", "--database", database]).stdout)
         let audit = check["audit"] as? [String: Any] ?? [:]
         #expect(audit["rollup_difference_count"] as? Int == 0, "\(audit["rollup_differences"] ?? check)")
     }
 
-    @Test func theGoalLineCountsThePagesAndNotTheBaselines() throws {
-        let run = try CommandLine.run(["bench", "console"] + Self.tiny + ["--case", "metrics, 365"])
+    @Test func theGoalLineCountsThePagesAndNotTheBaselines() async throws {
+        let run = try await CommandLine.run(["bench", "console"] + Self.tiny + ["--case", "metrics, 365"])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n")
         #expect(lines.contains { $0.contains("metrics, 365 days") && !$0.contains("not counted") }, "\(run.stdout)")
@@ -43,8 +43,8 @@ import Testing
         #expect(lines.last?.hasPrefix("slowest page p99") == true && lines.last?.contains("(metrics, 365 days)") == true, "\(run.stdout)")
     }
 
-    @Test func fewerThanNinetyDaysIsAUsageError() throws {
-        let run = try CommandLine.run(["bench", "console", "--days", "30"])
+    @Test func fewerThanNinetyDaysIsAUsageError() async throws {
+        let run = try await CommandLine.run(["bench", "console", "--days", "30"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("--days 90 to 730"), "\(run.stderr)")
     }

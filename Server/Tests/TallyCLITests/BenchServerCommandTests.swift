@@ -5,8 +5,8 @@ import Testing
 /// every endpoint, stops by itself, and reports what it measured. No figure is checked: speed
 /// is measured by the benchmark, never by tests.
 @Suite(.serialized) struct BenchServerCommandTests {
-    @Test func aShortRunReportsEveryEndpointAndTheDurableSetting() throws {
-        let run = try CommandLine.run([
+    @Test func aShortRunReportsEveryEndpointAndTheDurableSetting() async throws {
+        let run = try await CommandLine.run([
             "bench", "server", "--duration", "0.4", "--rounds", "2", "--warm-up", "0", "--users", "8", "--purchases", "40",
             "--connections", "2", "--json",
         ])
@@ -28,8 +28,8 @@ import Testing
     }
 
     /// Every endpoint the help names can be measured alone, beside `/healthz`.
-    @Test func signedAnswersCanBeMeasuredAlone() throws {
-        let run = try CommandLine.run([
+    @Test func signedAnswersCanBeMeasuredAlone() async throws {
+        let run = try await CommandLine.run([
             "bench", "server", "--only", "signed-me", "--duration", "0.2", "--rounds", "1", "--warm-up", "0", "--users", "4",
             "--purchases", "4", "--connections", "1", "--json",
         ])
@@ -38,8 +38,8 @@ import Testing
         #expect(endpoints.compactMap { $0["endpoint"] as? String } == ["GET /healthz", "GET /v1/me signed"], "\(run.stdout)")
     }
 
-    @Test func anUnknownEndpointIsAUsageError() throws {
-        let run = try CommandLine.run(["bench", "server", "--only", "refunds"])
+    @Test func anUnknownEndpointIsAUsageError() async throws {
+        let run = try await CommandLine.run(["bench", "server", "--only", "refunds"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("--only"))
     }

@@ -5,8 +5,8 @@ import Testing
 /// verifies (a failure stops it with an error), and it reports each rate. No figure is
 /// checked: speed is measured by the benchmark, never by tests.
 @Suite(.serialized) struct BenchVerifyCommandTests {
-    @Test func aShortRunReportsJWSAndReceiptRates() throws {
-        let run = try CommandLine.run(["bench", "verify", "--count", "20", "--uncached-count", "5", "--receipts", "10", "--no-openssl"])
+    @Test func aShortRunReportsJWSAndReceiptRates() async throws {
+        let run = try await CommandLine.run(["bench", "verify", "--count", "20", "--uncached-count", "5", "--receipts", "10", "--no-openssl"])
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         let lines = run.stdout.split(separator: "\n")
         for label in [
@@ -18,8 +18,8 @@ import Testing
         }
     }
 
-    @Test func receiptsCanBeLeftOut() throws {
-        let run = try CommandLine.run(["bench", "verify", "--count", "5", "--uncached-count", "2", "--receipts", "0", "--no-openssl"])
+    @Test func receiptsCanBeLeftOut() async throws {
+        let run = try await CommandLine.run(["bench", "verify", "--count", "5", "--uncached-count", "2", "--receipts", "0", "--no-openssl"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(!run.stdout.contains("receipts"), "\(run.stdout)")
     }

@@ -4,8 +4,8 @@ import Testing
 /// `tally bench webhooks` on a tiny workload: it queues, delivers to its own receiver and
 /// reports both rates. No figure is checked: speed is measured by the benchmark, not tests.
 @Suite(.serialized) struct BenchWebhooksCommandTests {
-    @Test func aShortRunDeliversEveryEventOnceAndReportsTheBaseline() throws {
-        let run = try CommandLine.run(["bench", "webhooks", "--events", "40", "--rounds", "2", "--concurrency", "4", "--json"])
+    @Test func aShortRunDeliversEveryEventOnceAndReportsTheBaseline() async throws {
+        let run = try await CommandLine.run(["bench", "webhooks", "--events", "40", "--rounds", "2", "--concurrency", "4", "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         let report = CommandLine.json(run.stdout)
         #expect((report["durability"] as? String)?.contains("synchronous=FULL") == true, "\(run.stdout)")
@@ -19,14 +19,14 @@ import Testing
         #expect((report["body_bytes"] as? Int ?? 0) > 100)
     }
 
-    @Test func aConcurrencyOutOfRangeIsAUsageError() throws {
-        let run = try CommandLine.run(["bench", "webhooks", "--concurrency", "0"])
+    @Test func aConcurrencyOutOfRangeIsAUsageError() async throws {
+        let run = try await CommandLine.run(["bench", "webhooks", "--concurrency", "0"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("--concurrency 1 to 256"), "\(run.stderr)")
     }
 
-    @Test func aSlowReceiverRunReportsTheDelayFromCommitToReceiver() throws {
-        let run = try CommandLine.run([
+    @Test func aSlowReceiverRunReportsTheDelayFromCommitToReceiver() async throws {
+        let run = try await CommandLine.run([
             "bench", "webhooks", "--events", "20", "--rounds", "1", "--slow-percent", "10", "--rate", "40", "--timeout", "0.5", "--json",
         ])
         #expect(run.status == 0, "\(run.stderr)")

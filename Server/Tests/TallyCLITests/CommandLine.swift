@@ -24,27 +24,27 @@ enum CommandLine {
         return Repository.server.appendingPathComponent(".build/debug/tally")
     }()
 
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    /// Runs `tally` with `arguments` and waits for it on a thread of its own: the wait blocks,
+    /// and on the cooperative pool (as many threads as cores) a few such waits at once would
+    /// stall every other test.
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) async throws -> Run {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try runBlocking(arguments, stdin: stdin, environment: environment) })
+            }
         }
-        process.currentDirectoryURL = repository
-        let output = Pipe()
-        let errors = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    private static func runBlocking(_ arguments: [String], stdin: String?, environment: [String: String]) throws -> Run {
+        let child = try ChildProcess(
+            executable, arguments, environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            directory: repository, mergingErrors: false, withInput: true)
+        if let stdin, let input = child.input { input.write(Data(stdin.utf8)) }
+        try child.input?.close()
+        let out = child.output.readDataToEndOfFile()
+        let err = child.errors?.readDataToEndOfFile() ?? Data()
+        child.waitUntilExit()
+        return Run(status: child.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 
     static func json(_ line: some StringProtocol) -> [String: Any] {

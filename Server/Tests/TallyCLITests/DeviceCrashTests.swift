@@ -35,15 +35,15 @@ import Testing
         }
         var caDir: String { folder.appendingPathComponent("ca").path }
 
-        func run(_ subcommand: String, _ extra: [String] = []) throws -> CommandLine.Run {
+        func run(_ subcommand: String, _ extra: [String] = []) async throws -> CommandLine.Run {
             var arguments = ["device", subcommand, "--ca-dir", caDir, "--state", folder.appendingPathComponent("state").path]
             if let server { arguments += ["--server", server] }
             if storeKit != 2 { arguments += ["--storekit", "\(storeKit)"] }
-            return try CommandLine.run(arguments + extra)
+            return try await CommandLine.run(arguments + extra)
         }
 
-        func launch() throws -> [String: Any] {
-            let run = try run("launch")
+        func launch() async throws -> [String: Any] {
+            let run = try await run("launch")
             #expect(run.status == 0, "\(run.stderr)")
             return CommandLine.json(run.stdout)
         }
@@ -56,12 +56,12 @@ import Testing
     }
 
     /// Runs `body` with a `tally serve` on a fresh database that trusts the phone's App Store.
-    static func withServer(_ phone: inout Phone, _ body: (Phone) throws -> Void) throws {
+    static func withServer(_ phone: inout Phone, _ body: (Phone) async throws -> Void) async throws {
         // The authority's folder must exist before the server is told to trust it.
-        let created = try CommandLine.run(["appstore", "purchase", "--ca-dir", phone.caDir, "--product", "com.tally.photo.credits.10"])
+        let created = try await CommandLine.run(["appstore", "purchase", "--ca-dir", phone.caDir, "--product", "com.tally.photo.credits.10"])
         #expect(created.status == 0, "\(created.stderr)")
         // So is its receipt chain, for StoreKit 1 devices (minted at the first receipt).
-        let receipt = try CommandLine.run(["appstore", "receipt", "--ca-dir", phone.caDir, "--device-id", UUID().uuidString])
+        let receipt = try await CommandLine.run(["appstore", "receipt", "--ca-dir", phone.caDir, "--device-id", UUID().uuidString])
         #expect(receipt.status == 0, "\(receipt.stderr)")
         let database = phone.folder.appendingPathComponent("server.sqlite").path
         let (server, port) = try ServeCommandTests.serve(["serve", "--dev", "--trust-ca-dir", phone.caDir, "--database", database])
@@ -70,23 +70,23 @@ import Testing
             server.waitUntilExit()
         }
         phone.server = "http://127.0.0.1:\(port)"
-        try body(phone)
+        try await body(phone)
     }
 
     @Test(arguments: Setup.all, steps)
-    func aCrashAtEveryStepDeliversTheCreditExactlyOnce(setup: Setup, step: String) throws {
+    func aCrashAtEveryStepDeliversTheCreditExactlyOnce(setup: Setup, step: String) async throws {
         let mode = setup.mode
         var phone = try Phone(storeKit: setup.storeKit)
         defer { try? FileManager.default.removeItem(at: phone.folder) }
-        let check = { (phone: Phone) throws in
+        let check = { (phone: Phone) async throws in
             let (product, currency, balance) = Self.product(mode)
-            let crashed = try phone.run("purchase", ["--product", product, "--crash-at", step])
+            let crashed = try await phone.run("purchase", ["--product", product, "--crash-at", step])
             #expect(crashed.status == 9, "the purchase was to die by SIGKILL at \(step): \(crashed.stdout) \(crashed.stderr)")
             #expect(crashed.stderr.contains("crashing at \(step)"))
 
             // The next launch takes up what the crash left; the one after finds nothing to do.
             for launch in 1...2 {
-                let state = try phone.launch()
+                let state = try await phone.launch()
                 let balances = state["balances"] as? [String: Int] ?? [:]
                 #expect(balances[currency] == balance, "launch \(launch) after a crash at \(step): \(state)")
                 #expect(state["unfinished_in_store"] as? Int == 0, "\(state)")
@@ -94,22 +94,22 @@ import Testing
                 #expect(journal.count == 1 && journal.allSatisfy { $0["state"] == "finished" }, "\(journal)")
             }
         }
-        if mode == .server { try Self.withServer(&phone, check) } else { try check(phone) }
+        if mode == .server { try await Self.withServer(&phone, check) } else { try await check(phone) }
     }
 
-    @Test func aCrashedPurchaseIsDeliveredAtALaterLaunchWhenTheServerIsBack() throws {
+    @Test func aCrashedPurchaseIsDeliveredAtALaterLaunchWhenTheServerIsBack() async throws {
         var phone = try Phone()
         defer { try? FileManager.default.removeItem(at: phone.folder) }
         var server = ""
         // Paid and journaled, then the app dies; the server goes away too.
-        try Self.withServer(&phone) { phone throws in
+        try await Self.withServer(&phone) { phone async throws in
             server = phone.server ?? ""
-            let crashed = try phone.run("purchase", ["--product", "com.tally.photo.credits.10", "--crash-at", "journaled"])
+            let crashed = try await phone.run("purchase", ["--product", "com.tally.photo.credits.10", "--crash-at", "journaled"])
             #expect(crashed.status == 9)
         }
         // A launch without the server cannot deliver and says why; the journal keeps the transaction.
         let offline = try Phone(folder: phone.folder, server: server)
-        let failed = try offline.run("launch")
+        let failed = try await offline.run("launch")
         #expect(failed.status == 1)
         #expect(failed.stderr.contains("network_error") || failed.stderr.contains("server_unavailable"), "\(failed.stderr)")
 
@@ -122,25 +122,25 @@ import Testing
         }
         let back = try Phone(folder: phone.folder, server: "http://127.0.0.1:\(port)")
         for _ in 1...2 {
-            let state = try back.launch()
+            let state = try await back.launch()
             #expect((state["balances"] as? [String: Int])?["credits"] == 12, "\(state)")
             #expect(state["unfinished_in_store"] as? Int == 0)
         }
     }
 
-    @Test func withoutTheServerAPurchaseIsNotStarted() throws {
+    @Test func withoutTheServerAPurchaseIsNotStarted() async throws {
         var phone = try Phone()
         defer { try? FileManager.default.removeItem(at: phone.folder) }
         var server = ""
         // Signed up while the server runs; then it is gone.
-        try Self.withServer(&phone) { phone throws in
+        try await Self.withServer(&phone) { phone async throws in
             server = phone.server ?? ""
-            let state = try phone.launch()
+            let state = try await phone.launch()
             #expect(state["mode"] as? String == "server")
         }
         let offline = try Phone(folder: phone.folder, server: server)
         let before = try? Data(contentsOf: phone.folder.appendingPathComponent("state/appstore.json"))
-        let run = try offline.run("purchase", ["--product", "com.tally.photo.credits.10"])
+        let run = try await offline.run("purchase", ["--product", "com.tally.photo.credits.10"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("network_error"), "\(run.stderr)")
         // The order could not be made, so no payment sheet: the App Store's record is unchanged.
@@ -152,16 +152,16 @@ import Testing
         (["--server", "ftp://127.0.0.1:1"], "--server"),
         (["--catalog", "/nonexistent/tally.json"], "--catalog"),
     ])
-    func badOptionsAreUsageErrorsAndTouchNothing(extra: [String], option: String) throws {
+    func badOptionsAreUsageErrorsAndTouchNothing(extra: [String], option: String) async throws {
         let phone = try Phone()
-        let run = try CommandLine.run(["device", "launch", "--ca-dir", phone.caDir, "--state", phone.folder.path] + extra)
+        let run = try await CommandLine.run(["device", "launch", "--ca-dir", phone.caDir, "--state", phone.folder.path] + extra)
         #expect(run.status == 2)
         #expect(run.stderr.contains(option), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: phone.folder.path))
     }
 
-    @Test func stepsAreEveryStepOfAPurchase() throws {
-        let run = try CommandLine.run(["device", "purchase", "--ca-dir", "/tmp/x", "--state", "/tmp/y", "--product", "p", "--crash-at", "nowhere"])
+    @Test func stepsAreEveryStepOfAPurchase() async throws {
+        let run = try await CommandLine.run(["device", "purchase", "--ca-dir", "/tmp/x", "--state", "/tmp/y", "--product", "p", "--crash-at", "nowhere"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("must be one of \(Self.steps.joined(separator: ", "))"), "\(run.stderr)")
     }

@@ -33,25 +33,25 @@ import FoundationNetworking
             "--apple-api-url", "http://127.0.0.1:\(port)",
         ]
 
-        let dry = try CommandLine.run(arguments + ["--dry-run"])
+        let dry = try await CommandLine.run(arguments + ["--dry-run"])
         #expect(dry.status == 0, "\(dry.stdout) \(dry.stderr)")
         #expect(CommandLine.json(dry.stdout)["new"] as? Int == 1, "\(dry.stdout)")
         #expect(CommandLine.json(dry.stdout)["dry_run"] as? Bool == true)
 
-        let done = try CommandLine.run(arguments)
+        let done = try await CommandLine.run(arguments)
         #expect(done.status == 0, "\(done.stdout) \(done.stderr)")
         #expect(CommandLine.json(done.stdout)["new"] as? Int == 1, "\(done.stdout)")
-        let again = try CommandLine.run(arguments)
+        let again = try await CommandLine.run(arguments)
         #expect(CommandLine.json(again.stdout)["new"] as? Int == 0, "\(again.stdout)")
         #expect(CommandLine.json(again.stdout)["known"] as? Int == 1, "\(again.stdout)")
 
-        let check = try CommandLine.run(["check", "--database", database])
+        let check = try await CommandLine.run(["check", "--database", database])
         #expect(check.status == 0, "\(check.stdout)")
 
-        let noKey = try CommandLine.run(["import", "--database", database, "--original-transaction-ids", customers.path])
+        let noKey = try await CommandLine.run(["import", "--database", database, "--original-transaction-ids", customers.path])
         #expect(noKey.status == 2, "a usage error: \(noKey.stderr)")
         try Data("alice,not-a-number\n".utf8).write(to: customers)
-        let bad = try CommandLine.run(arguments)
+        let bad = try await CommandLine.run(arguments)
         #expect(bad.status == 2, "\(bad.stderr)")
         #expect(bad.stderr.contains("line 1"), "\(bad.stderr)")
     }

@@ -10,15 +10,15 @@ import Testing
         try TemporaryFolder().url
     }
 
-    @Test func aRootThenIntermediatesFromIt() throws {
+    @Test func aRootThenIntermediatesFromIt() async throws {
         let folder = try Self.folder()
         let root = folder.appendingPathComponent("root.json").path
-        let made = try CommandLine.run(["keys", "root", "--out", root])
+        let made = try await CommandLine.run(["keys", "root", "--out", root])
         #expect(made.status == 0, "\(made.stderr)")
         let publicKey = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(Data(base64Encoded: publicKey)?.count == 32)
         #expect(try FileManager.default.attributesOfItem(atPath: root)[.posixPermissions] as? Int == 0o600)
-        #expect(try CommandLine.run(["keys", "root", "--out", root]).status != 0, "a key file is never replaced")
+        #expect(try await CommandLine.run(["keys", "root", "--out", root]).status != 0, "a key file is never replaced")
         let file = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: root))) as? [String: String]
         #expect(file?["publicKey"] == publicKey)
 
@@ -26,7 +26,7 @@ import Testing
         let verifier = try ResponseVerifier(rootKeys: [publicKey])
         for name in ["first.json", "second.json"] {
             let path = folder.appendingPathComponent(name).path
-            let issued = try CommandLine.run(["keys", "intermediate", "--root", root, "--days", "30", "--out", path])
+            let issued = try await CommandLine.run(["keys", "intermediate", "--root", root, "--days", "30", "--out", path])
             #expect(issued.status == 0, "\(issued.stderr)")
             let key = try ResponseSigningKey(fileData: try Data(contentsOf: URL(fileURLWithPath: path)))
             #expect(abs(key.expiresAt.timeIntervalSinceNow - 30 * 86_400) < 120)
@@ -36,20 +36,22 @@ import Testing
             #expect(verifier.check(signature: signature, signedAt: String(now), request: request, body: Data("{}".utf8)) == nil)
             #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
         }
-        #expect(try CommandLine.run(["keys", "intermediate", "--root", root, "--days", "0", "--out", folder.appendingPathComponent("x").path]).status == 2)
+        #expect(
+            try await CommandLine.run(["keys", "intermediate", "--root", root, "--days", "0", "--out", folder.appendingPathComponent("x").path]).status == 2)
     }
 
     @Test func operatorsAreAddedListedAndRemoved() async throws {
         let database = try Self.folder().appendingPathComponent("tally.sqlite").path
-        let short = try CommandLine.run(["console", "operator", "add", "--database", database, "--name", "alice"], stdin: "short\n")
+        let short = try await CommandLine.run(["console", "operator", "add", "--database", database, "--name", "alice"], stdin: "short\n")
         #expect(short.status != 0 && short.stderr.contains("at least 12"))
-        let added = try CommandLine.run(
+        let added = try await CommandLine.run(
             ["console", "operator", "add", "--database", database, "--name", "alice", "--role", "read-only"], stdin: "correct horse battery\n")
         #expect(added.status == 0, "\(added.stderr)")
-        #expect(try CommandLine.run(["console", "operator", "list", "--database", database]).stdout == "alice\tread-only\n")
-        #expect(try CommandLine.run(["console", "operator", "add", "--database", database, "--name", "a b"], stdin: "correct horse battery\n").status == 2)
-        #expect(try CommandLine.run(["console", "operator", "remove", "--database", database, "--name", "alice"]).status == 0)
-        #expect(try CommandLine.run(["console", "operator", "remove", "--database", database, "--name", "alice"]).status != 0)
-        #expect(try CommandLine.run(["console", "operator", "list", "--database", database]).stdout.isEmpty)
+        #expect(try await CommandLine.run(["console", "operator", "list", "--database", database]).stdout == "alice\tread-only\n")
+        #expect(
+            try await CommandLine.run(["console", "operator", "add", "--database", database, "--name", "a b"], stdin: "correct horse battery\n").status == 2)
+        #expect(try await CommandLine.run(["console", "operator", "remove", "--database", database, "--name", "alice"]).status == 0)
+        #expect(try await CommandLine.run(["console", "operator", "remove", "--database", database, "--name", "alice"]).status != 0)
+        #expect(try await CommandLine.run(["console", "operator", "list", "--database", database]).stdout.isEmpty)
     }
 }

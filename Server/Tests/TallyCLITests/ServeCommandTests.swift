@@ -17,18 +17,12 @@ import FoundationNetworking
 
     /// Starts a server command on port 0 (any free port: no clash with other tests' servers)
     /// and returns it with the port its log says it listens on.
-    static func serve(_ arguments: [String], environment: [String: String] = [:]) throws -> (process: Process, port: Int) {
-        let process = Process()
-        process.executableURL = CommandLine.executable
-        process.arguments = arguments + ["--port", "0"]
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        process.currentDirectoryURL = CommandLine.repository
-        let log = Pipe()
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+    static func serve(_ arguments: [String], environment: [String: String] = [:]) throws -> (process: ChildProcess, port: Int) {
+        let process = try ChildProcess(
+            CommandLine.executable, arguments + ["--port", "0"],
+            environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            directory: CommandLine.repository, mergingErrors: true, withInput: false)
+        let log = process.output
         var seen = ""
         while true {
             if let range = seen.range(of: #"listening on [^\s]*:(\d+)"#, options: .regularExpression),
@@ -36,7 +30,7 @@ import FoundationNetworking
             {
                 return (process, port)
             }
-            let chunk = log.fileHandleForReading.availableData
+            let chunk = log.availableData
             if chunk.isEmpty { break }
             seen += String(decoding: chunk, as: UTF8.self)
         }
@@ -63,7 +57,7 @@ import FoundationNetworking
         defer { try? FileManager.default.removeItem(at: folder) }
 
         // A first purchase creates the simulator's CA folder, which the server is then told to trust.
-        let warmUp = try CommandLine.run(["appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50"])
+        let warmUp = try await CommandLine.run(["appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50"])
         #expect(warmUp.status == 0, "\(warmUp.stderr)")
 
         let (server, port) = try Self.serve(["serve", "--dev", "--trust-ca-dir", caDir, "--database", database])
@@ -74,7 +68,7 @@ import FoundationNetworking
         let token = try #require(user["user_token"] as? String)
         let accountToken = try #require(user["app_account_token"] as? String)
 
-        let purchase = try CommandLine.run([
+        let purchase = try await CommandLine.run([
             "appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50",
             "--account-token", accountToken,
         ])
@@ -105,15 +99,11 @@ import FoundationNetworking
     }
 
     /// Starts `tally serve` with `--metrics-address` on any free port; returns it with both ports.
-    static func serveWithMetrics(_ arguments: [String]) throws -> (process: Process, port: Int, metricsPort: Int) {
-        let process = Process()
-        process.executableURL = CommandLine.executable
-        process.arguments = arguments + ["--port", "0", "--metrics-address", "127.0.0.1:0"]
-        process.currentDirectoryURL = CommandLine.repository
-        let log = Pipe()
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+    static func serveWithMetrics(_ arguments: [String]) throws -> (process: ChildProcess, port: Int, metricsPort: Int) {
+        let process = try ChildProcess(
+            CommandLine.executable, arguments + ["--port", "0", "--metrics-address", "127.0.0.1:0"], directory: CommandLine.repository,
+            mergingErrors: true, withInput: false)
+        let log = process.output
         var seen = ""
         func portAfter(_ pattern: String) -> Int? {
             guard let range = seen.range(of: pattern, options: .regularExpression) else { return nil }
@@ -123,7 +113,7 @@ import FoundationNetworking
             if let port = portAfter(#"listening on [^\s]*:(\d+)"#), let metricsPort = portAfter(#"metrics served at http://[^\s]*:(\d+)/"#) {
                 return (process, port, metricsPort)
             }
-            let chunk = log.fileHandleForReading.availableData
+            let chunk = log.availableData
             if chunk.isEmpty { break }
             seen += String(decoding: chunk, as: UTF8.self)
         }
@@ -151,20 +141,20 @@ import FoundationNetworking
         #expect(apiStatus == 404)
     }
 
-    @Test func xcodesCertificateIsTrustedOnlyInDevelopmentAndOnlyWhenItIsOne() throws {
+    @Test func xcodesCertificateIsTrustedOnlyInDevelopmentAndOnlyWhenItIsOne() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let notACertificate = folder.appendingPathComponent("notes.cer")
         try Data("not a certificate".utf8).write(to: notACertificate)
-        let withoutDev = try CommandLine.run(["serve", "--xcode-certificate", notACertificate.path])
+        let withoutDev = try await CommandLine.run(["serve", "--xcode-certificate", notACertificate.path])
         #expect(withoutDev.status != 0)
         #expect(withoutDev.stderr.contains("--xcode-certificate needs --dev"), "\(withoutDev.stderr)")
-        let garbage = try CommandLine.run(["serve", "--dev", "--xcode-certificate", notACertificate.path, "--port", "0"])
+        let garbage = try await CommandLine.run(["serve", "--dev", "--xcode-certificate", notACertificate.path, "--port", "0"])
         #expect(garbage.status != 0)
         #expect(garbage.stderr.contains("--xcode-certificate \(notACertificate.path)"), "\(garbage.stderr)")
     }
 
-    @Test func aMetricsAddressThatIsNoHostAndPortIsAUsageError() throws {
-        let result = try CommandLine.run(["serve", "--metrics-address", "9464"])
+    @Test func aMetricsAddressThatIsNoHostAndPortIsAUsageError() async throws {
+        let result = try await CommandLine.run(["serve", "--metrics-address", "9464"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("--metrics-address must be host:port"), "\(result.stderr)")
     }
@@ -178,7 +168,7 @@ import FoundationNetworking
         let (_, user) = try await Self.request("POST", base + "/v1/users")
         let token = try #require(user["user_token"] as? String)
         let accountToken = try #require(user["app_account_token"] as? String)
-        let purchase = try CommandLine.run([
+        let purchase = try await CommandLine.run([
             "appstore", "purchase", "--ca-dir", caDir, "--product", "com.tally.photo.credits.50",
             "--account-token", accountToken, "--environment", "Production",
         ])
@@ -195,8 +185,8 @@ import FoundationNetworking
         #expect(credits?["available"] as? Int == 2, "\(me)")
     }
 
-    @Test func withoutDevTheSimulatorsRootIsNotTrusted() throws {
-        let run = try CommandLine.run(["serve", "--trust-ca-dir", "/tmp/anything"])
+    @Test func withoutDevTheSimulatorsRootIsNotTrusted() async throws {
+        let run = try await CommandLine.run(["serve", "--trust-ca-dir", "/tmp/anything"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("--trust-ca-dir needs --dev"))
     }
@@ -207,8 +197,8 @@ import FoundationNetworking
         (["--trusted-proxy", "192.168.1.10/24"], [:], "the range is 192.168.1.0/24"),
         ([], ["TALLY_TRUSTED_PROXIES": "10.0.0.0/8, nonsense"], "TALLY_TRUSTED_PROXIES: 'nonsense': not an IP address"),
     ])
-    func aTrustedProxyThatIsNoRangeIsAUsageError(arguments: [String], environment: [String: String], message: String) throws {
-        let run = try CommandLine.run(["serve", "--database", folder.appendingPathComponent("unused.sqlite").path] + arguments, environment: environment)
+    func aTrustedProxyThatIsNoRangeIsAUsageError(arguments: [String], environment: [String: String], message: String) async throws {
+        let run = try await CommandLine.run(["serve", "--database", folder.appendingPathComponent("unused.sqlite").path] + arguments, environment: environment)
         #expect(run.status == 2)
         #expect(run.stderr.contains(message), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("unused.sqlite").path))

@@ -26,8 +26,8 @@ import Testing
         return try ca.sign(payload)
     }
 
-    @Test func validDataPrintsThePayloadAndExitsZero() throws {
-        let run = try CommandLine.run(
+    @Test func validDataPrintsThePayloadAndExitsZero() async throws {
+        let run = try await CommandLine.run(
             ["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox", "--bundle-id", "com.example"],
             stdin: try transaction("42") + "\n")
         #expect(run.status == 0, "\(run.stderr)")
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test(arguments: ["transaction", "renewal", "app-transaction"])
-    func eachKindOfJWSIsVerifiedAsThatKind(kind: String) throws {
+    func eachKindOfJWSIsVerifiedAsThatKind(kind: String) async throws {
         let signed = Date(timeIntervalSince1970: 1_717_300_000)
         let jws: String
         switch kind {
@@ -57,15 +57,15 @@ import Testing
         default:
             jws = try transaction("7")
         }
-        let run = try CommandLine.run(["verify", "--kind", kind, "--root", rootPath, "--environment", "Sandbox"], stdin: jws)
+        let run = try await CommandLine.run(["verify", "--kind", kind, "--root", rootPath, "--environment", "Sandbox"], stdin: jws)
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         let verdict = CommandLine.json(run.stdout)
         #expect(verdict["status"] as? String == "valid")
         #expect(verdict["kind"] as? String == kind)
     }
 
-    @Test func invalidDataPrintsTheCodeAndExitsOne() throws {
-        let run = try CommandLine.run(
+    @Test func invalidDataPrintsTheCodeAndExitsOne() async throws {
+        let run = try await CommandLine.run(
             ["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox", "--bundle-id", "com.other"],
             stdin: try transaction("42"))
         #expect(run.status == 1)
@@ -75,17 +75,17 @@ import Testing
         #expect((verdict["message"] as? String)?.isEmpty == false)
     }
 
-    @Test func withoutARootOnlyAppleIsTrusted() throws {
-        let run = try CommandLine.run(["verify", "--kind", "transaction", "--environment", "Sandbox"], stdin: try transaction("1"))
+    @Test func withoutARootOnlyAppleIsTrusted() async throws {
+        let run = try await CommandLine.run(["verify", "--kind", "transaction", "--environment", "Sandbox"], stdin: try transaction("1"))
         #expect(run.status == 1)
         #expect(CommandLine.json(run.stdout)["code"] as? String == "untrusted_chain")
     }
 
-    @Test func jsonlAnswersEachLineInOrder() throws {
+    @Test func jsonlAnswersEachLineInOrder() async throws {
         let lines = [try transaction("1"), "not-a-jws", try transaction("3", bundle: "com.other"), try transaction("4")]
         let file = folder.appendingPathComponent("batch.jsonl")
         try Data(lines.joined(separator: "\n").utf8).write(to: file)
-        let run = try CommandLine.run([
+        let run = try await CommandLine.run([
             "verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox",
             "--bundle-id", "com.example", "--jsonl", file.path,
         ])
@@ -95,10 +95,10 @@ import Testing
         #expect(verdicts.map { $0["code"] as? String } == [nil, "malformed_jws", "wrong_bundle_id", nil])
     }
 
-    @Test func jsonlReadsCRLFLinesAndAnswersBlankLinesToo() throws {
+    @Test func jsonlReadsCRLFLinesAndAnswersBlankLinesToo() async throws {
         let file = folder.appendingPathComponent("crlf.jsonl")
         try Data((try transaction("1") + "\r\n\r\n" + (try transaction("3")) + "\r\n").utf8).write(to: file)
-        let run = try CommandLine.run(["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox", "--jsonl", file.path])
+        let run = try await CommandLine.run(["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox", "--jsonl", file.path])
         let verdicts = run.stdout.split(separator: "\n").map(CommandLine.json)
         #expect(verdicts.map { $0["status"] as? String } == ["valid", "invalid", "valid"])
         #expect(verdicts[1]["code"] as? String == "malformed_jws")
@@ -121,7 +121,7 @@ import Testing
         return try ca.sign(payload)
     }
 
-    @Test func jsonlPrintsForEachLineWhatTheSingleCommandPrintsForIt() throws {
+    @Test func jsonlPrintsForEachLineWhatTheSingleCommandPrintsForIt() async throws {
         let lines = [
             try transaction("1"), "not-a-jws", "", "  \t" + (try transaction("2")) + " \r", try transaction("3", bundle: "com.other"),
             try transaction("4", product: "com.example/credits.10 — «ünïcode» \"quoted\" \\ \u{7F}"), Self.oddAlgorithm(),
@@ -130,12 +130,12 @@ import Testing
         let file = folder.appendingPathComponent("batch.jsonl")
         try Data(lines.joined(separator: "\n").utf8).write(to: file)
         let arguments = ["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox", "--bundle-id", "com.example"]
-        let batch = try CommandLine.run(arguments + ["--jsonl", "--jobs", "1", file.path])
+        let batch = try await CommandLine.run(arguments + ["--jsonl", "--jobs", "1", file.path])
         #expect(batch.status == 1)
         let printed = batch.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(printed.count == lines.count + 1 && printed.last == "", "\(batch.stdout)")
         for (line, verdict) in zip(lines, printed) {
-            let single = try CommandLine.run(arguments, stdin: line)
+            let single = try await CommandLine.run(arguments, stdin: line)
             #expect(single.stdout == verdict + "\n", "\(line.prefix(80).debugDescription)")
             #expect(single.status == (verdict.hasPrefix(#"{"status":"valid""#) ? 0 : 1))
         }
@@ -145,20 +145,20 @@ import Testing
         #expect(printed[5].hasPrefix(#"{"status":"invalid","code":"invalid_identifier","#), "\(printed[5])")
         // Verifying several at once prints the same bytes in the same order.
         for jobs in ["2", "3", "16"] {
-            let parallel = try CommandLine.run(arguments + ["--jsonl", "--jobs", jobs, file.path])
+            let parallel = try await CommandLine.run(arguments + ["--jsonl", "--jobs", jobs, file.path])
             #expect(parallel.stdout == batch.stdout, "--jobs \(jobs)")
             #expect(parallel.status == 1)
         }
         // Standard input reads the same as a file.
-        let piped = try CommandLine.run(arguments + ["--jsonl"], stdin: lines.joined(separator: "\n"))
+        let piped = try await CommandLine.run(arguments + ["--jsonl"], stdin: lines.joined(separator: "\n"))
         #expect(piped.stdout == batch.stdout)
     }
 
-    @Test func aValidVerdictIsThePayloadAsSignedWithTheValidationTime() throws {
+    @Test func aValidVerdictIsThePayloadAsSignedWithTheValidationTime() async throws {
         let jws = try transaction("42", product: "com.example.credits_10")
         let segment = String(jws.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         let payload = try #require(Data(base64Encoded: segment + String(repeating: "=", count: (4 - segment.count % 4) % 4)))
-        let run = try CommandLine.run(["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox"], stdin: jws)
+        let run = try await CommandLine.run(["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox"], stdin: jws)
         #expect(run.status == 0)
         // The signed date is 2024-06-02T03:46:40.123Z; the validation time is shown in whole seconds.
         #expect(
@@ -166,8 +166,8 @@ import Testing
                 + #""unchecked":["bundle_id","app_apple_id"],"payload":"# + String(decoding: payload, as: UTF8.self) + "}\n")
     }
 
-    @Test func anInvalidVerdictEscapesItsMessageAsJSON() throws {
-        let run = try CommandLine.run(["verify", "--kind", "transaction", "--environment", "Sandbox"], stdin: Self.oddAlgorithm())
+    @Test func anInvalidVerdictEscapesItsMessageAsJSON() async throws {
+        let run = try await CommandLine.run(["verify", "--kind", "transaction", "--environment", "Sandbox"], stdin: Self.oddAlgorithm())
         #expect(run.status == 1)
         let verdict = CommandLine.json(run.stdout)
         #expect(verdict["code"] as? String == "unsupported_algorithm")
@@ -175,8 +175,8 @@ import Testing
         #expect(run.stdout.contains(#"HS\"\/\\\u0001é"#), "\(run.stdout)")
     }
 
-    @Test func anExplicitTimeIsUsed() throws {
-        let run = try CommandLine.run(
+    @Test func anExplicitTimeIsUsed() async throws {
+        let run = try await CommandLine.run(
             ["verify", "--kind", "transaction", "--root", rootPath, "--environment", "Sandbox", "--at", "2060-01-01T00:00:00Z"],
             stdin: try transaction("1"))
         #expect(CommandLine.json(run.stdout)["code"] as? String == "certificate_expired")
@@ -190,21 +190,21 @@ import Testing
         ["verify", "--kind", "transaction", "--jsonl", "--jobs", "0"],
         ["verify", "--kind", "transaction", "/nonexistent/batch.jsonl"],
     ])
-    func usageErrorsExitTwo(arguments: [String]) throws {
-        let run = try CommandLine.run(arguments, stdin: "")
+    func usageErrorsExitTwo(arguments: [String]) async throws {
+        let run = try await CommandLine.run(arguments, stdin: "")
         #expect(run.status == 2, "\(run.stdout) \(run.stderr)")
         #expect(!run.stderr.isEmpty)
     }
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: CommandLine.repository.appendingPathComponent("Examples/verify/transaction-sandbox.jws").path)))
-    func theShippedExampleVerifies() throws {
-        let run = try CommandLine.run([
+    func theShippedExampleVerifies() async throws {
+        let run = try await CommandLine.run([
             "verify", "--kind", "transaction", "--root", "Examples/verify/example-root.cer", "--environment", "Sandbox",
             "--bundle-id", "com.tally.example", "Examples/verify/transaction-sandbox.jws",
         ])
         #expect(run.status == 0, "\(run.stdout)")
         // The same example is refused against Apple's root: the example root is trusted only when named.
-        let apple = try CommandLine.run([
+        let apple = try await CommandLine.run([
             "verify", "--kind", "transaction", "--environment", "Sandbox", "Examples/verify/transaction-sandbox.jws",
         ])
         #expect(CommandLine.json(apple.stdout)["code"] as? String == "untrusted_chain")

@@ -53,9 +53,9 @@ import Testing
 
     var sandbox: [String] { ["verify", "--kind", "receipt", "--root", rootPath, "--environment", "Sandbox"] }
 
-    @Test func aValidReceiptPrintsItsDecodedPayloadAndExitsZero() throws {
+    @Test func aValidReceiptPrintsItsDecodedPayloadAndExitsZero() async throws {
         let path = try write(try Self.signed(), "receipt.der")
-        let run = try CommandLine.run(sandbox + ["--bundle-id", "com.example", path])
+        let run = try await CommandLine.run(sandbox + ["--bundle-id", "com.example", path])
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         // JSONText writes `/` as `\/`, as JSONEncoder does.
         let hash = Data(ReceiptBuilder.deviceHash(device: Self.device, opaqueValue: Self.opaqueValue, bundleID: "com.example"))
@@ -79,19 +79,19 @@ import Testing
         #expect(!CommandLine.json(run.stdout).isEmpty, "the verdict is JSON")
     }
 
-    @Test func base64TextReadsAsTheBytesDo() throws {
+    @Test func base64TextReadsAsTheBytesDo() async throws {
         let bytes = try Self.signed()
-        let der = try CommandLine.run(sandbox + [try write(bytes, "receipt.der")])
+        let der = try await CommandLine.run(sandbox + [try write(bytes, "receipt.der")])
         // Apps send base64; files often wrap it in lines and end it with a newline.
         let wrapped = Data(bytes).base64EncodedString(options: [.lineLength64Characters, .endLineWithCarriageReturn]) + "\n"
-        let text = try CommandLine.run(sandbox, stdin: wrapped)
+        let text = try await CommandLine.run(sandbox, stdin: wrapped)
         #expect(der.status == 0)
         #expect(text.stdout == der.stdout)
         #expect(text.status == 0)
     }
 
-    @Test func aTamperedReceiptIsRefused() throws {
-        let run = try CommandLine.run(sandbox + [try write(try Self.tampered(), "tampered.der")])
+    @Test func aTamperedReceiptIsRefused() async throws {
+        let run = try await CommandLine.run(sandbox + [try write(try Self.tampered(), "tampered.der")])
         #expect(run.status == 1)
         let verdict = CommandLine.json(run.stdout)
         #expect(verdict["status"] as? String == "invalid")
@@ -99,53 +99,54 @@ import Testing
         #expect((verdict["message"] as? String)?.isEmpty == false)
     }
 
-    @Test func anotherAppsReceiptIsRefused() throws {
-        let run = try CommandLine.run(sandbox + ["--bundle-id", "com.example", try write(try Self.signed(Self.receipt(bundle: "com.other")), "other.der")])
+    @Test func anotherAppsReceiptIsRefused() async throws {
+        let run = try await CommandLine.run(
+            sandbox + ["--bundle-id", "com.example", try write(try Self.signed(Self.receipt(bundle: "com.other")), "other.der")])
         #expect(run.status == 1)
         #expect(CommandLine.json(run.stdout)["code"] as? String == "wrong_bundle_id")
     }
 
-    @Test func theDeviceIdentifierMustBeTheOneTheHashWasMadeWith() throws {
+    @Test func theDeviceIdentifierMustBeTheOneTheHashWasMadeWith() async throws {
         let path = try write(try Self.signed(), "receipt.der")
-        let other = try CommandLine.run(sandbox + ["--device-id", "00:1b:63:84:45:e6", path])
+        let other = try await CommandLine.run(sandbox + ["--device-id", "00:1b:63:84:45:e6", path])
         #expect(other.status == 1)
         #expect(CommandLine.json(other.stdout)["code"] as? String == "device_hash_mismatch")
-        let same = try CommandLine.run(sandbox + ["--device-id", "e621e1f8c36c495a93fc0c247a3e6e5f", path])
+        let same = try await CommandLine.run(sandbox + ["--device-id", "e621e1f8c36c495a93fc0c247a3e6e5f", path])
         #expect(same.status == 0, "\(same.stdout)")
         #expect(CommandLine.json(same.stdout)["unchecked"] as? [String] == ["bundle_id", "app_version"])
     }
 
-    @Test func theAppVersionIsCheckedWhenGiven() throws {
+    @Test func theAppVersionIsCheckedWhenGiven() async throws {
         let path = try write(try Self.signed(), "receipt.der")
-        let wrong = try CommandLine.run(sandbox + ["--app-version", "41", path])
+        let wrong = try await CommandLine.run(sandbox + ["--app-version", "41", path])
         #expect(wrong.status == 1)
         #expect(CommandLine.json(wrong.stdout)["code"] as? String == "wrong_app_version")
-        let right = try CommandLine.run(sandbox + ["--app-version", "42", "--bundle-id", "com.example", "--device-id", Self.device.description, path])
+        let right = try await CommandLine.run(sandbox + ["--app-version", "42", "--bundle-id", "com.example", "--device-id", Self.device.description, path])
         #expect(right.status == 0)
         #expect(CommandLine.json(right.stdout)["unchecked"] == nil, "every check was asked for: \(right.stdout)")
     }
 
-    @Test func withoutOptionsOnlyAppleRootCAAndProductionAreAccepted() throws {
+    @Test func withoutOptionsOnlyAppleRootCAAndProductionAreAccepted() async throws {
         let path = try write(try Self.signed(), "receipt.der")
-        let noRoot = try CommandLine.run(["verify", "--kind", "receipt", "--environment", "Sandbox", path])
+        let noRoot = try await CommandLine.run(["verify", "--kind", "receipt", "--environment", "Sandbox", path])
         #expect(noRoot.status == 1)
         #expect(CommandLine.json(noRoot.stdout)["code"] as? String == "untrusted_chain")
-        let noEnvironment = try CommandLine.run(["verify", "--kind", "receipt", "--root", rootPath, path])
+        let noEnvironment = try await CommandLine.run(["verify", "--kind", "receipt", "--root", rootPath, path])
         #expect(noEnvironment.status == 1)
         #expect(CommandLine.json(noEnvironment.stdout)["code"] as? String == "wrong_environment")
     }
 
-    @Test func theChainIsCheckedAtTheCreationDateUnlessAnotherTimeIsGiven() throws {
+    @Test func theChainIsCheckedAtTheCreationDateUnlessAnotherTimeIsGiven() async throws {
         let path = try write(try Self.signed(), "receipt.der")
         // The leaf is valid for two years from a day before the mint date.
-        let late = try CommandLine.run(sandbox + ["--at", "2030-01-01T00:00:00Z", path])
+        let late = try await CommandLine.run(sandbox + ["--at", "2030-01-01T00:00:00Z", path])
         #expect(CommandLine.json(late.stdout)["code"] as? String == "certificate_expired")
-        let early = try CommandLine.run(sandbox + ["--at", "2024-12-01T00:00:00Z", path])
+        let early = try await CommandLine.run(sandbox + ["--at", "2024-12-01T00:00:00Z", path])
         #expect(early.status == 0)
         #expect(CommandLine.json(early.stdout)["validation_time"] as? String == "2024-12-01T00:00:00Z")
     }
 
-    @Test func jsonlPrintsForEachLineWhatTheSingleCommandPrintsForIt() throws {
+    @Test func jsonlPrintsForEachLineWhatTheSingleCommandPrintsForIt() async throws {
         let valid = Data(try Self.signed()).base64EncodedString()
         let lines = [
             valid, "", "not base64!", Data(try Self.tampered()).base64EncodedString(),
@@ -155,12 +156,12 @@ import Testing
         let file = folder.appendingPathComponent("batch.jsonl")
         try Data(lines.joined(separator: "\n").utf8).write(to: file)
         let arguments = sandbox + ["--bundle-id", "com.example"]
-        let batch = try CommandLine.run(arguments + ["--jsonl", "--jobs", "1", file.path])
+        let batch = try await CommandLine.run(arguments + ["--jsonl", "--jobs", "1", file.path])
         #expect(batch.status == 1)
         let printed = batch.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(printed.count == lines.count + 1 && printed.last == "", "\(batch.stdout)")
         for (line, verdict) in zip(lines, printed) {
-            let single = try CommandLine.run(arguments, stdin: line)
+            let single = try await CommandLine.run(arguments, stdin: line)
             #expect(single.stdout == verdict + "\n", "\(line.prefix(80).debugDescription)")
             #expect(single.status == (verdict.hasPrefix(#"{"status":"valid""#) ? 0 : 1))
         }
@@ -171,11 +172,11 @@ import Testing
                 "malformed_receipt", "malformed_receipt", nil,
             ])
         for jobs in ["2", "3", "16"] {
-            let parallel = try CommandLine.run(arguments + ["--jsonl", "--jobs", jobs, file.path])
+            let parallel = try await CommandLine.run(arguments + ["--jsonl", "--jobs", jobs, file.path])
             #expect(parallel.stdout == batch.stdout, "--jobs \(jobs)")
             #expect(parallel.status == 1)
         }
-        let piped = try CommandLine.run(arguments + ["--jsonl"], stdin: lines.joined(separator: "\n"))
+        let piped = try await CommandLine.run(arguments + ["--jsonl"], stdin: lines.joined(separator: "\n"))
         #expect(piped.stdout == batch.stdout)
     }
 
@@ -188,8 +189,8 @@ import Testing
         (["verify", "--kind", "receipt", "--environment", "ProductionSandbox"], "--environment"),
         (["verify", "--kind", "receipt", "--root", "/nonexistent/root.cer"], "--root"),
     ])
-    func optionsThatDoNotApplyAreUsageErrors(arguments: [String], option: String) throws {
-        let run = try CommandLine.run(arguments, stdin: Data(try Self.signed()).base64EncodedString())
+    func optionsThatDoNotApplyAreUsageErrors(arguments: [String], option: String) async throws {
+        let run = try await CommandLine.run(arguments, stdin: Data(try Self.signed()).base64EncodedString())
         #expect(run.status == 2, "\(run.stdout) \(run.stderr)")
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains(option), "\(run.stderr)")
@@ -221,12 +222,12 @@ struct VerifyReceiptVectorTests {
     }
 
     @Test(arguments: rows.map { $0["file"] ?? "" })
-    func receiptGetsItsExpectedVerdict(file: String) throws {
+    func receiptGetsItsExpectedVerdict(file: String) async throws {
         let row = try #require(Self.rows.first { $0["file"] == file })
         var arguments = ["verify", "--kind", "receipt", "--root", try Vectors.path("receipts/\(try Self.anchor(row))")] + Self.everyEnvironment
         let created = row["receipt_creation_date"] ?? ""
         if created != "unknown" { arguments += ["--at", created] }
-        let run = try CommandLine.run(arguments + [try Vectors.path("receipts/\(file)")])
+        let run = try await CommandLine.run(arguments + [try Vectors.path("receipts/\(file)")])
         let verdict = CommandLine.json(run.stdout)
         let expected = row["expected"] ?? ""
 
@@ -252,13 +253,13 @@ struct VerifyReceiptVectorTests {
 
     /// Without --root and --at: Apple's receipts verify against the bundled Apple Root CA at
     /// their creation date, Xcode's are refused, and checked now every Apple one has expired.
-    @Test func theBundledRootAndTheCreationDateAreTheDefaults() throws {
+    @Test func theBundledRootAndTheCreationDateAreTheDefaults() async throws {
         let signed = Self.rows.filter { $0["expected"] == "valid_at_creation" }
         #expect(signed.count == 10)
         for row in signed {
             let path = try Vectors.path("receipts/\(row["file"] ?? "")")
-            let run = try CommandLine.run(["verify", "--kind", "receipt"] + Self.everyEnvironment + [path])
-            let now = try CommandLine.run(["verify", "--kind", "receipt", "--at", "now"] + Self.everyEnvironment + [path])
+            let run = try await CommandLine.run(["verify", "--kind", "receipt"] + Self.everyEnvironment + [path])
+            let now = try await CommandLine.run(["verify", "--kind", "receipt", "--at", "now"] + Self.everyEnvironment + [path])
             if row["environment"] == "Xcode" {
                 #expect(CommandLine.json(run.stdout)["code"] as? String == "untrusted_chain", "\(row["file"] ?? ""): \(run.stdout)")
             } else {
