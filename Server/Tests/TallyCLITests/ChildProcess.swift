@@ -41,9 +41,20 @@ final class ChildProcess: @unchecked Sendable {
             _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
             return (ends[0], ends[1])
         }
-        let out = try makePipe()
-        let err = mergingErrors ? nil : try makePipe()
-        let inn = withInput ? try makePipe() : nil
+        var opened: [Int32] = []
+        func makeOrClose() throws -> (read: Int32, write: Int32) {
+            do {
+                let ends = try makePipe()
+                opened += [ends.read, ends.write]
+                return ends
+            } catch {
+                for descriptor in opened { close(descriptor) }
+                throw error
+            }
+        }
+        let out = try makeOrClose()
+        let err = mergingErrors ? nil : try makeOrClose()
+        let inn = withInput ? try makeOrClose() : nil
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -57,6 +68,7 @@ final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, err?.write ?? out.write, 2)
         #if os(Linux)
         guard Self.addChdir(&actions, directory.path) == 0, Self.addCloseFrom(&actions, 3) == 0 else {
+            for descriptor in opened { close(descriptor) }
             throw ServeCommandTests.CommandFailure(description: "posix_spawn's file actions refused")
         }
         #else
@@ -65,9 +77,21 @@ final class ChildProcess: @unchecked Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
+        // The spawning thread may block signals (libdispatch's threads block SIGINT, SIGTERM
+        // and others): the child starts with none blocked and their default actions, as
+        // Foundation's `Process` starts it.
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
         #if canImport(Darwin)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
+        flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
         #endif
+        posix_spawnattr_setflags(&attributes, Int16(flags))
 
         let environment = environment ?? ProcessInfo.processInfo.environment
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
@@ -107,11 +131,17 @@ final class ChildProcess: @unchecked Sendable {
     }
     #endif
 
-    /// Asks it to stop (SIGTERM).
-    func terminate() { kill(pid, SIGTERM) }
+    /// Asks it to stop (SIGTERM); nothing once it has been waited for (its pid may be another's).
+    func terminate() { signal(SIGTERM) }
 
     /// Interrupts it (SIGINT), as Control-C would.
-    func interrupt() { kill(pid, SIGINT) }
+    func interrupt() { signal(SIGINT) }
+
+    private func signal(_ number: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        if waitStatus == nil { kill(pid, number) }
+    }
 
     /// Waits until it has exited.
     func waitUntilExit() { _ = reap(blocking: true) }
@@ -138,6 +168,11 @@ final class ChildProcess: @unchecked Sendable {
                 return status
             }
             if reaped == -1, errno == EINTR { continue }
+            if reaped == -1, errno == ECHILD {
+                // Reaped elsewhere: gone, its status unknown.
+                waitStatus = -1 << 8
+                return waitStatus
+            }
             return nil
         }
     }

@@ -179,16 +179,22 @@ extension PurchaseStore {
         counted.revokedAt = revokedAt
         MetricsRollup.noteNew(executor, counted)
         let grantsJSON = grants.map { SQLStorage.encode($0) }
-        // A client's purchase that gives no access is answered before its row is written, so
-        // that the row is written once, with the answer replays repeat: the account the answer
-        // reads does not depend on the row. One that gives access is answered once the row counts.
+        // A purchase that gives no access is credited, and a client's answered, before its row
+        // is written: the row is written once, with the answer replays repeat (the account the
+        // answer reads does not depend on the row), and a client's delivery and a notification
+        // of the same transaction take the position's lock and the row's key in one order. One
+        // that gives access is answered once its row counts.
+        var credited = false
         var answer: PurchaseResponse?
-        if presenter != nil, let owner, let product, let grants, !affectsAccess(transaction) {
+        if let owner, let product, let grants, !affectsAccess(transaction) {
             try await credit(executor, transaction, product: product, grants: grants)
-            let (balances, access) = try await accounts.summary(executor, user: owner.id, time: time)
-            answer = PurchaseResponse(
-                transactionID: transactionID, productID: transaction.productID, granted: grants, balances: balances,
-                entitlements: access.entitlements, replayed: false)
+            credited = true
+            if presenter != nil {
+                let (balances, access) = try await accounts.summary(executor, user: owner.id, time: time)
+                answer = PurchaseResponse(
+                    transactionID: transactionID, productID: transaction.productID, granted: grants, balances: balances,
+                    entitlements: access.entitlements, replayed: false)
+            }
         }
         try await executor.execute(
             """
@@ -206,7 +212,7 @@ extension PurchaseStore {
         guard let owner, let product, let grants else {
             return Recorded(granted: [], firstDelivery: presenter != nil, userID: owner?.id, new: true)
         }
-        if answer == nil { try await credit(executor, transaction, product: product, grants: grants) }
+        if !credited { try await credit(executor, transaction, product: product, grants: grants) }
         return Recorded(granted: grants, firstDelivery: presenter != nil, userID: owner.id, new: true, answer: answer)
     }
 

@@ -50,7 +50,7 @@ import Testing
         // starts with one read of the transaction and of its app account token's user, and
         // answers with the account: on PostgreSQL read in one statement
         // (``Accounts/accountStatement(user:time:allowanceProducts:)``). A purchase that gives
-        // no access (these credits) writes its row once, last, with that answer.
+        // no access (these credits) writes its row once, after its credit and that answer.
         let postgres = backend == .postgres
         #expect(purchase.count == (postgres ? 8 : 13), "\(purchase)")
         #expect(spend.count == (postgres ? 7 : 8), "\(spend)")
