@@ -42,10 +42,9 @@ extension PurchaseStore {
                 let applied = try await revoke(
                     executor, transactionID: transactionID, eventAt: SQLStorage.millis(payload.signedDate ?? revokedAt),
                     reason: payload.revocationReason, time: time)
-                let (balances, access) = try await accounts.summary(executor, user: presenter.id, time: time)
-                return PurchaseResponse(
-                    transactionID: transactionID, productID: productID, granted: [], balances: balances,
-                    entitlements: access.entitlements, replayed: !recorded.firstDelivery && !applied)
+                return try await answer(
+                    executor, user: presenter.id, transactionID: transactionID, productID: productID, granted: [],
+                    replayed: !recorded.firstDelivery && !applied, time: time)
             }
             if !recorded.firstDelivery, let stored = recorded.response {
                 // A replay answers what the first delivery answered.
@@ -54,10 +53,9 @@ extension PurchaseStore {
                 return first
             }
             if let answer = recorded.answer { return answer }
-            let (balances, access) = try await accounts.summary(executor, user: presenter.id, time: time)
-            let response = PurchaseResponse(
-                transactionID: transactionID, productID: productID, granted: recorded.granted,
-                balances: balances, entitlements: access.entitlements, replayed: !recorded.firstDelivery)
+            let response = try await answer(
+                executor, user: presenter.id, transactionID: transactionID, productID: productID, granted: recorded.granted,
+                replayed: !recorded.firstDelivery, time: time)
             // The first answer to a client is kept, so that replays repeat it.
             var first = response
             first.replayed = false
@@ -66,6 +64,16 @@ extension PurchaseStore {
                 "UPDATE store_transactions SET response_json = \(firstJSON) WHERE transaction_id = \(transactionID) AND response_json IS NULL")
             return response
         }
+    }
+
+    /// The answer to a client's delivery: what it granted, and the account as it is now.
+    private func answer(
+        _ executor: WriteContext, user: String, transactionID: String, productID: String, granted: [Amount], replayed: Bool, time: Int64
+    ) async throws -> PurchaseResponse {
+        let (balances, access) = try await accounts.summary(executor, user: user, time: time)
+        return PurchaseResponse(
+            transactionID: transactionID, productID: productID, granted: granted, balances: balances, entitlements: access.entitlements,
+            replayed: replayed)
     }
 
     /// What recording a transaction came to.
@@ -190,10 +198,9 @@ extension PurchaseStore {
             try await credit(executor, transaction, product: product, grants: grants)
             credited = true
             if presenter != nil {
-                let (balances, access) = try await accounts.summary(executor, user: owner.id, time: time)
-                answer = PurchaseResponse(
-                    transactionID: transactionID, productID: transaction.productID, granted: grants, balances: balances,
-                    entitlements: access.entitlements, replayed: false)
+                answer = try await self.answer(
+                    executor, user: owner.id, transactionID: transactionID, productID: transaction.productID, granted: grants,
+                    replayed: false, time: time)
             }
         }
         try await executor.execute(
