@@ -39,7 +39,7 @@ extension PostgresDatabase {
         public var searchPath: String?
         /// The name the server shows for these connections (`?application_name=`).
         public var applicationName: String?
-        /// The most connections the pool opens.
+        /// The most connections the pool opens at once.
         public var maximumConnections = 20
         /// How long an idle connection stays open.
         public var idleTimeout: Duration = .seconds(60)
@@ -201,27 +201,6 @@ extension PostgresDatabase {
             case .verifyFull: tls.certificateVerification = .fullVerification
             }
             return tls
-        }
-
-        var clientConfiguration: PostgresClient.Configuration {
-            var configuration: PostgresClient.Configuration
-            if let socketPath {
-                // Never encrypted (see `tls`).
-                configuration = .init(unixSocketPath: socketPath, username: username, password: password, database: database)
-            } else {
-                let tls: PostgresClient.Configuration.TLS =
-                    switch self.tls {
-                    case .disable: .disable
-                    case .prefer: .prefer(tlsConfiguration)
-                    case .require, .verifyCA, .verifyFull: .require(tlsConfiguration)
-                    }
-                configuration = .init(host: host, port: port, username: username, password: password, database: database, tls: tls)
-            }
-            configuration.options.additionalStartupParameters = startupParameters
-            configuration.options.maximumConnections = max(1, maximumConnections)
-            configuration.options.connectionIdleTimeout = idleTimeout
-            configuration.options.connectTimeout = connectTimeout
-            return configuration
         }
 
         func connectionConfiguration() throws -> PostgresConnection.Configuration {

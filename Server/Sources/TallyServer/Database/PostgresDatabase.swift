@@ -1,9 +1,10 @@
 import Foundation
 public import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 public import TallySQL
 
-/// PostgreSQL through a pool of connections (postgres-nio's `PostgresClient`).
+/// PostgreSQL through a pool of connections (``ConnectionPool``, over postgres-nio's connections).
 ///
 /// Every ``write(_:)`` is one READ COMMITTED transaction on one pooled connection; every
 /// ``read(_:)`` is a read-only REPEATABLE READ transaction, so all its statements see one
@@ -19,7 +20,7 @@ public final class PostgresDatabase: SQLDatabase {
     public let dialect = SQLDialect.postgres
     /// Where and how it connects.
     public let configuration: Configuration
-    private let client: PostgresClient
+    private let pool: ConnectionPool<PostgresConnection>
     private let statements = PostgresStatements()
     private let runner: Task<Void, Never>
     /// What each statement is run with: `logger` where it logs at debug level or below, and a
@@ -32,20 +33,22 @@ public final class PostgresDatabase: SQLDatabase {
     /// Prefer ``connect(_:logger:)``, which also checks that the server can be reached.
     /// - Parameters:
     ///   - configuration: the server, credentials and pool size.
-    ///   - logger: where the pool reports background failures, and, when it takes debug messages,
+    ///   - logger: what postgres-nio logs of each connection, and, when it takes debug messages,
     ///     what postgres-nio logs of each statement; silent by default.
     public init(configuration: Configuration, logger: Logger = PostgresDatabase.silentLogger) {
         self.configuration = configuration
         self.statementLogger = logger.logLevel <= .debug ? logger : Self.silentLogger
-        let client = PostgresClient(configuration: configuration.clientConfiguration, backgroundLogger: logger)
-        self.client = client
-        self.runner = Task { await client.run() }
+        let pool = ConnectionPool<PostgresConnection>(maximum: configuration.maximumConnections, idleTimeout: configuration.idleTimeout) {
+            try await PostgresConnection.connect(configuration: try configuration.connectionConfiguration(), id: Self.nextConnectionID(), logger: logger)
+        }
+        self.pool = pool
+        self.runner = Task { await pool.run() }
     }
 
     /// Parses `url` and starts the pool without connecting (see ``init(configuration:logger:)``).
     /// - Parameters:
     ///   - url: `postgres://user[:password]@host[:port]/database[?sslmode=…]`.
-    ///   - logger: where the pool reports background failures.
+    ///   - logger: what postgres-nio logs of each connection.
     /// - Throws: ``SQLDatabaseError`` (`.other`) when the URL is malformed.
     public convenience init(url: String, logger: Logger = PostgresDatabase.silentLogger) throws(SQLDatabaseError) {
         self.init(configuration: try Configuration(url: url), logger: logger)
@@ -54,7 +57,7 @@ public final class PostgresDatabase: SQLDatabase {
     /// Parses `url`, checks that the server accepts a connection, and starts the pool.
     /// - Parameters:
     ///   - url: `postgres://user[:password]@host[:port]/database[?sslmode=…]`.
-    ///   - logger: where the pool reports background failures.
+    ///   - logger: what postgres-nio logs of each connection.
     /// - Returns: the database, ready for transactions.
     /// - Throws: ``SQLDatabaseError``: `.other` for a malformed URL, `.unavailable` when the
     ///   server cannot be reached or refuses the credentials.
@@ -64,11 +67,12 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// Checks that the server accepts a connection, then starts the pool.
     ///
-    /// The pool itself keeps retrying a server it cannot reach (for up to a minute) before a
-    /// transaction fails; this check fails at once with the server's reason.
+    /// Later, a transaction that needs a new connection and cannot open one fails with
+    /// `.unavailable` after ``Configuration/connectTimeout`` at most; this check fails at once
+    /// with the server's reason.
     /// - Parameters:
     ///   - configuration: the server, credentials and pool size.
-    ///   - logger: where the pool reports background failures.
+    ///   - logger: what postgres-nio logs of each connection.
     /// - Returns: the database, ready for transactions.
     /// - Throws: ``SQLDatabaseError``: `.other` for what a socket cannot give
     ///   (``Configuration/checkSocket()``), `.unavailable` when the server cannot be reached or
@@ -89,12 +93,24 @@ public final class PostgresDatabase: SQLDatabase {
 
     deinit {
         runner.cancel()
+        Task { [pool] in await pool.close() }
     }
 
     /// Stops the pool and closes its connections; later transactions fail with `.unavailable`.
     public func close() async {
         runner.cancel()
         await runner.value
+        await pool.close()
+    }
+
+    /// Connections are numbered across pools, as postgres-nio's logs name them.
+    private static let connectionIDs = NIOLockedValueBox(0)
+
+    private static func nextConnectionID() -> Int {
+        connectionIDs.withLockedValue { id in
+            id += 1
+            return id
+        }
     }
 
     /// A logger that drops everything.
@@ -132,7 +148,8 @@ public final class PostgresDatabase: SQLDatabase {
                 do {
                     try await executor.run("ROLLBACK")
                 } catch {
-                    let _: EventLoopFuture<Void> = executor.connection.close()
+                    // Closed before it is given back, so that the pool drops it.
+                    await executor.connection.discard()
                 }
                 throw error
             }
@@ -143,7 +160,7 @@ public final class PostgresDatabase: SQLDatabase {
     private func withExecutor<T: Sendable>(_ work: (PostgresExecutor) async throws -> T) async throws -> T {
         var leased = false
         do {
-            return try await client.withConnection { connection in
+            return try await pool.withConnection { connection in
                 leased = true
                 let executor = PostgresExecutor(
                     connection: connection, logger: statementLogger,
@@ -175,8 +192,20 @@ public final class PostgresDatabase: SQLDatabase {
     /// Set while migrations run: their statements run unnamed.
     @TaskLocal private static var migrating = false
 
+    /// The pool's connections open (lent, idle or being opened) and idle, for tests.
+    var connectionCounts: (open: Int, idle: Int) {
+        let counts = pool.counts
+        return (counts.open, counts.idle)
+    }
+
     /// Statement names in use, for tests.
     var namedStatementCount: Int { statements.count }
     /// Statement names given so far, retired ones included, for tests.
     var namedStatementsIssued: Int { statements.issued }
+}
+
+extension PostgresConnection: PoolableConnection {
+    func discard() async {
+        try? await close()
+    }
 }

@@ -130,13 +130,12 @@ import Testing
     @Test func aSocketsDirectoryIsConnectedToThroughItsFile() throws {
         let local = try TallyServer.PostgresDatabase.Configuration(url: "postgres://u@/d?host=/run/pg&port=5433")
         #expect(local.socketPath == "/run/pg/.s.PGSQL.5433")
-        #expect(local.clientConfiguration.unixSocketPath == "/run/pg/.s.PGSQL.5433")
-        #expect(local.clientConfiguration.host == nil)
         #expect(try local.connectionConfiguration().unixSocketPath == "/run/pg/.s.PGSQL.5433")
+        #expect(try local.connectionConfiguration().host == nil)
         let remote = try TallyServer.PostgresDatabase.Configuration(url: "postgres://u@db.internal:5433/d")
         #expect(remote.socketPath == nil)
-        #expect(remote.clientConfiguration.unixSocketPath == nil)
-        #expect(remote.clientConfiguration.host == "db.internal")
+        #expect(try remote.connectionConfiguration().unixSocketPath == nil)
+        #expect(try remote.connectionConfiguration().host == "db.internal")
         // The longest path the kernel takes everywhere: 103 bytes.
         let longest = try TallyServer.PostgresDatabase.Configuration(url: "postgres://u@/d?host=/\(String(repeating: "p", count: 88))")
         #expect(longest.socketPath?.utf8.count == 103)

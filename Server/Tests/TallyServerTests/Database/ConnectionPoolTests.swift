@@ -1,0 +1,246 @@
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import TallyServer
+
+/// The pool of PostgreSQL's connections, with connections that only say whether they are
+/// closed: how many it opens, in which order it lends them and serves the tasks that wait, and
+/// what it does with a connection that closed, one that failed to open, one idle too long, and
+/// after ``ConnectionPool/close()``.
+struct ConnectionPoolTests {
+    final class FakeConnection: PoolableConnection {
+        let id: Int
+        private let closed = NIOLockedValueBox(false)
+        init(id: Int) { self.id = id }
+        var isClosed: Bool { closed.withLockedValue { $0 } }
+        func discard() async { closed.withLockedValue { $0 = true } }
+    }
+
+    /// Opens numbered connections, or fails while `failing` is set.
+    final class Opener: Sendable {
+        private let state = NIOLockedValueBox((opened: [FakeConnection](), failing: false))
+        struct Refused: Error {}
+
+        var opened: [FakeConnection] { state.withLockedValue { $0.opened } }
+        func fail(_ failing: Bool) { state.withLockedValue { $0.failing = failing } }
+
+        func open() throws -> FakeConnection {
+            try state.withLockedValue { state in
+                if state.failing { throw Refused() }
+                let connection = FakeConnection(id: state.opened.count + 1)
+                state.opened.append(connection)
+                return connection
+            }
+        }
+    }
+
+    static func pool(maximum: Int, idleTimeout: Duration = .seconds(60)) -> (ConnectionPool<FakeConnection>, Opener) {
+        let opener = Opener()
+        return (ConnectionPool(maximum: maximum, idleTimeout: idleTimeout) { try opener.open() }, opener)
+    }
+
+    /// Waits until `condition` holds, for at most two seconds.
+    static func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        for _ in 0..<400 where !condition() { try await Task.sleep(for: .milliseconds(5)) }
+        if !condition() { Issue.record("still not so after two seconds", sourceLocation: sourceLocation) }
+    }
+
+    /// Lends a connection of `pool` to a task that keeps it until `release` is signalled.
+    static func lend(_ pool: ConnectionPool<FakeConnection>) -> (Task<Int, any Error>, AsyncStream<Void>.Continuation) {
+        let (stream, release) = AsyncStream<Void>.makeStream()
+        let task = Task {
+            try await pool.withConnection { connection in
+                for await _ in stream { break }
+                return connection.id
+            }
+        }
+        return (task, release)
+    }
+
+    @Test func opensOnlyWhatIsNeededAndLendsTheLastReturnedFirst() async throws {
+        let (pool, opener) = Self.pool(maximum: 4)
+        // One after another: one connection does.
+        for _ in 0..<5 { try await pool.withConnection { _ in } }
+        #expect(opener.opened.count == 1)
+        // Two at once: a second one, and both stay open.
+        let (first, releaseFirst) = Self.lend(pool)
+        try await Self.eventually { pool.counts.idle == 0 }
+        let (second, releaseSecond) = Self.lend(pool)
+        try await Self.eventually { pool.counts.open == 2 }
+        releaseSecond.finish()
+        let second1 = try await second.value
+        #expect(second1 == 2)
+        releaseFirst.finish()
+        let id2 = try await first.value
+        #expect(id2 == 1)
+        #expect(pool.counts.open == 2 && pool.counts.idle == 2)
+        // The one given back last is lent next, again and again.
+        for _ in 0..<3 {
+            let id = try await pool.withConnection { $0.id }
+            #expect(id == 1)
+        }
+        #expect(opener.opened.count == 2)
+    }
+
+    @Test func tasksBeyondTheMaximumWaitAndAreServedInTurn() async throws {
+        let (pool, opener) = Self.pool(maximum: 2)
+        let lent = [Self.lend(pool), Self.lend(pool)]
+        try await Self.eventually { pool.counts.open == 2 && pool.counts.idle == 0 }
+        // Three more tasks come, one after another, and wait.
+        let order = NIOLockedValueBox([Int]())
+        var waiting: [Task<Int, any Error>] = []
+        for index in 0..<3 {
+            waiting.append(
+                Task {
+                    try await pool.withConnection { connection in
+                        order.withLockedValue { $0.append(index) }
+                        return connection.id
+                    }
+                })
+            try await Self.eventually { pool.counts.waiting == index + 1 }
+        }
+        #expect(order.withLockedValue { $0 }.isEmpty)
+        for (task, release) in lent {
+            release.finish()
+            _ = try await task.value
+        }
+        for task in waiting { _ = try await task.value }
+        #expect(order.withLockedValue { $0 } == [0, 1, 2])
+        #expect(opener.opened.count == 2)
+        #expect(pool.counts.waiting == 0)
+    }
+
+    @Test func aCancelledWaiterLeavesTheLine() async throws {
+        let (pool, _) = Self.pool(maximum: 1)
+        let (holding, release) = Self.lend(pool)
+        try await Self.eventually { pool.counts.open == 1 && pool.counts.idle == 0 }
+        let cancelled = Task { try await pool.withConnection { $0.id } }
+        try await Self.eventually { pool.counts.waiting == 1 }
+        let next = Task { try await pool.withConnection { $0.id } }
+        try await Self.eventually { pool.counts.waiting == 2 }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(pool.counts.waiting == 1)
+        release.finish()
+        _ = try await holding.value
+        let id3 = try await next.value
+        #expect(id3 == 1)
+    }
+
+    @Test func aClosedConnectionIsDroppedAndItsPlaceOpenedAgain() async throws {
+        let (pool, opener) = Self.pool(maximum: 1)
+        // Closed by its borrower (a failed rollback) before it comes back.
+        try await pool.withConnection { await $0.discard() }
+        #expect(pool.counts.open == 0)
+        let id4 = try await pool.withConnection { $0.id }
+        #expect(id4 == 2)
+        // Closed while idle (by the server or the network).
+        await opener.opened[1].discard()
+        let id5 = try await pool.withConnection { $0.id }
+        #expect(id5 == 3)
+        #expect(pool.counts.open == 1)
+        // Closed while a task waits for it: the task opens a new one in its place.
+        let (stream, release) = AsyncStream<Void>.makeStream()
+        let holding = Task {
+            try await pool.withConnection { connection in
+                for await _ in stream { break }
+                await connection.discard()
+            }
+        }
+        try await Self.eventually { pool.counts.idle == 0 }
+        let waiting = Task { try await pool.withConnection { $0.id } }
+        try await Self.eventually { pool.counts.waiting == 1 }
+        release.finish()
+        try await holding.value
+        let id6 = try await waiting.value
+        #expect(id6 == 4)
+        #expect(pool.counts.open == 1)
+    }
+
+    @Test func aConnectionThatFailsToOpenFailsItsTaskAndFreesItsPlace() async throws {
+        let (pool, opener) = Self.pool(maximum: 1)
+        opener.fail(true)
+        await #expect(throws: Opener.Refused.self) { try await pool.withConnection { _ in } }
+        #expect(pool.counts.open == 0)
+        opener.fail(false)
+        let id7 = try await pool.withConnection { $0.id }
+        #expect(id7 == 1)
+    }
+
+    @Test func idleConnectionsCloseAfterTheirTimeout() async throws {
+        let (pool, opener) = Self.pool(maximum: 2, idleTimeout: .seconds(60))
+        let (first, releaseFirst) = Self.lend(pool)
+        try await Self.eventually { pool.counts.open == 1 }
+        let (second, releaseSecond) = Self.lend(pool)
+        try await Self.eventually { pool.counts.open == 2 }
+        let before = ContinuousClock.now
+        releaseFirst.finish()
+        _ = try await first.value
+        let between = ContinuousClock.now
+        releaseSecond.finish()
+        _ = try await second.value
+        let after = ContinuousClock.now
+        // Not yet idle for a minute: both stay.
+        await pool.sweep(at: before + .seconds(59))
+        #expect(pool.counts.open == 2 && pool.counts.idle == 2)
+        // A minute after the first came back, before the second did: the first closes.
+        await pool.sweep(at: between + .seconds(60))
+        #expect(pool.counts.open == 1)
+        #expect(opener.opened.map(\.isClosed) == [true, false])
+        await pool.sweep(at: after + .seconds(60))
+        #expect(pool.counts.open == 0)
+        #expect(opener.opened.allSatisfy { $0.isClosed })
+        // A task after that opens a new one.
+        let id8 = try await pool.withConnection { $0.id }
+        #expect(id8 == 3)
+    }
+
+    @Test func theSweepDropsIdleConnectionsFoundClosed() async throws {
+        let (pool, opener) = Self.pool(maximum: 2)
+        let lent = [Self.lend(pool), Self.lend(pool)]
+        try await Self.eventually { pool.counts.open == 2 && pool.counts.idle == 0 }
+        var returned: [Int] = []
+        for (task, release) in lent {
+            release.finish()
+            returned.append(try await task.value)
+        }
+        await pool.sweep(at: .now)
+        #expect(pool.counts.open == 2)
+        // The one returned first lies under the other, where no lease reaches it while the
+        // other one serves: the server closes it there.
+        await opener.opened[returned[0] - 1].discard()
+        await pool.sweep(at: .now)
+        #expect(pool.counts.open == 1 && pool.counts.idle == 1)
+        let id = try await pool.withConnection { $0.id }
+        #expect(id == returned[1])
+    }
+
+    @Test func closingRefusesNewLeasesAndClosesEveryConnection() async throws {
+        let (pool, opener) = Self.pool(maximum: 2)
+        let (stream, release) = AsyncStream<Void>.makeStream()
+        let lent = Task {
+            try await pool.withConnection { connection in
+                for await _ in stream { break }
+                return connection.id
+            }
+        }
+        try await Self.eventually { pool.counts.open == 1 && pool.counts.idle == 0 }
+        try await pool.withConnection { _ in }  // a second connection, idle
+        try await Self.eventually { pool.counts.open == 2 && pool.counts.idle == 1 }
+        let (stream2, release2) = AsyncStream<Void>.makeStream()
+        let second = Task { try await pool.withConnection { _ in for await _ in stream2 { break } } }
+        try await Self.eventually { pool.counts.idle == 0 }
+        let waiting = Task { try await pool.withConnection { $0.id } }
+        try await Self.eventually { pool.counts.waiting == 1 }
+        await pool.close()
+        await #expect(throws: ConnectionPool<FakeConnection>.LeaseError.closed) { try await waiting.value }
+        await #expect(throws: ConnectionPool<FakeConnection>.LeaseError.closed) { try await pool.withConnection { _ in } }
+        release.finish()
+        release2.finish()
+        _ = try await lent.value
+        try await second.value
+        try await Self.eventually { opener.opened.allSatisfy(\.isClosed) }
+        #expect(opener.opened.allSatisfy { $0.isClosed })
+        #expect(pool.counts.open == 0)
+    }
+}
