@@ -1,12 +1,17 @@
 import NIOConcurrencyHelpers
+import NIOCore
 
-/// A connection a ``ConnectionPool`` hands out: it can tell that it is closed, and be closed.
+/// A connection a ``ConnectionPool`` hands out: it can tell that it is closed, be closed, and be
+/// asked whether the server still answers on it.
 protocol PoolableConnection: Sendable {
     /// True once the connection can run nothing more: the server or the network closed it, or
     /// ``discard()`` did.
     var isClosed: Bool { get }
     /// Closes the connection; returns when it is closed.
     func discard() async
+    /// Asks the server for a trivial answer; closes the connection and answers false when none
+    /// comes within `timeout`.
+    func check(timeout: Duration) async -> Bool
 }
 
 /// Connections opened when needed, up to a maximum, each lent to one task at a time: the most
@@ -14,14 +19,18 @@ protocol PoolableConnection: Sendable {
 ///
 /// A task that finds every connection lent and the maximum open waits its turn, first come first
 /// served; cancelling it takes it out of the line. A connection found closed (by the server, the
-/// network, or its borrower after a failure) is dropped, and its place opened again by the next
-/// task that needs one. A connection idle for ``idleTimeout`` is closed by the sweep that
-/// ``run()`` makes. Opening a connection can fail: the task that asked gets the error, and the
-/// next task in line tries in its turn.
+/// network, or its borrower after a failure) is dropped, and a new one opened in its place when a
+/// task needs it. Opening can fail: the task that asked gets the error, and so does every task in
+/// line when no other connection is left to serve it.
 ///
-/// It is a lock and two lists: lending a connection takes the lock once and touches no other
-/// thread, where postgres-nio's `PostgresClient` pool cost PostgreSQL's round trip about twice
-/// the CPU on this machine (decision 0045).
+/// ``run()`` sweeps the idle connections every few seconds: it closes those idle for
+/// ``idleTimeout``, and checks those that have not been used for ``keepAlive`` with a trivial
+/// statement, so that a connection a firewall or a proxy dropped without a word is found there,
+/// not by the next request, which would wait minutes for TCP to give up.
+///
+/// Lending a connection takes one lock and touches no other thread. postgres-nio's
+/// `PostgresClient` pool, with its timers set at every return and cancelled at every lease, cost
+/// a `SELECT 1` twice the CPU on the benchmarks' machine (decision 0045).
 final class ConnectionPool<Connection: PoolableConnection>: Sendable {
     /// Why a lease failed that never reached a connection.
     enum LeaseError: Error, Equatable {
@@ -42,44 +51,20 @@ final class ConnectionPool<Connection: PoolableConnection>: Sendable {
         let continuation: CheckedContinuation<Grant, any Error>
     }
 
-    /// The tasks in line: first in, first out, without moving the rest at each turn.
-    private struct Line {
-        private var waiters: [Waiter] = []
-        private var head = 0
-
-        var count: Int { waiters.count - head }
-
-        mutating func append(_ waiter: Waiter) { waiters.append(waiter) }
-
-        mutating func popFirst() -> Waiter? {
-            guard head < waiters.count else { return nil }
-            let waiter = waiters[head]
-            head += 1
-            if head == waiters.count {
-                waiters.removeAll(keepingCapacity: true)
-                head = 0
-            }
-            return waiter
-        }
-
-        /// Takes out the waiter `id` (a cancelled task), if it is still in line.
-        mutating func remove(id: UInt64) -> Waiter? {
-            guard let index = waiters[head...].firstIndex(where: { $0.id == id }) else { return nil }
-            return waiters.remove(at: index)
-        }
-    }
-
     private struct Idle {
         let connection: Connection
+        /// When it was last given back by a task: what the idle timeout counts from.
         let since: ContinuousClock.Instant
+        /// When it last answered: given back, or checked by the sweep.
+        let checked: ContinuousClock.Instant
     }
 
     private struct State {
-        /// Oldest returned first: the last is lent next, the first idles out first.
+        /// Ordered by ``Idle/since``: the last is lent next, the first idles out first.
         var idle: [Idle] = []
         /// Tasks waiting for a connection, in the order they came.
-        var waiters = Line()
-        /// Connections open, lent or being opened.
+        var waiters = CircularBuffer<Waiter>()
+        /// Connections open, lent, being checked or being opened.
         var open = 0
         var nextWaiter: UInt64 = 0
         var closed = false
@@ -87,8 +72,12 @@ final class ConnectionPool<Connection: PoolableConnection>: Sendable {
 
     /// The most connections open at once.
     let maximum: Int
-    /// How long a connection stays open unused.
+    /// How long a connection stays open unused (at least a second).
     let idleTimeout: Duration
+    /// How long a connection idles before the sweep checks it.
+    let keepAlive: Duration
+    /// How long a check may take before its connection is closed.
+    let checkTimeout: Duration
     private let state = NIOLockedValueBox(State())
     private let opener: @Sendable () async throws -> Connection
     private let clock = ContinuousClock()
@@ -96,10 +85,17 @@ final class ConnectionPool<Connection: PoolableConnection>: Sendable {
     /// - Parameters:
     ///   - maximum: the most connections open at once (at least one).
     ///   - idleTimeout: how long a connection stays open unused.
+    ///   - keepAlive: how long a connection idles before it is checked.
+    ///   - checkTimeout: how long a check may take.
     ///   - open: opens a new connection.
-    init(maximum: Int, idleTimeout: Duration, open: @escaping @Sendable () async throws -> Connection) {
+    init(
+        maximum: Int, idleTimeout: Duration, keepAlive: Duration = .seconds(30), checkTimeout: Duration = .seconds(10),
+        open: @escaping @Sendable () async throws -> Connection
+    ) {
         self.maximum = max(1, maximum)
-        self.idleTimeout = idleTimeout
+        self.idleTimeout = max(idleTimeout, .seconds(1))
+        self.keepAlive = max(keepAlive, .seconds(1))
+        self.checkTimeout = checkTimeout
         self.opener = open
     }
 
@@ -120,40 +116,54 @@ final class ConnectionPool<Connection: PoolableConnection>: Sendable {
         }
     }
 
-    /// Connections open, lent or being opened, and idle: for tests and metrics.
+    /// Connections open (lent, idle, being checked or being opened), idle, and tasks in line.
     var counts: (open: Int, idle: Int, waiting: Int) {
         state.withLockedValue { ($0.open, $0.idle.count, $0.waiters.count) }
     }
 
-    /// Closes idle connections past their timeout, until cancelled.
+    /// Sweeps the idle connections (``sweep(at:)``) every few seconds, until cancelled.
     func run() async {
-        // Often enough that a connection closes within about a fifth of its timeout after it.
-        let interval = min(max(idleTimeout / 5, .milliseconds(10)), .seconds(30))
+        let interval = min(max(min(idleTimeout, keepAlive) / 5, .seconds(1)), .seconds(30))
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             await sweep(at: clock.now)
         }
     }
 
-    /// Closes the connections idle for ``idleTimeout`` or longer at `now`, and drops the idle
-    /// ones found closed.
+    /// Closes the connections idle for ``idleTimeout`` or longer at `now`, drops those found
+    /// closed, and checks those that last answered ``keepAlive`` or longer before `now`.
     func sweep(at now: ContinuousClock.Instant) async {
-        let deadline = now - idleTimeout
-        let expired = state.withLockedValue { state -> [Connection] in
+        let (expired, due) = state.withLockedValue { state -> ([Connection], [Idle]) in
             var expired: [Connection] = []
+            var due: [Idle] = []
             state.idle.removeAll { idle in
-                guard idle.since <= deadline || idle.connection.isClosed else { return false }
-                expired.append(idle.connection)
+                if idle.since <= now - idleTimeout || idle.connection.isClosed {
+                    expired.append(idle.connection)
+                    return true
+                }
+                guard idle.checked <= now - keepAlive else { return false }
+                due.append(idle)  // still counted as open while it is checked
                 return true
             }
             state.open -= expired.count
-            return expired
+            return (expired, due)
         }
         for connection in expired where !connection.isClosed { await connection.discard() }
+        await withTaskGroup(of: Void.self) { group in
+            for idle in due {
+                group.addTask {
+                    if await idle.connection.check(timeout: self.checkTimeout) {
+                        self.putBack(idle.connection, since: idle.since, checked: now)
+                    } else {
+                        self.freePlace()
+                    }
+                }
+            }
+        }
     }
 
-    /// Closes the idle connections and refuses every lease from now on; a lent connection is
-    /// closed when it comes back.
+    /// Closes the idle connections and refuses every lease from now on. A connection lent out
+    /// is closed when its task gives it back.
     func close() async {
         let (idle, waiters) = state.withLockedValue { state in
             state.closed = true
@@ -177,42 +187,62 @@ final class ConnectionPool<Connection: PoolableConnection>: Sendable {
     }
 
     private func lease() async throws -> Connection {
-        while true {
-            let step = try state.withLockedValue { state throws(LeaseError) -> Step in
-                guard !state.closed else { throw .closed }
-                while let last = state.idle.popLast() {
-                    if !last.connection.isClosed { return .use(last.connection) }
-                    // Closed while idle, by the server or the network.
-                    state.open -= 1
-                }
-                guard state.open < maximum else { return .wait }
-                state.open += 1
-                return .open
+        let step = try state.withLockedValue { state throws(LeaseError) -> Step in
+            guard !state.closed else { throw .closed }
+            while let last = state.idle.popLast() {
+                if !last.connection.isClosed { return .use(last.connection) }
+                // Closed while idle, by the server or the network.
+                state.open -= 1
             }
-            let grant: Grant
-            switch step {
-            case .use(let connection): return connection
-            case .open: grant = .open
-            case .wait: grant = try await waitForTurn()
-            }
-            switch grant {
-            case .open:
+            guard state.open < maximum else { return .wait }
+            state.open += 1
+            return .open
+        }
+        switch step {
+        case .use(let connection):
+            return connection
+        case .open:
+            return try await openConnection()
+        case .wait:
+            switch try await waitForTurn() {
+            case .connection(let connection) where !connection.isClosed:
+                return connection
+            case .connection, .open:
+                // A place counted for this task: a closed connection's, or one freed.
                 return try await openConnection()
-            case .connection(let connection):
-                if !connection.isClosed { return connection }
-                freePlace()
             }
         }
     }
 
-    /// Opens a connection in a place already counted in `open`, which is freed when it fails.
+    /// Opens a connection in a place already counted in `open`; the place is freed again when
+    /// the task is cancelled or the connection cannot be opened.
     private func openConnection() async throws -> Connection {
         do {
+            try Task.checkCancellation()
             return try await opener()
         } catch {
-            freePlace()
+            openFailed(error)
             throw error
         }
+    }
+
+    /// A place whose connection could not be opened: the next task in line tries in its turn,
+    /// unless no connection is left open to serve the line, when every task in it fails too
+    /// (the server is down or refuses: each would wait for its own attempt to fail).
+    private func openFailed(_ error: any Error) {
+        let (next, failed) = state.withLockedValue { state -> (Waiter?, [Waiter]) in
+            guard !state.closed, !state.waiters.isEmpty else {
+                state.open -= 1
+                return (nil, [])
+            }
+            if state.open > 1 { return (state.waiters.popFirst(), []) }
+            state.open -= 1
+            var failed: [Waiter] = []
+            while let waiter = state.waiters.popFirst() { failed.append(waiter) }
+            return (nil, failed)
+        }
+        next?.continuation.resume(returning: .open)
+        for waiter in failed { waiter.continuation.resume(throwing: error) }
     }
 
     /// A counted place is free again: the next task in line may open a connection there.
@@ -226,6 +256,12 @@ final class ConnectionPool<Connection: PoolableConnection>: Sendable {
     }
 
     private func giveBack(_ connection: Connection) {
+        let now = clock.now
+        putBack(connection, since: now, checked: now)
+    }
+
+    /// Hands `connection` to the first task in line, or keeps it idle in its place by `since`.
+    private func putBack(_ connection: Connection, since: ContinuousClock.Instant, checked: ContinuousClock.Instant) {
         if connection.isClosed {
             freePlace()
             return
@@ -236,7 +272,8 @@ final class ConnectionPool<Connection: PoolableConnection>: Sendable {
                 return (nil, true)
             }
             if let waiter = state.waiters.popFirst() { return (waiter, false) }
-            state.idle.append(Idle(connection: connection, since: clock.now))
+            let index = state.idle.lastIndex(where: { $0.since <= since }).map { $0 + 1 } ?? 0
+            state.idle.insert(Idle(connection: connection, since: since, checked: checked), at: index)
             return (nil, false)
         }
         waiter?.continuation.resume(returning: .connection(connection))
@@ -269,7 +306,8 @@ final class ConnectionPool<Connection: PoolableConnection>: Sendable {
             }
         } onCancel: {
             let waiter = state.withLockedValue { state -> Waiter? in
-                state.waiters.remove(id: id)
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index)
             }
             waiter?.continuation.resume(throwing: CancellationError())
         }

@@ -8,7 +8,8 @@ public import TallySQL
 ///
 /// Every ``write(_:)`` is one READ COMMITTED transaction on one pooled connection; every
 /// ``read(_:)`` is a read-only REPEATABLE READ transaction, so all its statements see one
-/// snapshot. The pool runs in a task the database owns, from creation until ``close()``.
+/// snapshot. The pool's sweep (idle connections closed, quiet ones checked) runs in a task the
+/// database owns, from creation until ``close()``.
 ///
 /// ```swift
 /// let database = try await PostgresDatabase.connect(url: "postgres://tally:secret@db.internal:5432/tally?sslmode=require")
@@ -38,8 +39,12 @@ public final class PostgresDatabase: SQLDatabase {
     public init(configuration: Configuration, logger: Logger = PostgresDatabase.silentLogger) {
         self.configuration = configuration
         self.statementLogger = logger.logLevel <= .debug ? logger : Self.silentLogger
-        let pool = ConnectionPool<PostgresConnection>(maximum: configuration.maximumConnections, idleTimeout: configuration.idleTimeout) {
-            try await PostgresConnection.connect(configuration: try configuration.connectionConfiguration(), id: Self.nextConnectionID(), logger: logger)
+        // Made once: with TLS it holds a context that reads the trusted certificates.
+        let connection = Result { try configuration.connectionConfiguration() }
+        let pool = ConnectionPool<PostgresConnection>(
+            maximum: configuration.maximumConnections, idleTimeout: configuration.idleTimeout, checkTimeout: configuration.connectTimeout
+        ) {
+            try await PostgresConnection.connect(configuration: try connection.get(), id: Self.nextConnectionID(), logger: logger)
         }
         self.pool = pool
         self.runner = Task { await pool.run() }
@@ -96,7 +101,8 @@ public final class PostgresDatabase: SQLDatabase {
         Task { [pool] in await pool.close() }
     }
 
-    /// Stops the pool and closes its connections; later transactions fail with `.unavailable`.
+    /// Stops the pool and closes its idle connections (the ones in use close when their
+    /// transactions end); later transactions fail with `.unavailable`.
     public func close() async {
         runner.cancel()
         await runner.value
@@ -131,13 +137,23 @@ public final class PostgresDatabase: SQLDatabase {
     /// Runs one statement without a transaction around it: one round trip, on the snapshot the
     /// statement takes for itself.
     public func readStatement(_ sql: SQL) async throws -> [SQLRow] {
-        try await withExecutor { executor in try await executor.query(sql) }
+        try await withExecutor { executor in
+            do {
+                return try await executor.query(sql)
+            } catch {
+                throw Self.stale(error, on: executor)
+            }
+        }
     }
 
     /// Runs `work` between `begin` and COMMIT on one pooled connection, or ROLLBACK when it throws.
     private func transaction<T: Sendable>(_ begin: SQL, _ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await withExecutor { executor in
-            try await executor.run(begin)
+            do {
+                try await executor.run(begin)
+            } catch {
+                throw Self.stale(error, on: executor)
+            }
             do {
                 let value = try await work(executor)
                 try await executor.run("COMMIT")
@@ -157,21 +173,44 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     /// Runs `work` with an executor on one pooled connection.
+    ///
+    /// A connection the server ended while it idled (a restart, `pg_terminate_backend`, a proxy)
+    /// fails its first statement, with nothing run: the work then runs again on another
+    /// connection, up to once per connection the pool may hold, so that a restart of the server
+    /// is not seen by the requests that come after it.
     private func withExecutor<T: Sendable>(_ work: (PostgresExecutor) async throws -> T) async throws -> T {
-        var leased = false
-        do {
-            return try await pool.withConnection { connection in
-                leased = true
-                let executor = PostgresExecutor(
-                    connection: connection, logger: statementLogger,
-                    statements: Self.migrating || !configuration.preparedStatements ? nil : statements)
-                return try await work(executor)
+        var attempts = 0
+        while true {
+            attempts += 1
+            var leased = false
+            do {
+                return try await pool.withConnection { connection in
+                    leased = true
+                    let executor = PostgresExecutor(
+                        connection: connection, logger: statementLogger,
+                        statements: Self.migrating || !configuration.preparedStatements ? nil : statements)
+                    return try await work(executor)
+                }
+            } catch let stale as StaleConnection {
+                if attempts <= configuration.maximumConnections { continue }
+                throw stale.error
+            } catch let error where !leased {
+                // The pool could not hand out a connection: the server is unreachable or the pool closed.
+                if Task.isCancelled { throw CancellationError() }
+                let reason = error is ConnectionPool<PostgresConnection>.LeaseError ? "the database was closed" : Self.convert(error).message
+                throw SQLDatabaseError(.unavailable, "no connection to \(configuration.redactedURL): \(reason)")
             }
-        } catch let error where !leased {
-            // The pool could not hand out a connection: the server is unreachable or the pool closed.
-            if Task.isCancelled { throw CancellationError() }
-            throw SQLDatabaseError(.unavailable, "no connection to \(configuration.redactedURL): \(Self.convert(error).message)")
         }
+    }
+
+    /// A first statement that failed because its connection was closed, and so ran nothing.
+    private struct StaleConnection: Error {
+        let error: any Error
+    }
+
+    /// `error` as ``StaleConnection`` when the connection it came from is closed.
+    private static func stale(_ error: any Error, on executor: PostgresExecutor) -> any Error {
+        executor.connection.isClosed ? StaleConnection(error: error) : error
     }
 
     // MARK: - Migrations
@@ -207,5 +246,25 @@ public final class PostgresDatabase: SQLDatabase {
 extension PostgresConnection: PoolableConnection {
     func discard() async {
         try? await close()
+    }
+
+    func check(timeout: Duration) async -> Bool {
+        let answered = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                let answer: EventLoopFuture<PostgresQueryResult> = self.query("SELECT 1", logger: PostgresDatabase.silentLogger)
+                return (try? await answer.get()) != nil
+            }
+            group.addTask {
+                // No answer in time: closing the connection fails the statement above.
+                try? await Task.sleep(for: timeout)
+                if !Task.isCancelled { await self.discard() }
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !answered, !isClosed { await discard() }
+        return answered
     }
 }

@@ -10,10 +10,20 @@ import Testing
 struct ConnectionPoolTests {
     final class FakeConnection: PoolableConnection {
         let id: Int
-        private let closed = NIOLockedValueBox(false)
+        private let state = NIOLockedValueBox((closed: false, silent: false, checks: 0))
         init(id: Int) { self.id = id }
-        var isClosed: Bool { closed.withLockedValue { $0 } }
-        func discard() async { closed.withLockedValue { $0 = true } }
+        var isClosed: Bool { state.withLockedValue { $0.closed } }
+        var checks: Int { state.withLockedValue { $0.checks } }
+        /// Stops answering, as behind a firewall that dropped it: only a check finds out.
+        func goSilent() { state.withLockedValue { $0.silent = true } }
+        func discard() async { state.withLockedValue { $0.closed = true } }
+        func check(timeout: Duration) async -> Bool {
+            state.withLockedValue { state in
+                state.checks += 1
+                if state.silent { state.closed = true }
+                return !state.closed
+            }
+        }
     }
 
     /// Opens numbered connections, or fails while `failing` is set.
@@ -39,10 +49,11 @@ struct ConnectionPoolTests {
         return (ConnectionPool(maximum: maximum, idleTimeout: idleTimeout) { try opener.open() }, opener)
     }
 
-    /// Waits until `condition` holds, for at most two seconds.
+    /// Waits until `condition` holds, for at most ten seconds (the whole suite may run at once).
     static func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        for _ in 0..<400 where !condition() { try await Task.sleep(for: .milliseconds(5)) }
-        if !condition() { Issue.record("still not so after two seconds", sourceLocation: sourceLocation) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        if !condition() { Issue.record("still not so after ten seconds", sourceLocation: sourceLocation) }
     }
 
     /// Lends a connection of `pool` to a task that keeps it until `release` is signalled.
@@ -100,12 +111,13 @@ struct ConnectionPoolTests {
             try await Self.eventually { pool.counts.waiting == index + 1 }
         }
         #expect(order.withLockedValue { $0 }.isEmpty)
-        for (task, release) in lent {
-            release.finish()
-            _ = try await task.value
-        }
+        // One connection comes back, and goes from each task in line to the next.
+        lent[0].1.finish()
+        _ = try await lent[0].0.value
         for task in waiting { _ = try await task.value }
         #expect(order.withLockedValue { $0 } == [0, 1, 2])
+        lent[1].1.finish()
+        _ = try await lent[1].0.value
         #expect(opener.opened.count == 2)
         #expect(pool.counts.waiting == 0)
     }
@@ -167,6 +179,134 @@ struct ConnectionPoolTests {
         #expect(id7 == 1)
     }
 
+    /// A place whose connection cannot be opened goes to the next task in line while other
+    /// connections are left to serve the line; with none left, every task in line fails at once
+    /// rather than each waiting for its own attempt to fail.
+    @Test func whenOpeningFailsTheLineIsServedOrFailedAtOnce() async throws {
+        let (pool, opener) = Self.pool(maximum: 2)
+        let lent = [Self.lend(pool), Self.lend(pool)]
+        try await Self.eventually { pool.counts.open == 2 && pool.counts.idle == 0 }
+        var waiting: [Task<Int, any Error>] = []
+        for count in 1...3 {
+            waiting.append(Task { try await pool.withConnection { $0.id } })
+            try await Self.eventually { pool.counts.waiting == count }
+        }
+        // The server closes the first lent connection; its place goes to the first in line,
+        // whose attempt to open fails: the second in line tries in turn, as one is still open.
+        opener.fail(true)
+        await opener.opened[0].discard()
+        lent[0].1.finish()
+        _ = try await lent[0].0.value
+        await #expect(throws: Opener.Refused.self) { try await waiting[0].value }
+        await #expect(throws: Opener.Refused.self) { try await waiting[1].value }
+        await #expect(throws: Opener.Refused.self) { try await waiting[2].value }
+        #expect(pool.counts.open == 1 && pool.counts.waiting == 0)
+        // The other connection is still lent: it serves the line afterwards.
+        lent[1].1.finish()
+        _ = try await lent[1].0.value
+        opener.fail(false)
+        let id = try await pool.withConnection { $0.id }
+        #expect(id == 2)
+    }
+
+    @Test func whenOpeningFailsWithNoConnectionLeftEveryTaskInLineFails() async throws {
+        let (pool, opener) = Self.pool(maximum: 1)
+        let (holding, release) = Self.lend(pool)
+        try await Self.eventually { pool.counts.open == 1 && pool.counts.idle == 0 }
+        let first = Task { try await pool.withConnection { $0.id } }
+        try await Self.eventually { pool.counts.waiting == 1 }
+        let second = Task { try await pool.withConnection { $0.id } }
+        try await Self.eventually { pool.counts.waiting == 2 }
+        // The only connection goes: the first in line fails to open one, and the second, with no
+        // connection left to wait for, fails with it.
+        opener.fail(true)
+        await opener.opened[0].discard()
+        release.finish()
+        _ = try await holding.value
+        await #expect(throws: Opener.Refused.self) { try await first.value }
+        await #expect(throws: Opener.Refused.self) { try await second.value }
+        #expect(pool.counts.open == 0 && pool.counts.waiting == 0)
+        opener.fail(false)
+        let id = try await pool.withConnection { $0.id }
+        #expect(id == 2)
+    }
+
+    @Test func quietConnectionsAreCheckedAndTheSilentOnesDropped() async throws {
+        let (pool, opener) = Self.pool(maximum: 2)
+        let lent = [Self.lend(pool), Self.lend(pool)]
+        try await Self.eventually { pool.counts.open == 2 && pool.counts.idle == 0 }
+        for (task, release) in lent {
+            release.finish()
+            _ = try await task.value
+        }
+        let returned = ContinuousClock.now
+        // Both idle; within the keep-alive nothing is checked.
+        await pool.sweep(at: returned + .seconds(29))
+        #expect(opener.opened.map(\.checks) == [0, 0])
+        // A firewall drops one without a word: only the check after 30 s finds it.
+        opener.opened[0].goSilent()
+        #expect(!opener.opened[0].isClosed)
+        await pool.sweep(at: returned + .seconds(31))
+        #expect(opener.opened.map(\.checks) == [1, 1])
+        #expect(opener.opened[0].isClosed && !opener.opened[1].isClosed)
+        #expect(pool.counts.open == 1 && pool.counts.idle == 1)
+        // A check does not make a connection used: its idle timeout still counts from its return.
+        await pool.sweep(at: returned + .seconds(45))
+        #expect(opener.opened[1].checks == 1)
+        await pool.sweep(at: ContinuousClock.now + .seconds(61))
+        #expect(opener.opened[1].isClosed && pool.counts.open == 0)
+    }
+
+    @Test func closingFailsTheTasksInLine() async throws {
+        let (pool, _) = Self.pool(maximum: 1)
+        let (holding, release) = Self.lend(pool)
+        try await Self.eventually { pool.counts.open == 1 && pool.counts.idle == 0 }
+        let waiting = Task { try await pool.withConnection { $0.id } }
+        try await Self.eventually { pool.counts.waiting == 1 }
+        await pool.close()
+        await #expect(throws: ConnectionPool<FakeConnection>.LeaseError.closed) { try await waiting.value }
+        release.finish()
+        _ = try await holding.value
+        #expect(pool.counts.open == 0)
+    }
+
+    /// Many tasks at once, some cancelled, some finding their connection closed: never more
+    /// connections open or lent than the maximum, and every place accounted for at the end.
+    @Test func manyTasksNeverOpenMoreThanTheMaximum() async throws {
+        let (pool, opener) = Self.pool(maximum: 4)
+        let lent = NIOLockedValueBox((now: 0, most: 0, mostOpen: 0))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<64 {
+                group.addTask {
+                    for round in 0..<20 {
+                        let work = Task {
+                            try await pool.withConnection { connection in
+                                lent.withLockedValue { lent in
+                                    lent.now += 1
+                                    lent.most = max(lent.most, lent.now)
+                                    lent.mostOpen = max(lent.mostOpen, pool.counts.open)
+                                }
+                                await Task.yield()
+                                if (task + round) % 13 == 0 { await connection.discard() }
+                                lent.withLockedValue { $0.now -= 1 }
+                            }
+                        }
+                        if (task * 7 + round) % 11 == 0 { work.cancel() }
+                        _ = try? await work.value
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let seen = lent.withLockedValue { $0 }
+        #expect(seen.most <= 4 && seen.mostOpen <= 4)
+        #expect(seen.most == 4)
+        let counts = pool.counts
+        #expect(counts.waiting == 0)
+        #expect(counts.open == counts.idle)
+        #expect(counts.open == opener.opened.filter { !$0.isClosed }.count)
+    }
+
     @Test func idleConnectionsCloseAfterTheirTimeout() async throws {
         let (pool, opener) = Self.pool(maximum: 2, idleTimeout: .seconds(60))
         let (first, releaseFirst) = Self.lend(pool)
@@ -226,19 +366,14 @@ struct ConnectionPoolTests {
         }
         try await Self.eventually { pool.counts.open == 1 && pool.counts.idle == 0 }
         try await pool.withConnection { _ in }  // a second connection, idle
-        try await Self.eventually { pool.counts.open == 2 && pool.counts.idle == 1 }
-        let (stream2, release2) = AsyncStream<Void>.makeStream()
-        let second = Task { try await pool.withConnection { _ in for await _ in stream2 { break } } }
-        try await Self.eventually { pool.counts.idle == 0 }
-        let waiting = Task { try await pool.withConnection { $0.id } }
-        try await Self.eventually { pool.counts.waiting == 1 }
+        #expect(pool.counts.open == 2 && pool.counts.idle == 1)
         await pool.close()
-        await #expect(throws: ConnectionPool<FakeConnection>.LeaseError.closed) { try await waiting.value }
+        // The idle one is closed at once, the lent one when it comes back.
+        #expect(opener.opened[1].isClosed && !opener.opened[0].isClosed)
+        #expect(pool.counts.open == 1)
         await #expect(throws: ConnectionPool<FakeConnection>.LeaseError.closed) { try await pool.withConnection { _ in } }
         release.finish()
-        release2.finish()
         _ = try await lent.value
-        try await second.value
         try await Self.eventually { opener.opened.allSatisfy(\.isClosed) }
         #expect(opener.opened.allSatisfy { $0.isClosed })
         #expect(pool.counts.open == 0)
