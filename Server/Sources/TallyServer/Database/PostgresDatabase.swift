@@ -72,8 +72,9 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// Checks that the server accepts a connection, then starts the pool.
     ///
-    /// Later, a transaction that needs a new connection and cannot open one fails with
-    /// `.unavailable` after ``Configuration/connectTimeout`` at most; this check fails at once
+    /// Later, a transaction that needs a new connection fails with `.unavailable` when that
+    /// connection cannot be opened (within ``Configuration/connectTimeout``), and so do the
+    /// transactions waiting for a connection when none is left open; this check fails at once
     /// with the server's reason.
     /// - Parameters:
     ///   - configuration: the server, credentials and pool size.
