@@ -142,7 +142,7 @@ public final class PostgresDatabase: SQLDatabase {
             do {
                 return try await executor.query(sql)
             } catch {
-                throw Self.stale(error, on: executor)
+                throw await Self.stale(error, on: executor)
             }
         }
     }
@@ -153,7 +153,7 @@ public final class PostgresDatabase: SQLDatabase {
             do {
                 try await executor.run(begin)
             } catch {
-                throw Self.stale(error, on: executor)
+                throw await Self.stale(error, on: executor)
             }
             do {
                 let value = try await work(executor)
@@ -204,14 +204,19 @@ public final class PostgresDatabase: SQLDatabase {
         }
     }
 
-    /// A first statement that failed because its connection was closed, and so ran nothing.
+    /// A first statement that failed because its connection was closed or ended, and so ran
+    /// nothing.
     private struct StaleConnection: Error {
         let error: any Error
     }
 
-    /// `error` as ``StaleConnection`` when the connection it came from is closed.
-    private static func stale(_ error: any Error, on executor: PostgresExecutor) -> any Error {
-        executor.connection.isClosed ? StaleConnection(error: error) : error
+    /// `error` as ``StaleConnection``, its connection closed so that the pool drops it, when the
+    /// connection is closed or the server answered that it is ending it (an `unavailable` error:
+    /// a shutdown, `57P01` for `pg_terminate_backend`, comes before the socket closes).
+    private static func stale(_ error: any Error, on executor: PostgresExecutor) async -> any Error {
+        guard executor.connection.isClosed || (error as? SQLDatabaseError)?.kind == .unavailable else { return error }
+        await executor.connection.discard()
+        return StaleConnection(error: error)
     }
 
     // MARK: - Migrations
@@ -231,6 +236,11 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// Set while migrations run: their statements run unnamed.
     @TaskLocal private static var migrating = false
+
+    /// Runs `body` with a connection of the pool, for tests.
+    func withPooledConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await pool.withConnection(body)
+    }
 
     /// The pool's connections open (lent, idle or being opened) and idle, for tests.
     var connectionCounts: (open: Int, idle: Int) {

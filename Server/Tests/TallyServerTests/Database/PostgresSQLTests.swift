@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import TallySQL
 import Testing
 
@@ -55,59 +54,6 @@ import Testing
             try await executor.fetchAll(Note.self, "SELECT * FROM notes WHERE id IN (\(list: notes.map(\.id))) ORDER BY \(Note.Columns.id)")
         }
         #expect(read == notes)
-    }
-
-    /// Connections the server ends (a restart, an operator's `pg_terminate_backend`, a proxy's
-    /// idle timeout) are dropped from the pool and replaced: the transactions right after it
-    /// run, on new connections.
-    @Test func connectionsTheServerEndsAreReplaced() async throws {
-        var configuration = try await TestPostgres.makeSchema()
-        let name = "tally-pool-\(UInt32.random(in: 0...UInt32.max))"
-        configuration.applicationName = name
-        configuration.maximumConnections = 3
-        let database = PostgresDatabase(configuration: configuration)
-        defer { Task { await database.close() } }
-        // Another pool, to end this one's connections.
-        configuration.applicationName = "\(name)-operator"
-        let operator_ = PostgresDatabase(configuration: configuration)
-        defer { Task { await operator_.close() } }
-        let backends: SQL = "SELECT pid FROM pg_stat_activity WHERE application_name = \(name)"
-        /// Three transactions, each holding its connection until all three are lent.
-        @Sendable func threeAtOnce() async throws {
-            let allLent = NIOLockedValueBox(false)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<3 {
-                    group.addTask {
-                        try await database.write { executor in
-                            _ = try await executor.query("SELECT 1 AS ok")
-                            let deadline = ContinuousClock.now + .seconds(10)
-                            while !allLent.withLockedValue({ $0 }), ContinuousClock.now < deadline {
-                                if database.connectionCounts == (3, 0) { allLent.withLockedValue { $0 = true } }
-                                try await Task.sleep(for: .milliseconds(2))
-                            }
-                        }
-                    }
-                }
-                try await group.waitForAll()
-            }
-            #expect(allLent.withLockedValue { $0 })
-        }
-        try await threeAtOnce()
-        #expect(database.connectionCounts == (3, 3))
-        let before = Set(try await operator_.readStatement(backends).map { try $0.int(SQLColumn("pid")) })
-        #expect(before.count == 3)
-        // Ended, and gone on the server's side (the call waits for that), whether or not this
-        // pool has seen its connections close yet: the transactions right after it all run.
-        let ended = try await operator_.readStatement(
-            "SELECT pg_terminate_backend(pid, 5000) AS ended FROM pg_stat_activity WHERE application_name = \(name)")
-        #expect(ended.count == 3)
-        #expect(try ended.allSatisfy { try $0.bool(SQLColumn("ended")) })
-        try await threeAtOnce()
-        let rows = try await database.read { executor in try await executor.query("SELECT 1 AS ok") }
-        #expect(rows.count == 1)
-        let after = Set(try await operator_.readStatement(backends).map { try $0.int(SQLColumn("pid")) })
-        #expect(after.count == 3 && after.isDisjoint(with: before))
-        #expect(database.connectionCounts == (3, 3))
     }
 
     /// `readStatement` sends its statement alone, not inside the read transaction's block
