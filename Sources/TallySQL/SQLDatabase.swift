@@ -67,7 +67,9 @@ public protocol SQLDatabase: Sendable {
     func read<T: Sendable>(_ work: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T
     /// Runs one statement that only reads. A single statement always sees one snapshot, so where
     /// the database can it runs without a transaction around it (on PostgreSQL one round trip
-    /// instead of three); by default, in ``read(_:)``.
+    /// instead of three); by default, in ``read(_:)``. It may run more than once (on PostgreSQL,
+    /// again on another connection when its connection turns out to be ended), so it must never
+    /// change anything.
     func readStatement(_ sql: SQL) async throws -> [SQLRow]
     /// Applies the migrations not applied yet, in order, each in its own transaction.
     func migrate(_ migrations: [Migration]) async throws

@@ -21,7 +21,7 @@ protocol PoolableConnection: Sendable {
 /// served; cancelling it takes it out of the line. A connection found closed (by the server, the
 /// network, or its borrower after a failure) is dropped, and a new one opened in its place when a
 /// task needs it. Opening can fail: the task that asked gets the error, and so does every task in
-/// line when no other connection is left to serve it.
+/// line when no open connection is left to serve it (others may still be opening).
 ///
 /// ``run()`` sweeps the idle connections every few seconds: it closes those idle for
 /// ``idleTimeout``, and checks those that have not been used for ``keepAlive`` with a trivial
@@ -66,6 +66,8 @@ final class ConnectionPool<Connection: PoolableConnection>: Sendable {
         var waiters = CircularBuffer<Waiter>()
         /// Connections open, lent, being checked or being opened.
         var open = 0
+        /// Of those, the ones being opened.
+        var opening = 0
         var nextWaiter: UInt64 = 0
         var closed = false
     }
@@ -105,9 +107,15 @@ final class ConnectionPool<Connection: PoolableConnection>: Sendable {
     ///   when the task is cancelled while it waits; the opener's error when a new connection
     ///   cannot be opened.
     func withConnection<T>(_ work: (Connection) async throws -> T) async throws -> T {
-        let connection = try await lease()
+        try await withConnection { connection, _ in try await work(connection) }
+    }
+
+    /// The same, telling `work` whether the connection served before (true) or was opened for
+    /// this task (false).
+    func withConnection<T>(_ work: (Connection, _ reused: Bool) async throws -> T) async throws -> T {
+        let (connection, reused) = try await lease()
         do {
-            let value = try await work(connection)
+            let value = try await work(connection, reused)
             giveBack(connection)
             return value
         } catch {
@@ -186,7 +194,7 @@ final class ConnectionPool<Connection: PoolableConnection>: Sendable {
         case wait
     }
 
-    private func lease() async throws -> Connection {
+    private func lease() async throws -> (Connection, reused: Bool) {
         let step = try state.withLockedValue { state throws(LeaseError) -> Step in
             guard !state.closed else { throw .closed }
             while let last = state.idle.popLast() {
@@ -200,42 +208,56 @@ final class ConnectionPool<Connection: PoolableConnection>: Sendable {
         }
         switch step {
         case .use(let connection):
-            return connection
+            return (connection, true)
         case .open:
-            return try await openConnection()
+            return (try await openConnection(), false)
         case .wait:
             switch try await waitForTurn() {
             case .connection(let connection) where !connection.isClosed:
-                return connection
+                return (connection, true)
             case .connection, .open:
                 // A place counted for this task: a closed connection's, or one freed.
-                return try await openConnection()
+                return (try await openConnection(), false)
             }
         }
     }
 
-    /// Opens a connection in a place already counted in `open`; the place is freed again when
-    /// the task is cancelled or the connection cannot be opened.
+    /// Opens a connection in a place already counted in `open`. A cancelled task frees the
+    /// place for the next in line; a failure to open is ``openFailed(_:)``.
     private func openConnection() async throws -> Connection {
+        if Task.isCancelled {
+            freePlace()
+            throw CancellationError()
+        }
+        state.withLockedValue { $0.opening += 1 }
+        let connection: Connection
         do {
-            try Task.checkCancellation()
-            return try await opener()
+            connection = try await opener()
+        } catch is CancellationError {
+            state.withLockedValue { $0.opening -= 1 }
+            freePlace()
+            throw CancellationError()
         } catch {
             openFailed(error)
             throw error
         }
+        state.withLockedValue { $0.opening -= 1 }
+        return connection
     }
 
-    /// A place whose connection could not be opened: the next task in line tries in its turn,
-    /// unless no connection is left open to serve the line, when every task in it fails too
-    /// (the server is down or refuses: each would wait for its own attempt to fail).
+    /// A place whose connection could not be opened: the next task in line tries in its turn
+    /// while an open connection is left to serve the line; when none is, every task in line
+    /// fails too (the server is down or refuses: each would wait for its own attempt to fail).
     private func openFailed(_ error: any Error) {
         let (next, failed) = state.withLockedValue { state -> (Waiter?, [Waiter]) in
+            state.opening -= 1
             guard !state.closed, !state.waiters.isEmpty else {
                 state.open -= 1
                 return (nil, [])
             }
-            if state.open > 1 { return (state.waiters.popFirst(), []) }
+            // Open, lent or idle: neither this place nor one still being opened.
+            let established = state.open - 1 - state.opening
+            if established > 0 { return (state.waiters.popFirst(), []) }
             state.open -= 1
             var failed: [Waiter] = []
             while let waiter = state.waiters.popFirst() { failed.append(waiter) }

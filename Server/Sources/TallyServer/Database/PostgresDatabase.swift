@@ -74,7 +74,7 @@ public final class PostgresDatabase: SQLDatabase {
     ///
     /// Later, a transaction that needs a new connection fails with `.unavailable` when that
     /// connection cannot be opened (within ``Configuration/connectTimeout``), and so do the
-    /// transactions waiting for a connection when none is left open; this check fails at once
+    /// transactions waiting for a connection when no open one is left; this check fails at once
     /// with the server's reason.
     /// - Parameters:
     ///   - configuration: the server, credentials and pool size.
@@ -175,22 +175,28 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// Runs `work` with an executor on one pooled connection.
     ///
-    /// A connection the server ended while it idled (a restart, `pg_terminate_backend`, a proxy)
-    /// fails its first statement, with nothing run: the work then runs again on another
+    /// A connection that served before and that the server ended while it idled (a restart,
+    /// `pg_terminate_backend`) fails its first statement: the work then runs again on another
     /// connection, up to once per connection the pool may hold, so that a restart of the server
-    /// is not seen by the requests that come after it.
+    /// is not seen by the requests that come after it. A connection opened for the work is not
+    /// retried: behind a proxy such as PgBouncer, a new connection can open and then fail, and
+    /// each retry would wait for it again.
     private func withExecutor<T: Sendable>(_ work: (PostgresExecutor) async throws -> T) async throws -> T {
         var attempts = 0
         while true {
             attempts += 1
             var leased = false
             do {
-                return try await pool.withConnection { connection in
+                return try await pool.withConnection { connection, reused in
                     leased = true
                     let executor = PostgresExecutor(
                         connection: connection, logger: statementLogger,
                         statements: Self.migrating || !configuration.preparedStatements ? nil : statements)
-                    return try await work(executor)
+                    do {
+                        return try await work(executor)
+                    } catch let stale as StaleConnection where !reused {
+                        throw stale.error
+                    }
                 }
             } catch let stale as StaleConnection {
                 if attempts <= configuration.maximumConnections { continue }
@@ -204,8 +210,8 @@ public final class PostgresDatabase: SQLDatabase {
         }
     }
 
-    /// A first statement that failed because its connection was closed or ended, and so ran
-    /// nothing.
+    /// A first statement that failed because its connection was closed or ended: a `BEGIN`, after
+    /// which nothing ran, or a ``readStatement(_:)``, which only reads.
     private struct StaleConnection: Error {
         let error: any Error
     }
@@ -266,12 +272,15 @@ extension PostgresConnection: PoolableConnection {
                 return (try? await answer.get()) != nil
             }
             group.addTask {
-                // No answer in time: closing the connection fails the statement above.
                 try? await Task.sleep(for: timeout)
-                if !Task.isCancelled { await self.discard() }
                 return false
             }
             let first = await group.next() ?? false
+            // No answer in time, or the sweep cancelled: closing the connection fails the
+            // statement, which no cancellation reaches, so that the group can end.
+            if !first {
+                let _: EventLoopFuture<Void> = self.close()
+            }
             group.cancelAll()
             return first
         }

@@ -26,16 +26,24 @@ struct ConnectionPoolTests {
         }
     }
 
-    /// Opens numbered connections, or fails while `failing` is set.
+    /// Opens numbered connections, or fails while `failing` is set; takes 100 ms to answer
+    /// while `slow` is set.
     final class Opener: Sendable {
-        private let state = NIOLockedValueBox((opened: [FakeConnection](), failing: false))
+        private let state = NIOLockedValueBox((opened: [FakeConnection](), failing: false, slow: false, attempts: 0))
         struct Refused: Error {}
 
         var opened: [FakeConnection] { state.withLockedValue { $0.opened } }
+        var attempts: Int { state.withLockedValue { $0.attempts } }
         func fail(_ failing: Bool) { state.withLockedValue { $0.failing = failing } }
+        func slow(_ slow: Bool) { state.withLockedValue { $0.slow = slow } }
 
-        func open() throws -> FakeConnection {
-            try state.withLockedValue { state in
+        func open() async throws -> FakeConnection {
+            let slow = state.withLockedValue { state in
+                state.attempts += 1
+                return state.slow
+            }
+            if slow { try await Task.sleep(for: .milliseconds(100)) }
+            return try state.withLockedValue { state in
                 if state.failing { throw Refused() }
                 let connection = FakeConnection(id: state.opened.count + 1)
                 state.opened.append(connection)
@@ -46,7 +54,7 @@ struct ConnectionPoolTests {
 
     static func pool(maximum: Int, idleTimeout: Duration = .seconds(60)) -> (ConnectionPool<FakeConnection>, Opener) {
         let opener = Opener()
-        return (ConnectionPool(maximum: maximum, idleTimeout: idleTimeout) { try opener.open() }, opener)
+        return (ConnectionPool(maximum: maximum, idleTimeout: idleTimeout) { try await opener.open() }, opener)
     }
 
     /// Waits until `condition` holds, for at most ten seconds (the whole suite may run at once).
@@ -229,6 +237,55 @@ struct ConnectionPoolTests {
         opener.fail(false)
         let id = try await pool.withConnection { $0.id }
         #expect(id == 2)
+    }
+
+    /// With two places and both connections gone, the first failure to open fails the rest of
+    /// the line at once, while the other place is still opening: no task waits for an attempt of
+    /// its own.
+    @Test func whenNoConnectionIsLeftTheLineFailsWithoutMoreAttempts() async throws {
+        let (pool, opener) = Self.pool(maximum: 2)
+        let lent = [Self.lend(pool), Self.lend(pool)]
+        try await Self.eventually { pool.counts.open == 2 && pool.counts.idle == 0 }
+        var waiting: [Task<Int, any Error>] = []
+        for count in 1...3 {
+            waiting.append(Task { try await pool.withConnection { $0.id } })
+            try await Self.eventually { pool.counts.waiting == count }
+        }
+        opener.fail(true)
+        opener.slow(true)
+        for connection in opener.opened { await connection.discard() }
+        for (task, release) in lent {
+            release.finish()
+            _ = try await task.value
+        }
+        for task in waiting {
+            await #expect(throws: Opener.Refused.self) { try await task.value }
+        }
+        // Two attempts for the two places, none for the third task.
+        #expect(opener.attempts == 4)
+        #expect(pool.counts.open == 0 && pool.counts.waiting == 0)
+    }
+
+    /// A task cancelled while it opens a connection frees its place for the next in line, which
+    /// is served, not failed with the cancellation.
+    @Test func aTaskCancelledWhileOpeningPassesItsPlaceOn() async throws {
+        let (pool, opener) = Self.pool(maximum: 1)
+        let (holding, release) = Self.lend(pool)
+        try await Self.eventually { pool.counts.open == 1 && pool.counts.idle == 0 }
+        let cancelled = Task { try await pool.withConnection { $0.id } }
+        try await Self.eventually { pool.counts.waiting == 1 }
+        let next = Task { try await pool.withConnection { $0.id } }
+        try await Self.eventually { pool.counts.waiting == 2 }
+        opener.slow(true)
+        await opener.opened[0].discard()
+        release.finish()
+        _ = try await holding.value
+        try await Self.eventually { opener.attempts == 2 }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        let id = try await next.value
+        #expect(id == 2)
+        #expect(pool.counts.open == 1)
     }
 
     @Test func quietConnectionsAreCheckedAndTheSilentOnesDropped() async throws {

@@ -86,7 +86,13 @@ import Testing
         }
         // The pool's connection's event loop is held busy, so it cannot read what comes next.
         let resume = DispatchSemaphore(value: 0)
-        loop.execute { _ = resume.wait(timeout: .now() + 10) }
+        let blocking = NIOLockedValueBox(false)
+        defer { resume.signal() }
+        loop.execute {
+            blocking.withLockedValue { $0 = true }
+            _ = resume.wait(timeout: .now() + 10)
+        }
+        while !blocking.withLockedValue({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
         let ended = try await operator_.query(
             "SELECT pg_terminate_backend(pid, 5000) AS ended FROM pg_stat_activity WHERE application_name = \(name)",
             logger: TallyServer.PostgresDatabase.silentLogger
@@ -94,8 +100,12 @@ import Testing
         #expect(ended.count == 1)
         #expect(database.connectionCounts == (1, 1))
         let write = Task { try await database.write { executor in try await executor.query("SELECT 1 AS ok").count } }
-        // Time for the write to take the idle connection, which still looks open, and send BEGIN.
-        try await Task.sleep(for: .milliseconds(200))
+        // The write takes the idle connection, which still looks open, and sends BEGIN, which
+        // waits for the event loop.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while database.connectionCounts != (1, 0), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(database.connectionCounts == (1, 0))
+        try await Task.sleep(for: .milliseconds(20))
         resume.signal()
         #expect(try await write.value == 1)
         #expect(database.connectionCounts == (1, 1))
