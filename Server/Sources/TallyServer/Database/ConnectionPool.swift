@@ -114,14 +114,8 @@ final class ConnectionPool<Connection: PoolableConnection>: Sendable {
     /// this task (false).
     func withConnection<T>(_ work: (Connection, _ reused: Bool) async throws -> T) async throws -> T {
         let (connection, reused) = try await lease()
-        do {
-            let value = try await work(connection, reused)
-            giveBack(connection)
-            return value
-        } catch {
-            giveBack(connection)
-            throw error
-        }
+        defer { giveBack(connection) }
+        return try await work(connection, reused)
     }
 
     /// Connections open (lent, idle, being checked or being opened), idle, and tasks in line.

@@ -64,8 +64,20 @@ struct ConnectionPoolTests {
         if !condition() { Issue.record("still not so after ten seconds", sourceLocation: sourceLocation) }
     }
 
-    /// Lends a connection of `pool` to a task that keeps it until `release` is signalled.
-    static func lend(_ pool: ConnectionPool<FakeConnection>) -> (Task<Int, any Error>, AsyncStream<Void>.Continuation) {
+    /// A connection lent to a task that keeps it until ``giveBack()``.
+    struct Lent {
+        let task: Task<Int, any Error>
+        let release: AsyncStream<Void>.Continuation
+
+        /// Ends the task, which gives the connection back; returns the connection's id.
+        func giveBack() async throws -> Int {
+            release.finish()
+            return try await task.value
+        }
+    }
+
+    /// Lends a connection of `pool` to a task that keeps it until it is given back.
+    static func lend(_ pool: ConnectionPool<FakeConnection>) -> Lent {
         let (stream, release) = AsyncStream<Void>.makeStream()
         let task = Task {
             try await pool.withConnection { connection in
@@ -73,7 +85,26 @@ struct ConnectionPoolTests {
                 return connection.id
             }
         }
-        return (task, release)
+        return Lent(task: task, release: release)
+    }
+
+    /// Lends `count` connections of an empty pool at once, and waits until all are lent.
+    static func lendAll(_ count: Int, of pool: ConnectionPool<FakeConnection>) async throws -> [Lent] {
+        let lent = (0..<count).map { _ in lend(pool) }
+        try await eventually { pool.counts.open == count && pool.counts.idle == 0 }
+        return lent
+    }
+
+    /// `count` tasks that ask for a connection one after another, each in line before the next
+    /// comes; each answers its connection's id.
+    static func line(_ count: Int, of pool: ConnectionPool<FakeConnection>) async throws -> [Task<Int, any Error>] {
+        var line: [Task<Int, any Error>] = []
+        for _ in 0..<count {
+            let waiting = pool.counts.waiting
+            line.append(Task { try await pool.withConnection { $0.id } })
+            try await eventually { pool.counts.waiting == waiting + 1 }
+        }
+        return line
     }
 
     @Test func opensOnlyWhatIsNeededAndLendsTheLastReturnedFirst() async throws {
@@ -82,16 +113,14 @@ struct ConnectionPoolTests {
         for _ in 0..<5 { try await pool.withConnection { _ in } }
         #expect(opener.opened.count == 1)
         // Two at once: a second one, and both stay open.
-        let (first, releaseFirst) = Self.lend(pool)
+        let first = Self.lend(pool)
         try await Self.eventually { pool.counts.idle == 0 }
-        let (second, releaseSecond) = Self.lend(pool)
+        let second = Self.lend(pool)
         try await Self.eventually { pool.counts.open == 2 }
-        releaseSecond.finish()
-        let second1 = try await second.value
-        #expect(second1 == 2)
-        releaseFirst.finish()
-        let id2 = try await first.value
-        #expect(id2 == 1)
+        let secondID = try await second.giveBack()
+        #expect(secondID == 2)
+        let firstID = try await first.giveBack()
+        #expect(firstID == 1)
         #expect(pool.counts.open == 2 && pool.counts.idle == 2)
         // The one given back last is lent next, again and again.
         for _ in 0..<3 {
@@ -103,8 +132,7 @@ struct ConnectionPoolTests {
 
     @Test func tasksBeyondTheMaximumWaitAndAreServedInTurn() async throws {
         let (pool, opener) = Self.pool(maximum: 2)
-        let lent = [Self.lend(pool), Self.lend(pool)]
-        try await Self.eventually { pool.counts.open == 2 && pool.counts.idle == 0 }
+        let lent = try await Self.lendAll(2, of: pool)
         // Three more tasks come, one after another, and wait.
         let order = NIOLockedValueBox([Int]())
         var waiting: [Task<Int, any Error>] = []
@@ -120,31 +148,25 @@ struct ConnectionPoolTests {
         }
         #expect(order.withLockedValue { $0 }.isEmpty)
         // One connection comes back, and goes from each task in line to the next.
-        lent[0].1.finish()
-        _ = try await lent[0].0.value
+        _ = try await lent[0].giveBack()
         for task in waiting { _ = try await task.value }
         #expect(order.withLockedValue { $0 } == [0, 1, 2])
-        lent[1].1.finish()
-        _ = try await lent[1].0.value
+        _ = try await lent[1].giveBack()
         #expect(opener.opened.count == 2)
         #expect(pool.counts.waiting == 0)
     }
 
     @Test func aCancelledWaiterLeavesTheLine() async throws {
         let (pool, _) = Self.pool(maximum: 1)
-        let (holding, release) = Self.lend(pool)
-        try await Self.eventually { pool.counts.open == 1 && pool.counts.idle == 0 }
-        let cancelled = Task { try await pool.withConnection { $0.id } }
-        try await Self.eventually { pool.counts.waiting == 1 }
-        let next = Task { try await pool.withConnection { $0.id } }
-        try await Self.eventually { pool.counts.waiting == 2 }
+        let holding = try await Self.lendAll(1, of: pool)[0]
+        let line = try await Self.line(2, of: pool)
+        let (cancelled, next) = (line[0], line[1])
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }
         #expect(pool.counts.waiting == 1)
-        release.finish()
-        _ = try await holding.value
-        let id3 = try await next.value
-        #expect(id3 == 1)
+        _ = try await holding.giveBack()
+        let served = try await next.value
+        #expect(served == 1)
     }
 
     @Test func aClosedConnectionIsDroppedAndItsPlaceOpenedAgain() async throws {
@@ -152,12 +174,12 @@ struct ConnectionPoolTests {
         // Closed by its borrower (a failed rollback) before it comes back.
         try await pool.withConnection { await $0.discard() }
         #expect(pool.counts.open == 0)
-        let id4 = try await pool.withConnection { $0.id }
-        #expect(id4 == 2)
+        let reopened = try await pool.withConnection { $0.id }
+        #expect(reopened == 2)
         // Closed while idle (by the server or the network).
         await opener.opened[1].discard()
-        let id5 = try await pool.withConnection { $0.id }
-        #expect(id5 == 3)
+        let replaced = try await pool.withConnection { $0.id }
+        #expect(replaced == 3)
         #expect(pool.counts.open == 1)
         // Closed while a task waits for it: the task opens a new one in its place.
         let (stream, release) = AsyncStream<Void>.makeStream()
@@ -168,12 +190,11 @@ struct ConnectionPoolTests {
             }
         }
         try await Self.eventually { pool.counts.idle == 0 }
-        let waiting = Task { try await pool.withConnection { $0.id } }
-        try await Self.eventually { pool.counts.waiting == 1 }
+        let waiting = try await Self.line(1, of: pool)[0]
         release.finish()
         try await holding.value
-        let id6 = try await waiting.value
-        #expect(id6 == 4)
+        let openedInItsPlace = try await waiting.value
+        #expect(openedInItsPlace == 4)
         #expect(pool.counts.open == 1)
     }
 
@@ -183,8 +204,8 @@ struct ConnectionPoolTests {
         await #expect(throws: Opener.Refused.self) { try await pool.withConnection { _ in } }
         #expect(pool.counts.open == 0)
         opener.fail(false)
-        let id7 = try await pool.withConnection { $0.id }
-        #expect(id7 == 1)
+        let openedLater = try await pool.withConnection { $0.id }
+        #expect(openedLater == 1)
     }
 
     /// A place whose connection cannot be opened goes to the next task in line while other
@@ -192,26 +213,19 @@ struct ConnectionPoolTests {
     /// rather than each waiting for its own attempt to fail.
     @Test func whenOpeningFailsTheLineIsServedOrFailedAtOnce() async throws {
         let (pool, opener) = Self.pool(maximum: 2)
-        let lent = [Self.lend(pool), Self.lend(pool)]
-        try await Self.eventually { pool.counts.open == 2 && pool.counts.idle == 0 }
-        var waiting: [Task<Int, any Error>] = []
-        for count in 1...3 {
-            waiting.append(Task { try await pool.withConnection { $0.id } })
-            try await Self.eventually { pool.counts.waiting == count }
-        }
+        let lent = try await Self.lendAll(2, of: pool)
+        let waiting = try await Self.line(3, of: pool)
         // The server closes the first lent connection; its place goes to the first in line,
         // whose attempt to open fails: the second in line tries in turn, as one is still open.
         opener.fail(true)
         await opener.opened[0].discard()
-        lent[0].1.finish()
-        _ = try await lent[0].0.value
+        _ = try await lent[0].giveBack()
         await #expect(throws: Opener.Refused.self) { try await waiting[0].value }
         await #expect(throws: Opener.Refused.self) { try await waiting[1].value }
         await #expect(throws: Opener.Refused.self) { try await waiting[2].value }
         #expect(pool.counts.open == 1 && pool.counts.waiting == 0)
         // The other connection is still lent: it serves the line afterwards.
-        lent[1].1.finish()
-        _ = try await lent[1].0.value
+        _ = try await lent[1].giveBack()
         opener.fail(false)
         let id = try await pool.withConnection { $0.id }
         #expect(id == 2)
@@ -219,18 +233,14 @@ struct ConnectionPoolTests {
 
     @Test func whenOpeningFailsWithNoConnectionLeftEveryTaskInLineFails() async throws {
         let (pool, opener) = Self.pool(maximum: 1)
-        let (holding, release) = Self.lend(pool)
-        try await Self.eventually { pool.counts.open == 1 && pool.counts.idle == 0 }
-        let first = Task { try await pool.withConnection { $0.id } }
-        try await Self.eventually { pool.counts.waiting == 1 }
-        let second = Task { try await pool.withConnection { $0.id } }
-        try await Self.eventually { pool.counts.waiting == 2 }
+        let holding = try await Self.lendAll(1, of: pool)[0]
+        let line = try await Self.line(2, of: pool)
+        let (first, second) = (line[0], line[1])
         // The only connection goes: the first in line fails to open one, and the second, with no
         // connection left to wait for, fails with it.
         opener.fail(true)
         await opener.opened[0].discard()
-        release.finish()
-        _ = try await holding.value
+        _ = try await holding.giveBack()
         await #expect(throws: Opener.Refused.self) { try await first.value }
         await #expect(throws: Opener.Refused.self) { try await second.value }
         #expect(pool.counts.open == 0 && pool.counts.waiting == 0)
@@ -244,20 +254,12 @@ struct ConnectionPoolTests {
     /// its own.
     @Test func whenNoConnectionIsLeftTheLineFailsWithoutMoreAttempts() async throws {
         let (pool, opener) = Self.pool(maximum: 2)
-        let lent = [Self.lend(pool), Self.lend(pool)]
-        try await Self.eventually { pool.counts.open == 2 && pool.counts.idle == 0 }
-        var waiting: [Task<Int, any Error>] = []
-        for count in 1...3 {
-            waiting.append(Task { try await pool.withConnection { $0.id } })
-            try await Self.eventually { pool.counts.waiting == count }
-        }
+        let lent = try await Self.lendAll(2, of: pool)
+        let waiting = try await Self.line(3, of: pool)
         opener.fail(true)
         opener.slow(true)
         for connection in opener.opened { await connection.discard() }
-        for (task, release) in lent {
-            release.finish()
-            _ = try await task.value
-        }
+        for connection in lent { _ = try await connection.giveBack() }
         for task in waiting {
             await #expect(throws: Opener.Refused.self) { try await task.value }
         }
@@ -270,16 +272,12 @@ struct ConnectionPoolTests {
     /// is served, not failed with the cancellation.
     @Test func aTaskCancelledWhileOpeningPassesItsPlaceOn() async throws {
         let (pool, opener) = Self.pool(maximum: 1)
-        let (holding, release) = Self.lend(pool)
-        try await Self.eventually { pool.counts.open == 1 && pool.counts.idle == 0 }
-        let cancelled = Task { try await pool.withConnection { $0.id } }
-        try await Self.eventually { pool.counts.waiting == 1 }
-        let next = Task { try await pool.withConnection { $0.id } }
-        try await Self.eventually { pool.counts.waiting == 2 }
+        let holding = try await Self.lendAll(1, of: pool)[0]
+        let line = try await Self.line(2, of: pool)
+        let (cancelled, next) = (line[0], line[1])
         opener.slow(true)
         await opener.opened[0].discard()
-        release.finish()
-        _ = try await holding.value
+        _ = try await holding.giveBack()
         try await Self.eventually { opener.attempts == 2 }
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }
@@ -290,12 +288,8 @@ struct ConnectionPoolTests {
 
     @Test func quietConnectionsAreCheckedAndTheSilentOnesDropped() async throws {
         let (pool, opener) = Self.pool(maximum: 2)
-        let lent = [Self.lend(pool), Self.lend(pool)]
-        try await Self.eventually { pool.counts.open == 2 && pool.counts.idle == 0 }
-        for (task, release) in lent {
-            release.finish()
-            _ = try await task.value
-        }
+        let lent = try await Self.lendAll(2, of: pool)
+        for connection in lent { _ = try await connection.giveBack() }
         let returned = ContinuousClock.now
         // Both idle; within the keep-alive nothing is checked.
         await pool.sweep(at: returned + .seconds(29))
@@ -316,14 +310,11 @@ struct ConnectionPoolTests {
 
     @Test func closingFailsTheTasksInLine() async throws {
         let (pool, _) = Self.pool(maximum: 1)
-        let (holding, release) = Self.lend(pool)
-        try await Self.eventually { pool.counts.open == 1 && pool.counts.idle == 0 }
-        let waiting = Task { try await pool.withConnection { $0.id } }
-        try await Self.eventually { pool.counts.waiting == 1 }
+        let holding = try await Self.lendAll(1, of: pool)[0]
+        let waiting = try await Self.line(1, of: pool)[0]
         await pool.close()
         await #expect(throws: ConnectionPool<FakeConnection>.LeaseError.closed) { try await waiting.value }
-        release.finish()
-        _ = try await holding.value
+        _ = try await holding.giveBack()
         #expect(pool.counts.open == 0)
     }
 
@@ -366,16 +357,11 @@ struct ConnectionPoolTests {
 
     @Test func idleConnectionsCloseAfterTheirTimeout() async throws {
         let (pool, opener) = Self.pool(maximum: 2, idleTimeout: .seconds(60))
-        let (first, releaseFirst) = Self.lend(pool)
-        try await Self.eventually { pool.counts.open == 1 }
-        let (second, releaseSecond) = Self.lend(pool)
-        try await Self.eventually { pool.counts.open == 2 }
+        let lent = try await Self.lendAll(2, of: pool)
         let before = ContinuousClock.now
-        releaseFirst.finish()
-        _ = try await first.value
+        let first = try await lent[0].giveBack()
         let between = ContinuousClock.now
-        releaseSecond.finish()
-        _ = try await second.value
+        _ = try await lent[1].giveBack()
         let after = ContinuousClock.now
         // Not yet idle for a minute: both stay.
         await pool.sweep(at: before + .seconds(59))
@@ -383,24 +369,20 @@ struct ConnectionPoolTests {
         // A minute after the first came back, before the second did: the first closes.
         await pool.sweep(at: between + .seconds(60))
         #expect(pool.counts.open == 1)
-        #expect(opener.opened.map(\.isClosed) == [true, false])
+        #expect(opener.opened[first - 1].isClosed && pool.counts.idle == 1)
         await pool.sweep(at: after + .seconds(60))
         #expect(pool.counts.open == 0)
         #expect(opener.opened.allSatisfy { $0.isClosed })
         // A task after that opens a new one.
-        let id8 = try await pool.withConnection { $0.id }
-        #expect(id8 == 3)
+        let openedAfter = try await pool.withConnection { $0.id }
+        #expect(openedAfter == 3)
     }
 
     @Test func theSweepDropsIdleConnectionsFoundClosed() async throws {
         let (pool, opener) = Self.pool(maximum: 2)
-        let lent = [Self.lend(pool), Self.lend(pool)]
-        try await Self.eventually { pool.counts.open == 2 && pool.counts.idle == 0 }
+        let lent = try await Self.lendAll(2, of: pool)
         var returned: [Int] = []
-        for (task, release) in lent {
-            release.finish()
-            returned.append(try await task.value)
-        }
+        for connection in lent { returned.append(try await connection.giveBack()) }
         await pool.sweep(at: .now)
         #expect(pool.counts.open == 2)
         // The one returned first lies under the other, where no lease reaches it while the
@@ -414,14 +396,7 @@ struct ConnectionPoolTests {
 
     @Test func closingRefusesNewLeasesAndClosesEveryConnection() async throws {
         let (pool, opener) = Self.pool(maximum: 2)
-        let (stream, release) = AsyncStream<Void>.makeStream()
-        let lent = Task {
-            try await pool.withConnection { connection in
-                for await _ in stream { break }
-                return connection.id
-            }
-        }
-        try await Self.eventually { pool.counts.open == 1 && pool.counts.idle == 0 }
+        let lent = try await Self.lendAll(1, of: pool)[0]
         try await pool.withConnection { _ in }  // a second connection, idle
         #expect(pool.counts.open == 2 && pool.counts.idle == 1)
         await pool.close()
@@ -429,8 +404,7 @@ struct ConnectionPoolTests {
         #expect(opener.opened[1].isClosed && !opener.opened[0].isClosed)
         #expect(pool.counts.open == 1)
         await #expect(throws: ConnectionPool<FakeConnection>.LeaseError.closed) { try await pool.withConnection { _ in } }
-        release.finish()
-        _ = try await lent.value
+        _ = try await lent.giveBack()
         try await Self.eventually { opener.opened.allSatisfy(\.isClosed) }
         #expect(opener.opened.allSatisfy { $0.isClosed })
         #expect(pool.counts.open == 0)

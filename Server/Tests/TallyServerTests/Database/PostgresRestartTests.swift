@@ -9,21 +9,36 @@ import Testing
 
 /// What the requests see of connections PostgreSQL ends under them.
 @Suite(.serialized) struct PostgresRestartTests {
+    /// A pool of at most `maximum` connections whose application name is its own, so that its
+    /// server processes can be found and ended; and its configuration, renamed for an operator's
+    /// connection beside it.
+    static func database(
+        _ label: String, maximum: Int
+    ) async throws -> (TallyServer.PostgresDatabase, name: String, operator: TallyServer.PostgresDatabase.Configuration) {
+        var configuration = try await TestPostgres.makeSchema()
+        let name = "tally-\(label)-\(UInt32.random(in: 0...UInt32.max))"
+        configuration.applicationName = name
+        configuration.maximumConnections = maximum
+        let database = TallyServer.PostgresDatabase(configuration: configuration)
+        configuration.applicationName = "\(name)-operator"
+        return (database, name, configuration)
+    }
+
     /// Connections the server ends (a restart, an operator's `pg_terminate_backend`, a proxy's
     /// idle timeout) are dropped from the pool and replaced: the transactions right after it
     /// run, on new connections.
     @Test func connectionsTheServerEndsAreReplaced() async throws {
-        var configuration = try await TestPostgres.makeSchema()
-        let name = "tally-pool-\(UInt32.random(in: 0...UInt32.max))"
-        configuration.applicationName = name
-        configuration.maximumConnections = 3
-        let database = TallyServer.PostgresDatabase(configuration: configuration)
+        let (database, name, configuration) = try await Self.database("pool", maximum: 3)
         defer { Task { await database.close() } }
         // Another pool, to end this one's connections.
-        configuration.applicationName = "\(name)-operator"
         let operator_ = TallyServer.PostgresDatabase(configuration: configuration)
         defer { Task { await operator_.close() } }
-        let backends: SQL = "SELECT pid FROM pg_stat_activity WHERE application_name = \(name)"
+        @Sendable func backends() async throws -> Set<Int64> {
+            Set(
+                try await operator_.readStatement("SELECT pid FROM pg_stat_activity WHERE application_name = \(name)").map {
+                    try $0.int(SQLColumn("pid"))
+                })
+        }
         /// Three transactions, each holding its connection until all three are lent.
         @Sendable func threeAtOnce() async throws {
             let allLent = NIOLockedValueBox(false)
@@ -46,7 +61,7 @@ import Testing
         }
         try await threeAtOnce()
         #expect(database.connectionCounts == (3, 3))
-        let before = Set(try await operator_.readStatement(backends).map { try $0.int(SQLColumn("pid")) })
+        let before = try await backends()
         #expect(before.count == 3)
         // Ended, and gone on the server's side (the call waits for that), whether or not this
         // pool has seen its connections close yet: the transactions right after it all run.
@@ -57,7 +72,7 @@ import Testing
         try await threeAtOnce()
         let rows = try await database.read { executor in try await executor.query("SELECT 1 AS ok") }
         #expect(rows.count == 1)
-        let after = Set(try await operator_.readStatement(backends).map { try $0.int(SQLColumn("pid")) })
+        let after = try await backends()
         #expect(after.count == 3 && after.isDisjoint(with: before))
         #expect(database.connectionCounts == (3, 3))
     }
@@ -66,16 +81,11 @@ import Testing
     /// ended it) fails its `BEGIN`; the transaction then runs on a new connection, and the
     /// request does not fail.
     @Test func aTransactionOnAConnectionEndedUnseenRunsOnAnother() async throws {
-        var configuration = try await TestPostgres.makeSchema()
-        let name = "tally-unseen-\(UInt32.random(in: 0...UInt32.max))"
-        configuration.applicationName = name
-        configuration.maximumConnections = 1
-        let database = TallyServer.PostgresDatabase(configuration: configuration)
+        let (database, name, configuration) = try await Self.database("unseen", maximum: 1)
         defer { Task { await database.close() } }
         let loop = try await database.withPooledConnection { $0.eventLoop }
         // The operator's connection on an event loop of its own, which stays free.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        configuration.applicationName = "\(name)-operator"
         let operator_ = try await PostgresConnection.connect(
             on: group.next(), configuration: try configuration.connectionConfiguration(), id: 1, logger: TallyServer.PostgresDatabase.silentLogger)
         defer {
@@ -92,7 +102,9 @@ import Testing
             blocking.withLockedValue { $0 = true }
             _ = resume.wait(timeout: .now() + 10)
         }
-        while !blocking.withLockedValue({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        let blockedBy = ContinuousClock.now + .seconds(5)
+        while !blocking.withLockedValue({ $0 }), ContinuousClock.now < blockedBy { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(blocking.withLockedValue { $0 })
         let ended = try await operator_.query(
             "SELECT pg_terminate_backend(pid, 5000) AS ended FROM pg_stat_activity WHERE application_name = \(name)",
             logger: TallyServer.PostgresDatabase.silentLogger
